@@ -1,0 +1,329 @@
+/**
+ * Reading helpers shared by the cluster, service and URI codecs.
+ *
+ * They mirror how rest.li reads: Jackson's untyped parse, then a cast per key, where a missing or null
+ * optional key takes its default and a value of the wrong JSON type is an error. Every failure is a
+ * `malformed` {@link D2Error} naming the field.
+ */
+
+import { D2Error, assertIsError, malformed, type D2Entity, type D2MalformedError } from '../errors';
+import { MAX_JSON_DEPTH, copyLiteralKind, defineEntry, isDecimalLiteral, parseJsonText } from './json-text';
+
+const INT32_MIN = -2147483648;
+const INT32_MAX = 2147483647;
+
+/** How the document was given, which decides how precisely numbers can be checked. */
+interface Source {
+  readonly entity: D2Entity;
+  /**
+   * True for JSON text, where `5` and `5.0` can be told apart (see `json-text.ts`). False for an
+   * already-parsed object: there an integral number counts as an integer and any number as a double.
+   */
+  readonly exactNumbers: boolean;
+}
+
+/**
+ * Runs a codec's reader so that it throws only `malformed` D2Errors, whatever goes wrong inside.
+ * @param input - UTF-8 bytes, JSON text, or an already-parsed plain object.
+ */
+export function decodeDocument<T>(input: unknown, entity: D2Entity, read: (root: ObjectReader) => T): T {
+  try {
+    return read(readDocument(input, entity));
+  } catch (e) {
+    assertIsError(e);
+    if (e instanceof D2Error) {
+      throw e;
+    }
+    throw malformed(entity, '', `could not be read: ${e.message}`, e);
+  }
+}
+
+function readDocument(input: unknown, entity: D2Entity): ObjectReader {
+  let root: unknown;
+  let exactNumbers = true;
+  if (typeof input === 'string' || input instanceof Uint8Array) {
+    const text =
+      typeof input === 'string'
+        ? input
+        : Buffer.from(input.buffer, input.byteOffset, input.byteLength).toString('utf8');
+    try {
+      root = parseJsonText(text);
+    } catch (e) {
+      assertIsError(e);
+      throw malformed(entity, '', `is not valid JSON (${e.message})`, e);
+    }
+  } else {
+    exactNumbers = false;
+    root = cloneJson(input, '', entity, 0);
+  }
+  if (!isJsonObject(root)) {
+    throw malformed(entity, '', 'must be a JSON object');
+  }
+  return new ObjectReader({ entity, exactNumbers }, root, '');
+}
+
+/**
+ * Deep-copies an already-parsed value, checking that it is JSON: the model must not alias the caller's
+ * objects, and a function or NaN must fail here rather than in the writer. `undefined` members are dropped.
+ */
+function cloneJson(value: unknown, path: string, entity: D2Entity, depth: number): unknown {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') {
+    return value;
+  }
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) {
+      throw malformed(entity, path, `is ${value}, which JSON cannot hold`);
+    }
+    return value;
+  }
+  if (typeof value !== 'object' || depth >= MAX_JSON_DEPTH) {
+    throw malformed(entity, path, 'is not a JSON value');
+  }
+  if (Array.isArray(value)) {
+    return value.map((item: unknown, i) => cloneJson(item, `${path}[${i}]`, entity, depth + 1));
+  }
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) {
+    throw malformed(entity, path, 'is not a plain JSON object');
+  }
+  const copy: Record<string, unknown> = {};
+  for (const [key, member] of Object.entries(value)) {
+    if (member !== undefined) {
+      defineEntry(copy, key, cloneJson(member, fieldPath(path, key), entity, depth + 1));
+    }
+  }
+  return copy;
+}
+
+/** A JSON object: not null, not an array. */
+export function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Path of a schema key: `a.b`. */
+export function fieldPath(path: string, key: string): string {
+  return path === '' ? key : `${path}.${key}`;
+}
+
+/** Path of a map entry or other user-chosen key: `a["http://h:1"]`. */
+export function entryPath(path: string, key: string): string {
+  return `${path}[${JSON.stringify(key)}]`;
+}
+
+/**
+ * Typed access to the members of one JSON object, each failure naming `path.key`. "Optional" getters
+ * return the default when the key is absent or null; "required" ones fail then.
+ */
+export class ObjectReader {
+  constructor(
+    private readonly source: Source,
+    /** The object being read. */
+    readonly object: Record<string, unknown>,
+    /** Path of this object in the document; `''` for the root. */
+    readonly path: string,
+  ) {}
+
+  /** True when the document was JSON text, so number literal kinds are known (see {@link isDecimal}). */
+  get exactNumbers(): boolean {
+    return this.source.exactNumbers;
+  }
+
+  /** The member's value; `undefined` when absent (inherited properties do not count). */
+  raw(key: string): unknown {
+    return Object.hasOwn(this.object, key) ? this.object[key] : undefined;
+  }
+
+  /** True when the member is present and not null. */
+  has(key: string): boolean {
+    const value = this.raw(key);
+    return value !== undefined && value !== null;
+  }
+
+  /** True when the object has no members at all. */
+  isEmpty(): boolean {
+    return Object.keys(this.object).length === 0;
+  }
+
+  /** The member's keys, in document order. */
+  keys(): string[] {
+    return Object.keys(this.object);
+  }
+
+  /** Builds the error for a member, by schema key (`dotted`) or by map key (`entry`). */
+  fail(key: string, problem: string, as: 'field' | 'entry' = 'field'): D2MalformedError {
+    const path = as === 'field' ? fieldPath(this.path, key) : entryPath(this.path, key);
+    return malformed(this.source.entity, path, problem);
+  }
+
+  /** A string; fails when absent, null or another type. */
+  requiredString(key: string): string {
+    const value = this.raw(key);
+    if (typeof value === 'string') {
+      return value;
+    }
+    throw this.fail(key, value === undefined || value === null ? 'is missing or null' : 'must be a string');
+  }
+
+  /** A string, or `fallback` when absent or null. */
+  optionalString<D extends string | null>(key: string, fallback: D): string | D {
+    return this.has(key) ? this.requiredString(key) : fallback;
+  }
+
+  /** A strict JSON boolean; a string such as `"true"` fails, as rest.li's Boolean cast does. */
+  optionalBoolean(key: string, fallback: boolean): boolean {
+    const value = this.raw(key);
+    if (value === undefined || value === null) {
+      return fallback;
+    }
+    if (typeof value !== 'boolean') {
+      throw this.fail(key, 'must be a JSON boolean');
+    }
+    return value;
+  }
+
+  /** A strict JSON boolean that must be present. */
+  requiredBoolean(key: string): boolean {
+    if (!this.has(key)) {
+      throw this.fail(key, 'is missing or null');
+    }
+    return this.optionalBoolean(key, false);
+  }
+
+  /** Any JSON number (rest.li's `Number` cast). */
+  requiredNumber(key: string): number {
+    const value = this.raw(key);
+    if (typeof value === 'number') {
+      return value;
+    }
+    throw this.fail(key, value === undefined || value === null ? 'is missing or null' : 'must be a number');
+  }
+
+  /** A Java Integer: a number literal without fraction or exponent, in 32-bit range. */
+  requiredInt32(key: string): number {
+    const value = this.requiredNumber(key);
+    if (this.isDecimal(key) || !Number.isInteger(value)) {
+      throw this.fail(key, 'must be a JSON integer (no decimal point or exponent)');
+    }
+    if (value < INT32_MIN || value > INT32_MAX) {
+      throw this.fail(key, 'must fit in a 32-bit integer');
+    }
+    return value;
+  }
+
+  /** A Java Integer (see {@link requiredInt32}), or `fallback` when absent or null. */
+  optionalInt32(key: string, fallback: number): number {
+    return this.has(key) ? this.requiredInt32(key) : fallback;
+  }
+
+  /** A Java Double: a number literal with a decimal point or exponent (`1` fails, `1.0` works). */
+  requiredDouble(key: string): number {
+    const value = this.requiredNumber(key);
+    if (this.exactNumbers && !this.isDecimal(key)) {
+      throw this.fail(key, 'must be a number with a decimal point (1.0, not 1)');
+    }
+    return value;
+  }
+
+  /** Whether the member was written as a decimal literal; always false for already-parsed input. */
+  isDecimal(key: string): boolean {
+    return this.exactNumbers && isDecimalLiteral(this.object, key);
+  }
+
+  /** A nested object, or null when absent or null. */
+  optionalObject(key: string): ObjectReader | null {
+    const value = this.raw(key);
+    if (value === undefined || value === null) {
+      return null;
+    }
+    if (!isJsonObject(value)) {
+      throw this.fail(key, 'must be a JSON object');
+    }
+    return this.nested(value, fieldPath(this.path, key));
+  }
+
+  /** A nested object that must be present. */
+  requiredObject(key: string): ObjectReader {
+    const reader = this.optionalObject(key);
+    if (reader === null) {
+      throw this.fail(key, 'is missing or null');
+    }
+    return reader;
+  }
+
+  /** A map entry (user-chosen key) that must hold an object. */
+  entryObject(key: string): ObjectReader {
+    const value = this.raw(key);
+    if (!isJsonObject(value)) {
+      throw this.fail(key, 'must be a JSON object', 'entry');
+    }
+    return this.nested(value, entryPath(this.path, key));
+  }
+
+  /** An opaque map, `{}` when absent or null. The parsed object itself is returned, not a copy. */
+  map(key: string): Record<string, unknown> {
+    return this.optionalObject(key)?.object ?? {};
+  }
+
+  /** An opaque map, or null when absent or null. */
+  nullableMap(key: string): Record<string, unknown> | null {
+    return this.optionalObject(key)?.object ?? null;
+  }
+
+  /** An opaque list, or null when absent or null. */
+  nullableList(key: string): unknown[] | null {
+    const value = this.raw(key);
+    if (value === undefined || value === null) {
+      return null;
+    }
+    if (!Array.isArray(value)) {
+      throw this.fail(key, 'must be a JSON array');
+    }
+    return value;
+  }
+
+  /** An opaque list, `[]` when absent or null. */
+  list(key: string): unknown[] {
+    return this.nullableList(key) ?? [];
+  }
+
+  /** A list of strings, `[]` when absent or null. */
+  stringList(key: string): string[] {
+    const list = this.list(key);
+    list.forEach((item, i) => {
+      if (typeof item !== 'string') {
+        throw malformed(this.source.entity, `${fieldPath(this.path, key)}[${i}]`, 'must be a string');
+      }
+    });
+    return list as string[];
+  }
+
+  /** A list of objects, `[]` when absent or null. */
+  objectList(key: string): ObjectReader[] {
+    return this.list(key).map((item, i) => {
+      const path = `${fieldPath(this.path, key)}[${i}]`;
+      if (!isJsonObject(item)) {
+        throw malformed(this.source.entity, path, 'must be a JSON object');
+      }
+      return this.nested(item, path);
+    });
+  }
+
+  /**
+   * The members whose keys are not in `known`, in a new object, for the model's `extra`. Values are
+   * shared with the parsed document, and number literal kinds are carried over for the writer.
+   */
+  extra(known: ReadonlySet<string>): Record<string, unknown> {
+    const extra: Record<string, unknown> = {};
+    for (const key of Object.keys(this.object)) {
+      if (!known.has(key)) {
+        defineEntry(extra, key, this.object[key]);
+        copyLiteralKind(this.object, key, extra, key);
+      }
+    }
+    return extra;
+  }
+
+  private nested(object: Record<string, unknown>, path: string): ObjectReader {
+    return new ObjectReader(this.source, object, path);
+  }
+}

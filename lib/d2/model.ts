@@ -1,0 +1,302 @@
+/**
+ * The D2 data model as rest.li keeps it in ZooKeeper (`/d2/clusters`, `/d2/services`, `/d2/uris`).
+ *
+ * Field names follow the JSON keys (`ClusterPropertiesJsonSerializer`, `ServicePropertiesJsonSerializer`,
+ * `UriPropertiesJsonSerializer` in rest.li). Every object type that the codecs parse carries `extra`: the
+ * keys the reader did not interpret, kept verbatim, so that parse → modify → serialize loses nothing.
+ * `extra` is optional so that code building a model from scratch may leave it out.
+ *
+ * Maps whose values rest.li does not check (property maps, dark clusters, canary sub-maps) are typed
+ * `Record<string, unknown>`: their values are "normally strings", and whoever consumes them converts them.
+ */
+
+/** Keys of one JSON object that the codecs do not interpret, kept verbatim for the writer. */
+export type UnknownKeys = Record<string, unknown>;
+
+/** `partitionProperties.partitionType`; read case-insensitively, written upper case. */
+export type PartitionType = 'NONE' | 'RANGE' | 'HASH' | 'CUSTOM';
+
+/** `partitionProperties.hashAlgorithm` of a HASH cluster; read case-insensitively, written upper case. */
+export type HashAlgorithm = 'MODULO' | 'MD5' | 'XXHASH';
+
+/** No partitioning: every request goes to partition 0. Also what an absent `partitionProperties` means. */
+export interface NonePartitionProperties {
+  partitionType: 'NONE';
+  extra?: UnknownKeys;
+}
+
+/** Partition = (key − keyRangeStart) / partitionSize, for the last capture group of the regex. */
+export interface RangePartitionProperties {
+  partitionType: 'RANGE';
+  partitionKeyRegex: string;
+  /** A Java long, truncated towards zero on read as `Number.longValue()` does. */
+  keyRangeStart: number;
+  /** A Java long, truncated towards zero on read. */
+  partitionSize: number;
+  /** A Java int, truncated towards zero on read. */
+  partitionCount: number;
+  extra?: UnknownKeys;
+}
+
+/** Partition = hash(key) mod partitionCount, for the last capture group of the regex. */
+export interface HashPartitionProperties {
+  partitionType: 'HASH';
+  partitionKeyRegex: string;
+  /** A Java int, truncated towards zero on read. */
+  partitionCount: number;
+  hashAlgorithm: HashAlgorithm;
+  extra?: UnknownKeys;
+}
+
+/** Partitioning done by named custom accessors. */
+export interface CustomPartitionProperties {
+  partitionType: 'CUSTOM';
+  /** Defaults to 0. */
+  partitionCount: number;
+  /** Defaults to `[]`. */
+  partitionAccessorList: string[];
+  extra?: UnknownKeys;
+}
+
+/** `partitionProperties` of a cluster, discriminated by `partitionType`. */
+export type PartitionProperties =
+  | NonePartitionProperties
+  | RangePartitionProperties
+  | HashPartitionProperties
+  | CustomPartitionProperties;
+
+/** `slowStartProperties` of a cluster. The two doubles are written with a decimal point (`1.0`). */
+export interface SlowStartProperties {
+  disabled: boolean;
+  windowDurationSeconds: number;
+  aggression: number;
+  minWeightPercent: number;
+  extra?: UnknownKeys;
+}
+
+/** `connectionOptions` of a cluster. */
+export interface ConnectionOptions {
+  /** A Java int, truncated towards zero on read. */
+  connectionJitterSeconds: number;
+  /** A Java float; written like a double (`0.5`, `1.0`). */
+  maxDelayedConnectionRatio: number;
+  extra?: UnknownKeys;
+}
+
+/** `canaryDistributionStrategy`, shared by clusters and services. The sub-maps are opaque. */
+export interface CanaryDistributionStrategy {
+  /** `percentage`, `targetHosts`, `targetApplications`, `disabled` (the default), kept verbatim. */
+  strategy: string;
+  /** Conventionally `{scope: number}`. */
+  percentageStrategyProperties: Record<string, unknown>;
+  /** Conventionally `{targetHosts: string[]}`. */
+  targetHostsStrategyProperties: Record<string, unknown>;
+  /** Conventionally `{targetApplications: string[], scope: number}`. */
+  targetApplicationsStrategyProperties: Record<string, unknown>;
+  extra?: UnknownKeys;
+}
+
+/**
+ * Canary configuration: present only when the document has both a non-empty `canaryConfigs` and a
+ * non-empty `canaryDistributionStrategy` (rest.li ignores either one alone).
+ */
+export interface Canary<T> {
+  /** The `canaryConfigs` object: a full configuration of the same schema (without its own canary). */
+  configs: T;
+  distributionStrategy: CanaryDistributionStrategy;
+}
+
+/**
+ * `failoutProperties` of a cluster, kept raw: the failout module parses the list items.
+ * An absent, `null` or `{}` value means "no failout" and is modelled as `null`, not as this type.
+ */
+export interface FailoutPropertiesJson {
+  /** Defaults to `[]`. Items are opaque JSON values. */
+  failoutRedirectConfigs: unknown[];
+  /** Defaults to `[]`. Items are opaque JSON values. */
+  failoutBucketConfigs: unknown[];
+  extra?: UnknownKeys;
+}
+
+/** The keys of one cluster configuration: the stable one, or the one inside `canaryConfigs`. */
+export interface ClusterConfig {
+  /** Required. */
+  clusterName: string;
+  /** Deprecated at cluster level. Defaults to `[]`. */
+  prioritizedSchemes: string[];
+  /** Conventionally string → string (`coloVariants`, `masterColo`, `clusterVariants`). Defaults to `{}`. */
+  properties: Record<string, unknown>;
+  /** URIs that must not receive traffic; each is a valid `java.net.URI`. Defaults to `[]`. */
+  bannedUris: string[];
+  /** Defaults to NONE. */
+  partitionProperties: PartitionProperties;
+  /** Defaults to `[]`. */
+  sslSessionValidationStrings: string[];
+  /** Dark cluster name → config object (string-valued fields). Defaults to `{}`. */
+  darkClusters: Record<string, unknown>;
+  /** Defaults to `false`. */
+  delegated: boolean;
+  slowStartProperties: SlowStartProperties | null;
+  connectionOptions: ConnectionOptions | null;
+  /** Opaque. */
+  outlierDetectionConfig: Record<string, unknown> | null;
+  /** Opaque list. */
+  loadBalancingPolicies: unknown[] | null;
+  /** Defaults to `false`. */
+  enableClusterSubsetting: boolean;
+  /** Defaults to `-1`. */
+  minClusterSubsetSize: number;
+  extra?: UnknownKeys;
+}
+
+/** A `/d2/clusters/<cluster>` document (rest.li `ClusterStoreProperties`). */
+export interface ClusterProperties extends ClusterConfig {
+  canary: Canary<ClusterConfig> | null;
+  failoutProperties: FailoutPropertiesJson | null;
+}
+
+/** One entry of a method-level override's `names`. */
+export interface MethodName {
+  /** Required. */
+  service: string;
+  /** `null` means every method of the service. */
+  method: string | null;
+  extra?: UnknownKeys;
+}
+
+/** One entry of `methodLevelProperties`: overrides for the listed gRPC services/methods. */
+export interface MethodLevelProperties {
+  /** Required. */
+  names: MethodName[];
+  /** Defaults to `{}`. */
+  transportClientProperties: Record<string, unknown>;
+  /** Defaults to `{}`. */
+  serviceMetadataProperties: Record<string, unknown>;
+  extra?: UnknownKeys;
+}
+
+/** The keys of one service configuration: the stable one, or the one inside `canaryConfigs`. */
+export interface ServiceConfig {
+  /** Required (may be empty). */
+  serviceName: string;
+  /** Required (may be empty): the cluster that serves this service. */
+  clusterName: string;
+  /** Required (may be empty): prepended to the request path. */
+  path: string;
+  /** Required and non-empty; the first name with a registered strategy wins. */
+  loadBalancerStrategyList: string[];
+  /** Defaults to `{}`. */
+  loadBalancerStrategyProperties: Record<string, unknown>;
+  /** Defaults to `{}`. */
+  transportClientProperties: Record<string, unknown>;
+  /** Conventionally string → string (`degrader.*`). Defaults to `{}`. */
+  degraderProperties: Record<string, unknown>;
+  /** Defaults to `{}`. */
+  relativeStrategyProperties: Record<string, unknown>;
+  /** Defaults to `[]`; if empty the service cannot be used. */
+  prioritizedSchemes: string[];
+  /**
+   * Read from `bannedUris`, written as `banned` (rest.li quirk): a service's bans never survive a
+   * write-then-read, and they have no effect in rest.li anyway. Defaults to `[]`.
+   */
+  bannedUris: string[];
+  /** With top-level `isDefaultService` / `defaultRoutingToMaster` folded in on read. Defaults to `{}`. */
+  serviceMetadataProperties: Record<string, unknown>;
+  /** Opaque list. Defaults to `[]`. */
+  backupRequests: unknown[];
+  /** Defaults to `[]`. */
+  methodLevelProperties: MethodLevelProperties[];
+  /** Defaults to `false`. */
+  enableClusterSubsetting: boolean;
+  /** Defaults to `-1`. */
+  minClusterSubsetSize: number;
+  extra?: UnknownKeys;
+}
+
+/** A `/d2/services/<service>` document (rest.li `ServiceStoreProperties`). */
+export interface ServiceProperties extends ServiceConfig {
+  canary: Canary<ServiceConfig> | null;
+}
+
+/** Partition id → weight of one URI (`PartitionData`). */
+export type PartitionWeights = Record<number, number>;
+
+/** One `/d2/uris/<cluster>/<child>` announcement (normally one URI). */
+export interface UriProperties {
+  /** Required; the merged view uses the ZooKeeper node name instead. */
+  clusterName: string;
+  /** URI → partition id → weight. */
+  partitionDesc: Record<string, PartitionWeights>;
+  /** URI → opaque properties (`doNotSlowStart`, `doNotLoadBalance`, application keys). */
+  uriSpecificProperties: Record<string, Record<string, unknown>>;
+  extra?: UnknownKeys;
+}
+
+/** One announced host of a merged URI view. */
+export interface UriHost {
+  uri: string;
+  /**
+   * The weight of partition 0 when the host serves it, else the weight of the lowest partition id it
+   * serves, else 0 (a host announced with no partition). Partition-aware code should read `partitions`.
+   */
+  weight: number;
+  /** Partition id → weight. */
+  partitions: PartitionWeights;
+  /** The host's `uriSpecificProperties`, `{}` if none. */
+  properties: Record<string, unknown>;
+}
+
+/** All announcements of one cluster, merged as rest.li's `UriPropertiesMerger` does. */
+export interface MergedUriProperties {
+  /** The ZooKeeper node name, not the `clusterName` inside the children. */
+  clusterName: string;
+  partitionDesc: Record<string, PartitionWeights>;
+  uriSpecificProperties: Record<string, Record<string, unknown>>;
+  /** One entry per URI, in order of first appearance. */
+  hosts: UriHost[];
+}
+
+/**
+ * Merges the announcements under `/d2/uris/<clusterName>`. `partitionDesc` and `uriSpecificProperties`
+ * are unioned by URI; when two children carry the same URI, the later child in `children` wins (rest.li:
+ * the later one in HashMap order). A child without properties for a URI leaves earlier ones in place.
+ * @param clusterName - the ZooKeeper node name, which becomes the merged `clusterName`.
+ * @param children - the parsed children, in the order they should override each other.
+ */
+export function mergeUriProperties(clusterName: string, children: readonly UriProperties[]): MergedUriProperties {
+  // Maps, not objects: a URI such as "__proto__" must stay an ordinary key.
+  const partitionDesc = new Map<string, PartitionWeights>();
+  const uriSpecificProperties = new Map<string, Record<string, unknown>>();
+  for (const child of children) {
+    for (const [uri, partitions] of Object.entries(child.partitionDesc)) {
+      partitionDesc.set(uri, partitions);
+    }
+    for (const [uri, properties] of Object.entries(child.uriSpecificProperties)) {
+      uriSpecificProperties.set(uri, properties);
+    }
+  }
+  const hosts = [...partitionDesc].map(([uri, partitions]) => ({
+    uri,
+    weight: hostWeight(partitions),
+    partitions,
+    properties: uriSpecificProperties.get(uri) ?? {},
+  }));
+  return {
+    clusterName,
+    partitionDesc: Object.fromEntries(partitionDesc),
+    uriSpecificProperties: Object.fromEntries(uriSpecificProperties),
+    hosts,
+  };
+}
+
+/** Partition 0's weight, else the lowest partition's, else 0; see {@link UriHost.weight}. */
+function hostWeight(partitions: PartitionWeights): number {
+  if (Object.hasOwn(partitions, 0)) {
+    return partitions[0];
+  }
+  const ids = Object.keys(partitions).map(Number);
+  if (ids.length === 0) {
+    return 0;
+  }
+  return partitions[Math.min(...ids)];
+}

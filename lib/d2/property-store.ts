@@ -1,0 +1,235 @@
+import type { DataState, DataWatch, Stat, ZkSession } from '../zk';
+import { createLogger, type Logger } from '../logging';
+import { assertIsError, D2Error } from './errors';
+import { assertNodeName } from './paths';
+
+/**
+ * Hears one property's life, in rest.li's PropertyEventBus order: `onInitialize` exactly once and
+ * first (with undefined when the node is absent or has never held a readable value), then any number
+ * of `onAdd` (every new good value) and `onRemove` (the node was deleted). Calls are synchronous and
+ * serial per store; a subscriber that throws is logged and does not stop the others.
+ */
+export interface PropertySubscriber<T> {
+  onInitialize(name: string, value: T | undefined): void;
+  onAdd(name: string, value: T): void;
+  onRemove(name: string): void;
+}
+
+/**
+ * Where a property stands:
+ * - `loading`: watched, first read not done yet (subscribers have heard nothing);
+ * - `absent`: the node does not exist;
+ * - `present`: a good value is cached (possibly older than a newer, unreadable write — see `rejected`);
+ * - `unreadable`: the node exists but no value read so far could be parsed.
+ */
+export type PropertyStatus = 'loading' | 'absent' | 'present' | 'unreadable';
+
+/** What a store knows about one property (for diagnostics and tests). */
+export interface PropertySnapshot<T> {
+  readonly status: PropertyStatus;
+  /** The last good value; kept while later writes are unreadable. */
+  readonly value: T | undefined;
+  /** mzxid of the node version `value` came from (rest.li uses it as the property version). */
+  readonly version: bigint | undefined;
+  /** The most recent unreadable write, if it is newer than `value`. */
+  readonly rejected: { readonly version: bigint; readonly error: Error } | undefined;
+}
+
+/** A source of named properties that subscribers can follow: {@link ZooKeeperPropertyStore} and the URI store. */
+export interface PropertySource<T> {
+  /**
+   * Follows `name`: starts watching on the first subscriber and replays the cached state to later
+   * ones at once (synchronously, when the first read is done). Returns the unsubscribe function; the
+   * watch stops and the cache is dropped when the last subscriber leaves.
+   */
+  subscribe(name: string, subscriber: PropertySubscriber<T>): () => void;
+  /** The cached good value, or undefined when absent, unreadable, loading or not followed. */
+  get(name: string): T | undefined;
+  /** The state of a followed property, or undefined when nobody follows it. */
+  snapshot(name: string): PropertySnapshot<T> | undefined;
+  /** Stops every watch; later `subscribe` calls fail with a `closed` D2Error. */
+  close(): void;
+}
+
+/** Counters a store keeps (house metrics read them; prom-client stays outside lib/d2). */
+export interface PropertyStoreStats {
+  /** Properties being watched now. */
+  watched: number;
+  /** Writes that could not be parsed, since the store started. */
+  malformed: number;
+  /** Good values published (initialize with a value, and add). */
+  published: number;
+}
+
+/** Turns a znode's bytes into a property; throws (a `malformed` D2Error, ideally) when it cannot. */
+export type PropertyParser<T> = (data: Buffer, name: string, stat: Stat) => T;
+
+/** Options for {@link ZooKeeperPropertyStore}. */
+export interface PropertyStoreOptions<T> {
+  readonly session: ZkSession;
+  /** The directory holding one znode per property, e.g. `/d2/clusters` (see `paths.ts`). */
+  readonly directory: string;
+  readonly parse: PropertyParser<T>;
+  /** What the properties are (`cluster`, `service`), for logs. */
+  readonly kind: string;
+  /** Called for every unreadable write, after it is logged and counted. */
+  readonly onMalformed?: (name: string, error: Error) => void;
+  readonly logger?: Logger;
+}
+
+interface Entry<T> {
+  status: PropertyStatus;
+  value: T | undefined;
+  version: bigint | undefined;
+  rejected: { version: bigint; error: Error } | undefined;
+  readonly subscribers: Set<PropertySubscriber<T>>;
+  readonly watch: DataWatch;
+}
+
+/** Lifecycle of a store (Curator's STARTED / CLOSED; a store starts when built). */
+type StoreLifecycle = 'started' | 'closed';
+
+/**
+ * The rest.li `ZooKeeperPermanentStore` + `PropertyEventBus` pair for one directory of JSON znodes:
+ * watches `<directory>/<name>` while somebody follows it, parses every version, caches the last good
+ * value and publishes initialize / add / remove. A write that does not parse is logged, counted and
+ * otherwise ignored: the last good value stays in effect (rest.li publishes null and its subscribers
+ * drop it; we never hand subscribers a null).
+ *
+ * Concurrency: entries change only in watch callbacks and in subscribe/unsubscribe, all on the event
+ * loop; subscriber calls are synchronous, so a subscriber sees each store update exactly once, in order.
+ */
+export class ZooKeeperPropertyStore<T> implements PropertySource<T> {
+  private readonly entries = new Map<string, Entry<T>>();
+  private readonly log: Logger;
+  private lifecycle: StoreLifecycle = 'started';
+  private readonly counters = { malformed: 0, published: 0 };
+
+  constructor(private readonly options: PropertyStoreOptions<T>) {
+    this.log = options.logger ?? createLogger(`d2-${options.kind}-store`);
+  }
+
+  subscribe(name: string, subscriber: PropertySubscriber<T>): () => void {
+    if (this.lifecycle === 'closed') throw new D2Error('closed', `${this.options.kind} store is closed`);
+    assertNodeName(name, `${this.options.kind} name`);
+    let entry = this.entries.get(name);
+    if (!entry) {
+      entry = this.startWatching(name);
+    } else if (entry.status !== 'loading') {
+      safely(this.log, name, () => subscriber.onInitialize(name, entry!.value));
+    }
+    // A Set keeps one registration per subscriber object; a second subscribe of the same one is a no-op.
+    const target = entry;
+    target.subscribers.add(subscriber);
+    let active = true;
+    return () => {
+      if (!active) return;
+      active = false;
+      this.unsubscribe(name, target, subscriber);
+    };
+  }
+
+  get(name: string): T | undefined {
+    return this.entries.get(name)?.value;
+  }
+
+  snapshot(name: string): PropertySnapshot<T> | undefined {
+    const entry = this.entries.get(name);
+    if (!entry) return undefined;
+    return { status: entry.status, value: entry.value, version: entry.version, rejected: entry.rejected };
+  }
+
+  /** Names followed now. */
+  names(): string[] {
+    return [...this.entries.keys()];
+  }
+
+  /** Resolves once the first read of `name` is done (at once if it is, or if nobody follows it). */
+  ready(name: string): Promise<void> {
+    return this.entries.get(name)?.watch.ready ?? Promise.resolve();
+  }
+
+  stats(): PropertyStoreStats {
+    return { watched: this.entries.size, ...this.counters };
+  }
+
+  close(): void {
+    if (this.lifecycle === 'closed') return;
+    this.lifecycle = 'closed';
+    for (const entry of this.entries.values()) entry.watch.close();
+    this.entries.clear();
+  }
+
+  private startWatching(name: string): Entry<T> {
+    const path = `${this.options.directory}/${name}`;
+    // The watch delivers only after its first read (never synchronously), so `holder` is filled in time;
+    // the identity check drops a late delivery to an entry that was already given up.
+    const holder: { entry?: Entry<T> } = {};
+    const watch = this.options.session.watchData(path, (state) => {
+      if (holder.entry && this.entries.get(name) === holder.entry) this.onState(name, holder.entry, state);
+    });
+    const entry: Entry<T> = { status: 'loading', value: undefined, version: undefined, rejected: undefined, subscribers: new Set(), watch };
+    holder.entry = entry;
+    this.entries.set(name, entry);
+    return entry;
+  }
+
+  private unsubscribe(name: string, entry: Entry<T>, subscriber: PropertySubscriber<T>): void {
+    entry.subscribers.delete(subscriber);
+    if (entry.subscribers.size > 0 || this.entries.get(name) !== entry) return;
+    // rest.li's PropertyEventBus stops publishing when the last subscriber leaves; we also forget the
+    // value, so a later subscriber reads it fresh instead of being handed something stale.
+    entry.watch.close();
+    this.entries.delete(name);
+  }
+
+  private onState(name: string, entry: Entry<T>, state: DataState): void {
+    const first = entry.status === 'loading';
+    if (!state.exists) {
+      const had = entry.status === 'present' || entry.status === 'unreadable';
+      Object.assign(entry, { status: 'absent', value: undefined, version: undefined, rejected: undefined });
+      if (first) this.publish(entry, (s) => s.onInitialize(name, undefined), name);
+      else if (had) this.publish(entry, (s) => s.onRemove(name), name);
+      return;
+    }
+    let value: T;
+    try {
+      value = this.options.parse(state.data, name, state.stat);
+    } catch (err) {
+      assertIsError(err);
+      this.reject(name, entry, state.stat.mzxid, err);
+      if (first) this.publish(entry, (s) => s.onInitialize(name, undefined), name);
+      return;
+    }
+    Object.assign(entry, { status: 'present', value, version: state.stat.mzxid, rejected: undefined });
+    this.counters.published++;
+    if (first) this.publish(entry, (s) => s.onInitialize(name, value), name);
+    else this.publish(entry, (s) => s.onAdd(name, value), name);
+  }
+
+  private reject(name: string, entry: Entry<T>, version: bigint, error: Error): void {
+    this.counters.malformed++;
+    entry.rejected = { version, error };
+    if (entry.status !== 'present') entry.status = 'unreadable';
+    this.log.warn(
+      { err: error, kind: this.options.kind, name, version: version.toString(), keeping: entry.version?.toString() ?? null },
+      `unreadable ${this.options.kind} properties; keeping the last good value`,
+    );
+    if (this.options.onMalformed) safely(this.log, name, () => this.options.onMalformed!(name, error));
+  }
+
+  private publish(entry: Entry<T>, call: (subscriber: PropertySubscriber<T>) => void, name: string): void {
+    // A copy: a subscriber may unsubscribe (or subscribe another) from inside its callback.
+    for (const subscriber of [...entry.subscribers]) {
+      if (entry.subscribers.has(subscriber)) safely(this.log, name, () => call(subscriber));
+    }
+  }
+}
+
+function safely(log: Logger, name: string, call: () => void): void {
+  try {
+    call();
+  } catch (err) {
+    log.error({ err, name }, 'property subscriber threw');
+  }
+}

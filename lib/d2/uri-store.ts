@@ -1,0 +1,293 @@
+import type { ChildrenState, ChildrenWatch, DataState, DataWatch, ZkSession } from '../zk';
+import { createLogger, type Logger } from '../logging';
+import { parseUriProperties } from './codecs/uri';
+import { assertIsError, D2Error } from './errors';
+import { mergeUriProperties, type MergedUriProperties, type UriProperties } from './model';
+import { assertNodeName } from './paths';
+import type { PropertySnapshot, PropertySource, PropertyStatus, PropertySubscriber } from './property-store';
+
+/** Options for {@link ZooKeeperUriStore}. */
+export interface UriStoreOptions {
+  readonly session: ZkSession;
+  /** `<base>/uris` (see `paths.ts`): one child directory per cluster. */
+  readonly directory: string;
+  /** Called for every announcement that cannot be read, after it is logged and counted. */
+  readonly onMalformed?: (cluster: string, child: string, error: Error) => void;
+  readonly logger?: Logger;
+}
+
+/** Counters of a {@link ZooKeeperUriStore}. */
+export interface UriStoreStats {
+  /** Clusters being watched now. */
+  watched: number;
+  /** Announcement children being watched now, over all clusters. */
+  children: number;
+  /** Announcement writes that could not be parsed, since the store started. */
+  malformed: number;
+  /** Merged views published (initialize with a value, and add). */
+  published: number;
+}
+
+/**
+ * One announcement child: `loading` until its first read, `absent` once deleted (until the children
+ * list drops it), `present` with a good value (kept through later unreadable writes), `unreadable`
+ * when no write of it could be parsed yet.
+ */
+interface Child {
+  status: PropertyStatus;
+  value: UriProperties | undefined;
+  version: bigint;
+  /** czxid: creation order, which decides which of two announcements of one URI wins. */
+  created: bigint;
+  readonly watch: DataWatch;
+}
+
+interface ClusterEntry {
+  /** `loading` until the children list and every child's first read are in. */
+  status: PropertyStatus;
+  readonly children: Map<string, Child>;
+  readonly subscribers: Set<PropertySubscriber<MergedUriProperties>>;
+  readonly watch: ChildrenWatch;
+  /** pzxid of the children list last seen (a child removal bumps it). */
+  listVersion: bigint;
+  /** What was last published: the included children and their versions, to skip no-op updates. */
+  fingerprint: string;
+  merged: MergedUriProperties | undefined;
+  version: bigint | undefined;
+  rejected: { version: bigint; error: Error } | undefined;
+  flush: NodeJS.Immediate | undefined;
+}
+
+/**
+ * Watches `/d2/uris/<cluster>`: the children list and every child's data, merged into one view per
+ * cluster as rest.li's `ZooKeeperEphemeralStore` + `UriPropertiesMerger` do, published to subscribers
+ * with the PropertyEventBus contract of {@link PropertySource}.
+ *
+ * Unlike rest.li, where one child that fails to parse fails the whole fetch (and the cluster's hosts
+ * with it), an unreadable child is reported (log + counter + `onMalformed`) and either keeps its last
+ * good value or, if it never had one, is left out; the other hosts stay.
+ *
+ * The first view is published once the children list and every child's first read are in. Later
+ * changes are coalesced to one publish per event-loop turn (setImmediate), so a burst of
+ * announcements costs one merge, and a change that leaves the included children and their versions as
+ * they were (a child that is still loading, an unreadable write) is not published at all.
+ *
+ * Concurrency: entries change only in watch callbacks, subscribe/unsubscribe and the flush, all on the
+ * event loop.
+ */
+export class ZooKeeperUriStore implements PropertySource<MergedUriProperties> {
+  private readonly entries = new Map<string, ClusterEntry>();
+  private readonly log: Logger;
+  private lifecycle: 'started' | 'closed' = 'started';
+  private readonly counters = { malformed: 0, published: 0 };
+
+  constructor(private readonly options: UriStoreOptions) {
+    this.log = options.logger ?? createLogger('d2-uri-store');
+  }
+
+  subscribe(cluster: string, subscriber: PropertySubscriber<MergedUriProperties>): () => void {
+    if (this.lifecycle === 'closed') throw new D2Error('closed', 'uri store is closed');
+    assertNodeName(cluster, 'cluster name');
+    let entry = this.entries.get(cluster);
+    if (!entry) entry = this.startWatching(cluster);
+    else if (entry.status !== 'loading') safely(this.log, cluster, () => subscriber.onInitialize(cluster, entry!.merged));
+    const target = entry;
+    target.subscribers.add(subscriber);
+    let active = true;
+    return () => {
+      if (!active) return;
+      active = false;
+      target.subscribers.delete(subscriber);
+      if (target.subscribers.size === 0 && this.entries.get(cluster) === target) this.stopWatching(cluster, target);
+    };
+  }
+
+  get(cluster: string): MergedUriProperties | undefined {
+    return this.entries.get(cluster)?.merged;
+  }
+
+  snapshot(cluster: string): PropertySnapshot<MergedUriProperties> | undefined {
+    const entry = this.entries.get(cluster);
+    if (!entry) return undefined;
+    return { status: entry.status, value: entry.merged, version: entry.version, rejected: entry.rejected };
+  }
+
+  /** Per child of a followed cluster: its status (for diagnostics and tests). */
+  childStatuses(cluster: string): Record<string, PropertyStatus> {
+    const entry = this.entries.get(cluster);
+    return Object.fromEntries([...(entry?.children ?? [])].map(([name, child]) => [name, child.status]));
+  }
+
+  stats(): UriStoreStats {
+    let children = 0;
+    for (const entry of this.entries.values()) children += entry.children.size;
+    return { watched: this.entries.size, children, ...this.counters };
+  }
+
+  close(): void {
+    if (this.lifecycle === 'closed') return;
+    this.lifecycle = 'closed';
+    for (const [cluster, entry] of [...this.entries]) this.stopWatching(cluster, entry);
+  }
+
+  private startWatching(cluster: string): ClusterEntry {
+    const holder: { entry?: ClusterEntry } = {};
+    // Deliveries come after the first read, never synchronously, so `holder` is filled in time; the
+    // identity check drops a late delivery to an entry that was already given up.
+    const watch = this.options.session.watchChildren(`${this.options.directory}/${cluster}`, (state) => {
+      if (holder.entry && this.entries.get(cluster) === holder.entry) this.onChildren(cluster, holder.entry, state);
+    });
+    const entry: ClusterEntry = {
+      status: 'loading',
+      children: new Map(),
+      subscribers: new Set(),
+      watch,
+      listVersion: 0n,
+      fingerprint: '',
+      merged: undefined,
+      version: undefined,
+      rejected: undefined,
+      flush: undefined,
+    };
+    holder.entry = entry;
+    this.entries.set(cluster, entry);
+    return entry;
+  }
+
+  private stopWatching(cluster: string, entry: ClusterEntry): void {
+    entry.watch.close();
+    for (const child of entry.children.values()) child.watch.close();
+    entry.children.clear();
+    if (entry.flush) clearImmediate(entry.flush);
+    this.entries.delete(cluster);
+  }
+
+  private onChildren(cluster: string, entry: ClusterEntry, state: ChildrenState): void {
+    if (!state.exists) {
+      for (const child of entry.children.values()) child.watch.close();
+      entry.children.clear();
+      const first = entry.status === 'loading';
+      const had = entry.merged !== undefined;
+      Object.assign(entry, { status: 'absent', merged: undefined, version: undefined, fingerprint: '', rejected: undefined });
+      if (entry.flush) clearImmediate(entry.flush);
+      entry.flush = undefined;
+      if (first) this.publish(cluster, entry, (s) => s.onInitialize(cluster, undefined));
+      else if (had) this.publish(cluster, entry, (s) => s.onRemove(cluster));
+      return;
+    }
+    entry.listVersion = state.stat.pzxid;
+    const names = new Set(state.children);
+    for (const [name, child] of entry.children) {
+      if (names.has(name)) continue;
+      child.watch.close();
+      entry.children.delete(name);
+    }
+    for (const name of state.children) {
+      if (!entry.children.has(name)) this.watchChild(cluster, entry, name);
+    }
+    // Re-created after a deletion: subscribers were initialized long ago, so the view comes back as an
+    // add (from the flush), once the new children are read.
+    if (entry.status === 'absent') entry.status = 'present';
+    this.settle(cluster, entry);
+  }
+
+  private watchChild(cluster: string, entry: ClusterEntry, name: string): void {
+    const path = `${this.options.directory}/${cluster}/${name}`;
+    const holder: { child?: Child } = {};
+    const watch = this.options.session.watchData(path, (state) => {
+      const child = holder.child;
+      if (child && entry.children.get(name) === child && this.entries.get(cluster) === entry) this.onChild(cluster, entry, name, child, state);
+    });
+    const child: Child = { status: 'loading', value: undefined, version: 0n, created: 0n, watch };
+    holder.child = child;
+    entry.children.set(name, child);
+  }
+
+  private onChild(cluster: string, entry: ClusterEntry, name: string, child: Child, state: DataState): void {
+    if (!state.exists) {
+      Object.assign(child, { status: 'absent', value: undefined });
+    } else {
+      try {
+        child.value = parseUriProperties(state.data);
+        child.status = 'present';
+        child.version = state.stat.mzxid;
+        child.created = state.stat.czxid;
+      } catch (err) {
+        assertIsError(err);
+        this.reject(cluster, entry, name, child, state.stat.mzxid, err);
+      }
+    }
+    this.settle(cluster, entry);
+  }
+
+  private reject(cluster: string, entry: ClusterEntry, name: string, child: Child, version: bigint, error: Error): void {
+    this.counters.malformed++;
+    entry.rejected = { version, error };
+    // Keep the child's last good announcement when it has one; otherwise it is left out of the merge.
+    if (child.status !== 'present') child.status = 'unreadable';
+    this.log.warn(
+      { err: error, cluster, child: name, version: version.toString(), keepingLastGood: child.status === 'present' },
+      'unreadable URI announcement; the cluster keeps its other hosts',
+    );
+    if (this.options.onMalformed) safely(this.log, cluster, () => this.options.onMalformed!(cluster, name, error));
+  }
+
+  /** Publishes the first view once everything is read; after that, schedules a coalesced flush. */
+  private settle(cluster: string, entry: ClusterEntry): void {
+    if (entry.status === 'loading') {
+      for (const child of entry.children.values()) if (child.status === 'loading') return;
+      entry.status = 'present';
+      this.remerge(cluster, entry);
+      const merged = entry.merged;
+      this.publish(cluster, entry, (s) => s.onInitialize(cluster, merged));
+      return;
+    }
+    if (entry.flush || entry.status !== 'present') return;
+    entry.flush = setImmediate(() => {
+      entry.flush = undefined;
+      if (this.entries.get(cluster) !== entry || entry.status !== 'present') return;
+      // Coming back from absent: wait for the children's first reads rather than publish an empty view.
+      if (!entry.merged && [...entry.children.values()].some((c) => c.status === 'loading')) return;
+      if (!this.remerge(cluster, entry)) return;
+      const merged = entry.merged!;
+      this.publish(cluster, entry, (s) => s.onAdd(cluster, merged));
+    });
+  }
+
+  /** Recomputes the merged view; false when the included children and their versions did not change. */
+  private remerge(cluster: string, entry: ClusterEntry): boolean {
+    const included: UriProperties[] = [];
+    const parts: string[] = [];
+    let version = entry.listVersion;
+    // In creation order, so the newest announcement of a URI wins (a re-announcement over a stale node
+    // of a previous session): a deterministic stand-in for rest.li's HashMap order.
+    const ordered = [...entry.children].sort(([, a], [, b]) => (a.created < b.created ? -1 : a.created > b.created ? 1 : 0));
+    for (const [name, child] of ordered) {
+      if (child.status !== 'present' || !child.value) continue;
+      included.push(child.value);
+      parts.push(`${name}@${child.version}`);
+      if (child.version > version) version = child.version;
+    }
+    const fingerprint = parts.join('|');
+    if (entry.merged && fingerprint === entry.fingerprint) return false;
+    entry.fingerprint = fingerprint;
+    entry.merged = mergeUriProperties(cluster, included);
+    entry.version = version;
+    this.counters.published++;
+    return true;
+  }
+
+  private publish(cluster: string, entry: ClusterEntry, call: (s: PropertySubscriber<MergedUriProperties>) => void): void {
+    for (const subscriber of [...entry.subscribers]) {
+      if (entry.subscribers.has(subscriber)) safely(this.log, cluster, () => call(subscriber));
+    }
+  }
+}
+
+function safely(log: Logger, cluster: string, call: () => void): void {
+  try {
+    call();
+  } catch (err) {
+    log.error({ err, cluster }, 'uri subscriber threw');
+  }
+}

@@ -1,0 +1,219 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, openSync, closeSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ensureZooKeeper, type ZooKeeperInstallation } from './zookeeper-install.cjs';
+import { freePort, fourLetterWord } from './net';
+
+/** Session timeout bounds the server grants; short ones let tests expire sessions quickly. */
+export interface SessionTimeouts {
+  minMs: number;
+  maxMs: number;
+}
+
+/** Options for {@link startZooKeeper}. */
+export interface ZooKeeperOptions {
+  /** Client port; a free one is chosen when absent. */
+  port?: number;
+  /** Session timeout bounds; ZooKeeper's defaults (2×, 20× tickTime) when absent. */
+  sessionTimeouts?: SessionTimeouts;
+  /** Milliseconds to wait for `imok`. Default 30 s (the first JVM start on a cold machine is slow). */
+  readyTimeoutMs?: number;
+}
+
+/** A standalone ZooKeeper server on 127.0.0.1. */
+export interface ZooKeeperServer {
+  /** `127.0.0.1:<port>`. */
+  readonly connectString: string;
+  readonly port: number;
+  /** Pid of the running JVM, or undefined while stopped. */
+  readonly pid: number | undefined;
+  /** Stops the JVM, keeping the data directory; `start()` brings the same server back. */
+  halt(): Promise<void>;
+  /** Starts a halted server again on the same port and data. */
+  start(): Promise<void>;
+  /** Stops the JVM and deletes the data directory. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+/** A 3-member (or n-member) ensemble on 127.0.0.1. */
+export interface ZooKeeperEnsemble {
+  /** Comma-separated client addresses of every member. */
+  readonly connectString: string;
+  readonly members: readonly ZooKeeperServer[];
+  stop(): Promise<void>;
+}
+
+const running = new Set<ChildProcess>();
+let exitHookInstalled = false;
+
+/** Kills every JVM this process started when it exits, even on an uncaught error. */
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on('exit', () => {
+    for (const child of running) child.kill('SIGKILL');
+  });
+}
+
+const TICK_MS = 2000;
+
+interface MemberSpec {
+  dir: string;
+  clientPort: number;
+  config: string;
+  install: ZooKeeperInstallation;
+  readyTimeoutMs: number;
+}
+
+function configText(dataDir: string, clientPort: number, options: ZooKeeperOptions, extra: string[] = []): string {
+  const lines = [
+    `tickTime=${TICK_MS}`,
+    `dataDir=${dataDir}`,
+    `clientPort=${clientPort}`,
+    'clientPortAddress=127.0.0.1',
+    'admin.enableServer=false',
+    '4lw.commands.whitelist=ruok,stat,srvr,mntr,cons',
+    // Benchmarks and tests open hundreds of sessions from one address.
+    'maxClientCnxns=0',
+    'initLimit=10',
+    'syncLimit=5',
+  ];
+  if (options.sessionTimeouts) {
+    lines.push(`minSessionTimeout=${options.sessionTimeouts.minMs}`, `maxSessionTimeout=${options.sessionTimeouts.maxMs}`);
+  }
+  return [...lines, ...extra].join('\n') + '\n';
+}
+
+/** One server process; halt/start keep its port and data, stop removes them. */
+class ZooKeeperProcess implements ZooKeeperServer {
+  private child: ChildProcess | undefined;
+  private removed = false;
+
+  constructor(private readonly spec: MemberSpec) {}
+
+  get connectString(): string {
+    return `127.0.0.1:${this.spec.clientPort}`;
+  }
+
+  get port(): number {
+    return this.spec.clientPort;
+  }
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  /** Spawns the JVM; `waitReady` is false for ensemble members, which answer only once a quorum forms. */
+  async start(waitReady = true): Promise<void> {
+    if (this.child) return;
+    if (this.removed) throw new Error('ZooKeeper server was stopped and its data removed');
+    const log = openSync(join(this.spec.dir, 'zookeeper.out'), 'a');
+    const child = spawn(
+      'java',
+      [
+        `-Dzookeeper.log.dir=${this.spec.dir}`,
+        '-Dzookeeper.root.logger=WARN,CONSOLE',
+        '-Dzookeeper.jmx.log4j.disable=true',
+        '-Xmx256m',
+        '-XX:+UseSerialGC',
+        '-XX:TieredStopAtLevel=1',
+        '-cp',
+        this.spec.install.classpath,
+        'org.apache.zookeeper.server.quorum.QuorumPeerMain',
+        this.spec.config,
+      ],
+      { stdio: ['ignore', log, log] },
+    );
+    closeSync(log);
+    this.child = child;
+    running.add(child);
+    installExitHook();
+    child.once('exit', () => {
+      running.delete(child);
+      if (this.child === child) this.child = undefined;
+    });
+    if (waitReady) await this.waitReady();
+  }
+
+  async waitReady(): Promise<void> {
+    const deadline = Date.now() + this.spec.readyTimeoutMs;
+    for (;;) {
+      if (!this.child) throw new Error(`ZooKeeper on port ${this.port} exited; see ${join(this.spec.dir, 'zookeeper.out')}`);
+      const answer = await fourLetterWord(this.spec.clientPort, 'ruok').catch(() => '');
+      if (answer === 'imok') {
+        // `imok` only says the process runs; `srvr` fails until the server actually serves.
+        const srvr = await fourLetterWord(this.spec.clientPort, 'srvr').catch(() => '');
+        if (srvr.includes('Mode:')) return;
+      }
+      if (Date.now() > deadline) throw new Error(`ZooKeeper on port ${this.port} not ready after ${this.spec.readyTimeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  async halt(): Promise<void> {
+    const child = this.child;
+    if (!child) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill('SIGKILL');
+    await exited;
+  }
+
+  async stop(): Promise<void> {
+    await this.halt();
+    if (!this.removed) {
+      this.removed = true;
+      rmSync(this.spec.dir, { recursive: true, force: true });
+    }
+  }
+}
+
+/**
+ * Starts a standalone ZooKeeper on 127.0.0.1 with a temp data directory, resolving once `ruok`
+ * answers `imok` and the server serves. Installs the Debian package first when missing (as root).
+ */
+export async function startZooKeeper(options: ZooKeeperOptions = {}): Promise<ZooKeeperServer> {
+  const install = ensureZooKeeper();
+  const dir = mkdtempSync(join(tmpdir(), 'failout-zk-'));
+  const dataDir = join(dir, 'data');
+  mkdirSync(dataDir);
+  const clientPort = options.port ?? (await freePort());
+  const config = join(dir, 'zoo.cfg');
+  writeFileSync(config, configText(dataDir, clientPort, options));
+  const server = new ZooKeeperProcess({ dir, clientPort, config, install, readyTimeoutMs: options.readyTimeoutMs ?? 30_000 });
+  try {
+    await server.start();
+  } catch (err) {
+    await server.stop();
+    throw err;
+  }
+  return server;
+}
+
+/** Starts an ensemble of `size` members (3 for fault tests) and waits until every member serves. */
+export async function startEnsemble(size = 3, options: Omit<ZooKeeperOptions, 'port'> = {}): Promise<ZooKeeperEnsemble> {
+  const install = ensureZooKeeper();
+  const ports: { client: number; peer: number; election: number }[] = [];
+  for (let i = 0; i < size; i++) ports.push({ client: await freePort(), peer: await freePort(), election: await freePort() });
+  const serverLines = ports.map((p, i) => `server.${i + 1}=127.0.0.1:${p.peer}:${p.election}`);
+  const members = ports.map((p, i) => {
+    const dir = mkdtempSync(join(tmpdir(), `failout-zk${i + 1}-`));
+    const dataDir = join(dir, 'data');
+    mkdirSync(dataDir);
+    writeFileSync(join(dataDir, 'myid'), `${i + 1}\n`);
+    const config = join(dir, 'zoo.cfg');
+    writeFileSync(config, configText(dataDir, p.client, options, serverLines));
+    return new ZooKeeperProcess({ dir, clientPort: p.client, config, install, readyTimeoutMs: options.readyTimeoutMs ?? 60_000 });
+  });
+  const stopAll = async (): Promise<void> => {
+    await Promise.all(members.map((m) => m.stop()));
+  };
+  try {
+    await Promise.all(members.map((m) => m.start(false)));
+    await Promise.all(members.map((m) => m.waitReady()));
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+  return { connectString: members.map((m) => m.connectString).join(','), members, stop: stopAll };
+}

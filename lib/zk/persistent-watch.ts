@@ -1,0 +1,194 @@
+import type { Client, Event } from 'node-zookeeper-client';
+import type { Logger } from '../logging';
+import { assertIsError, isZkError } from './errors';
+import * as raw from './raw-ops';
+import type { ChildrenState, DataState } from './types';
+
+/** What a watch needs from its session; keeps this module free of the session class. */
+export interface WatchHost {
+  /** The current connected client (waits for a connection; rejects when closed or timed out). */
+  client(): Promise<Client>;
+  /** Subscribes to session events (`connected`, `reset`, …); returns the unsubscribe function. */
+  onSessionEvent(listener: (event: string) => void): () => void;
+  logger: Logger;
+}
+
+/** A watch's lifecycle (Curator's LATENT / STARTED / CLOSED). */
+export type WatchLifecycle = 'latent' | 'started' | 'closed';
+
+/** The part every persistent watch shares. */
+export interface Watch {
+  readonly path: string;
+  readonly lifecycle: WatchLifecycle;
+  /** Resolves once the listener heard the first state. */
+  readonly ready: Promise<void>;
+  start(): void;
+  close(): void;
+  onClose(listener: () => void): void;
+}
+
+/**
+ * A watch that stays armed: node-zookeeper-client's watches fire once, so every event (and every
+ * reconnect or new session) triggers a re-read that also re-arms. Re-reads of one watch are serial and
+ * coalesced; a read result older than the last delivered state is dropped, and an unchanged one is
+ * not delivered (Curator's PersistentWatcher + NodeCache, by hand).
+ *
+ * Concurrency: `running`/`dirty` change only inside `refresh`; `last` only in `deliver`.
+ */
+abstract class PersistentWatch<S extends DataState | ChildrenState> implements Watch {
+  lifecycle: WatchLifecycle = 'latent';
+  readonly ready: Promise<void>;
+  /** The last state delivered to the listener. */
+  last: S | undefined;
+  private resolveReady!: () => void;
+  private running = false;
+  private dirty = false;
+  private unsubscribe: (() => void) | undefined;
+  private readonly closeListeners: (() => void)[] = [];
+  /** Bound once: registering the same function again does not pile up listeners (client issue #72). */
+  protected readonly onEvent = (_event: Event): void => {
+    void this.refresh();
+  };
+
+  constructor(
+    protected readonly host: WatchHost,
+    readonly path: string,
+    private readonly listener: (state: S) => void,
+  ) {
+    this.ready = new Promise((resolve) => (this.resolveReady = resolve));
+  }
+
+  start(): void {
+    if (this.lifecycle !== 'latent') return;
+    this.lifecycle = 'started';
+    this.unsubscribe = this.host.onSessionEvent((event) => {
+      // Same session: the client re-sent its watches, but events may have been missed while away.
+      // New session (reset): the server forgot every watch.
+      if (event === 'connected' || event === 'reset') void this.refresh();
+    });
+    void this.refresh();
+  }
+
+  close(): void {
+    if (this.lifecycle === 'closed') return;
+    this.lifecycle = 'closed';
+    this.unsubscribe?.();
+    this.resolveReady();
+    for (const listener of this.closeListeners.splice(0)) listener();
+  }
+
+  onClose(listener: () => void): void {
+    this.closeListeners.push(listener);
+  }
+
+  /** Reads the current state and arms the next watch. */
+  protected abstract read(client: Client): Promise<S>;
+
+  /** True when `next` is older than `prev` (must be dropped). */
+  protected abstract isOlder(next: S, prev: S): boolean;
+
+  /** True when `next` shows the same state as `prev` (need not be delivered). */
+  protected abstract isSame(next: S, prev: S): boolean;
+
+  private async refresh(): Promise<void> {
+    if (this.lifecycle !== 'started') return;
+    if (this.running) {
+      this.dirty = true;
+      return;
+    }
+    this.running = true;
+    try {
+      do {
+        this.dirty = false;
+        const state = await this.readOnce();
+        if (state && this.lifecycle === 'started') this.deliver(state);
+      } while (this.dirty && this.lifecycle === 'started');
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private async readOnce(): Promise<S | undefined> {
+    try {
+      return await this.read(await this.host.client());
+    } catch (err) {
+      assertIsError(err);
+      // A transient failure is retried by the next `connected` / `reset` event.
+      if (!isZkError(err, 'connectionLoss', 'sessionExpired', 'timeout', 'closed')) {
+        this.host.logger.error({ err, path: this.path }, 'watch read failed');
+      }
+      return undefined;
+    }
+  }
+
+  private deliver(state: S): void {
+    const prev = this.last;
+    if (prev && (this.isOlder(state, prev) || this.isSame(state, prev))) return;
+    this.last = state;
+    try {
+      this.listener(state);
+    } catch (err) {
+      this.host.logger.error({ err, path: this.path }, 'watch listener threw');
+    }
+    this.resolveReady();
+  }
+}
+
+/** Persistent watch on a node's data (absent → created → changed → deleted). */
+export class DataWatch extends PersistentWatch<DataState> {
+  protected async read(client: Client): Promise<DataState> {
+    // exists() arms a data watch when the node exists and an existence watch when it does not.
+    const stat = await raw.exists(client, this.path, this.onEvent);
+    if (!stat) return { exists: false };
+    try {
+      const { data, stat: current } = await raw.getData(client, this.path);
+      return { exists: true, data, stat: current };
+    } catch (err) {
+      // Deleted between the two reads: the armed data watch fires NODE_DELETED and we re-read.
+      if (isZkError(err, 'noNode')) return { exists: false };
+      throw err;
+    }
+  }
+
+  protected isOlder(next: DataState, prev: DataState): boolean {
+    if (!next.exists || !prev.exists) return false;
+    return next.stat.czxid < prev.stat.czxid || (next.stat.czxid === prev.stat.czxid && next.stat.mzxid < prev.stat.mzxid);
+  }
+
+  protected isSame(next: DataState, prev: DataState): boolean {
+    if (!next.exists || !prev.exists) return next.exists === prev.exists;
+    return next.stat.czxid === prev.stat.czxid && next.stat.mzxid === prev.stat.mzxid;
+  }
+}
+
+/** Persistent watch on a node's children list. */
+export class ChildrenWatch extends PersistentWatch<ChildrenState> {
+  protected async read(client: Client): Promise<ChildrenState> {
+    for (;;) {
+      try {
+        const { children, stat } = await raw.getChildren(client, this.path, this.onEvent);
+        return { exists: true, children, stat };
+      } catch (err) {
+        if (!isZkError(err, 'noNode')) throw err;
+      }
+      // Absent: watch for its creation; if it appeared in between, read again.
+      const stat = await raw.exists(client, this.path, this.onEvent);
+      if (!stat) return { exists: false };
+    }
+  }
+
+  protected isOlder(next: ChildrenState, prev: ChildrenState): boolean {
+    if (!next.exists || !prev.exists) return false;
+    return next.stat.czxid < prev.stat.czxid || (next.stat.czxid === prev.stat.czxid && next.stat.pzxid < prev.stat.pzxid);
+  }
+
+  protected isSame(next: ChildrenState, prev: ChildrenState): boolean {
+    if (!next.exists || !prev.exists) return next.exists === prev.exists;
+    return (
+      next.stat.czxid === prev.stat.czxid &&
+      next.stat.pzxid === prev.stat.pzxid &&
+      next.children.length === prev.children.length &&
+      next.children.every((c, i) => c === prev.children[i])
+    );
+  }
+}

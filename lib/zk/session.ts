@@ -1,0 +1,396 @@
+import { EventEmitter } from 'node:events';
+import { createClient, State, type Client } from 'node-zookeeper-client';
+import { OPEN_ACL } from './acl';
+import { isZkError, ZkError } from './errors';
+import { createLogger, type Logger } from '../logging';
+import { ChildrenWatch, DataWatch, type Watch } from './persistent-watch';
+import * as raw from './raw-ops';
+import type { AclEntry, ChildrenState, CreateMode, DataState, DigestCredential, MultiOp, Stat } from './types';
+
+/**
+ * Connection state of a {@link ZkSession}, as recipes see it (Curator's ConnectionState):
+ * - `connected`: a live session; after a reconnect within the session timeout it is the same session.
+ * - `suspended`: disconnected; the session may still live and its ephemeral nodes with it.
+ * - `lost`: disconnected for longer than the session timeout (our own timer: the client library
+ *   reports no expiry while cut off); a new session is being made.
+ * - `expired`: the server said the session expired; a new session is being made.
+ */
+export type ConnectionState = 'latent' | 'connecting' | 'connected' | 'suspended' | 'lost' | 'expired' | 'closed';
+
+/**
+ * Events a session publishes: every state change, plus `reset` once a NEW session is connected,
+ * auth re-added and every watch re-armed. Recipes that own ephemeral nodes rebuild on `reset`.
+ */
+export type SessionEvent = Exclude<ConnectionState, 'latent' | 'connecting' | 'closed'> | 'reset';
+
+/** Options for {@link createSession}. */
+export interface ZkSessionOptions {
+  /** `host:port[,host:port…]` of the ensemble. */
+  connectString: string;
+  /** Requested session timeout; the server clamps it to its min/max. Default 15 s. */
+  sessionTimeoutMs?: number;
+  /** Digest credentials added to every session, including those made after expiry. */
+  credentials?: readonly DigestCredential[];
+  /** How long an operation waits for a connection before failing with `connectionLoss`. Default: the session timeout. */
+  connectWaitMs?: number;
+  /** Default ACL for created nodes. Default: open. */
+  defaultAcl?: readonly AclEntry[];
+  logger?: Logger;
+}
+
+/** Options for {@link ZkSession.create}. */
+export interface CreateOptions {
+  mode?: CreateMode;
+  acl?: readonly AclEntry[];
+  /** Create missing parents (persistent, empty, same ACL). */
+  parents?: boolean;
+}
+
+/**
+ * A ZooKeeper session you can rely on: promise operations, persistent watches that survive reconnects
+ * and session expiry, and one place that hears connection events (house rule 4).
+ *
+ * Concurrency: all state changes happen on Node's event loop; `client` and `generation` change only in
+ * `replaceClient`, and events from a replaced client are ignored by generation.
+ */
+export class ZkSession {
+  private readonly events = new EventEmitter();
+  private readonly log: Logger;
+  private readonly sessionTimeoutMs: number;
+  private readonly connectWaitMs: number;
+  private readonly defaultAcl: readonly AclEntry[];
+  private client: Client | undefined;
+  private generation = 0;
+  private lostTimer: NodeJS.Timeout | undefined;
+  private kickTimer: NodeJS.Timeout | undefined;
+  private stateValue: ConnectionState = 'latent';
+  private everConnected = false;
+  private readonly watches = new Set<Watch>();
+
+  constructor(private readonly options: ZkSessionOptions) {
+    if (!options.connectString) throw new ZkError('other', 'connectString is required');
+    this.sessionTimeoutMs = options.sessionTimeoutMs ?? 15_000;
+    this.connectWaitMs = options.connectWaitMs ?? this.sessionTimeoutMs;
+    this.defaultAcl = options.defaultAcl ?? OPEN_ACL;
+    this.log = options.logger ?? createLogger('zk-session');
+    this.events.setMaxListeners(0);
+  }
+
+  /** The current connection state. */
+  get state(): ConnectionState {
+    return this.stateValue;
+  }
+
+  /** Hex id of the current session (changes after expiry), undefined before the first connect. */
+  get sessionId(): string | undefined {
+    const id = this.client?.getSessionId();
+    return id && this.everConnected ? id.toString('hex') : undefined;
+  }
+
+  /** Counts sessions: 1 after the first connect, +1 after every expiry or loss. */
+  get sessionGeneration(): number {
+    return this.generation;
+  }
+
+  /** The session id and password, so a test can force expiry from a second client. */
+  sessionCredentials(): { id: Buffer; password: Buffer } | undefined {
+    if (!this.client || !this.everConnected) return undefined;
+    return { id: this.client.getSessionId(), password: this.client.getSessionPassword() };
+  }
+
+  /** Negotiated session timeout in milliseconds (requested value until connected). */
+  get negotiatedTimeoutMs(): number {
+    const negotiated = this.client?.getSessionTimeout();
+    return negotiated && negotiated > 0 ? negotiated : this.sessionTimeoutMs;
+  }
+
+  /** Subscribes to session events; returns the unsubscribe function. */
+  on(listener: (event: SessionEvent) => void): () => void {
+    this.events.on('event', listener);
+    return () => this.events.off('event', listener);
+  }
+
+  /** Connects; resolves on the first `connected`. Rejects (and closes) after `timeoutMs`. */
+  async start(timeoutMs = 30_000): Promise<void> {
+    if (this.stateValue !== 'latent') throw new ZkError('other', 'session already started');
+    this.stateValue = 'connecting';
+    this.replaceClient();
+    try {
+      await this.waitConnected(timeoutMs);
+    } catch (err) {
+      await this.close();
+      throw err;
+    }
+  }
+
+  /** Closes the session (its ephemeral nodes go at once) and every watch. Safe to call twice. */
+  async close(): Promise<void> {
+    if (this.stateValue === 'closed') return;
+    this.stateValue = 'closed';
+    clearTimeout(this.lostTimer);
+    clearInterval(this.kickTimer);
+    for (const watch of [...this.watches]) watch.close();
+    const client = this.client;
+    this.client = undefined;
+    this.generation++;
+    this.events.emit('closed');
+    if (client) {
+      // close() sends closeSession and drops the socket; give it a moment to reach the server.
+      const closed = new Promise<void>((resolve) => {
+        client.once('disconnected', () => resolve());
+        setTimeout(resolve, 1000).unref();
+      });
+      client.close();
+      await closed;
+    }
+  }
+
+  /** Reads data; rejects with `noNode` when absent. */
+  async get(path: string): Promise<{ data: Buffer; stat: Stat }> {
+    return raw.getData(await this.connectedClient(), path);
+  }
+
+  /** Reads data or absence without throwing for `noNode`. */
+  async read(path: string): Promise<DataState> {
+    try {
+      const { data, stat } = await this.get(path);
+      return { exists: true, data, stat };
+    } catch (err) {
+      if (isZkError(err, 'noNode')) return { exists: false };
+      throw err;
+    }
+  }
+
+  /** The node's stat, or undefined when absent. */
+  async exists(path: string): Promise<Stat | undefined> {
+    return raw.exists(await this.connectedClient(), path);
+  }
+
+  /** Sorted child names and the parent's stat; rejects with `noNode` when absent. */
+  async children(path: string): Promise<{ children: string[]; stat: Stat }> {
+    return raw.getChildren(await this.connectedClient(), path);
+  }
+
+  /** Creates a node; resolves its actual path (sequential modes append a counter). */
+  async create(path: string, data?: Buffer, options: CreateOptions = {}): Promise<string> {
+    const acl = options.acl ?? this.defaultAcl;
+    const mode = options.mode ?? 'persistent';
+    try {
+      return await raw.create(await this.connectedClient(), path, data, mode, acl);
+    } catch (err) {
+      if (!options.parents || !isZkError(err, 'noNode')) throw err;
+      await this.ensurePath(parentOf(path), acl);
+      return raw.create(await this.connectedClient(), path, data, mode, acl);
+    }
+  }
+
+  /** Creates every missing node of `path` (persistent, empty). Existing nodes are left alone. */
+  async ensurePath(path: string, acl: readonly AclEntry[] = this.defaultAcl): Promise<void> {
+    if (path === '/' || path === '') return;
+    if (await this.exists(path)) return;
+    await this.ensurePath(parentOf(path), acl);
+    try {
+      await raw.create(await this.connectedClient(), path, undefined, 'persistent', acl);
+    } catch (err) {
+      if (!isZkError(err, 'nodeExists')) throw err;
+    }
+  }
+
+  /** Compare-and-set write: fails with `badVersion` when the node changed since `version` (-1: any). */
+  async set(path: string, data: Buffer, version = -1): Promise<Stat> {
+    return raw.setData(await this.connectedClient(), path, data, version);
+  }
+
+  /** Deletes a node (with a version check unless -1). */
+  async remove(path: string, version = -1): Promise<void> {
+    return raw.remove(await this.connectedClient(), path, version);
+  }
+
+  /**
+   * Deletes a subtree of any depth, children first. Nodes that vanish meanwhile are fine; a node that
+   * gains a child meanwhile is retried. (node-zookeeper-client's own version fails past two levels.)
+   */
+  async removeRecursive(path: string): Promise<void> {
+    for (let attempt = 0; attempt < 10; attempt++) {
+      let children: string[];
+      try {
+        children = (await this.children(path)).children;
+      } catch (err) {
+        if (isZkError(err, 'noNode')) return;
+        throw err;
+      }
+      for (const child of children) await this.removeRecursive(`${path === '/' ? '' : path}/${child}`);
+      if (path === '/') return;
+      try {
+        await this.remove(path);
+        return;
+      } catch (err) {
+        if (isZkError(err, 'noNode')) return;
+        if (!isZkError(err, 'notEmpty')) throw err;
+      }
+    }
+    throw new ZkError('notEmpty', 'children kept appearing', { path });
+  }
+
+  /** Runs the operations atomically; resolves created paths by op index. */
+  async multi(ops: readonly MultiOp[]): Promise<(string | undefined)[]> {
+    return raw.multi(await this.connectedClient(), ops);
+  }
+
+  /**
+   * Watches a node's data. The listener hears the current state first, then every change, across
+   * reconnects and session expiry; it never hears an older state after a newer one, and never the same
+   * state twice. Returns the watch; `close()` stops it.
+   */
+  watchData(path: string, listener: (state: DataState) => void): DataWatch {
+    return this.track(new DataWatch(this.watchHost(), path, listener));
+  }
+
+  /** Watches a node's children, with the guarantees of {@link watchData}. */
+  watchChildren(path: string, listener: (state: ChildrenState) => void): ChildrenWatch {
+    return this.track(new ChildrenWatch(this.watchHost(), path, listener));
+  }
+
+  /** Number of open watches (for tests and metrics). */
+  get watchCount(): number {
+    return this.watches.size;
+  }
+
+  private track<W extends Watch>(watch: W): W {
+    this.watches.add(watch);
+    watch.onClose(() => this.watches.delete(watch));
+    watch.start();
+    return watch;
+  }
+
+  private watchHost(): ConstructorParameters<typeof DataWatch>[0] {
+    return {
+      client: () => this.connectedClient(),
+      onSessionEvent: (listener) => this.on(listener),
+      logger: this.log,
+    };
+  }
+
+  /** The current client once connected; waits up to `connectWaitMs`. */
+  private async connectedClient(): Promise<Client> {
+    if (this.stateValue === 'connected' && this.client) return this.client;
+    if (this.stateValue === 'closed' || this.stateValue === 'latent') {
+      throw new ZkError('closed', this.stateValue === 'closed' ? 'session is closed' : 'session not started');
+    }
+    await this.waitConnected(this.connectWaitMs);
+    if (!this.client) throw new ZkError('closed', 'session is closed');
+    return this.client;
+  }
+
+  private waitConnected(timeoutMs: number): Promise<void> {
+    if (this.stateValue === 'connected') return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const done = (error?: ZkError): void => {
+        clearTimeout(timer);
+        this.events.off('event', onEvent);
+        this.events.off('closed', onClosed);
+        if (error) reject(error);
+        else resolve();
+      };
+      const onEvent = (event: SessionEvent): void => {
+        if (event === 'connected') done();
+      };
+      const onClosed = (): void => done(new ZkError('closed', 'session is closed'));
+      const timer = setTimeout(() => done(new ZkError('connectionLoss', `not connected within ${timeoutMs} ms`)), timeoutMs);
+      this.events.on('event', onEvent);
+      this.events.on('closed', onClosed);
+    });
+  }
+
+  /** Makes a new client (a new session), adds auth, and connects. The old client is closed. */
+  private replaceClient(): void {
+    this.client?.close();
+    const generation = ++this.generation;
+    const client = createClient(this.options.connectString, {
+      sessionTimeout: this.sessionTimeoutMs,
+      spinDelay: 200,
+      retries: 0,
+    });
+    for (const c of this.options.credentials ?? []) client.addAuthInfo('digest', Buffer.from(`${c.user}:${c.password}`));
+    client.on('state', (state: State) => {
+      if (generation === this.generation) this.onClientState(state);
+    });
+    this.client = client;
+    client.connect();
+    this.armReconnectKick();
+  }
+
+  /**
+   * node-zookeeper-client clears its connect timeout once TCP connects, so a server that accepts the
+   * socket but never answers the handshake (a JVM still starting, a half-open proxy) hangs the client
+   * forever. While not connected, drop the socket every third of the session timeout so that it tries
+   * again.
+   */
+  private armReconnectKick(): void {
+    clearInterval(this.kickTimer);
+    const period = Math.max(500, Math.floor(this.negotiatedTimeoutMs / 3));
+    this.kickTimer = setInterval(() => {
+      if (this.stateValue === 'connected' || this.stateValue === 'closed') {
+        clearInterval(this.kickTimer);
+        return;
+      }
+      const manager = (this.client as unknown as { connectionManager?: { socket?: { destroy(): void } } } | undefined)?.connectionManager;
+      manager?.socket?.destroy();
+    }, period);
+  }
+
+  private onClientState(state: State): void {
+    if (state === State.SYNC_CONNECTED) {
+      clearTimeout(this.lostTimer);
+      this.lostTimer = undefined;
+      const newSession = this.stateValue === 'lost' || this.stateValue === 'expired';
+      const first = !this.everConnected;
+      this.everConnected = true;
+      this.transition('connected');
+      if (newSession) this.emit('reset');
+      if (first || newSession) this.log.info({ sessionId: this.sessionId, generation: this.generation }, 'zookeeper session established');
+    } else if (state === State.DISCONNECTED) {
+      if (this.stateValue !== 'connected') return;
+      this.transition('suspended');
+      this.armReconnectKick();
+      // The client library reports no expiry while cut off; assume the server expired us after the timeout.
+      this.lostTimer = setTimeout(() => this.onSessionGone('lost'), this.negotiatedTimeoutMs);
+    } else if (state === State.EXPIRED) {
+      this.onSessionGone('expired');
+    } else if (state === State.AUTH_FAILED) {
+      this.log.error('zookeeper authentication failed');
+    }
+  }
+
+  private onSessionGone(reason: 'lost' | 'expired'): void {
+    if (this.stateValue === 'closed') return;
+    clearTimeout(this.lostTimer);
+    this.lostTimer = undefined;
+    this.log.warn({ reason, sessionId: this.sessionId }, 'zookeeper session gone; starting a new one');
+    this.transition(reason);
+    this.replaceClient();
+  }
+
+  private transition(next: ConnectionState): void {
+    if (this.stateValue === next || this.stateValue === 'closed') return;
+    this.stateValue = next;
+    if (next !== 'latent' && next !== 'connecting' && next !== 'closed') this.emit(next);
+  }
+
+  private emit(event: SessionEvent): void {
+    this.events.emit('event', event);
+  }
+}
+
+/** Parent path of an absolute znode path (`/a/b` → `/a`, `/a` → `/`). */
+export function parentOf(path: string): string {
+  const index = path.lastIndexOf('/');
+  return index <= 0 ? '/' : path.slice(0, index);
+}
+
+/** Creates and starts a session; resolves once connected. */
+export async function connectSession(options: ZkSessionOptions, timeoutMs?: number): Promise<ZkSession> {
+  const session = new ZkSession(options);
+  await session.start(timeoutMs);
+  return session;
+}

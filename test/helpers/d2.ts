@@ -1,0 +1,52 @@
+import {
+  parseClusterProperties,
+  parseServiceProperties,
+  serializeClusterProperties,
+  serializeServiceProperties,
+  serializeUriProperties,
+  type ClusterProperties,
+  type ServiceProperties,
+} from '../../lib/d2';
+import { clusterPath, servicePath, urisPath } from '../../lib/d2/paths';
+import type { ZkSession } from '../../lib/zk';
+
+/** A cluster document with rest.li's defaults, plus `overrides`. */
+export function clusterDoc(name: string, overrides: Partial<ClusterProperties> = {}): ClusterProperties {
+  return { ...parseClusterProperties({ clusterName: name }), ...overrides };
+}
+
+/** A service document mapping `name` to `cluster`, served under `path`, http only. */
+export function serviceDoc(name: string, cluster: string, path = `/${name}`, overrides: Partial<ServiceProperties> = {}): ServiceProperties {
+  const base = parseServiceProperties({
+    serviceName: name,
+    clusterName: cluster,
+    path,
+    loadBalancerStrategyList: ['degraderV3'],
+    prioritizedSchemes: ['http'],
+  });
+  return { ...base, ...overrides };
+}
+
+/** Creates or overwrites a znode (parents included) with text. */
+export async function put(session: ZkSession, path: string, text: string): Promise<void> {
+  const data = Buffer.from(text, 'utf8');
+  if (await session.exists(path)) await session.set(path, data);
+  else await session.create(path, data, { parents: true });
+}
+
+/** Writes `<base>/clusters/<name>`. */
+export async function putCluster(session: ZkSession, base: string, props: ClusterProperties): Promise<void> {
+  await put(session, clusterPath(base, props.clusterName), serializeClusterProperties(props));
+}
+
+/** Writes `<base>/services/<name>`. */
+export async function putService(session: ZkSession, base: string, props: ServiceProperties): Promise<void> {
+  await put(session, servicePath(base, props.serviceName), serializeServiceProperties(props));
+}
+
+/** Writes a persistent URI child `<base>/uris/<cluster>/<child>` announcing one URI (the bridge's way). */
+export async function putUri(session: ZkSession, base: string, cluster: string, child: string, uri: string, weight = 1): Promise<string> {
+  const path = `${urisPath(base, cluster)}/${child}`;
+  await put(session, path, serializeUriProperties({ clusterName: cluster, partitionDesc: { [uri]: { 0: weight } }, uriSpecificProperties: {} }));
+  return path;
+}

@@ -1,0 +1,166 @@
+import { startEnsemble, startZooKeeper, type ZooKeeperEnsemble, type ZooKeeperServer } from '../../../lib/local/zookeeper';
+import { fourLetterWord } from '../../../lib/local/net';
+import { ZkSession, type DataState, type SessionEvent } from '../../../lib/zk';
+import { closeSessions, eventually, expireSession, openSession } from '../../helpers/zk';
+
+// Faults a ZooKeeper client lives through: forced session expiry, server restarts (short and longer
+// than the session timeout), and losing the ensemble member it is connected to.
+
+function lastValue(states: DataState[]): string | undefined {
+  const last = states.at(-1);
+  return last?.exists ? last.data.toString() : undefined;
+}
+
+async function writeContinuously(writer: ZkSession, path: string, stop: { done: boolean }): Promise<number> {
+  let n = 0;
+  while (!stop.done) {
+    n++;
+    await writer.set(path, Buffer.from(String(n))).catch(() => n--);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  return n;
+}
+
+describe('session faults on a standalone server', () => {
+  let server: ZooKeeperServer;
+
+  function session(timeoutMs: number): Promise<ZkSession> {
+    return openSession({ connectString: server.connectString, sessionTimeoutMs: timeoutMs });
+  }
+
+  beforeAll(async () => {
+    server = await startZooKeeper({ sessionTimeouts: { minMs: 1000, maxMs: 20000 } });
+  });
+
+  afterEach(async () => {
+    await closeSessions();
+  });
+
+  afterAll(async () => {
+    await server.stop();
+  });
+
+  it('recovers every watch with the latest state after a forced session expiry while writes continue', async () => {
+    // Prepare
+    const watcher = await session(4000);
+    const writer = await session(10000);
+    const paths = ['/expiry/a', '/expiry/b', '/expiry/c'];
+    for (const p of paths) await writer.create(p, Buffer.from('0'), { parents: true }).catch(() => undefined);
+    const states = new Map(paths.map((p) => [p, [] as DataState[]]));
+    const events: SessionEvent[] = [];
+    watcher.on((e) => events.push(e));
+    const watches = paths.map((p) => watcher.watchData(p, (s) => states.get(p)!.push(s)));
+    await Promise.all(watches.map((w) => w.ready));
+    const firstSession = watcher.sessionId;
+
+    // Act
+    const stop = { done: false };
+    const writing = writeContinuously(writer, paths[0]!, stop);
+    await new Promise((r) => setTimeout(r, 100));
+    await expireSession(watcher);
+    await eventually(() => events.includes('reset'), 15000, 'a new session');
+    await writer.set(paths[1]!, Buffer.from('after-expiry'));
+    await new Promise((r) => setTimeout(r, 100));
+    stop.done = true;
+    const lastWrite = await writing;
+
+    // Assess
+    expect(events).toEqual(expect.arrayContaining(['expired', 'connected', 'reset']));
+    expect(watcher.sessionId).not.toBe(firstSession);
+    await eventually(() => lastValue(states.get(paths[0]!)!) === String(lastWrite), 10000, 'latest write on a');
+    await eventually(() => lastValue(states.get(paths[1]!)!) === 'after-expiry', 10000, 'write on b');
+    // c never changed: its listener heard it once, not again after the new session.
+    expect(states.get(paths[2]!)).toHaveLength(1);
+  });
+
+  it('keeps the session and its watches through a restart shorter than the session timeout', async () => {
+    // Prepare
+    const watcher = await session(10000);
+    await watcher.create('/restart/short', Buffer.from('before'), { parents: true }).catch(() => undefined);
+    await watcher.set('/restart/short', Buffer.from('before'));
+    const states: DataState[] = [];
+    const events: SessionEvent[] = [];
+    watcher.on((e) => events.push(e));
+    await watcher.watchData('/restart/short', (s) => states.push(s)).ready;
+    const id = watcher.sessionId;
+
+    // Act
+    await server.halt();
+    await eventually(() => watcher.state === 'suspended', 5000, 'suspended');
+    await server.start();
+    await eventually(() => watcher.state === 'connected', 15000, 'reconnected');
+    const writer = await session(10000);
+    await writer.set('/restart/short', Buffer.from('after'));
+
+    // Assess
+    await eventually(() => lastValue(states) === 'after', 5000, 'change after restart');
+    expect(watcher.sessionId).toBe(id);
+    expect(events).not.toContain('reset');
+  });
+
+  it('makes a new session and re-reads every watch when the server is down longer than the session timeout', async () => {
+    // Prepare
+    const watcher = await session(2000);
+    const writer = await session(20000);
+    await writer.create('/restart/long', Buffer.from('before'), { parents: true }).catch(() => undefined);
+    await writer.set('/restart/long', Buffer.from('before'));
+    const states: DataState[] = [];
+    const events: SessionEvent[] = [];
+    watcher.on((e) => events.push(e));
+    await watcher.watchData('/restart/long', (s) => states.push(s)).ready;
+
+    // Act
+    await server.halt();
+    await eventually(() => events.includes('lost'), 10000, 'session lost');
+    await server.start();
+    await eventually(() => events.includes('reset'), 20000, 'new session');
+    await eventually(() => writer.state === 'connected', 20000, 'writer back');
+    await writer.set('/restart/long', Buffer.from('after'));
+
+    // Assess
+    await eventually(() => lastValue(states) === 'after', 10000, 'change after the new session');
+    expect(events.indexOf('lost')).toBeLessThan(events.indexOf('reset'));
+  });
+});
+
+describe('session faults on a 3-server ensemble', () => {
+  let ensemble: ZooKeeperEnsemble;
+
+  beforeAll(async () => {
+    ensemble = await startEnsemble(3, { sessionTimeouts: { minMs: 1000, maxMs: 20000 } });
+  }, 90000);
+
+  afterAll(async () => {
+    await ensemble?.stop();
+  });
+
+  it('moves to another member when the one it is connected to dies, with the watch intact', async () => {
+    // Prepare
+    const watcher = new ZkSession({ connectString: ensemble.connectString, sessionTimeoutMs: 8000 });
+    const writer = new ZkSession({ connectString: ensemble.connectString, sessionTimeoutMs: 8000 });
+    await watcher.start();
+    await writer.start();
+    await writer.create('/ensemble/node', Buffer.from('0'), { parents: true });
+    const states: DataState[] = [];
+    await watcher.watchData('/ensemble/node', (s) => states.push(s)).ready;
+    const sid = `0x${BigInt(`0x${watcher.sessionId}`).toString(16)}`;
+    let connectedTo: ZooKeeperServer | undefined;
+    for (const member of ensemble.members) {
+      if ((await fourLetterWord(member.port, 'cons')).includes(`sid=${sid}`)) connectedTo = member;
+    }
+    expect(connectedTo).toBeDefined();
+
+    // Act
+    await connectedTo!.halt();
+    const stop = { done: false };
+    const writing = writeContinuously(writer, '/ensemble/node', stop);
+    await eventually(() => watcher.state === 'connected' && states.length > 2, 20000, 'watch moving on');
+    stop.done = true;
+    const lastWrite = await writing;
+
+    // Assess
+    await eventually(() => lastValue(states) === String(lastWrite), 10000, 'latest write');
+    await watcher.close();
+    await writer.close();
+  }, 60000);
+});
