@@ -1,5 +1,4 @@
 import { Pool, type Dispatcher } from 'undici';
-import { ZkError } from '../zk';
 import { createLogger, type Logger } from '../logging';
 import { rewriteD2Uri } from './codecs/uri-rewrite';
 import { D2Error } from './errors';
@@ -94,7 +93,7 @@ const SENDABLE = new Set(['http', 'https']);
  *   `bannedUris`; the service's `prioritizedSchemes` are tried in order and the first with a host wins
  *   (none listed: http and https). Only http and https hosts are sendable.
  * - Errors: `D2Error` `malformed` (not a d2 URL), `unknownService`, `unknownCluster` (no readable
- *   cluster properties), `noHosts`, `closed`; `ZkError` `timeout` when discovery data does not load in
+ *   cluster properties), `noHosts`, `closed`; `discoveryTimeout` when discovery data does not load in
  *   `discoveryTimeoutMs`. HTTP statuses are returned, not thrown.
  * - A service or cluster the client touched stays followed (one hold each) until `close()`.
  *
@@ -315,7 +314,7 @@ export class D2Client {
     const ms = this.discoveryTimeoutMs;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => reject(new ZkError('timeout', `${what} not loaded from ZooKeeper within ${ms} ms`)), ms);
+      timer = setTimeout(() => reject(new D2Error('discoveryTimeout', `${what} not loaded from ZooKeeper within ${ms} ms`)), ms);
     });
     return Promise.race([load, timeout]).finally(() => clearTimeout(timer));
   }

@@ -9,8 +9,9 @@
  * - `unknownService` / `unknownCluster`: the named node does not exist.
  * - `noHosts`: a service resolved, but no host can take the request.
  * - `closed`: the component was used after `close()`.
+ * - `discoveryTimeout`: a service or cluster did not load from ZooKeeper in time (ZooKeeper unreachable).
  */
-export type D2ErrorKind = 'malformed' | 'unknownService' | 'noHosts' | 'unknownCluster' | 'closed';
+export type D2ErrorKind = 'malformed' | 'unknownService' | 'noHosts' | 'unknownCluster' | 'closed' | 'discoveryTimeout';
 
 /** The three D2 document types, named after their ZooKeeper folders' content. */
 export type D2Entity = 'cluster' | 'service' | 'uri';

@@ -1,5 +1,6 @@
 import type { DataState, DataWatch, Stat, ZkSession } from '../zk';
 import { createLogger, type Logger } from '../logging';
+import { callSafely, publishSafely } from './subscribers';
 import { assertIsError, D2Error } from './errors';
 import { assertNodeName } from './paths';
 
@@ -116,7 +117,7 @@ export class ZooKeeperPropertyStore<T> implements PropertySource<T> {
     if (!entry) {
       entry = this.startWatching(name);
     } else if (entry.status !== 'loading') {
-      safely(this.log, name, () => subscriber.onInitialize(name, entry!.value));
+      callSafely(this.log, name, () => subscriber.onInitialize(name, entry!.value));
     }
     // A Set keeps one registration per subscriber object; a second subscribe of the same one is a no-op.
     const target = entry;
@@ -215,21 +216,10 @@ export class ZooKeeperPropertyStore<T> implements PropertySource<T> {
       { err: error, kind: this.options.kind, name, version: version.toString(), keeping: entry.version?.toString() ?? null },
       `unreadable ${this.options.kind} properties; keeping the last good value`,
     );
-    if (this.options.onMalformed) safely(this.log, name, () => this.options.onMalformed!(name, error));
+    if (this.options.onMalformed) callSafely(this.log, name, () => this.options.onMalformed!(name, error));
   }
 
   private publish(entry: Entry<T>, call: (subscriber: PropertySubscriber<T>) => void, name: string): void {
-    // A copy: a subscriber may unsubscribe (or subscribe another) from inside its callback.
-    for (const subscriber of [...entry.subscribers]) {
-      if (entry.subscribers.has(subscriber)) safely(this.log, name, () => call(subscriber));
-    }
-  }
-}
-
-function safely(log: Logger, name: string, call: () => void): void {
-  try {
-    call();
-  } catch (err) {
-    log.error({ err, name }, 'property subscriber threw');
+    publishSafely(this.log, name, entry.subscribers, call);
   }
 }

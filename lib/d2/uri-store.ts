@@ -1,5 +1,6 @@
 import type { ChildrenState, ChildrenWatch, DataState, DataWatch, ZkSession } from '../zk';
 import { createLogger, type Logger } from '../logging';
+import { callSafely, publishSafely } from './subscribers';
 import { parseUriProperties } from './codecs/uri';
 import { assertIsError, D2Error } from './errors';
 import { mergeUriProperties, type MergedUriProperties, type UriProperties } from './model';
@@ -90,7 +91,7 @@ export class ZooKeeperUriStore implements PropertySource<MergedUriProperties> {
     assertNodeName(cluster, 'cluster name');
     let entry = this.entries.get(cluster);
     if (!entry) entry = this.startWatching(cluster);
-    else if (entry.status !== 'loading') safely(this.log, cluster, () => subscriber.onInitialize(cluster, entry!.merged));
+    else if (entry.status !== 'loading') callSafely(this.log, cluster, () => subscriber.onInitialize(cluster, entry!.merged));
     const target = entry;
     target.subscribers.add(subscriber);
     let active = true;
@@ -229,7 +230,7 @@ export class ZooKeeperUriStore implements PropertySource<MergedUriProperties> {
       { err: error, cluster, child: name, version: version.toString(), keepingLastGood: child.status === 'present' },
       'unreadable URI announcement; the cluster keeps its other hosts',
     );
-    if (this.options.onMalformed) safely(this.log, cluster, () => this.options.onMalformed!(cluster, name, error));
+    if (this.options.onMalformed) callSafely(this.log, cluster, () => this.options.onMalformed!(cluster, name, error));
   }
 
   /** Publishes the first view once everything is read; after that, schedules a coalesced flush. */
@@ -278,16 +279,6 @@ export class ZooKeeperUriStore implements PropertySource<MergedUriProperties> {
   }
 
   private publish(cluster: string, entry: ClusterEntry, call: (s: PropertySubscriber<MergedUriProperties>) => void): void {
-    for (const subscriber of [...entry.subscribers]) {
-      if (entry.subscribers.has(subscriber)) safely(this.log, cluster, () => call(subscriber));
-    }
-  }
-}
-
-function safely(log: Logger, cluster: string, call: () => void): void {
-  try {
-    call();
-  } catch (err) {
-    log.error({ err, cluster }, 'uri subscriber threw');
+    publishSafely(this.log, cluster, entry.subscribers, call);
   }
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { createLogger, type Logger } from '../logging';
+import { CoalescingTask } from './coalescing-task';
 import { assertIsError, isZkError, ZkError } from './errors';
 import type { DataWatch } from './persistent-watch';
 import type { SessionEvent, ZkSession } from './session';
@@ -50,8 +51,10 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
   private ownPath: string | undefined;
   private predecessorWatch: DataWatch | undefined;
   private unsubscribe: (() => void) | undefined;
-  private running = false;
-  private dirty = false;
+  private readonly evaluator = new CoalescingTask(
+    () => this.evaluateSafely(),
+    () => this.lifecycleValue === 'started',
+  );
   private readonly log: Logger;
 
   constructor(
@@ -153,23 +156,17 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
   }
 
   /** Serial, coalesced re-evaluation (as persistent watches do). */
-  private async evaluate(): Promise<void> {
-    if (this.running) {
-      this.dirty = true;
-      return;
-    }
-    this.running = true;
+  private evaluate(): Promise<void> {
+    return this.evaluator.run();
+  }
+
+  private async evaluateSafely(): Promise<void> {
     try {
-      do {
-        this.dirty = false;
-        await this.evaluateOnce().catch((err: unknown) => {
-          assertIsError(err);
-          // Transient errors: the next `connected` / `reset` re-evaluates.
-          if (!(err instanceof ZkError && err.transient)) this.log.error({ err, path: this.options.path }, 'leader election failed to evaluate');
-        });
-      } while (this.dirty && this.lifecycleValue === 'started');
-    } finally {
-      this.running = false;
+      await this.evaluateOnce();
+    } catch (err) {
+      assertIsError(err);
+      // Transient errors: the next `connected` / `reset` re-evaluates.
+      if (!(err instanceof ZkError && err.transient)) this.log.error({ err, path: this.options.path }, 'leader election failed to evaluate');
     }
   }
 
@@ -184,7 +181,7 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
     }
     const index = candidates.findIndex((name) => name.startsWith(this.prefix));
     if (index < 0) {
-      this.dirty = true;
+      this.evaluator.requestRerun();
       return;
     }
     this.ownPath = `${this.options.path}/${candidates[index]}`;

@@ -1,5 +1,6 @@
 import type { Client, Event } from 'node-zookeeper-client';
 import type { Logger } from '../logging';
+import { CoalescingTask } from './coalescing-task';
 import { assertIsError, isZkError } from './errors';
 import * as raw from './raw-ops';
 import type { ChildrenState, DataState } from './types';
@@ -33,7 +34,7 @@ export interface Watch {
  * coalesced; a read result older than the last delivered state is dropped, and an unchanged one is
  * not delivered (Curator's PersistentWatcher + NodeCache, by hand).
  *
- * Concurrency: `running`/`dirty` change only inside `refresh`; `last` only in `deliver`.
+ * Concurrency: re-reads run through one CoalescingTask; `last` changes only in `deliver`.
  */
 abstract class PersistentWatch<S extends DataState | ChildrenState> implements Watch {
   lifecycle: WatchLifecycle = 'latent';
@@ -41,8 +42,10 @@ abstract class PersistentWatch<S extends DataState | ChildrenState> implements W
   /** The last state delivered to the listener. */
   last: S | undefined;
   private resolveReady!: () => void;
-  private running = false;
-  private dirty = false;
+  private readonly refresher = new CoalescingTask(
+    () => this.refreshOnce(),
+    () => this.lifecycle === 'started',
+  );
   private unsubscribe: (() => void) | undefined;
   private readonly closeListeners: (() => void)[] = [];
   /** Bound once: registering the same function again does not pile up listeners (client issue #72). */
@@ -90,22 +93,13 @@ abstract class PersistentWatch<S extends DataState | ChildrenState> implements W
   /** True when `next` shows the same state as `prev` (need not be delivered). */
   protected abstract isSame(next: S, prev: S): boolean;
 
-  private async refresh(): Promise<void> {
-    if (this.lifecycle !== 'started') return;
-    if (this.running) {
-      this.dirty = true;
-      return;
-    }
-    this.running = true;
-    try {
-      do {
-        this.dirty = false;
-        const state = await this.readOnce();
-        if (state && this.lifecycle === 'started') this.deliver(state);
-      } while (this.dirty && this.lifecycle === 'started');
-    } finally {
-      this.running = false;
-    }
+  private refresh(): Promise<void> {
+    return this.refresher.run();
+  }
+
+  private async refreshOnce(): Promise<void> {
+    const state = await this.readOnce();
+    if (state && this.lifecycle === 'started') this.deliver(state);
   }
 
   private async readOnce(): Promise<S | undefined> {

@@ -212,7 +212,7 @@ describe('D2Client resolution', () => {
     for (let i = 0; i < 50 && !target; i++) target = await impatient.resolve('d2://svc/x').catch(() => undefined);
 
     // Assess
-    expect(cutOff).toMatchObject({ name: 'ZkError', kind: 'timeout' });
+    expect(cutOff).toMatchObject({ name: 'D2Error', kind: 'discoveryTimeout' });
     expect(target?.host).toBe(server.uri);
     await impatient.close();
     readerState.shutdown();
