@@ -66,6 +66,7 @@ export class ZkSession {
   private stateValue: ConnectionState = 'latent';
   private everConnected = false;
   private readonly watches = new Set<Watch>();
+  private readonly counters = { sessions: 0, suspended: 0, expired: 0, lost: 0, reconnects: 0 };
 
   constructor(private readonly options: ZkSessionOptions) {
     if (!options.connectString) throw new ZkError('other', 'connectString is required');
@@ -102,6 +103,14 @@ export class ZkSession {
   get negotiatedTimeoutMs(): number {
     const negotiated = this.client?.getSessionTimeout();
     return negotiated && negotiated > 0 ? negotiated : this.sessionTimeoutMs;
+  }
+
+  /**
+   * Counters an operator alarms on: sessions made, disconnects (`suspended`), server-side expiries,
+   * sessions given up by our timer (`lost`), reconnects within the same session; plus open watches.
+   */
+  stats(): { sessions: number; suspended: number; expired: number; lost: number; reconnects: number; watches: number } {
+    return { ...this.counters, watches: this.watches.size };
   }
 
   /** Subscribes to session events; returns the unsubscribe function. */
@@ -345,6 +354,8 @@ export class ZkSession {
       this.lostTimer = undefined;
       const newSession = this.stateValue === 'lost' || this.stateValue === 'expired';
       const first = !this.everConnected;
+      if (first || newSession) this.counters.sessions++;
+      else this.counters.reconnects++;
       this.everConnected = true;
       this.transition('connected');
       if (newSession) this.emit('reset');
@@ -352,6 +363,7 @@ export class ZkSession {
     } else if (state === State.DISCONNECTED) {
       if (this.stateValue !== 'connected') return;
       this.transition('suspended');
+      this.counters.suspended++;
       this.armReconnectKick();
       // The client library reports no expiry while cut off; assume the server expired us after the timeout.
       this.lostTimer = setTimeout(() => this.onSessionGone('lost'), this.negotiatedTimeoutMs);
@@ -366,6 +378,7 @@ export class ZkSession {
     if (this.stateValue === 'closed') return;
     clearTimeout(this.lostTimer);
     this.lostTimer = undefined;
+    this.counters[reason]++;
     this.log.warn({ reason, sessionId: this.sessionId }, 'zookeeper session gone; starting a new one');
     this.transition(reason);
     this.replaceClient();

@@ -66,6 +66,7 @@ describe('session faults on a standalone server', () => {
 
     // Assess
     expect(events).toEqual(expect.arrayContaining(['expired', 'connected', 'reset']));
+    expect(watcher.stats()).toMatchObject({ sessions: 2, expired: 1, lost: 0, watches: 3 });
     expect(watcher.sessionId).not.toBe(firstSession);
     await eventually(() => lastValue(states.get(paths[0]!)!) === String(lastWrite), 10000, 'latest write on a');
     await eventually(() => lastValue(states.get(paths[1]!)!) === 'after-expiry', 10000, 'write on b');
@@ -96,6 +97,7 @@ describe('session faults on a standalone server', () => {
     await eventually(() => lastValue(states) === 'after', 5000, 'change after restart');
     expect(watcher.sessionId).toBe(id);
     expect(events).not.toContain('reset');
+    expect(watcher.stats()).toMatchObject({ sessions: 1, suspended: 1, reconnects: 1 });
   });
 
   it('makes a new session and re-reads every watch when the server is down longer than the session timeout', async () => {
@@ -120,6 +122,7 @@ describe('session faults on a standalone server', () => {
     // Assess
     await eventually(() => lastValue(states) === 'after', 10000, 'change after the new session');
     expect(events.indexOf('lost')).toBeLessThan(events.indexOf('reset'));
+    expect(watcher.stats()).toMatchObject({ sessions: 2, lost: 1 });
   });
 });
 
