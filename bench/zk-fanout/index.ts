@@ -2,17 +2,17 @@
 // Measures the time from just before the `set` call until every watcher's listener has the new value:
 // the physical floor for failout propagation. `npm run bench -- zk-fanout [--watchers 1000]
 // [--processes 4] [--rounds 20] [--warmup 2] [--gap-ms 100]`.
-import { fork, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
 import { startZooKeeper, type ZooKeeperServer } from '../../lib/local/zookeeper';
-import { createLogger } from '../../lib/logging';
+import { createLogger, type Logger } from '../../lib/logging';
 import { connectSession, type ZkSession } from '../../lib/zk';
+import { parseIntOptions } from '../lib/args';
 import { percentile, printTable, round, writeResults, type Row } from '../lib/report';
-import { clock, type FromWorker, type ToWorker } from './protocol';
+import { calibrate, clock, mean, sleep, spawnWorker, split, type BenchWorker, type ClockCalibration } from '../lib/workers';
+import type { FromWorker, ToWorker } from './protocol';
 
-interface Parameters {
+/** Parameters of a zk-fanout measurement. */
+export interface Parameters {
   watchers: number;
   processes: number;
   rounds: number;
@@ -23,174 +23,38 @@ interface Parameters {
   roundTimeoutMs: number;
 }
 
-const PATH = '/failout-bench/zk-fanout/node';
+/** The node written each round. */
+export const PATH = '/failout-bench/zk-fanout/node';
 
-function parameters(args: string[]): Parameters {
-  const { values } = parseArgs({
-    args,
-    options: {
-      watchers: { type: 'string', default: '1000' },
-      processes: { type: 'string', default: '4' },
-      rounds: { type: 'string', default: '20' },
-      warmup: { type: 'string', default: '2' },
-      'gap-ms': { type: 'string', default: '100' },
-      'session-timeout-ms': { type: 'string', default: '30000' },
-      'connect-concurrency': { type: 'string', default: '20' },
-      'round-timeout-ms': { type: 'string', default: '30000' },
-    },
-    strict: true,
+/** Parses `--watchers … --processes …` into {@link Parameters}. */
+export function parameters(args: string[]): Parameters {
+  const v = parseIntOptions(args, {
+    watchers: { default: 1000, min: 1 },
+    processes: { default: 4, min: 1 },
+    rounds: { default: 20, min: 1 },
+    warmup: { default: 2, min: 0 },
+    'gap-ms': { default: 100, min: 0 },
+    'session-timeout-ms': { default: 30000, min: 1000 },
+    'connect-concurrency': { default: 20, min: 1 },
+    'round-timeout-ms': { default: 30000, min: 100 },
   });
-  const int = (name: keyof typeof values, min: number): number => {
-    const text = values[name];
-    const value = Number(text);
-    if (!Number.isInteger(value) || value < min) throw new Error(`--${name} must be an integer ≥ ${min}, got ${String(text)}`);
-    return value;
-  };
-  const watchers = int('watchers', 1);
   return {
-    watchers,
+    watchers: v.watchers,
     // Never more processes than watchers: every worker runs at least one.
-    processes: Math.min(int('processes', 1), watchers),
-    rounds: int('rounds', 1),
-    warmup: int('warmup', 0),
-    gapMs: int('gap-ms', 0),
-    sessionTimeoutMs: int('session-timeout-ms', 1000),
-    connectConcurrency: int('connect-concurrency', 1),
-    roundTimeoutMs: int('round-timeout-ms', 100),
+    processes: Math.min(v.processes, v.watchers),
+    rounds: v.rounds,
+    warmup: v.warmup,
+    gapMs: v['gap-ms'],
+    sessionTimeoutMs: v['session-timeout-ms'],
+    connectConcurrency: v['connect-concurrency'],
+    roundTimeoutMs: v['round-timeout-ms'],
   };
 }
 
-type Reply<T extends FromWorker['type']> = Extract<FromWorker, { type: T }>;
+type Worker = BenchWorker<ToWorker, FromWorker>;
 
-/** One watcher process and the replies awaited from it. */
-class Worker {
-  private readonly waiters = new Set<{ match: (m: FromWorker) => boolean; resolve: (m: FromWorker) => void; reject: (e: Error) => void }>();
-  private failure: Error | undefined;
-  private exited = false;
-  private readonly exit: Promise<void>;
-  /** Worker clock minus parent clock, applied to its times when distinguishable from 0. */
-  offsetMs = 0;
-
-  constructor(
-    readonly index: number,
-    readonly watchers: number,
-    private readonly child: ChildProcess,
-  ) {
-    child.on('message', (raw: unknown) => this.onMessage(raw as FromWorker));
-    child.on('error', (err) => this.fail(err));
-    this.exit = new Promise((resolve) =>
-      child.once('exit', (code, signal) => {
-        this.exited = true;
-        this.fail(new Error(`worker ${index} exited (${signal ?? `code ${String(code)}`})`));
-        resolve();
-      }),
-    );
-  }
-
-  /** Sends `message` and resolves with the first reply of `type` that `match` accepts. */
-  request<T extends FromWorker['type']>(message: ToWorker, type: T, timeoutMs: number, match: (m: Reply<T>) => boolean = () => true): Promise<Reply<T>> {
-    const reply = this.expect(type, timeoutMs, match);
-    this.child.send(message);
-    return reply;
-  }
-
-  /** Resolves with the next reply of `type` that `match` accepts (register before causing it). */
-  expect<T extends FromWorker['type']>(type: T, timeoutMs: number, match: (m: Reply<T>) => boolean = () => true): Promise<Reply<T>> {
-    if (this.failure) return Promise.reject(this.failure);
-    return new Promise<Reply<T>>((resolve, reject) => {
-      const waiter = {
-        match: (m: FromWorker) => m.type === type && match(m as Reply<T>),
-        resolve: (m: FromWorker) => {
-          clearTimeout(timer);
-          resolve(m as Reply<T>);
-        },
-        reject: (e: Error) => {
-          clearTimeout(timer);
-          reject(e);
-        },
-      };
-      const timer = setTimeout(() => {
-        this.waiters.delete(waiter);
-        reject(new Error(`worker ${this.index}: no '${type}' within ${timeoutMs} ms`));
-      }, timeoutMs);
-      this.waiters.add(waiter);
-    });
-  }
-
-  /** Asks the worker to close its sessions and exit; kills it if it has not after `graceMs`. */
-  async stop(graceMs = 5000): Promise<void> {
-    if (this.exited) return;
-    this.fail(new Error(`worker ${this.index} stopped`));
-    try {
-      if (this.child.connected) this.child.send({ type: 'shutdown' } satisfies ToWorker);
-    } catch {
-      // Channel already gone: the kill below does it.
-    }
-    const timer = setTimeout(() => this.child.kill('SIGKILL'), graceMs);
-    await this.exit;
-    clearTimeout(timer);
-  }
-
-  private onMessage(message: FromWorker): void {
-    if (message.type === 'error') {
-      this.fail(new Error(message.message));
-      return;
-    }
-    for (const waiter of this.waiters) {
-      if (waiter.match(message)) {
-        this.waiters.delete(waiter);
-        waiter.resolve(message);
-        return;
-      }
-    }
-  }
-
-  private fail(err: Error): void {
-    this.failure ??= err;
-    for (const waiter of this.waiters) waiter.reject(this.failure);
-    this.waiters.clear();
-  }
-}
-
-/** tsx's ESM loader by absolute URL, so workers start whatever the current directory is. */
-function tsxLoader(): string {
-  return pathToFileURL(require.resolve('tsx')).href;
-}
-
-function spawnWorker(index: number, watchers: number): Worker {
-  const child = fork(join(__dirname, 'watcher-worker.ts'), [], {
-    execArgv: ['--import', tsxLoader()],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    serialization: 'advanced',
-  });
-  return new Worker(index, watchers, child);
-}
-
-/**
- * Estimates the worker's clock offset from the ping with the smallest IPC round trip: the worker's
- * reading lies within ±rtt/2 of the parent's midpoint. Applied only when larger than that bound.
- */
-async function calibrate(worker: Worker, pings = 30): Promise<{ offsetMs: number; rttMs: number; applied: boolean }> {
-  let best = { offsetMs: 0, rttMs: Infinity };
-  for (let id = 0; id < pings; id++) {
-    const sent = clock();
-    const pong = await worker.request({ type: 'ping', id }, 'pong', 5000, (m) => m.id === id);
-    const received = clock();
-    if (received - sent < best.rttMs) best = { offsetMs: pong.at - (sent + received) / 2, rttMs: received - sent };
-  }
-  const applied = Math.abs(best.offsetMs) > best.rttMs / 2;
-  worker.offsetMs = applied ? best.offsetMs : 0;
-  return { ...best, applied };
-}
-
-function split(total: number, parts: number): number[] {
-  return Array.from({ length: parts }, (_, i) => Math.floor(total / parts) + (i < total % parts ? 1 : 0));
-}
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-const mean = (xs: readonly number[]): number => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
-
-interface RoundResult {
+/** One measured round. */
+export interface RoundResult {
   round: number;
   setAckMs: number;
   firstMs: number;
@@ -222,38 +86,39 @@ async function runRound(writer: ZkSession, workers: readonly Worker[], round: nu
   };
 }
 
-export default async function zkFanout(args: string[]): Promise<void> {
-  const p = parameters(args);
-  const startedAt = clock();
-  const log = createLogger('bench-zk-fanout');
-  if (!process.env.FAILOUT_LOG_LEVEL) log.level = 'warn';
-  process.stdout.write(
-    `zk-fanout: ${p.watchers} watchers (one session each) over ${p.processes} processes, ` + `${p.rounds} rounds + ${p.warmup} warm-up\n`,
-  );
+/** What {@link measureZkFanout} measured. */
+export interface ZkFanoutMeasurement {
+  results: RoundResult[];
+  setupMs: number;
+  clocks: ClockCalibration[];
+}
 
-  let zk: ZooKeeperServer | undefined;
+/**
+ * Runs the measurement against a ZooKeeper already running at `connectString`: creates the node,
+ * starts the watcher processes, runs the warm-up and measured rounds, and stops the workers.
+ * Reused by bench/failout-propagation to measure its baseline in the same run.
+ */
+export async function measureZkFanout(connectString: string, p: Parameters, log: Logger): Promise<ZkFanoutMeasurement> {
   let writer: ZkSession | undefined;
   const workers: Worker[] = [];
   try {
-    zk = await startZooKeeper();
-    const connectString = zk.connectString;
     writer = await connectSession({ connectString, sessionTimeoutMs: p.sessionTimeoutMs, logger: log });
-    await writer.create(PATH, Buffer.from('initial'), { parents: true });
+    if (!(await writer.exists(PATH))) await writer.create(PATH, Buffer.from('initial'), { parents: true });
 
     const setupStarted = clock();
-    split(p.watchers, p.processes).forEach((n, i) => workers.push(spawnWorker(i, n)));
+    split(p.watchers, p.processes).forEach((n, i) => workers.push(spawnWorker<ToWorker, FromWorker>(join(__dirname, 'watcher-worker.ts'), i, n)));
     const setupTimeoutMs = 60_000 + p.watchers * 100;
     const ready = await Promise.all(
       workers.map((w) =>
         w.request(
-          { type: 'init', connectString, path: PATH, watchers: w.watchers, sessionTimeoutMs: p.sessionTimeoutMs, connectConcurrency: p.connectConcurrency },
+          { type: 'init', connectString, path: PATH, watchers: w.size, sessionTimeoutMs: p.sessionTimeoutMs, connectConcurrency: p.connectConcurrency },
           'ready',
           setupTimeoutMs,
         ),
       ),
     );
     const setupMs = clock() - setupStarted;
-    const clocks: Awaited<ReturnType<typeof calibrate>>[] = [];
+    const clocks: ClockCalibration[] = [];
     for (const w of workers) clocks.push(await calibrate(w));
     process.stdout.write(
       `${ready.reduce((n, r) => n + r.watchers, 0)} watchers ready in ${round(setupMs / 1000, 1)} s; ` +
@@ -266,6 +131,26 @@ export default async function zkFanout(args: string[]): Promise<void> {
       if (r > 0) results.push(result);
       await sleep(p.gapMs);
     }
+    return { results, setupMs, clocks };
+  } finally {
+    await Promise.all(workers.map((w) => w.stop()));
+    await writer?.close().catch(() => undefined);
+  }
+}
+
+export default async function zkFanout(args: string[]): Promise<void> {
+  const p = parameters(args);
+  const startedAt = clock();
+  const log = createLogger('bench-zk-fanout');
+  if (!process.env.FAILOUT_LOG_LEVEL) log.level = 'warn';
+  process.stdout.write(
+    `zk-fanout: ${p.watchers} watchers (one session each) over ${p.processes} processes, ` + `${p.rounds} rounds + ${p.warmup} warm-up\n`,
+  );
+
+  let zk: ZooKeeperServer | undefined;
+  try {
+    zk = await startZooKeeper();
+    const { results, setupMs, clocks } = await measureZkFanout(zk.connectString, p, log);
 
     const rows: Row[] = results.map((r) => ({
       round: r.round,
@@ -304,8 +189,6 @@ export default async function zkFanout(args: string[]): Promise<void> {
     process.stdout.write(`note: ${summary.note}\n`);
     writeResults('zk-fanout', { parameters: { ...p }, rows, summary, elapsedMs: round(clock() - startedAt) });
   } finally {
-    await Promise.all(workers.map((w) => w.stop()));
-    await writer?.close().catch(() => undefined);
     await zk?.stop();
     process.stdout.write(`elapsed ${round((clock() - startedAt) / 1000, 1)} s\n`);
   }

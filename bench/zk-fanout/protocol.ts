@@ -1,15 +1,6 @@
 // IPC messages between bench/zk-fanout/index.ts (the parent) and watcher-worker.ts (its children).
-import { performance } from 'node:perf_hooks';
-
-/**
- * High-resolution absolute time in ms since the epoch. `performance.timeOrigin` is the wall clock taken
- * together with the monotonic clock at process start, so this is comparable across processes on one
- * machine (to a few µs) and monotonic within one. The parent also measures each worker's offset over
- * IPC (see `calibrate` in index.ts) as a check.
- */
-export function clock(): number {
-  return performance.timeOrigin + performance.now();
-}
+// The clock moved to bench/lib/workers.ts (shared with failout-propagation); re-exported for the worker.
+export { clock } from '../lib/workers';
 
 /** Parent → worker. */
 export type ToWorker =

@@ -3,6 +3,7 @@
 import { createLogger } from '../../lib/logging';
 import { connectSession, type ZkSession } from '../../lib/zk';
 import { clock, type FromWorker, type ToWorker } from './protocol';
+import { failWorker } from '../lib/workers';
 
 type Init = Extract<ToWorker, { type: 'init' }>;
 
@@ -62,13 +63,7 @@ async function shutdown(code: number): Promise<never> {
 }
 
 function fail(err: unknown): void {
-  const message = err instanceof Error ? (err.stack ?? err.message) : String(err);
-  try {
-    send({ type: 'error', message: `worker ${process.pid}: ${message}` });
-  } catch {
-    process.stderr.write(`${message}\n`);
-  }
-  void shutdown(1);
+  failWorker(err, send, shutdown);
 }
 
 process.on('message', (raw: unknown) => {

@@ -18,8 +18,20 @@ export interface ClusterInfoProvider {
   getHostCount(cluster: string): number;
 }
 
+/** What {@link createClusterInfoProvider} reads (`LoadBalancerState` fits). */
+export type ClusterInfoSource = Pick<LoadBalancerState, 'getUris' | 'getClusterProperties'>;
+
+interface HostCount {
+  readonly uris: MergedUriProperties;
+  readonly banned: readonly string[] | undefined;
+  readonly count: number;
+}
+
 class StateClusterInfoProvider implements ClusterInfoProvider {
-  constructor(private readonly state: LoadBalancerState) {}
+  /** Host counts per cluster, valid while the state hands out the same URI and ban-list objects. */
+  private readonly counts = new Map<string, HostCount>();
+
+  constructor(private readonly state: ClusterInfoSource) {}
 
   getClusterProperties(cluster: string): ClusterProperties | undefined {
     return this.state.getClusterProperties(cluster);
@@ -29,17 +41,28 @@ class StateClusterInfoProvider implements ClusterInfoProvider {
     return this.state.getUris(cluster);
   }
 
+  /**
+   * The failout strategy asks this for every peer of every redirected request, so the count is kept
+   * per URI snapshot: the state replaces those objects on every change, so identity says when to recount.
+   */
   getHostCount(cluster: string): number {
     const uris = this.state.getUris(cluster);
-    if (!uris) return 0;
-    const banned = new Set(this.state.getClusterProperties(cluster)?.bannedUris ?? []);
+    if (!uris) {
+      this.counts.delete(cluster);
+      return 0;
+    }
+    const banned = this.state.getClusterProperties(cluster)?.bannedUris;
+    const cached = this.counts.get(cluster);
+    if (cached && cached.uris === uris && cached.banned === banned) return cached.count;
+    const bannedSet = new Set(banned ?? []);
     let count = 0;
-    for (const host of uris.hosts) if (host.weight > 0 && !banned.has(host.uri)) count++;
+    for (const host of uris.hosts) if (host.weight > 0 && !bannedSet.has(host.uri)) count++;
+    this.counts.set(cluster, { uris, banned, count });
     return count;
   }
 }
 
 /** A {@link ClusterInfoProvider} that reads through a {@link LoadBalancerState}. */
-export function createClusterInfoProvider(state: LoadBalancerState): ClusterInfoProvider {
+export function createClusterInfoProvider(state: ClusterInfoSource): ClusterInfoProvider {
   return new StateClusterInfoProvider(state);
 }

@@ -66,4 +66,4 @@ export type { D2ClientOptions, D2RequestInit, D2Response, D2Target, WarmUpOption
 export { ZooKeeperAnnouncer } from './zookeeper-announcer';
 export type { AnnouncerTarget, ZooKeeperAnnouncerOptions } from './zookeeper-announcer';
 export { createClusterInfoProvider } from './cluster-info-provider';
-export type { ClusterInfoProvider } from './cluster-info-provider';
+export type { ClusterInfoProvider, ClusterInfoSource } from './cluster-info-provider';

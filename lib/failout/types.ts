@@ -57,6 +57,8 @@ export interface FailoutRequest {
   readonly cluster: string;
   /** Caller-supplied routing key (a member id, a session id): the same key lands in the same bucket. */
   readonly key?: string;
+  /** The time the caller judged the config failed out at (epoch ms); strategies use it rather than read the clock again. */
+  readonly now?: number;
 }
 
 /**

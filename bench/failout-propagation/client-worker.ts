@@ -1,0 +1,114 @@
+// Child process of bench/failout-propagation: runs N clients, each a ZooKeeper session with its own
+// LoadBalancerState and ZooKeeperFailoutConfigProvider following one cluster, and reports per round
+// when each client's routing decision flipped. Started by index.ts with `fork` + tsx's loader.
+import { LoadBalancerState } from '../../lib/d2';
+import { ZooKeeperFailoutConfigProvider } from '../../lib/failout/failout-config-provider';
+import { createLogger } from '../../lib/logging';
+import { connectSession, type ZkSession } from '../../lib/zk';
+import { clock, failWorker } from '../lib/workers';
+import type { FromWorker, ToWorker } from './protocol';
+
+type Init = Extract<ToWorker, { type: 'init' }>;
+
+// One logger for every client: a pino destination per component would open thousands of handles.
+const logger = createLogger('failout-propagation-worker');
+if (!process.env.FAILOUT_LOG_LEVEL) logger.level = 'warn';
+
+interface Client {
+  readonly session: ZkSession;
+  readonly state: LoadBalancerState;
+  readonly provider: ZooKeeperFailoutConfigProvider;
+}
+
+const clients: Client[] = [];
+let current: { round: number; failedOut: boolean; times: number[]; remaining: number } | undefined;
+let clientCount = 0;
+let cluster = '';
+
+function send(message: FromWorker): void {
+  if (!process.send) throw new Error('client-worker must be started with an IPC channel (fork)');
+  process.send(message);
+}
+
+/** Client `index` heard an update: record the round's time if its routing decision has flipped. */
+function check(index: number): void {
+  const at = clock();
+  const round = current;
+  const client = clients[index];
+  if (!round || !client || round.times[index] !== 0) return;
+  // What the redirect strategy reads on every request.
+  const failedOut = client.provider.getFailoutConfig(cluster)?.isFailedOut() === true;
+  if (failedOut !== round.failedOut) return;
+  round.times[index] = at;
+  if (--round.remaining === 0) {
+    current = undefined;
+    send({ type: 'flipped', round: round.round, times: round.times });
+  }
+}
+
+async function startClient(init: Init, index: number): Promise<void> {
+  const session = await connectSession({ connectString: init.connectString, sessionTimeoutMs: init.sessionTimeoutMs, logger });
+  const state = new LoadBalancerState({ session, basePath: init.basePath, logger });
+  // No warm-up handler: the bench measures routing state, not HTTP.
+  const provider = new ZooKeeperFailoutConfigProvider({ state, peerWatchTeardownDelayMs: init.teardownDelayMs, logger });
+  clients[index] = { session, state, provider };
+  provider.start();
+  // Registered after the provider, so it runs after the provider has taken the update.
+  state.registerClusterListener({ onClusterAdded: (name) => name === init.cluster && check(index), onClusterRemoved: () => undefined });
+  await state.listenToCluster(init.cluster);
+}
+
+async function setup(init: Init): Promise<void> {
+  const started = clock();
+  cluster = init.cluster;
+  clientCount = init.clients;
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < init.clients) await startClient(init, next++);
+  };
+  await Promise.all(Array.from({ length: Math.min(init.connectConcurrency, init.clients) }, lane));
+  send({ type: 'ready', clients: init.clients, setupMs: clock() - started });
+}
+
+let shuttingDown = false;
+
+async function shutdown(code: number): Promise<never> {
+  if (!shuttingDown) {
+    shuttingDown = true;
+    current = undefined;
+    for (const client of clients) {
+      client.provider.shutdown();
+      client.state.shutdown();
+    }
+    await Promise.all(clients.map((c) => c.session.close().catch(() => undefined)));
+  }
+  process.exit(code);
+}
+
+function fail(err: unknown): void {
+  failWorker(err, send, shutdown);
+}
+
+process.on('message', (raw: unknown) => {
+  const message = raw as ToWorker;
+  switch (message.type) {
+    case 'init':
+      setup(message).catch(fail);
+      break;
+    case 'ping':
+      send({ type: 'pong', id: message.id, at: clock() });
+      break;
+    case 'arm':
+      current = { round: message.round, failedOut: message.failedOut, times: new Array<number>(clientCount).fill(0), remaining: clientCount };
+      send({ type: 'armed', round: message.round });
+      break;
+    case 'shutdown':
+      void shutdown(0);
+      break;
+  }
+});
+
+// The parent died or closed the channel: do not linger with open sessions.
+process.on('disconnect', () => void shutdown(0));
+process.on('uncaughtException', fail);
+process.on('unhandledRejection', fail);

@@ -1,0 +1,180 @@
+// Child processes for multi-process benchmarks (zk-fanout, failout-propagation): forking TypeScript
+// workers with tsx, request/reply over IPC, and clock calibration between processes.
+import { fork, type ChildProcess } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
+
+/**
+ * High-resolution absolute time in ms since the epoch. `performance.timeOrigin` is the wall clock taken
+ * together with the monotonic clock at process start, so this is comparable across processes on one
+ * machine (to a few µs) and monotonic within one. {@link calibrate} measures each worker's offset over
+ * IPC as a check.
+ */
+export function clock(): number {
+  return performance.timeOrigin + performance.now();
+}
+
+/** Every message has a `type`; a worker reports a fatal problem as `error`. */
+export interface WorkerMessage {
+  readonly type: string;
+}
+
+/** What every worker protocol includes: ping/pong for {@link calibrate}, shutdown, error. */
+export type BaseToWorker = { readonly type: 'ping'; readonly id: number } | { readonly type: 'shutdown' };
+export type BaseFromWorker = { readonly type: 'pong'; readonly id: number; readonly at: number } | { readonly type: 'error'; readonly message: string };
+
+type Reply<F extends WorkerMessage, T extends F['type']> = Extract<F, { type: T }>;
+
+/** One worker process and the replies awaited from it. */
+export class BenchWorker<To extends WorkerMessage, From extends WorkerMessage> {
+  private readonly waiters = new Set<{ match: (m: From) => boolean; resolve: (m: From) => void; reject: (e: Error) => void }>();
+  private failure: Error | undefined;
+  private exited = false;
+  private readonly exit: Promise<void>;
+  /** Worker clock minus parent clock, applied to its times when distinguishable from 0. */
+  offsetMs = 0;
+
+  constructor(
+    readonly index: number,
+    /** Units of work (watchers, clients) this worker runs. */
+    readonly size: number,
+    private readonly child: ChildProcess,
+  ) {
+    child.on('message', (raw: unknown) => this.onMessage(raw as From));
+    child.on('error', (err) => this.fail(err));
+    this.exit = new Promise((resolve) =>
+      child.once('exit', (code, signal) => {
+        this.exited = true;
+        this.fail(new Error(`worker ${index} exited (${signal ?? `code ${String(code)}`})`));
+        resolve();
+      }),
+    );
+  }
+
+  /** Sends `message` and resolves with the first reply of `type` that `match` accepts. */
+  request<T extends From['type']>(message: To | BaseToWorker, type: T, timeoutMs: number, match: (m: Reply<From, T>) => boolean = () => true): Promise<Reply<From, T>> {
+    const reply = this.expect(type, timeoutMs, match);
+    this.child.send(message);
+    return reply;
+  }
+
+  /** Resolves with the next reply of `type` that `match` accepts (register before causing it). */
+  expect<T extends From['type']>(type: T, timeoutMs: number, match: (m: Reply<From, T>) => boolean = () => true): Promise<Reply<From, T>> {
+    if (this.failure) return Promise.reject(this.failure);
+    return new Promise<Reply<From, T>>((resolve, reject) => {
+      const waiter = {
+        match: (m: From) => m.type === type && match(m as Reply<From, T>),
+        resolve: (m: From) => {
+          clearTimeout(timer);
+          resolve(m as Reply<From, T>);
+        },
+        reject: (e: Error) => {
+          clearTimeout(timer);
+          reject(e);
+        },
+      };
+      const timer = setTimeout(() => {
+        this.waiters.delete(waiter);
+        reject(new Error(`worker ${this.index}: no '${type}' within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.waiters.add(waiter);
+    });
+  }
+
+  /** Asks the worker to close its sessions and exit; kills it if it has not after `graceMs`. */
+  async stop(graceMs = 5000): Promise<void> {
+    if (this.exited) return;
+    this.fail(new Error(`worker ${this.index} stopped`));
+    try {
+      if (this.child.connected) this.child.send({ type: 'shutdown' } satisfies BaseToWorker);
+    } catch {
+      // Channel already gone: the kill below does it.
+    }
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), graceMs);
+    await this.exit;
+    clearTimeout(timer);
+  }
+
+  private onMessage(message: From): void {
+    if (message.type === 'error') {
+      this.fail(new Error((message as unknown as { message: string }).message));
+      return;
+    }
+    for (const waiter of this.waiters) {
+      if (waiter.match(message)) {
+        this.waiters.delete(waiter);
+        waiter.resolve(message);
+        return;
+      }
+    }
+  }
+
+  private fail(err: Error): void {
+    this.failure ??= err;
+    for (const waiter of this.waiters) waiter.reject(this.failure);
+    this.waiters.clear();
+  }
+}
+
+/** tsx's ESM loader by absolute URL, so workers start whatever the current directory is. */
+function tsxLoader(): string {
+  return pathToFileURL(require.resolve('tsx')).href;
+}
+
+/** Forks `script` (a .ts file) with tsx and an IPC channel. */
+export function spawnWorker<To extends WorkerMessage, From extends WorkerMessage>(script: string, index: number, size: number): BenchWorker<To, From> {
+  const child = fork(script, [], {
+    execArgv: ['--import', tsxLoader()],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    serialization: 'advanced',
+  });
+  return new BenchWorker<To, From>(index, size, child);
+}
+
+/** A worker's measured clock offset. */
+export interface ClockCalibration {
+  offsetMs: number;
+  rttMs: number;
+  applied: boolean;
+}
+
+/**
+ * Estimates the worker's clock offset from the ping with the smallest IPC round trip: the worker's
+ * reading lies within ±rtt/2 of the parent's midpoint. Applied only when larger than that bound.
+ */
+export async function calibrate<To extends WorkerMessage, From extends WorkerMessage>(worker: BenchWorker<To, From>, pings = 30): Promise<ClockCalibration> {
+  let best = { offsetMs: 0, rttMs: Infinity };
+  for (let id = 0; id < pings; id++) {
+    const sent = clock();
+    const isPong = (m: unknown): boolean => (m as { id?: number }).id === id;
+    const pong = (await worker.request({ type: 'ping', id }, 'pong' as From['type'], 5000, isPong)) as unknown as { at: number };
+    const received = clock();
+    if (received - sent < best.rttMs) best = { offsetMs: pong.at - (sent + received) / 2, rttMs: received - sent };
+  }
+  const applied = Math.abs(best.offsetMs) > best.rttMs / 2;
+  worker.offsetMs = applied ? best.offsetMs : 0;
+  return { ...best, applied };
+}
+
+/** `total` split into `parts` near-equal integers. */
+export function split(total: number, parts: number): number[] {
+  return Array.from({ length: parts }, (_, i) => Math.floor(total / parts) + (i < total % parts ? 1 : 0));
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+export const mean = (xs: readonly number[]): number => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
+
+/**
+ * Inside a worker: reports `err` to the parent (or to stderr when the IPC channel is gone), then
+ * shuts the worker down with exit code 1.
+ */
+export function failWorker(err: unknown, send: (message: BaseFromWorker) => void, shutdown: (code: number) => Promise<never>): void {
+  const message = err instanceof Error ? (err.stack ?? err.message) : String(err);
+  try {
+    send({ type: 'error', message: `worker ${process.pid}: ${message}` });
+  } catch {
+    process.stderr.write(`${message}\n`);
+  }
+  void shutdown(1);
+}

@@ -1,0 +1,312 @@
+import type { LoadBalancerState } from '../d2';
+import { createLogger, type Logger } from '../logging';
+import type { ConnectionWarmUpHandler, FailoutConfig } from './types';
+
+/**
+ * Timers the failout module schedules (peer teardown, window boundaries, warm-up jitter). Injectable so
+ * that tests run them deterministically; the default is the global setTimeout/clearTimeout with
+ * `unref`, so a pending teardown never keeps a process alive.
+ */
+export interface FailoutScheduler {
+  setTimeout(callback: () => void, delayMs: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+/** The global timers, unref'd. */
+export const systemScheduler: FailoutScheduler = {
+  setTimeout: (callback, delayMs) => setTimeout(callback, delayMs).unref(),
+  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
+
+/**
+ * Where one peer watch of a {@link FailedoutClusterManager} stands:
+ * - `listening`: the manager took a hold (`listenToCluster`); the peer's cluster and URIs are loading.
+ * - `warming`: loaded, the warm-up handler is opening connections.
+ * - `warm`: loaded and warmed up (or no handler configured). Never warmed again while watched.
+ * - `missing`: loaded, but the peer cluster does not exist or has no hosts: not warmed up (rest.li
+ *   counts it as established and warms nothing). Re-checked by {@link FailedoutClusterManager.peerClusterUpdated}.
+ * - `failed`: `listenToCluster` rejected (bad name, state shut down): no hold is held.
+ * - `tearingDown`: dropped from the config; the hold is released when the teardown delay ends.
+ */
+export type PeerWatchStatus = 'listening' | 'warming' | 'warm' | 'missing' | 'failed' | 'tearingDown';
+
+/** The LoadBalancerState methods the manager uses (a fake in unit tests). */
+export type PeerWatchState = Pick<
+  LoadBalancerState,
+  'listenToCluster' | 'stopListenToCluster' | 'isListeningToCluster' | 'getClusterProperties' | 'getUris'
+>;
+
+/** Options for {@link FailedoutClusterManager}. */
+export interface FailedoutClusterManagerOptions {
+  /** The cluster whose failout this manager follows. */
+  readonly cluster: string;
+  readonly state: PeerWatchState;
+  /** Opens connections to new peers; none: peers are watched but not warmed. Owned: shut down with the manager. */
+  readonly warmUpHandler?: ConnectionWarmUpHandler | undefined;
+  /** How long a dropped peer stays watched so in-flight requests can finish. Default 60 s; 0 releases at once. */
+  readonly peerWatchTeardownDelayMs?: number;
+  /**
+   * Peers of a window that starts within this many ms are watched and warmed before it starts, so
+   * connections are open when traffic moves. Default 30 s; 0 waits for the window itself.
+   */
+  readonly peerWarmUpLeadMs?: number;
+  readonly scheduler?: FailoutScheduler;
+  /** Clock for window boundaries. Default `Date.now`. */
+  readonly now?: () => number;
+  /** Called once the config is undefined and the last peer hold is released (the provider drops the manager). */
+  readonly onIdle?: () => void;
+  readonly logger?: Logger;
+}
+
+/** One peer watch. `attempt` tells a stale load or warm-up continuation from the current one. */
+interface PeerWatch {
+  status: PeerWatchStatus;
+  /** The manager holds one `listenToCluster` hold on the peer (false only when listening failed). */
+  readonly held: boolean;
+  readonly loaded: Promise<void>;
+  attempt: number;
+  /** While `tearingDown`: the status to go back to when the peer is re-added. */
+  resume: PeerWatchStatus;
+  teardown: unknown;
+  /** The config the peer was (re-)added with: what the warm-up is given (rest.li passes it too). */
+  config: FailoutConfig;
+}
+
+/** setTimeout's ceiling; a later boundary is re-evaluated when this runs out. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/**
+ * Keeps the peer clusters of one failed-out cluster watched and warm (rest.li `FailedoutClusterManager`).
+ *
+ * - {@link updateFailoutConfig} stores the config first (readers see it at once), then: no config or
+ *   no failout active (or starting within `peerWarmUpLeadMs`) → drop every peer; otherwise diff the
+ *   peer set. A new peer gets one `listenToCluster` hold and, once its cluster and URIs are loaded,
+ *   one warm-up — only when the peer exists and has hosts. A dropped peer's pending warm-ups are
+ *   cancelled and its hold is released after `peerWatchTeardownDelayMs`.
+ * - Holds are reference-counted by LoadBalancerState, so the manager releases exactly the holds it
+ *   took: a watch someone else had before the failout survives the release (rest.li instead skips the
+ *   unregister, "watch exists before failout"), and a hold still loading is released just the same
+ *   (rest.li skips "not established" watches to dodge a race its subscriber has; holds have none).
+ * - Fixes over rest.li: a peer re-added before its teardown runs keeps its watch and the pending
+ *   teardown is cancelled (rest.li's stale timer removed the new watch); {@link shutdown} releases every
+ *   hold, clears every timer and shuts the warm-up handler down; a window that starts or ends later
+ *   re-evaluates the peers at that time, with no further write.
+ *
+ * Concurrency: event loop only; continuations check the watch's identity and `attempt` before acting.
+ */
+export class FailedoutClusterManager {
+  readonly cluster: string;
+  private readonly state: PeerWatchState;
+  private readonly handler: ConnectionWarmUpHandler | undefined;
+  private readonly teardownDelayMs: number;
+  private readonly leadMs: number;
+  private readonly scheduler: FailoutScheduler;
+  private readonly now: () => number;
+  private readonly onIdle: (() => void) | undefined;
+  private readonly log: Logger;
+  private readonly peers = new Map<string, PeerWatch>();
+  private config: FailoutConfig | undefined;
+  private boundaryTimer: unknown;
+  private lifecycle: 'running' | 'shutdown' = 'running';
+
+  constructor(options: FailedoutClusterManagerOptions) {
+    this.cluster = options.cluster;
+    this.state = options.state;
+    this.handler = options.warmUpHandler;
+    this.teardownDelayMs = Math.max(0, options.peerWatchTeardownDelayMs ?? 60_000);
+    this.leadMs = Math.max(0, options.peerWarmUpLeadMs ?? 30_000);
+    this.scheduler = options.scheduler ?? systemScheduler;
+    this.now = options.now ?? Date.now;
+    this.onIdle = options.onIdle;
+    this.log = options.logger ?? createLogger('failout-manager');
+  }
+
+  /** The config last given (active or not), or undefined. */
+  getFailoutConfig(): FailoutConfig | undefined {
+    return this.config;
+  }
+
+  /** Each peer watch's status (a copy, for tests and metrics). */
+  peerStates(): Map<string, PeerWatchStatus> {
+    return new Map([...this.peers].map(([peer, watch]) => [peer, watch.status]));
+  }
+
+  /**
+   * Takes a new config (undefined: the cluster has no failout properties any more). Stored before
+   * anything else; ignored after {@link shutdown}.
+   */
+  updateFailoutConfig(config: FailoutConfig | undefined): void {
+    if (this.lifecycle === 'shutdown') return;
+    this.config = config;
+    this.evaluate();
+  }
+
+  /**
+   * The load balancer state heard about `cluster` again (its properties changed). A peer that was
+   * `missing` is re-checked and warmed up if it now exists with hosts.
+   */
+  peerClusterUpdated(cluster: string): void {
+    const watch = this.peers.get(cluster);
+    if (watch?.status === 'missing') this.afterLoad(cluster, watch, watch.attempt);
+  }
+
+  /** Releases every hold now, clears every timer and shuts the warm-up handler down. Idempotent. */
+  shutdown(): void {
+    if (this.lifecycle === 'shutdown') return;
+    this.lifecycle = 'shutdown';
+    this.clearBoundaryTimer();
+    for (const [peer, watch] of [...this.peers]) {
+      if (watch.status !== 'tearingDown') this.handler?.cancelPendingRequests(peer);
+      this.release(peer, watch);
+    }
+    this.handler?.shutdown();
+  }
+
+  /** Applies the stored config at the current time, and schedules the next window boundary. */
+  private evaluate(): void {
+    this.clearBoundaryTimer();
+    const config = this.config;
+    const now = this.now();
+    if (config === undefined || !this.activeOrImminent(config, now)) {
+      this.removeAll();
+    } else {
+      const wanted = new Set([...config.getPeerClusters()].filter((peer) => peer !== this.cluster));
+      for (const peer of [...this.peers.keys()]) if (!wanted.has(peer)) this.removePeer(peer);
+      for (const peer of wanted) this.addPeer(peer, config);
+    }
+    if (config !== undefined) this.scheduleNextBoundary(config, now);
+    this.checkIdle();
+  }
+
+  /** Failed out now, or a window starts within the warm-up lead (its peers get ready first). */
+  private activeOrImminent(config: FailoutConfig, now: number): boolean {
+    if (config.isFailedOut(now)) return true;
+    return config.windows.some((w) => w.offlineAt > now && w.offlineAt - this.leadMs <= now && (w.onlineAt === undefined || w.onlineAt > now));
+  }
+
+  /** Re-evaluates at the next time the answer of {@link activeOrImminent} can change. */
+  private scheduleNextBoundary(config: FailoutConfig, now: number): void {
+    const times = config.windows.flatMap((w) => [w.offlineAt - this.leadMs, w.offlineAt, w.onlineAt ?? Infinity]).filter((t) => t > now);
+    if (times.length === 0) return;
+    const next = Math.min(...times);
+    if (!Number.isFinite(next)) return;
+    this.boundaryTimer = this.scheduler.setTimeout(() => {
+      this.boundaryTimer = undefined;
+      if (this.lifecycle === 'running') this.evaluate();
+    }, Math.min(MAX_TIMER_MS, next - now));
+  }
+
+  private clearBoundaryTimer(): void {
+    if (this.boundaryTimer === undefined) return;
+    this.scheduler.clearTimeout(this.boundaryTimer);
+    this.boundaryTimer = undefined;
+  }
+
+  private addPeer(peer: string, config: FailoutConfig): void {
+    const existing = this.peers.get(peer);
+    if (existing) {
+      if (existing.status === 'tearingDown') this.resume(peer, existing, config);
+      return;
+    }
+    const loaded = this.state.listenToCluster(peer);
+    // listenToCluster takes its hold synchronously, or throws (inside the promise) without one: a
+    // bad name cannot be held by anyone, and a shut-down state holds nothing.
+    const held = this.state.isListeningToCluster(peer);
+    const watch: PeerWatch = { status: 'listening', held, loaded, attempt: 0, resume: 'listening', teardown: undefined, config };
+    this.peers.set(peer, watch);
+    this.whenLoaded(peer, watch);
+  }
+
+  /** A peer re-added before its teardown ran: keep the hold, cancel the teardown, pick up where it was. */
+  private resume(peer: string, watch: PeerWatch, config: FailoutConfig): void {
+    this.scheduler.clearTimeout(watch.teardown);
+    watch.teardown = undefined;
+    watch.config = config;
+    // Its warm-up was cancelled when it was dropped: start again from "loading" (the load may be done).
+    watch.status = watch.resume === 'warming' ? 'listening' : watch.resume;
+    if (watch.status === 'listening') this.whenLoaded(peer, watch);
+  }
+
+  private whenLoaded(peer: string, watch: PeerWatch): void {
+    const attempt = ++watch.attempt;
+    watch.loaded.then(
+      () => this.afterLoad(peer, watch, attempt),
+      (err: unknown) => {
+        if (this.peers.get(peer) !== watch || watch.attempt !== attempt) return;
+        this.log.warn({ err, cluster: this.cluster, peer }, 'cannot watch failout peer');
+        watch.status = 'failed';
+      },
+    );
+  }
+
+  /** The peer's data is loaded: warm it up once if it exists and has hosts. */
+  private afterLoad(peer: string, watch: PeerWatch, attempt: number): void {
+    if (this.peers.get(peer) !== watch || watch.attempt !== attempt) return;
+    if (watch.status !== 'listening' && watch.status !== 'missing') return;
+    if (!this.hasHosts(peer)) {
+      watch.status = 'missing';
+      return;
+    }
+    if (!this.handler) {
+      watch.status = 'warm';
+      return;
+    }
+    watch.status = 'warming';
+    const warming = ++watch.attempt;
+    const done = (): void => {
+      if (this.peers.get(peer) === watch && watch.attempt === warming && watch.status === 'warming') watch.status = 'warm';
+    };
+    let promise: Promise<void>;
+    try {
+      promise = this.handler.warmUpConnections(peer, watch.config);
+    } catch (err) {
+      promise = Promise.reject(err);
+    }
+    promise.then(done, (err: unknown) => {
+      // The handler contract is "count, never throw"; a rejection is its bug, not the peer's.
+      this.log.warn({ err, cluster: this.cluster, peer }, 'failout peer warm-up threw');
+      done();
+    });
+  }
+
+  /** The peer cluster exists and has a host with weight above zero that is not banned. */
+  private hasHosts(peer: string): boolean {
+    const properties = this.state.getClusterProperties(peer);
+    if (!properties) return false;
+    const banned = new Set(properties.bannedUris);
+    return (this.state.getUris(peer)?.hosts ?? []).some((h) => h.weight > 0 && !banned.has(h.uri));
+  }
+
+  private removeAll(): void {
+    for (const peer of [...this.peers.keys()]) this.removePeer(peer);
+  }
+
+  private removePeer(peer: string): void {
+    const watch = this.peers.get(peer);
+    if (!watch || watch.status === 'tearingDown') return;
+    this.handler?.cancelPendingRequests(peer);
+    if (!watch.held || this.teardownDelayMs === 0) {
+      this.release(peer, watch);
+      return;
+    }
+    watch.resume = watch.status;
+    watch.status = 'tearingDown';
+    watch.teardown = this.scheduler.setTimeout(() => {
+      if (this.peers.get(peer) !== watch || watch.status !== 'tearingDown') return;
+      this.release(peer, watch);
+      this.checkIdle();
+    }, this.teardownDelayMs);
+  }
+
+  /** Forgets the watch and releases the manager's own hold (someone else's holds stay). */
+  private release(peer: string, watch: PeerWatch): void {
+    if (watch.teardown !== undefined) this.scheduler.clearTimeout(watch.teardown);
+    watch.teardown = undefined;
+    this.peers.delete(peer);
+    if (watch.held) this.state.stopListenToCluster(peer);
+  }
+
+  private checkIdle(): void {
+    if (this.lifecycle === 'running' && this.config === undefined && this.peers.size === 0) this.onIdle?.();
+  }
+}

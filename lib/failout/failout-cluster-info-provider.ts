@@ -1,0 +1,52 @@
+import { createClusterInfoProvider, type ClusterInfoProvider, type ClusterInfoSource, type ClusterProperties, type MergedUriProperties } from '../d2';
+import type { FailoutClusterView, FailoutConfig, FailoutConfigProvider } from './types';
+
+/**
+ * D2's {@link ClusterInfoProvider} plus `getFailoutConfig` (rest.li `ClusterInfoProvider.getFailoutConfig`,
+ * served by the load balancer facade from its provider), and the {@link FailoutClusterView} the
+ * redirect strategy reads peers through.
+ *
+ * rest.li documents `getFailoutConfig` as "null if there is no active failout config", but its
+ * provider returns a config that is present and not failed out, and its FailoutClient checks
+ * `isFailedOut()` itself. Here `getFailoutConfig` returns the config while the cluster has failout
+ * properties, active or not: a window that starts later must take effect with no further write, so
+ * callers evaluate `isFailedOut(now)` on every request. {@link getActiveFailoutConfig} gives the
+ * rest.li-documented reading for callers that want it.
+ */
+export class FailoutClusterInfoProvider implements ClusterInfoProvider, FailoutClusterView {
+  private readonly clusters: ClusterInfoProvider;
+
+  /** `provider` undefined (failout disabled): every cluster reads as having no failout. */
+  constructor(
+    state: ClusterInfoSource,
+    private readonly provider: Pick<FailoutConfigProvider, 'getFailoutConfig'> | undefined,
+  ) {
+    this.clusters = createClusterInfoProvider(state);
+  }
+
+  /** The cluster's properties, or undefined when not followed, absent or never readable. */
+  getClusterProperties(cluster: string): ClusterProperties | undefined {
+    return this.clusters.getClusterProperties(cluster);
+  }
+
+  /** The cluster's merged announced URIs, or undefined when not followed or absent. */
+  getUris(cluster: string): MergedUriProperties | undefined {
+    return this.clusters.getUris(cluster);
+  }
+
+  /** Hosts with weight above zero that are not banned; 0 for an unknown cluster. */
+  getHostCount(cluster: string): number {
+    return this.clusters.getHostCount(cluster);
+  }
+
+  /** The cluster's failout config while it has failout properties (active or not), else undefined. */
+  getFailoutConfig(cluster: string): FailoutConfig | undefined {
+    return this.provider?.getFailoutConfig(cluster);
+  }
+
+  /** The config only while it is failed out at `now` (rest.li's documented "active failout config"). */
+  getActiveFailoutConfig(cluster: string, now = Date.now()): FailoutConfig | undefined {
+    const config = this.getFailoutConfig(cluster);
+    return config?.isFailedOut(now) ? config : undefined;
+  }
+}

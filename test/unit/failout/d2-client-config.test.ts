@@ -1,0 +1,115 @@
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { LoadBalancerState } from '../../../lib/d2';
+import type { ZkSession } from '../../../lib/zk';
+import { FailoutClusterInfoProvider } from '../../../lib/failout/failout-cluster-info-provider';
+import { buildD2Client, MISSING_PROVIDER_WARNING, MISSING_STRATEGY_WARNING, type D2ClientConfig } from '../../../lib/failout/d2-client-config';
+import type { FailoutConfigProvider, FailoutConfigProviderFactory, FailoutRedirectStrategy } from '../../../lib/failout/types';
+import { configOf } from './config-factories';
+
+// buildD2Client: wraps in a FailoutClient only with the flag, a provider factory and a strategy (rest.li D2ClientBuilder).
+
+function capturingLogger(): { logger: pino.Logger; messages: string[] } {
+  const messages: string[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      messages.push((JSON.parse(chunk.toString()) as { msg: string }).msg);
+      done();
+    },
+  });
+  return { logger: pino({ level: 'warn' }, stream), messages };
+}
+
+/** A provider that records its lifecycle; no ZooKeeper behind it. */
+function tinyProvider(): FailoutConfigProvider & { events: string[] } {
+  const events: string[] = [];
+  return {
+    events,
+    getFailoutConfig: () => undefined,
+    getClusters: () => [],
+    start: () => events.push('start'),
+    shutdown: () => events.push('shutdown'),
+  };
+}
+
+const strategy: FailoutRedirectStrategy = { redirect: (config) => config.cluster };
+
+describe('buildD2Client', () => {
+  // The state only subscribes on demand: none of these cases touch the session.
+  const state = new LoadBalancerState({ session: {} as ZkSession, basePath: '/unused' });
+
+  afterAll(() => state.shutdown());
+
+  it.each<[string, Partial<D2ClientConfig>, boolean, string[]]>([
+    ['failout disabled', { enableClusterFailout: false, failoutRedirectStrategy: strategy }, false, []],
+    ['failout enabled without a strategy', { enableClusterFailout: true }, false, [MISSING_STRATEGY_WARNING]],
+    ['failout enabled without a provider factory', { enableClusterFailout: true, failoutRedirectStrategy: strategy, failoutConfigProviderFactory: undefined }, false, [MISSING_PROVIDER_WARNING]],
+    ['failout enabled with everything', { enableClusterFailout: true, failoutRedirectStrategy: strategy }, true, []],
+  ])('builds with %s', async (name, overrides, wrapped, warnings) => {
+    // Prepare
+    const { logger, messages } = capturingLogger();
+    const provider = tinyProvider();
+    const factory: FailoutConfigProviderFactory = { create: () => provider };
+    const withFactory = name.includes('without a provider') ? {} : { failoutConfigProviderFactory: factory };
+
+    // Act
+    const client = buildD2Client({ state, logger, ...withFactory, ...overrides });
+    await client.close();
+
+    // Assess
+    expect(client.failoutEnabled).toBe(wrapped);
+    expect(messages).toEqual(warnings);
+    expect(provider.events).toEqual(wrapped ? ['start', 'shutdown'] : []);
+  });
+
+  it('gives a strategy factory a view over the provider and the state', () => {
+    // Prepare
+    const provider = { ...tinyProvider(), getFailoutConfig: (cluster: string) => (cluster === 'lor1' ? configOf('lor1', ['lva1']) : undefined) };
+    let seen: string[] = [];
+
+    // Act
+    const client = buildD2Client({
+      state,
+      enableClusterFailout: true,
+      failoutConfigProviderFactory: { create: () => provider },
+      failoutRedirectStrategy: (view) => {
+        seen = [String(view.getFailoutConfig('lor1')?.cluster), String(view.getHostCount('lva1'))];
+        return strategy;
+      },
+    });
+
+    // Assess
+    expect(seen).toEqual(['lor1', '0']);
+    return client.close();
+  });
+});
+
+describe('FailoutClusterInfoProvider', () => {
+  it('counts hosts with weight above zero that are not banned, once per URI snapshot', () => {
+    // Prepare
+    const hosts = [
+      { uri: 'http://a:1', weight: 1 },
+      { uri: 'http://b:1', weight: 0 },
+      { uri: 'http://c:1', weight: 2 },
+    ];
+    const cluster = { bannedUris: ['http://c:1'] };
+    let reads = 0;
+    const uris = {
+      get hosts() {
+        reads++;
+        return hosts;
+      },
+    };
+    const view = new FailoutClusterInfoProvider(
+      { getUris: (c: string) => (c === 'lva1' ? (uris as never) : undefined), getClusterProperties: () => cluster as never },
+      { getFailoutConfig: () => undefined },
+    );
+
+    // Act
+    const counts = [view.getHostCount('lva1'), view.getHostCount('lva1'), view.getHostCount('unknown')];
+
+    // Assess
+    expect(counts).toEqual([1, 1, 0]);
+    expect(reads).toBe(1);
+  });
+});

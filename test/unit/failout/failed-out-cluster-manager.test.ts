@@ -1,0 +1,370 @@
+import { FailedoutClusterManager, type FailedoutClusterManagerOptions } from '../../../lib/failout/failed-out-cluster-manager';
+import { FakeState, ManualScheduler, RecordingWarmUpHandler, failoutConfig, flush, scheduledConfig } from './fakes';
+
+// FailedoutClusterManager: the 12 cases of rest.li's FailedoutClusterManagerTest, ported to
+// reference-counted holds, plus the weak spots rest.li leaves open.
+
+const CLUSTER = 'cluster-1';
+const P1 = 'peer-1';
+const P2 = 'peer-2';
+const TEARDOWN_MS = 60_000;
+
+interface Fixture {
+  state: FakeState;
+  handler: RecordingWarmUpHandler;
+  scheduler: ManualScheduler;
+  manager: FailedoutClusterManager;
+}
+
+function fixture(overrides: Partial<FailedoutClusterManagerOptions> = {}): Fixture {
+  const state = new FakeState().addCluster(P1).addCluster(P2);
+  const handler = new RecordingWarmUpHandler();
+  const scheduler = new ManualScheduler();
+  const manager = new FailedoutClusterManager({
+    cluster: CLUSTER,
+    state,
+    warmUpHandler: handler,
+    peerWatchTeardownDelayMs: TEARDOWN_MS,
+    scheduler,
+    ...overrides,
+  });
+  return { state, handler, scheduler, manager };
+}
+
+describe('FailedoutClusterManager (rest.li FailedoutClusterManagerTest)', () => {
+  it('watches and warms up every peer of an active failout once (testAddPeerClusterWatches)', async () => {
+    // Prepare
+    const { state, handler, manager } = fixture();
+
+    // Act
+    manager.updateFailoutConfig(failoutConfig(CLUSTER, [P1, P2]));
+    await flush();
+
+    // Assess
+    expect(state.calls).toEqual([`listen:${P1}`, `listen:${P2}`]);
+    expect(handler.calls).toEqual([`warm:${P1}`, `warm:${P2}`]);
+    expect(manager.peerStates()).toEqual(new Map([[P1, 'warm'], [P2, 'warm']]));
+  });
+
+  it('watches and warms up only the added peer when the peer set grows (testAddPeerClusterWatchesWithPeerClusterAdded)', async () => {
+    // Prepare
+    const { state, handler, manager } = fixture();
+    manager.updateFailoutConfig(failoutConfig(CLUSTER, [P1]));
+    await flush();
+
+    // Act
+    manager.updateFailoutConfig(failoutConfig(CLUSTER, [P1, P2]));
+    await flush();
+
+    // Assess
+    expect(state.calls).toEqual([`listen:${P1}`, `listen:${P2}`]);
+    expect(handler.calls).toEqual([`warm:${P1}`, `warm:${P2}`]);
+  });
+
+  it('cancels a dropped peer and releases its hold after the teardown delay (testAddPeerClusterWatchesWithPeerClusterRemoved)', async () => {
+    // Prepare
+    const { state, handler, scheduler, manager } = fixture();
+    manager.updateFailoutConfig(failoutConfig(CLUSTER, [P1, P2]));
+    await flush();
+
+    // Act
+    manager.updateFailoutConfig(failoutConfig(CLUSTER, [P1]));
+    const beforeTimer = { stops: state.calls.filter((c) => c.startsWith('stop')), status: manager.peerStates().get(P2) };
+    scheduler.runAll();
+
+    // Assess
+    expect(handler.calls).toContain(`cancel:${P2}`);
+    expect(handler.calls).not.toContain(`cancel:${P1}`);
+    expect(scheduler.scheduled).toEqual([TEARDOWN_MS]);
+    expect(beforeTimer).toEqual({ stops: [], status: 'tearingDown' });
+    expect(state.calls.filter((c) => c.startsWith('stop'))).toEqual([`stop:${P2}`]);
+    expect(manager.peerStates()).toEqual(new Map([[P1, 'warm']]));
+  });
+
+  it('releases a dropped peer at once when the teardown delay is 0 (testPeerClusterRemovalWithoutScheduledExecutorService)', async () => {
+    // Prepare
+    const { state, scheduler, manager } = fixture({ peerWatchTeardownDelayMs: 0 });
+    manager.updateFailoutConfig(failoutConfig(CLUSTER, [P1, P2]));
+    await flush();
+
+    // Act
+    manager.updateFailoutConfig(failoutConfig(CLUSTER, [P1]));
+
+    // Assess
+    expect(scheduler.scheduled).toEqual([]);
+    expect(state.calls).toContain(`stop:${P2}`);
+    expect(state.isListeningToCluster(P2)).toBe(false);
+  });
+
+  it('keeps a watch that existed before the failout: only its own hold is released (testDoesRemovePeerClusterWatchIfWatchExistsBeforeFailout)', async () => {
+    // rest.li skips the unregister when the watch existed before, since unregistering would pull the
+    // watch from its owner. Holds are counted here, so the manager releases exactly the hold it took
+    // and the earlier watch stays.
+    // Prepare
+    const { state, scheduler, manager } = fixture();
+    await state.listenToCluster(P1);
+    manager.updateFailoutConfig(failoutConfig(CLUSTER, [P1]));
+    await flush();
+
+    // Act
+    manager.updateFailoutConfig(undefined);
+    scheduler.runAll();
+
+    // Assess
+    expect(state.calls.filter((c) => c === `stop:${P1}`)).toHaveLength(1);
+    expect(state.isListeningToCluster(P1)).toBe(true);
+    expect(state.holds.get(P1)).toBe(1);
+  });
+
+  it('releases a hold that never finished loading and never warms it up (testDoesRemovePeerClusterWatchIfWatchNotEstablished)', async () => {
+    // rest.li leaves a not-yet-established watch in place to dodge a race in its subscriber. Here the
+    // hold is taken synchronously by listenToCluster, so releasing it is always exact; the load that
+    // completes afterwards must not start a warm-up for a peer that is gone.
+    // Prepare
+    const { state, handler, scheduler, manager } = fixture();
+    state.manualLoads = true;
+    manager.updateFailoutConfig(failoutConfig(CLUSTER, [P1]));
+
+    // Act
+    manager.updateFailoutConfig(failoutConfig(CLUSTER, [P2]));
+    scheduler.runAll();
+    state.pendingLoads.get(P1)?.resolve();
+    state.pendingLoads.get(P2)?.resolve();
+    await flush();
+
+    // Assess
+    expect(state.isListeningToCluster(P1)).toBe(false);
+    expect(handler.calls).toEqual([`cancel:${P1}`, `warm:${P2}`]);
+  });
+
+  it('does nothing for an undefined config (testUpdateFailoutConfigWithNull)', async () => {
+    // Prepare
+    const { state, handler, manager } = fixture();
+
+    // Act
+    manager.updateFailoutConfig(undefined);
+    await flush();
+
+    // Assess
+    expect(state.calls).toEqual([]);
+    expect(manager.getFailoutConfig()).toBeUndefined();
+    expect(handler.calls).toEqual([]);
+  });
+
+  it('keeps a config that is not failed out without watching its peers (testUpdateFailoutConfigWithoutActiveFailout)', async () => {
+    // Prepare
+    const { state, handler, manager } = fixture();
+    const config = failoutConfig(CLUSTER, [P1], false);
+
+    // Act
+    manager.updateFailoutConfig(config);
+    await flush();
+
+    // Assess
+    expect(state.calls).toEqual([]);
+    expect(manager.getFailoutConfig()).toBe(config);
+    expect(handler.calls).toEqual([]);
+  });
+
+  it('watches and warms up the peer of an active failout (testUpdateFailoutConfigWithActiveFailout)', async () => {
+    // Prepare
+    const { state, handler, manager } = fixture();
+    const config = failoutConfig(CLUSTER, [P1]);
+
+    // Act
+    manager.updateFailoutConfig(config);
+    await flush();
+
+    // Assess
+    expect(manager.getFailoutConfig()).toBe(config);
+    expect(state.calls).toEqual([`listen:${P1}`]);
+    expect(handler.calls).toEqual([`warm:${P1}`]);
+  });
+
+  it('watches and warms up only the new peer on a config update (testUpdateFailoutConfigUpdate)', async () => {
+    // Prepare
+    const { state, handler, manager } = fixture();
+    manager.updateFailoutConfig(failoutConfig(CLUSTER, [P1]));
+    await flush();
+    state.calls.length = 0;
+    handler.calls.length = 0;
+
+    // Act
+    manager.updateFailoutConfig(failoutConfig(CLUSTER, [P1, P2]));
+    await flush();
+
+    // Assess
+    expect(state.calls).toEqual([`listen:${P2}`]);
+    expect(handler.calls).toEqual([`warm:${P2}`]);
+  });
+
+  it('cancels and tears down every peer when the config goes away (testUpdateFailoutConfigUpdateToNull)', async () => {
+    // Prepare
+    const { state, handler, scheduler, manager } = fixture();
+    const config = failoutConfig(CLUSTER, [P1]);
+    manager.updateFailoutConfig(config);
+    await flush();
+
+    // Act
+    manager.updateFailoutConfig(undefined);
+    scheduler.runAll();
+    await flush();
+
+    // Assess
+    expect(manager.getFailoutConfig()).toBeUndefined();
+    expect(handler.calls).toEqual([`warm:${P1}`, `cancel:${P1}`]);
+    expect(handler.configs).toEqual([config]);
+    expect(scheduler.scheduled).toEqual([TEARDOWN_MS]);
+    expect(state.calls).toEqual([`listen:${P1}`, `stop:${P1}`]);
+  });
+
+  it('shuts the warm-up handler down once (testShutdown)', () => {
+    // Prepare
+    const { handler, manager } = fixture();
+
+    // Act
+    manager.shutdown();
+    manager.shutdown();
+
+    // Assess
+    expect(handler.count('shutdown')).toBe(1);
+  });
+});
+
+describe('FailedoutClusterManager (beyond rest.li)', () => {
+  it('keeps the watch of a peer re-added before its teardown runs, without a second hold or warm-up', async () => {
+    // Prepare
+    const { state, handler, scheduler, manager } = fixture();
+    manager.updateFailoutConfig(failoutConfig(CLUSTER, [P1, P2]));
+    await flush();
+    manager.updateFailoutConfig(failoutConfig(CLUSTER, [P1]));
+
+    // Act
+    manager.updateFailoutConfig(failoutConfig(CLUSTER, [P1, P2]));
+    scheduler.runAll();
+    await flush();
+
+    // Assess
+    expect(scheduler.pending()).toEqual([]);
+    expect(state.holds.get(P2)).toBe(1);
+    expect(state.calls.filter((c) => c.endsWith(P2))).toEqual([`listen:${P2}`]);
+    expect(handler.count(`warm:${P2}`)).toBe(1);
+    expect(manager.peerStates().get(P2)).toBe('warm');
+  });
+
+  it('warms up again a peer re-added while its cancelled warm-up was running', async () => {
+    // Prepare
+    const { handler, manager } = fixture();
+    handler.manual = true;
+    manager.updateFailoutConfig(failoutConfig(CLUSTER, [P1]));
+    await flush();
+    manager.updateFailoutConfig(undefined);
+
+    // Act
+    manager.updateFailoutConfig(failoutConfig(CLUSTER, [P1]));
+    await flush();
+    handler.pending.get(P1)?.resolve();
+    await flush();
+
+    // Assess
+    expect(handler.calls).toEqual([`warm:${P1}`, `cancel:${P1}`, `warm:${P1}`]);
+    expect(manager.peerStates().get(P1)).toBe('warm');
+  });
+
+  it('shuts down by releasing every hold, clearing every timer and shutting the handler down', async () => {
+    // Prepare
+    const { state, handler, scheduler, manager } = fixture();
+    manager.updateFailoutConfig(failoutConfig(CLUSTER, [P1, P2]));
+    await flush();
+    manager.updateFailoutConfig(failoutConfig(CLUSTER, [P1]));
+
+    // Act
+    manager.shutdown();
+    manager.updateFailoutConfig(failoutConfig(CLUSTER, [P1, P2]));
+    await flush();
+
+    // Assess
+    expect(scheduler.pending()).toEqual([]);
+    expect(state.holds.size).toBe(0);
+    expect(handler.count('shutdown')).toBe(1);
+    expect(manager.peerStates().size).toBe(0);
+    expect(state.calls.filter((c) => c.startsWith('listen'))).toHaveLength(2);
+  });
+
+  it.each([
+    ['does not exist', (state: FakeState) => state.existing.delete(P1)],
+    ['has no hosts', (state: FakeState) => state.addCluster(P1, 0)],
+  ])('does not count a peer that %s as warmed up, and warms it once it appears', async (_case, prepare) => {
+    // Prepare
+    const { state, handler, manager } = fixture();
+    prepare(state);
+    manager.updateFailoutConfig(failoutConfig(CLUSTER, [P1]));
+    await flush();
+    const before = { status: manager.peerStates().get(P1), calls: [...handler.calls] };
+
+    // Act
+    state.addCluster(P1, 2);
+    manager.peerClusterUpdated(P1);
+    manager.peerClusterUpdated(P1);
+    await flush();
+
+    // Assess
+    expect(before).toEqual({ status: 'missing', calls: [] });
+    expect(handler.calls).toEqual([`warm:${P1}`]);
+    expect(manager.peerStates().get(P1)).toBe('warm');
+  });
+
+  it('watches the peers of a scheduled window before it starts, and tears them down when it ends, with no further update', async () => {
+    // Prepare
+    let now = 1_000_000;
+    const { state, handler, scheduler, manager } = fixture({ peerWarmUpLeadMs: 10_000, now: () => now });
+    manager.updateFailoutConfig(scheduledConfig(CLUSTER, [P1], now + 60_000, now + 120_000));
+    const before = { listens: [...state.calls], pending: scheduler.pending() };
+
+    // Act
+    now += 50_000;
+    scheduler.runAll();
+    await flush();
+    const during = { holds: state.holds.get(P1), warms: [...handler.calls] };
+    now += 10_000;
+    scheduler.runAll();
+    now += 60_000;
+    scheduler.runAll();
+    scheduler.runAll();
+
+    // Assess
+    expect(before).toEqual({ listens: [], pending: [50_000] });
+    expect(during).toEqual({ holds: 1, warms: [`warm:${P1}`] });
+    expect(state.holds.has(P1)).toBe(false);
+    expect(handler.calls).toEqual([`warm:${P1}`, `cancel:${P1}`]);
+  });
+
+  it('never watches the failed-out cluster itself as its own peer', async () => {
+    // Prepare
+    const { state, manager } = fixture();
+
+    // Act
+    manager.updateFailoutConfig(failoutConfig(CLUSTER, [CLUSTER, P1]));
+    await flush();
+
+    // Assess
+    expect(state.calls).toEqual([`listen:${P1}`]);
+  });
+
+  it('calls onIdle once the config is gone and the last peer hold is released', async () => {
+    // Prepare
+    const onIdle = jest.fn();
+    const { scheduler, manager } = fixture({ onIdle });
+    manager.updateFailoutConfig(failoutConfig(CLUSTER, [P1]));
+    await flush();
+    manager.updateFailoutConfig(undefined);
+    const before = onIdle.mock.calls.length;
+
+    // Act
+    scheduler.runAll();
+
+    // Assess
+    expect(before).toBe(0);
+    expect(onIdle).toHaveBeenCalledTimes(1);
+  });
+});

@@ -1,0 +1,162 @@
+import type { ClusterProperties, MergedUriProperties } from '../../../lib/d2';
+import type { FailoutScheduler, PeerWatchState } from '../../../lib/failout/failed-out-cluster-manager';
+import { parseFailoutConfig } from '../../../lib/failout/failout-config';
+import type { ConnectionWarmUpHandler, FailoutConfig } from '../../../lib/failout/types';
+import { clusterDoc } from '../../helpers/d2';
+
+// Fakes for the failout unit tests: a reference-counted LoadBalancerState, a manual scheduler, a
+// recording warm-up handler, and config factories.
+
+/** A failout config of `cluster` with `peers`; `active` adds a window open since epoch 0. */
+export function failoutConfig(cluster: string, peers: readonly string[], active = true): FailoutConfig {
+  const config = parseFailoutConfig(cluster, {
+    failoutRedirectConfigs: peers.map((peer) => ({ peer })),
+    failoutBucketConfigs: active ? [{ partition: 'main' }] : [],
+  });
+  if (!config) throw new Error('expected a config');
+  return config;
+}
+
+/** A config with one window from `offlineAt` to `onlineAt` (epoch ms). */
+export function scheduledConfig(cluster: string, peers: readonly string[], offlineAt: number, onlineAt: number): FailoutConfig {
+  const config = parseFailoutConfig(cluster, {
+    failoutRedirectConfigs: peers.map((peer) => ({ peer })),
+    failoutBucketConfigs: [{ partition: 'main', offlineAt, onlineAt }],
+  });
+  if (!config) throw new Error('expected a config');
+  return config;
+}
+
+/** A settable promise. */
+export interface Deferred<T = void> {
+  readonly promise: Promise<T>;
+  resolve(value: T): void;
+  reject(err: Error): void;
+}
+
+export function deferred<T = void>(): Deferred<T> {
+  let resolve!: (value: T) => void;
+  let reject!: (err: Error) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+/** Lets queued promise continuations run. */
+export async function flush(): Promise<void> {
+  for (let i = 0; i < 5; i++) await Promise.resolve();
+}
+
+/**
+ * The LoadBalancerState methods the manager uses, with LoadBalancerState's reference-counted holds.
+ * Clusters in `existing` exist with `hosts` hosts; loads resolve at once unless `manualLoads` is set.
+ */
+export class FakeState implements PeerWatchState {
+  readonly calls: string[] = [];
+  readonly holds = new Map<string, number>();
+  readonly existing = new Map<string, number>();
+  readonly pendingLoads = new Map<string, Deferred>();
+  manualLoads = false;
+
+  /** Makes `cluster` exist with `hosts` hosts. */
+  addCluster(cluster: string, hosts = 1): this {
+    this.existing.set(cluster, hosts);
+    return this;
+  }
+
+  listenToCluster(cluster: string): Promise<void> {
+    this.calls.push(`listen:${cluster}`);
+    this.holds.set(cluster, (this.holds.get(cluster) ?? 0) + 1);
+    if (!this.manualLoads) return Promise.resolve();
+    const load = deferred();
+    this.pendingLoads.set(cluster, load);
+    return load.promise;
+  }
+
+  stopListenToCluster(cluster: string): void {
+    this.calls.push(`stop:${cluster}`);
+    const holds = (this.holds.get(cluster) ?? 0) - 1;
+    if (holds > 0) this.holds.set(cluster, holds);
+    else this.holds.delete(cluster);
+  }
+
+  isListeningToCluster(cluster: string): boolean {
+    return this.holds.has(cluster);
+  }
+
+  getClusterProperties(cluster: string): ClusterProperties | undefined {
+    return this.existing.has(cluster) ? clusterDoc(cluster) : undefined;
+  }
+
+  getUris(cluster: string): MergedUriProperties | undefined {
+    const hosts = this.existing.get(cluster);
+    if (hosts === undefined) return undefined;
+    return {
+      clusterName: cluster,
+      partitionDesc: {},
+      uriSpecificProperties: {},
+      hosts: Array.from({ length: hosts }, (_, i) => ({ uri: `http://${cluster}-${i}:80`, weight: 1, partitions: { 0: 1 }, properties: {} })),
+    };
+  }
+}
+
+/** Timers that run only when the test says so. */
+export class ManualScheduler implements FailoutScheduler {
+  private next = 1;
+  readonly timers = new Map<number, { callback: () => void; delayMs: number }>();
+  /** Every delay ever scheduled, in order. */
+  readonly scheduled: number[] = [];
+
+  setTimeout(callback: () => void, delayMs: number): unknown {
+    const id = this.next++;
+    this.timers.set(id, { callback, delayMs });
+    this.scheduled.push(delayMs);
+    return id;
+  }
+
+  clearTimeout(handle: unknown): void {
+    this.timers.delete(handle as number);
+  }
+
+  /** Runs the timers pending now (not those they schedule). */
+  runAll(): void {
+    const due = [...this.timers];
+    this.timers.clear();
+    for (const [, timer] of due) timer.callback();
+  }
+
+  pending(): number[] {
+    return [...this.timers.values()].map((t) => t.delayMs);
+  }
+}
+
+/** A warm-up handler that records calls; warm-ups resolve at once unless `manual` is set. */
+export class RecordingWarmUpHandler implements ConnectionWarmUpHandler {
+  readonly calls: string[] = [];
+  readonly configs: (FailoutConfig | undefined)[] = [];
+  readonly pending = new Map<string, Deferred>();
+  manual = false;
+
+  warmUpConnections(peer: string, config: FailoutConfig | undefined): Promise<void> {
+    this.calls.push(`warm:${peer}`);
+    this.configs.push(config);
+    if (!this.manual) return Promise.resolve();
+    const d = deferred();
+    this.pending.set(peer, d);
+    return d.promise;
+  }
+
+  cancelPendingRequests(peer: string): void {
+    this.calls.push(`cancel:${peer}`);
+  }
+
+  shutdown(): void {
+    this.calls.push('shutdown');
+  }
+
+  count(call: string): number {
+    return this.calls.filter((c) => c === call).length;
+  }
+}
