@@ -1,0 +1,120 @@
+/**
+ * ClusterLoadAssignment (EDS).
+ *
+ * Public names (stable):
+ * - `ClusterLoadAssignment` — `{ name, localities: LocalityEndpoints[] }` (`name` is `cluster_name`).
+ * - `LocalityEndpoints` — `{ locality: Locality, weight, priority, endpoints: Endpoint[] }`.
+ * - `Endpoint` — `{ address, port, healthStatus: EndpointHealthStatus, weight }`.
+ * - `Locality` — `{ region, zone, subZone }`. `EndpointHealthStatus` — envoy's HealthStatus names.
+ * - `clusterLoadAssignmentType: XdsResourceType<'clusterLoadAssignment', ClusterLoadAssignment>`.
+ * - `EndpointInput`, `ClusterLoadAssignmentInput` (endpoint list → one locality, or `{ localities }`).
+ * - `buildClusterLoadAssignment(name, input): AnyMessage`.
+ *
+ * Validation (gRFC A27): localities with weight 0 / unset are ignored, as gRPC does; every lb_endpoint
+ * needs a socket address with a non-empty address and a port in 1..65535; endpoint weight defaults to 1.
+ */
+import { packAny, type AnyMessage } from '../protos';
+import { decodeWith, deepEqual, invalid, list, rec, str, u32, type XdsResourceType } from './resource-type';
+import { EDS_TYPE_URL } from './type-urls';
+
+/** envoy.config.core.v3.HealthStatus. */
+export type EndpointHealthStatus = 'UNKNOWN' | 'HEALTHY' | 'UNHEALTHY' | 'DRAINING' | 'TIMEOUT' | 'DEGRADED';
+
+/** envoy.config.core.v3.Locality. */
+export interface Locality {
+  readonly region: string;
+  readonly zone: string;
+  readonly subZone: string;
+}
+
+/** One backend. */
+export interface Endpoint {
+  readonly address: string;
+  readonly port: number;
+  readonly healthStatus: EndpointHealthStatus;
+  readonly weight: number;
+}
+
+/** One locality's endpoints. */
+export interface LocalityEndpoints {
+  readonly locality: Locality;
+  readonly weight: number;
+  readonly priority: number;
+  readonly endpoints: readonly Endpoint[];
+}
+
+/** A decoded, validated ClusterLoadAssignment. */
+export interface ClusterLoadAssignment {
+  /** `cluster_name` (the EDS resource name). */
+  readonly name: string;
+  readonly localities: readonly LocalityEndpoints[];
+}
+
+function validateEndpoint(lb: Record<string, unknown>, where: string): Endpoint {
+  const socket = rec(rec(rec(lb, 'endpoint'), 'address'), 'socket_address') ?? invalid(`${where} has no socket address`);
+  const address = str(socket, 'address') || invalid(`${where} has an empty address`);
+  const port = typeof socket.port_value === 'number' ? socket.port_value : 0;
+  if (port < 1 || port > 65535) invalid(`${where} has invalid port ${port}`);
+  return { address, port, healthStatus: (str(lb, 'health_status') || 'UNKNOWN') as EndpointHealthStatus, weight: u32(lb, 'load_balancing_weight', 1) };
+}
+
+function validateLocality(le: Record<string, unknown>, index: number): LocalityEndpoints {
+  const l = rec(le, 'locality');
+  return {
+    locality: { region: str(l, 'region'), zone: str(l, 'zone'), subZone: str(l, 'sub_zone') },
+    weight: u32(le, 'load_balancing_weight', 0),
+    priority: typeof le.priority === 'number' ? le.priority : 0,
+    endpoints: list(le, 'lb_endpoints').map((lb, i) => validateEndpoint(lb, `endpoints[${index}].lb_endpoints[${i}]`)),
+  };
+}
+
+function validateAssignment(raw: Record<string, unknown>): ClusterLoadAssignment {
+  const localities = list(raw, 'endpoints').map(validateLocality).filter((l) => l.weight > 0);
+  return { name: str(raw, 'cluster_name'), localities };
+}
+
+/** The EDS resource type. Absence from a SotW response means nothing for EDS. */
+export const clusterLoadAssignmentType: XdsResourceType<'clusterLoadAssignment', ClusterLoadAssignment> = {
+  kind: 'clusterLoadAssignment',
+  typeUrl: EDS_TYPE_URL,
+  decode: (any) => decodeWith(EDS_TYPE_URL, any, (raw) => str(raw, 'cluster_name'), validateAssignment),
+  isEqual: (a, b) => deepEqual(a, b),
+  allResourcesRequiredInSotW: false,
+};
+
+/** One endpoint for the builder. */
+export interface EndpointInput {
+  address: string;
+  port: number;
+  healthStatus?: EndpointHealthStatus;
+  weight?: number;
+}
+
+/** Builder input: endpoints in one locality (weight 1), or explicit localities. */
+export type ClusterLoadAssignmentInput =
+  | readonly EndpointInput[]
+  | {
+      localities: ReadonlyArray<{ locality?: Partial<Locality>; weight?: number; priority?: number; endpoints: readonly EndpointInput[] }>;
+    };
+
+function endpointObject(e: EndpointInput): object {
+  return {
+    endpoint: { address: { socket_address: { address: e.address, port_value: e.port } } },
+    health_status: e.healthStatus ?? 'HEALTHY',
+    ...(e.weight !== undefined ? { load_balancing_weight: { value: e.weight } } : {}),
+  };
+}
+
+/** Builds an Any-packed ClusterLoadAssignment. */
+export function buildClusterLoadAssignment(name: string, input: ClusterLoadAssignmentInput): AnyMessage {
+  const localities = 'localities' in input ? input.localities : [{ endpoints: input }];
+  return packAny(EDS_TYPE_URL, {
+    cluster_name: name,
+    endpoints: localities.map((l) => ({
+      locality: { region: l.locality?.region ?? '', zone: l.locality?.zone ?? '', sub_zone: l.locality?.subZone ?? '' },
+      load_balancing_weight: { value: l.weight ?? 1 },
+      priority: l.priority ?? 0,
+      lb_endpoints: l.endpoints.map(endpointObject),
+    })),
+  });
+}

@@ -1,0 +1,220 @@
+/**
+ * A SotW ADS management server on loopback, for tests and the local stack.
+ *
+ * Public names (stable):
+ * - `XdsManagementServer` — `XdsManagementServer.start(options?)` → started server;
+ *   `setSnapshot(nodeId | '*', input)`, `start()` (again after `stop()`: SAME port), `stop()`,
+ *   `close()`, `pushRaw(typeUrl, resources, version?)`, `failStreams(code?, details?)`; getters
+ *   `port`, `address` / `uri` (`127.0.0.1:<port>`), `state`, `activeAdsStreams`; fields `cache`,
+ *   `faults`, `recorder`, `lrs`.
+ * - `ManagementServerOptions` — `{ host?, port?, wrapResources?, credentials?, lrsReportIntervalMs?,
+ *   recordResourceNames? }`.
+ * - `ManagementServerState` — 'latent' | 'serving' | 'stopped' | 'closed'.
+ *
+ * Serves ADS (`StreamAggregatedResources`, SotW) and LRS (`StreamLoadStats`). Resources are sent bare
+ * (no `Resource` wrapper; grpc-js-xds NACKs the wrapper) unless `wrapResources: true`.
+ */
+import * as grpc from '@grpc/grpc-js';
+import { XdsError } from '../errors';
+import { loadXdsProtos, type AnyMessage } from '../protos';
+import { AdsSession } from './ads-session';
+import { FaultHooks, type StreamFailureFault } from './fault-hooks';
+import { LrsSink } from './lrs-sink';
+import { ServerRecorder } from './recorder';
+import { SnapshotCache, type Snapshot, type SnapshotInput } from './snapshot-cache';
+
+/** Construction options. */
+export interface ManagementServerOptions {
+  /** Listen address; 127.0.0.1 by default. */
+  host?: string;
+  /** 0 (default) picks a free port once; restarts reuse it. */
+  port?: number;
+  /** Wrap resources in `envoy.service.discovery.v3.Resource` (default false). */
+  wrapResources?: boolean;
+  /** Server credentials; insecure by default. */
+  credentials?: grpc.ServerCredentials;
+  /** `load_reporting_interval` sent to LRS clients; 1000 ms by default. */
+  lrsReportIntervalMs?: number;
+  /** Keep every request's and response's resource names in `recorder` (default true; false for benchmarks). */
+  recordResourceNames?: boolean;
+}
+
+/** Lifecycle: latent → serving ⇄ stopped → closed. */
+export type ManagementServerState = 'latent' | 'serving' | 'stopped' | 'closed';
+
+/** The management server. */
+export class XdsManagementServer {
+  /** Snapshots per node id. */
+  readonly cache = new SnapshotCache();
+  /** Fault injection. */
+  readonly faults = new FaultHooks();
+  /** What the server saw. */
+  readonly recorder: ServerRecorder;
+  /** LRS reports (recorded in `recorder.loadReports`). */
+  readonly lrs: LrsSink;
+  private readonly sessions = new Set<AdsSession>();
+  private server: grpc.Server | undefined;
+  private boundPort: number;
+  private lifecycle: ManagementServerState = 'latent';
+  private streamIds = 0;
+  private readonly host: string;
+  private readonly options: ManagementServerOptions;
+
+  constructor(options: ManagementServerOptions = {}) {
+    this.options = options;
+    this.host = options.host ?? '127.0.0.1';
+    this.boundPort = options.port ?? 0;
+    this.recorder = new ServerRecorder(options.recordResourceNames ?? true);
+    this.lrs = new LrsSink(this.recorder, () => ++this.streamIds, options.lrsReportIntervalMs ?? 1000);
+    this.cache.onChange(() => {
+      for (const s of this.sessions) s.onSnapshotChanged();
+    });
+  }
+
+  /** Creates and starts a server. */
+  static async start(options: ManagementServerOptions = {}): Promise<XdsManagementServer> {
+    const server = new XdsManagementServer(options);
+    await server.start();
+    return server;
+  }
+
+  /** The bound port (0 before the first start). */
+  get port(): number {
+    return this.boundPort;
+  }
+
+  /** `host:port`, usable as `server_uri`. */
+  get address(): string {
+    return `${this.host}:${this.boundPort}`;
+  }
+
+  /** Same as {@link address}. */
+  get uri(): string {
+    return this.address;
+  }
+
+  /** Lifecycle state. */
+  get state(): ManagementServerState {
+    return this.lifecycle;
+  }
+
+  /** ADS streams open now. */
+  get activeAdsStreams(): number {
+    return this.sessions.size;
+  }
+
+  /** Stores a snapshot and pushes changed versions to open streams of that node (or all, for '*'). */
+  setSnapshot(nodeId: string, input: SnapshotInput): Snapshot {
+    return this.cache.set(nodeId, input);
+  }
+
+  /** Starts listening: on a fresh port the first time, on the SAME port after {@link stop}. */
+  async start(): Promise<void> {
+    if (this.lifecycle === 'serving') return;
+    if (this.lifecycle === 'closed') throw new XdsError('closed', 'management server is closed');
+    const server = this.newGrpcServer();
+    this.boundPort = await this.bind(server);
+    this.server = server;
+    this.lifecycle = 'serving';
+  }
+
+  /** Stops the listener and kills every open stream; the port is kept for {@link start}. */
+  async stop(): Promise<void> {
+    if (this.lifecycle !== 'serving') return;
+    this.lifecycle = 'stopped';
+    await this.shutdown();
+  }
+
+  /** Stops for good; nothing stays open. */
+  async close(): Promise<void> {
+    if (this.lifecycle === 'closed') return;
+    const wasServing = this.lifecycle === 'serving';
+    this.lifecycle = 'closed';
+    if (wasServing) await this.shutdown();
+  }
+
+  /** Sends `resources` as-is to every stream subscribed to `typeUrl`; returns how many got it. */
+  pushRaw(typeUrl: string, resources: AnyMessage[], version = `raw-${Date.now()}`): number {
+    let count = 0;
+    for (const s of this.sessions) if (s.pushRaw(typeUrl, resources, version)) count++;
+    return count;
+  }
+
+  /** Fails every open ADS stream (listener stays up): a close-after-response for clients. */
+  failStreams(code: grpc.status = grpc.status.UNAVAILABLE, details = 'injected stream failure'): void {
+    for (const s of [...this.sessions]) s.fail(code, details);
+  }
+
+  /* eslint-disable @typescript-eslint/no-explicit-any -- grpc-js handler maps are untyped */
+  private newGrpcServer(): grpc.Server {
+    const protos = loadXdsProtos();
+    const server = new grpc.Server();
+    server.addService(protos.adsService, {
+      StreamAggregatedResources: (call: grpc.ServerDuplexStream<any, any>) => this.onAdsStream(call),
+      DeltaAggregatedResources: (call: grpc.ServerDuplexStream<any, any>) => {
+        call.emit('error', Object.assign(new Error('delta xDS is not supported'), { code: grpc.status.UNIMPLEMENTED }));
+      },
+    });
+    server.addService(protos.lrsService, {
+      StreamLoadStats: (call: grpc.ServerDuplexStream<any, any>) =>
+        this.lifecycle === 'serving'
+          ? this.lrs.handle(call)
+          : call.emit('error', Object.assign(new Error('management server stopped'), { code: grpc.status.UNAVAILABLE })),
+    });
+    return server;
+  }
+
+  private onAdsStream(call: grpc.ServerDuplexStream<any, any>): void {
+    if (this.lifecycle !== 'serving') {
+      call.emit('error', Object.assign(new Error('management server stopped'), { code: grpc.status.UNAVAILABLE }));
+      return;
+    }
+    const session = new AdsSession(call, ++this.streamIds, {
+      cache: this.cache,
+      faults: this.faults,
+      recorder: this.recorder,
+      wrapResources: this.options.wrapResources ?? false,
+      onFault: (fault) => this.onFault(fault),
+      onClosed: (s) => this.sessions.delete(s),
+    });
+    if (!session.closed) this.sessions.add(session);
+  }
+
+  /* eslint-enable @typescript-eslint/no-explicit-any */
+
+  private onFault(fault: StreamFailureFault): void {
+    if (fault.stopListener) void this.stop();
+  }
+
+  /** Binds, retrying briefly on EADDRINUSE (the previous listener may still be closing). */
+  private async bind(server: grpc.Server): Promise<number> {
+    const creds = this.options.credentials ?? grpc.ServerCredentials.createInsecure();
+    const target = `${this.host}:${this.boundPort}`;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await new Promise<number>((resolve, reject) =>
+          server.bindAsync(target, creds, (err, port) => (err ? reject(err) : resolve(port))),
+        );
+      } catch (e) {
+        if (attempt >= 20 || this.boundPort === 0) {
+          server.forceShutdown();
+          throw new XdsError('connection', `cannot bind management server to ${target}`, { cause: e });
+        }
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+  }
+
+  private async shutdown(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    for (const s of [...this.sessions]) s.fail(grpc.status.UNAVAILABLE, 'management server stopped');
+    this.sessions.clear();
+    this.lrs.closeAll();
+    // Give the UNAVAILABLE trailers a moment to reach clients before the connections are torn down.
+    await new Promise((r) => setTimeout(r, 20));
+    server?.forceShutdown();
+    // Let the http2 sessions and the listening socket finish closing before a restart binds again.
+    await new Promise((r) => setImmediate(r));
+  }
+}
