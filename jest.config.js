@@ -1,8 +1,10 @@
 /** jest projects: unit (pure logic), integration (real ZooKeeper), later e2e and infra. */
-const tsJest = ['ts-jest', { tsconfig: 'tsconfig.json' }];
+// middy is ESM-only: let ts-jest (with allowJs) turn it into CommonJS like our own code.
+const tsJest = ['ts-jest', { tsconfig: 'tsconfig.jest.json' }];
 const common = {
   testEnvironment: 'node',
-  transform: { '^.+\\.tsx?$': tsJest },
+  transform: { '^.+\\.[tj]sx?$': tsJest },
+  transformIgnorePatterns: ['/node_modules/(?!(@middy)/)'],
   moduleFileExtensions: ['ts', 'js', 'json'],
 };
 
