@@ -1,0 +1,383 @@
+/**
+ * One SotW ADS stream to one server (grpc-go `ads_stream.go`), restarted after failures.
+ *
+ * Protocol rules (envoy xds_protocol.rst; reference xds-fallback-a71.md §3):
+ * - Every request carries the FULL name set of its type; `node` only in the first request of a call.
+ * - ACK: `version_info` = the response's version, `response_nonce` = its nonce.
+ * - NACK: `version_info` = the LAST ACCEPTED version, the rejected nonce, and `error_detail`
+ *   (UNAVAILABLE "xDS response validation errors: [...]", as grpc-node and C-core send). Valid
+ *   resources of a NACKed response are still reported.
+ * - Versions survive restarts of the call; nonces do not.
+ * - Subscription changes, ACKs and NACKs are coalesced: at most one request per type per tick.
+ * - Does-not-exist timer (default 15 s): started only once the name was written on a call whose
+ *   transport is READY, never for a cached resource; stopped when the call fails and restarted after
+ *   the resend (gRFC A57, C-core `MaybeStartTimer`, Java `startMissingResourceTimers`).
+ * - A call that fails before its first response is a connectivity failure; after one it is not, and
+ *   the retry is immediate (backoff reset, A57).
+ *
+ * Concurrency: everything runs on the event loop; fields marked "per call" are reset by `start`.
+ */
+import { XdsError, assertIsError } from './errors';
+import { unwrapResource, type DiscoveryRequest, type DiscoveryResponse, type NodeMessage, type StatusMessage } from './protos';
+import { WatchState, type AnyResourceType } from './resource-state';
+
+/** Default does-not-exist timeout (gRFC A57 / xDS protocol "Knowing When a Requested Resource Does Not Exist"). */
+export const DEFAULT_WATCH_EXPIRY_MS = 15_000;
+/** gRPC status UNAVAILABLE, used in NACK `error_detail` like C-core and grpc-node. */
+const NACK_STATUS_CODE = 14;
+
+/** One bidirectional ADS call, as the transport hands it out. */
+export interface AdsCall {
+  write(request: DiscoveryRequest): void;
+  /** Ends the call; no listener callback follows. */
+  cancel(): void;
+}
+
+/** What the transport reports about one call. `onClose` is called at most once. */
+export interface AdsCallListener {
+  onMessage(response: DiscoveryResponse): void;
+  onClose(error: Error | undefined): void;
+}
+
+/** Opens one call (the channel wraps grpc-js; unit tests pass a fake). */
+export type AdsCallFactory = (listener: AdsCallListener) => AdsCall;
+
+/** The outcome of one ADS response, after decoding. */
+export interface AdsResponseEvent {
+  readonly typeUrl: string;
+  readonly version: string;
+  /** Valid, subscribed resources. */
+  readonly updates: ReadonlyArray<{ readonly name: string; readonly value: unknown }>;
+  /** Invalid resources (`name` when it could be read). A non-empty list means the response was NACKed. */
+  readonly errors: ReadonlyArray<{ readonly name: string | undefined; readonly error: XdsError }>;
+  /** Every subscribed name present in the response, valid or not (for SotW deletion). */
+  readonly names: ReadonlySet<string>;
+}
+
+/** How the stream reports to its owner (the channel). */
+export interface AdsStreamEventHandler {
+  /** The call failed; `beforeFirstResponse` makes it a connectivity failure (gRFC A57). */
+  onStreamError(error: XdsError, info: { readonly beforeFirstResponse: boolean }): void;
+  /** A response of a known type was processed (valid or NACKed). */
+  onResponse(event: AdsResponseEvent): void;
+  /** The does-not-exist timer of a name fired. */
+  onResourceDoesNotExist(typeUrl: string, name: string): void;
+  /** True when some owner has the resource cached (no timer is started for it). */
+  isResourceCached(typeUrl: string, name: string): boolean;
+}
+
+/** Options of {@link AdsStream}. */
+export interface AdsStreamOptions {
+  /** The server, for error messages. */
+  readonly serverUri: string;
+  /** Opens a call. */
+  readonly callFactory: AdsCallFactory;
+  /** Receives the stream's events. */
+  readonly handler: AdsStreamEventHandler;
+  /** Sent in the first request of every call. */
+  readonly node: NodeMessage;
+  /** Known resource types by type URL; responses of other types are neither ACKed nor NACKed. */
+  readonly resourceTypes: ReadonlyMap<string, AnyResourceType>;
+  /** Delay before retry number `attempt` (0-based) after a call failed without a response. */
+  readonly retryDelayMs: (attempt: number) => number;
+  /** True when the transport is READY (timers start only then). */
+  readonly isTransportReady: () => boolean;
+  /** Does-not-exist timeout; default {@link DEFAULT_WATCH_EXPIRY_MS}. */
+  readonly watchExpiryMs?: number;
+}
+
+/** Lifecycle of the stream: idle → connecting → streaming (a response arrived) → backoff → … → closed. */
+export type AdsStreamState = 'idle' | 'connecting' | 'streaming' | 'backoff' | 'closed';
+
+interface NameState {
+  state: WatchState;
+  timer: NodeJS.Timeout | undefined;
+}
+
+interface TypeState {
+  /** Last accepted version (survives call restarts). */
+  version: string;
+  /** Nonce of the last response on the current call. Per call. */
+  nonce: string;
+  readonly names: Map<string, NameState>;
+  /** A request must be written at the next flush. */
+  dirty: boolean;
+  /** NACK detail for the next request. */
+  pendingError: StatusMessage | undefined;
+  /** A request for this type was written on the current call. Per call. */
+  sentOnCall: boolean;
+}
+
+/** One ADS stream with its subscriptions, ACK/NACK state and does-not-exist timers. */
+export class AdsStream {
+  private readonly types = new Map<string, TypeState>();
+  private readonly expiryMs: number;
+  private stateValue: AdsStreamState = 'idle';
+  private call: AdsCall | undefined;
+  /** Per call: a response arrived on it; the first request was written (node sent). */
+  private received = false;
+  private nodeSent = false;
+  private attempt = 0;
+  /** Incremented per call, so that callbacks of an old call are ignored. */
+  private generation = 0;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private retryDueAt = 0;
+  private flushScheduled: NodeJS.Immediate | undefined;
+
+  constructor(private readonly options: AdsStreamOptions) {
+    this.expiryMs = options.watchExpiryMs ?? DEFAULT_WATCH_EXPIRY_MS;
+  }
+
+  /** The lifecycle state. */
+  get state(): AdsStreamState {
+    return this.stateValue;
+  }
+
+  /** Opens the first call. Idempotent. */
+  start(): void {
+    if (this.stateValue !== 'idle') return;
+    this.openCall();
+  }
+
+  /** Adds `name` to the type's set; the request goes out at the next tick. */
+  subscribe(typeUrl: string, name: string): void {
+    const type = this.typeState(typeUrl);
+    if (type.names.has(name)) return;
+    type.names.set(name, { state: WatchState.started, timer: undefined });
+    this.markDirty(type);
+  }
+
+  /** Removes `name` from the type's set; the request goes out at the next tick. */
+  unsubscribe(typeUrl: string, name: string): void {
+    const type = this.types.get(typeUrl);
+    const entry = type?.names.get(name);
+    if (!type || !entry) return;
+    clearTimeout(entry.timer);
+    type.names.delete(name);
+    this.markDirty(type);
+  }
+
+  /** The watch state of a name (test hook and dump). */
+  watchState(typeUrl: string, name: string): WatchState | undefined {
+    return this.types.get(typeUrl)?.names.get(name)?.state;
+  }
+
+  /** Last accepted version of a type. */
+  version(typeUrl: string): string {
+    return this.types.get(typeUrl)?.version ?? '';
+  }
+
+  /** The transport became READY: start the timers of names already written. */
+  onTransportReady(): void {
+    for (const [typeUrl, type] of this.types) {
+      for (const [name, entry] of type.names) this.maybeStartTimer(typeUrl, name, entry);
+    }
+  }
+
+  /** Brings a pending retry forward so that it is at most `maxDelayMs` away (probe cap changes). */
+  rescheduleRetry(maxDelayMs: number): void {
+    if (this.stateValue !== 'backoff' || this.retryDueAt - Date.now() <= maxDelayMs) return;
+    clearTimeout(this.retryTimer);
+    this.scheduleRetry(maxDelayMs);
+  }
+
+  /** Ends the call and all timers; nothing is reported afterwards. */
+  close(): void {
+    if (this.stateValue === 'closed') return;
+    this.stateValue = 'closed';
+    clearTimeout(this.retryTimer);
+    if (this.flushScheduled) clearImmediate(this.flushScheduled);
+    for (const type of this.types.values()) for (const entry of type.names.values()) clearTimeout(entry.timer);
+    const call = this.call;
+    this.call = undefined;
+    call?.cancel();
+  }
+
+  private typeState(typeUrl: string): TypeState {
+    let type = this.types.get(typeUrl);
+    if (!type) {
+      type = { version: '', nonce: '', names: new Map(), dirty: false, pendingError: undefined, sentOnCall: false };
+      this.types.set(typeUrl, type);
+    }
+    return type;
+  }
+
+  private openCall(): void {
+    this.stateValue = 'connecting';
+    this.received = false;
+    this.nodeSent = false;
+    for (const type of this.types.values()) {
+      type.nonce = '';
+      type.sentOnCall = false;
+      type.pendingError = undefined;
+      if (type.names.size > 0) type.dirty = true;
+    }
+    const generation = ++this.generation;
+    const live = (): boolean => generation === this.generation && this.call !== undefined;
+    const listener: AdsCallListener = {
+      onMessage: (response) => {
+        if (live()) this.handleResponse(response);
+      },
+      onClose: (error) => {
+        if (live()) this.handleClose(error);
+      },
+    };
+    this.call = this.options.callFactory(listener);
+    this.scheduleFlush();
+  }
+
+  private handleClose(error: Error | undefined): void {
+    this.call = undefined;
+    for (const type of this.types.values()) {
+      for (const entry of type.names.values()) {
+        clearTimeout(entry.timer);
+        entry.timer = undefined;
+        if (entry.state === WatchState.requested) entry.state = WatchState.started;
+      }
+    }
+    const beforeFirstResponse = !this.received;
+    const kind = beforeFirstResponse ? 'connection' : 'streamFailedAfterRecv';
+    const detail = error?.message ?? 'stream closed by the server';
+    const xdsError = new XdsError(kind, `ADS stream to ${this.options.serverUri} failed: ${detail}`, {
+      serverUri: this.options.serverUri,
+      cause: error,
+    });
+    if (beforeFirstResponse) {
+      this.scheduleRetry(this.options.retryDelayMs(this.attempt));
+      this.attempt += 1;
+    } else {
+      this.scheduleRetry(0);
+    }
+    this.options.handler.onStreamError(xdsError, { beforeFirstResponse });
+  }
+
+  private scheduleRetry(delayMs: number): void {
+    this.stateValue = 'backoff';
+    this.retryDueAt = Date.now() + delayMs;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      if (this.stateValue === 'backoff') this.openCall();
+    }, delayMs);
+    this.retryTimer.unref?.();
+  }
+
+  private markDirty(type: TypeState): void {
+    type.dirty = true;
+    this.scheduleFlush();
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushScheduled || this.stateValue === 'closed') return;
+    this.flushScheduled = setImmediate(() => {
+      this.flushScheduled = undefined;
+      this.flush();
+    });
+  }
+
+  /** Writes one request per dirty type. */
+  private flush(): void {
+    const call = this.call;
+    if (!call) return;
+    for (const [typeUrl, type] of this.types) {
+      if (!type.dirty) continue;
+      type.dirty = false;
+      if (type.names.size === 0 && !type.sentOnCall) continue;
+      const request: DiscoveryRequest = {
+        version_info: type.version,
+        resource_names: [...type.names.keys()],
+        type_url: typeUrl,
+        response_nonce: type.nonce,
+      };
+      if (!this.nodeSent) request.node = this.options.node;
+      if (type.pendingError) request.error_detail = type.pendingError;
+      type.pendingError = undefined;
+      this.nodeSent = true;
+      type.sentOnCall = true;
+      call.write(request);
+      if (this.call !== call) return; // the write failed synchronously and closed the call
+      for (const [name, entry] of type.names) {
+        if (entry.state === WatchState.started) entry.state = WatchState.requested;
+        this.maybeStartTimer(typeUrl, name, entry);
+      }
+    }
+  }
+
+  private maybeStartTimer(typeUrl: string, name: string, entry: NameState): void {
+    if (entry.state !== WatchState.requested || entry.timer !== undefined || !this.call) return;
+    if (!this.options.isTransportReady() || this.options.handler.isResourceCached(typeUrl, name)) return;
+    entry.timer = setTimeout(() => {
+      entry.timer = undefined;
+      if (entry.state !== WatchState.requested) return;
+      entry.state = WatchState.timeout;
+      this.options.handler.onResourceDoesNotExist(typeUrl, name);
+    }, this.expiryMs);
+    entry.timer.unref?.();
+  }
+
+  private handleResponse(response: DiscoveryResponse): void {
+    this.received = true;
+    this.attempt = 0;
+    this.stateValue = 'streaming';
+    const resourceType = this.options.resourceTypes.get(response.type_url);
+    if (!resourceType) return; // grpc-go neither ACKs nor NACKs an unknown type
+    const type = this.typeState(response.type_url);
+    type.nonce = response.nonce;
+    const event = this.decodeResponse(resourceType, type, response);
+    if (event.errors.length === 0) {
+      type.version = response.version_info;
+      type.pendingError = undefined;
+    } else {
+      const messages = event.errors.map((e) => (e.name ? `${e.name}: ${e.error.message}` : e.error.message));
+      type.pendingError = { code: NACK_STATUS_CODE, message: `xDS response validation errors: [${messages.join('; ')}]` };
+    }
+    this.markDirty(type);
+    this.options.handler.onResponse(event);
+  }
+
+  private decodeResponse(resourceType: AnyResourceType, type: TypeState, response: DiscoveryResponse): AdsResponseEvent {
+    const typeUrl = response.type_url;
+    const updates: Array<{ name: string; value: unknown }> = [];
+    const errors: Array<{ name: string | undefined; error: XdsError }> = [];
+    const names = new Set<string>();
+    const validation = (message: string, name?: string, cause?: unknown): XdsError =>
+      new XdsError('validation', message, { typeUrl, resourceName: name, serverUri: this.options.serverUri, cause });
+    response.resources.forEach((raw, index) => {
+      let result;
+      try {
+        const { any } = unwrapResource(raw);
+        if (any.type_url !== typeUrl) {
+          errors.push({ name: undefined, error: validation(`resource index ${index}: type ${any.type_url} in a ${typeUrl} response`) });
+          return;
+        }
+        result = resourceType.decode(any);
+      } catch (e) {
+        assertIsError(e);
+        errors.push({ name: undefined, error: validation(`resource index ${index}: ${e.message}`, undefined, e) });
+        return;
+      }
+      const entry = result.name === undefined ? undefined : type.names.get(result.name);
+      if (result.name !== undefined && !entry) return; // not subscribed: ignored
+      if (result.name !== undefined && names.has(result.name)) {
+        errors.push({ name: result.name, error: validation(`duplicate resource name ${result.name}`, result.name) });
+        return;
+      }
+      if (result.name !== undefined) names.add(result.name);
+      if (entry) {
+        clearTimeout(entry.timer);
+        entry.timer = undefined;
+        entry.state = WatchState.received;
+      }
+      if (result.ok) updates.push({ name: result.name, value: result.value });
+      else errors.push({ name: result.name, error: toValidationError(result.error, result.name, validation) });
+    });
+    return { typeUrl, version: response.version_info, updates, errors, names };
+  }
+}
+
+function toValidationError(
+  error: Error,
+  name: string | undefined,
+  validation: (message: string, name?: string, cause?: unknown) => XdsError,
+): XdsError {
+  return error instanceof XdsError ? error : validation(error.message, name, error);
+}

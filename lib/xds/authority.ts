@@ -1,0 +1,393 @@
+/**
+ * One authority: its ordered servers, the active one, the resource cache and the A71 fallback loop
+ * (grpc-go `authority.go`, with the C-core/Java choices listed in xds-fallback-a71.md §2.11/§6).
+ *
+ * Fallback (gRFC A71): on a connectivity failure of the ACTIVE server, if some watched resource is
+ * uncached, the next server that is not already failing is connected, made active and subscribed to
+ * every watched resource; cache and watchers are kept. Watchers hear of the failure only once every
+ * server has failed (ambient when cached), once per outage.
+ * Where we differ from grpc-go (following C-core `SetChannelStatusLocked` / Java `getActiveAuthorities`):
+ * - failures of a NON-active server are ignored (a primary retry failure never jumps to server #3);
+ * - a new watch subscribes on every open channel, and falls back at once when the active server is
+ *   failing and the resource is uncached (grpc-go waits for the next retry failure, up to ~144 s);
+ * - an update from another server than the cached one re-notifies watchers even when equal, so
+ *   that load reporting moves with the CDS source (grpc-go compares bytes only; A47 caveat).
+ * Return: the first response from a higher-priority server makes it active; lower channels are
+ * released. Responses from lower servers are dropped (close/response race).
+ *
+ * Concurrency: event-loop only. `options` is fixed; everything else changes only in the public
+ * methods and the channel handler callbacks. Watcher callbacks go through per-watcher queues.
+ */
+import type { AdsResponseEvent } from './ads-stream';
+import { DEFAULT_FALLBACK_PROBE_CAP_MS, type XdsServerConfig } from './bootstrap';
+import { RETRY_CAP_MS, type XdsChannelEventHandler, type XdsChannelState } from './channel';
+import { XdsError } from './errors';
+import {
+  createWatcherEntry,
+  isCached,
+  newResourceRecord,
+  ResourceStatus,
+  type AnyResourceType,
+  type ResourceRecord,
+  type WatcherEntry,
+} from './resource-state';
+import type { XdsWatcher } from './watcher';
+
+/** An authority's hold on a (possibly shared) channel. Released by `release()` or by the signal. */
+export interface ChannelLease {
+  readonly serverUri: string;
+  readonly state: XdsChannelState;
+  readonly lastError: XdsError | undefined;
+  subscribe(typeUrl: string, name: string): void;
+  unsubscribe(typeUrl: string, name: string): void;
+  /** This lease's wish for the retry cap; a shared channel uses the smallest wish. */
+  setRetryCapMs(capMs: number): void;
+  version(typeUrl: string): string;
+  release(): void;
+}
+
+/** Hands out channels (client.ts shares them across authorities by server key). */
+export interface ChannelPool {
+  acquire(server: XdsServerConfig, handler: XdsChannelEventHandler, signal: AbortSignal): ChannelLease;
+}
+
+/** Emitted when an authority's active server changes after the first activation. */
+export interface ServerSwitchEvent {
+  readonly authority: string;
+  readonly from: { readonly index: number; readonly serverUri: string };
+  readonly to: { readonly index: number; readonly serverUri: string };
+  /** `fallback` to a lower-priority server, `return` to a higher one. */
+  readonly reason: 'fallback' | 'return';
+}
+
+/** CSDS-like view of an authority. */
+export interface AuthorityDump {
+  readonly authority: string;
+  readonly activeServer: string | undefined;
+  readonly servers: ReadonlyArray<{ serverUri: string; state: XdsChannelState | 'unused'; lastError: string | undefined }>;
+  readonly resources: ReadonlyArray<{
+    typeUrl: string;
+    name: string;
+    status: ResourceStatus;
+    version: string;
+    source: string | undefined;
+    watchers: number;
+    error: string | undefined;
+  }>;
+}
+
+/** Options of {@link Authority}. */
+export interface AuthorityOptions {
+  /** The authority's name ('' for the default authority, i.e. the top-level servers). */
+  readonly name: string;
+  /** Servers in priority order (non-empty). */
+  readonly servers: readonly XdsServerConfig[];
+  readonly pool: ChannelPool;
+  readonly resourceTypes: ReadonlyMap<string, AnyResourceType>;
+  /** Retry cap of higher-priority servers while a lower one is active (default 5 s). */
+  readonly fallbackProbeCapMs?: number;
+  readonly onServerSwitch?: (event: ServerSwitchEvent) => void;
+}
+
+interface ServerSlot {
+  readonly index: number;
+  readonly server: XdsServerConfig;
+  lease: ChannelLease | undefined;
+}
+
+/** The A71 fallback loop of one authority. */
+export class Authority {
+  private readonly slots: ServerSlot[];
+  private readonly resources = new Map<string, Map<string, ResourceRecord>>();
+  private readonly abort = new AbortController();
+  private lifecycle: 'open' | 'closed' = 'open';
+  /** Index of the active server; undefined while no channel is held. */
+  private active: number | undefined;
+  /** Set once watchers were told of a connectivity failure; cleared by any response (edge trigger). */
+  private outage: XdsError | undefined;
+
+  constructor(private readonly options: AuthorityOptions) {
+    if (options.servers.length === 0) throw new XdsError('bootstrap', `authority "${options.name}" has no xds_servers`);
+    this.slots = options.servers.map((server, index) => ({ index, server, lease: undefined }));
+  }
+
+  /** Index of the active server (test hook and dump). */
+  get activeIndex(): number | undefined {
+    return this.active;
+  }
+
+  /** Starts watching; returns the cancel function. */
+  watch(typeUrl: string, name: string, watcher: XdsWatcher): () => void {
+    if (this.lifecycle === 'closed') throw new XdsError('closed', `authority "${this.options.name}" is closed`);
+    let byName = this.resources.get(typeUrl);
+    if (!byName) this.resources.set(typeUrl, (byName = new Map()));
+    let record = byName.get(name);
+    const entry = createWatcherEntry(watcher);
+    if (!record) {
+      record = newResourceRecord(typeUrl, name);
+      byName.set(name, record);
+      record.watchers.add(entry);
+      for (const slot of this.slots) slot.lease?.subscribe(typeUrl, name);
+      if (this.active === undefined) this.activate(0, undefined);
+    } else {
+      record.watchers.add(entry);
+      deliverCached(record, entry);
+    }
+    this.onWatchAdded(record, entry);
+    const watched = record;
+    return () => this.cancelWatch(watched, entry);
+  }
+
+  /** The server that delivered the cached value of a resource (LRS follows the CDS source, A47). */
+  sourceServer(typeUrl: string, name: string): XdsServerConfig | undefined {
+    const record = this.get(typeUrl, name);
+    return record?.value === undefined || record.source === undefined ? undefined : this.slots[record.source]?.server;
+  }
+
+  /** CSDS-like dump. */
+  dump(): AuthorityDump {
+    const uri = (index: number | undefined): string | undefined =>
+      index === undefined ? undefined : this.slots[index]?.server.serverUri;
+    const resources = [...this.resources.values()].flatMap((byName) =>
+      [...byName.values()].map((r) => ({
+        typeUrl: r.typeUrl,
+        name: r.name,
+        status: r.status,
+        version: r.version,
+        source: uri(r.source),
+        watchers: r.watchers.size,
+        error: r.nackError?.message,
+      })),
+    );
+    return {
+      authority: this.options.name,
+      activeServer: uri(this.active),
+      servers: this.slots.map((s) => ({
+        serverUri: s.server.serverUri,
+        state: s.lease?.state ?? 'unused',
+        lastError: s.lease?.lastError?.message,
+      })),
+      resources,
+    };
+  }
+
+  /** Releases every channel and drops every watcher. Idempotent. */
+  close(): void {
+    if (this.lifecycle === 'closed') return;
+    this.lifecycle = 'closed';
+    this.abort.abort();
+    for (const slot of this.slots) slot.lease = undefined;
+    for (const byName of this.resources.values()) {
+      for (const record of byName.values()) for (const entry of record.watchers) entry.cancel();
+    }
+    this.resources.clear();
+    this.active = undefined;
+  }
+
+  /** Fallback at watch time (C-core `WatchResource`, Java): the active server is failing, the resource uncached. */
+  private onWatchAdded(record: ResourceRecord, entry: WatcherEntry): void {
+    const active = this.active === undefined ? undefined : this.slots[this.active];
+    if (!active?.lease || isCached(record)) {
+      if (this.outage) entry.enqueue((w, done) => w.onError(this.outage as XdsError, { ambient: isCached(record) }, done));
+      return;
+    }
+    if (active.lease.state !== 'failing') return;
+    if (this.fallbackFrom(active.index)) return;
+    if (this.outage) entry.enqueue((w, done) => w.onError(this.outage as XdsError, { ambient: false }, done));
+    else this.notifyConnectivityError(active.index, active.lease.lastError);
+  }
+
+  private cancelWatch(record: ResourceRecord, entry: WatcherEntry): void {
+    entry.cancel();
+    if (!record.watchers.delete(entry) || record.watchers.size > 0 || this.lifecycle === 'closed') return;
+    const byName = this.resources.get(record.typeUrl);
+    byName?.delete(record.name);
+    if (byName?.size === 0) this.resources.delete(record.typeUrl);
+    for (const slot of this.slots) slot.lease?.unsubscribe(record.typeUrl, record.name);
+    if (this.resources.size === 0) this.releaseFrom(0); // grpc-go: the last unwatch releases every channel
+  }
+
+  private get(typeUrl: string, name: string): ResourceRecord | undefined {
+    return this.resources.get(typeUrl)?.get(name);
+  }
+
+  private hasUncached(): boolean {
+    for (const byName of this.resources.values()) {
+      for (const record of byName.values()) if (record.watchers.size > 0 && !isCached(record)) return true;
+    }
+    return false;
+  }
+
+  /** Connects slot `index` if needed, subscribes everything there and makes it active. */
+  private activate(index: number, reason: ServerSwitchEvent['reason'] | undefined): void {
+    const slot = this.slots[index] as ServerSlot;
+    if (!slot.lease) {
+      slot.lease = this.options.pool.acquire(slot.server, this.handlerFor(slot), this.abort.signal);
+      for (const [typeUrl, byName] of this.resources) for (const name of byName.keys()) slot.lease.subscribe(typeUrl, name);
+    }
+    const previous = this.active;
+    this.active = index;
+    this.outage = undefined;
+    this.applyRetryCaps();
+    if (previous !== undefined && previous !== index && reason) {
+      const at = (i: number): { index: number; serverUri: string } => ({ index: i, serverUri: this.slots[i]?.server.serverUri ?? '' });
+      this.options.onServerSwitch?.({ authority: this.options.name, from: at(previous), to: at(index), reason });
+    }
+  }
+
+  /** Probe cap for servers above the active one, the normal cap for the others. */
+  private applyRetryCaps(): void {
+    const probe = this.options.fallbackProbeCapMs ?? DEFAULT_FALLBACK_PROBE_CAP_MS;
+    for (const slot of this.slots) {
+      slot.lease?.setRetryCapMs(this.active !== undefined && slot.index < this.active ? probe : RETRY_CAP_MS);
+    }
+  }
+
+  /** Releases the channels of slots `from` and below in priority. */
+  private releaseFrom(from: number): void {
+    for (const slot of this.slots.slice(from)) {
+      const lease = slot.lease;
+      slot.lease = undefined;
+      lease?.release();
+    }
+    if (from === 0) {
+      this.active = undefined;
+      this.outage = undefined;
+    }
+  }
+
+  private handlerFor(slot: ServerSlot): XdsChannelEventHandler {
+    const live = (): boolean => this.lifecycle === 'open' && slot.lease !== undefined;
+    return {
+      onConnectivityFailure: (error) => {
+        if (live()) this.handleFailure(slot.index, error);
+      },
+      onResponse: (event) => {
+        if (live()) this.handleResponse(slot.index, event);
+      },
+      onResourceDoesNotExist: (typeUrl, name) => {
+        if (live()) this.handleDoesNotExist(slot.index, typeUrl, name);
+      },
+      isResourceCached: (typeUrl, name) => {
+        const record = this.get(typeUrl, name);
+        return record !== undefined && isCached(record);
+      },
+    };
+  }
+
+  /** gRFC A71 §1.1: only the ACTIVE server's failure counts; fall back while something is uncached. */
+  private handleFailure(index: number, error: XdsError): void {
+    if (index !== this.active || this.outage) return;
+    if (this.hasUncached() && this.fallbackFrom(index)) return;
+    this.notifyConnectivityError(index, error);
+  }
+
+  /** Activates the next server after `failed` that is not failing; false when there is none. */
+  private fallbackFrom(failed: number): boolean {
+    for (const slot of this.slots.slice(failed + 1)) {
+      if (slot.lease?.state === 'failing') continue;
+      this.activate(slot.index, 'fallback');
+      return true;
+    }
+    return false;
+  }
+
+  /** Tells every watcher, once per outage, naming the lowest-priority server that failed. */
+  private notifyConnectivityError(index: number, error: XdsError | undefined): void {
+    let last = index;
+    for (const slot of this.slots) if (slot.lease?.state === 'failing' && slot.index > last) last = slot.index;
+    const lastServer = this.slots[last] as ServerSlot;
+    const cause = lastServer.lease?.lastError ?? error;
+    const outage = new XdsError(
+      'connection',
+      `xDS servers of authority "${this.options.name}" unreachable; last tried ${lastServer.server.serverUri}: ${cause?.message ?? 'failed'}`,
+      { serverUri: lastServer.server.serverUri, cause },
+    );
+    this.outage = outage;
+    this.forEachRecord((record) => {
+      const ambient = isCached(record);
+      for (const entry of record.watchers) entry.enqueue((w, done) => w.onError(outage, { ambient }, done));
+    });
+  }
+
+  private handleResponse(index: number, event: AdsResponseEvent): void {
+    if (this.active === undefined || index > this.active) return; // a lower server: dropped (A71 revert race)
+    if (index < this.active) {
+      this.activate(index, 'return');
+      this.releaseFrom(index + 1);
+    }
+    this.outage = undefined;
+    const type = this.options.resourceTypes.get(event.typeUrl);
+    const serverUri = this.slots[index]?.server.serverUri;
+    for (const { name, value } of event.updates) {
+      const record = this.get(event.typeUrl, name);
+      if (record) this.applyUpdate(record, value, event.version, index, type);
+    }
+    for (const { name, error } of event.errors) {
+      const record = name === undefined ? undefined : this.get(event.typeUrl, name);
+      if (!record) continue;
+      record.status = ResourceStatus.nacked;
+      record.nackError = new XdsError('nacked', `NACKed ${name} from ${serverUri}: ${error.message}`, {
+        typeUrl: event.typeUrl,
+        resourceName: name,
+        serverUri,
+        cause: error,
+      });
+      const nack = record.nackError;
+      const ambient = isCached(record);
+      for (const entry of record.watchers) entry.enqueue((w, done) => w.onError(nack, { ambient }, done));
+    }
+    // An unnamed invalid resource may be the "missing" one: no SotW deletion from such a response.
+    const unnamedError = event.errors.some((e) => e.name === undefined);
+    if (type?.allResourcesRequiredInSotW && !unnamedError && !this.slots[index]?.server.ignoreResourceDeletion) {
+      this.applySotwDeletions(event, index);
+    }
+  }
+
+  private applyUpdate(record: ResourceRecord, value: unknown, version: string, index: number, type: AnyResourceType | undefined): void {
+    const previous = record.value;
+    const changed =
+      previous === undefined || record.source !== index || !(type?.isEqual(previous.data, value) ?? false);
+    record.value = { data: value };
+    record.status = ResourceStatus.acked;
+    record.version = version;
+    record.source = index;
+    record.nackError = undefined;
+    if (!changed) return;
+    for (const entry of record.watchers) entry.enqueue((w, done) => w.onUpdate(value, done));
+  }
+
+  /** LDS/CDS: a cached resource missing from the active server's response was deleted. */
+  private applySotwDeletions(event: AdsResponseEvent, index: number): void {
+    for (const record of this.resources.get(event.typeUrl)?.values() ?? []) {
+      if (record.value === undefined || event.names.has(record.name)) continue;
+      this.markDoesNotExist(record, index);
+    }
+  }
+
+  private handleDoesNotExist(index: number, typeUrl: string, name: string): void {
+    const record = this.get(typeUrl, name);
+    if (index !== this.active || !record || isCached(record)) return;
+    this.markDoesNotExist(record, index);
+  }
+
+  private markDoesNotExist(record: ResourceRecord, index: number): void {
+    record.value = undefined;
+    record.status = ResourceStatus.doesNotExist;
+    record.source = index;
+    for (const entry of record.watchers) entry.enqueue((w, done) => w.onResourceDoesNotExist(done));
+  }
+
+  private forEachRecord(fn: (record: ResourceRecord) => void): void {
+    for (const byName of this.resources.values()) for (const record of byName.values()) fn(record);
+  }
+}
+
+/** A new watcher of a known resource gets what the others already have. */
+function deliverCached(record: ResourceRecord, entry: WatcherEntry): void {
+  const value = record.value;
+  const nack = record.nackError;
+  if (value !== undefined) entry.enqueue((w, done) => w.onUpdate(value.data, done));
+  else if (record.status === ResourceStatus.doesNotExist) entry.enqueue((w, done) => w.onResourceDoesNotExist(done));
+  if (nack) entry.enqueue((w, done) => w.onError(nack, { ambient: isCached(record) }, done));
+}

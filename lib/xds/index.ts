@@ -1,0 +1,15 @@
+/**
+ * lib/xds: an xDS client with per-authority fallback (gRFC A71), plus the pieces it is built from.
+ * The management server lives in `lib/xds/server` and is imported from there.
+ */
+export { createXdsClient, authorityOf, type XdsClient, type XdsClientOptions, type XdsClientDump, type LoadReporter } from './client';
+export { createLoadStore, type LoadStore, type LrsLocality } from './lrs-client';
+export type { XdsWatcher, XdsWatcherErrorInfo } from './watcher';
+export type { ServerSwitchEvent, AuthorityDump } from './authority';
+export { ResourceStatus, WatchState, type AnyResourceType } from './resource-state';
+export { DEFAULT_WATCH_EXPIRY_MS } from './ads-stream';
+export { RETRY_BASE_MS, RETRY_CAP_MS, RETRY_JITTER, RETRY_MULTIPLIER, retryDelayMs, type XdsChannelState, type XdsTransportFactory } from './channel';
+export * from './errors';
+export * from './bootstrap';
+export * from './protos';
+export * from './resource-types';

@@ -1,0 +1,221 @@
+/**
+ * Fakes for the lib/xds client core: JSON-encoded resource types, a recording watcher, a fake
+ * channel pool (for authority tests) and a fake ADS call factory (for stream tests).
+ */
+import type { AdsResponseEvent, AdsCall, AdsCallListener } from '../../lib/xds/ads-stream';
+import type { ChannelLease, ChannelPool } from '../../lib/xds/authority';
+import type { XdsServerConfig } from '../../lib/xds/bootstrap';
+import type { XdsChannelEventHandler, XdsChannelState } from '../../lib/xds/channel';
+import { XdsError } from '../../lib/xds/errors';
+import type { AnyMessage, DiscoveryRequest, DiscoveryResponse } from '../../lib/xds/protos';
+import type { AnyResourceType } from '../../lib/xds/resource-state';
+import { CDS_TYPE_URL, EDS_TYPE_URL, LDS_TYPE_URL, RDS_TYPE_URL, kindOfTypeUrl, type XdsTypeUrl } from '../../lib/xds/resource-types/type-urls';
+import type { XdsWatcher } from '../../lib/xds/watcher';
+
+export { CDS_TYPE_URL, EDS_TYPE_URL, LDS_TYPE_URL, RDS_TYPE_URL };
+
+/** A resource type whose Any value is JSON `{name, value, invalid?}`. */
+export function fakeType(typeUrl: XdsTypeUrl): AnyResourceType {
+  return {
+    kind: kindOfTypeUrl(typeUrl) as NonNullable<ReturnType<typeof kindOfTypeUrl>>,
+    typeUrl,
+    allResourcesRequiredInSotW: typeUrl === LDS_TYPE_URL || typeUrl === CDS_TYPE_URL,
+    decode(any) {
+      const obj = JSON.parse(Buffer.from(any.value).toString()) as { name: string; value: unknown; invalid?: string };
+      if (obj.invalid) return { ok: false, name: obj.name, error: new XdsError('validation', obj.invalid) };
+      return { ok: true, name: obj.name, value: obj.value };
+    },
+    isEqual: (a, b) => JSON.stringify(a) === JSON.stringify(b),
+  };
+}
+
+/** All four fake types by URL. */
+export function fakeTypes(): Map<string, AnyResourceType> {
+  return new Map([LDS_TYPE_URL, RDS_TYPE_URL, CDS_TYPE_URL, EDS_TYPE_URL].map((u) => [u, fakeType(u)]));
+}
+
+/** An Any for {@link fakeType}. */
+export function fakeAny(typeUrl: string, name: string, value: unknown, invalid?: string): AnyMessage {
+  return { type_url: typeUrl, value: Buffer.from(JSON.stringify({ name, value, invalid })) };
+}
+
+/** A server config as the bootstrap would produce it. */
+export function server(uri: string, index = 0, ignoreResourceDeletion = false): XdsServerConfig {
+  return {
+    serverUri: uri,
+    channelCreds: { type: 'insecure' },
+    serverFeatures: ignoreResourceDeletion ? ['ignore_resource_deletion'] : [],
+    ignoreResourceDeletion,
+    key: uri,
+    field: `xds_servers[${index}]`,
+  };
+}
+
+/** What a recording watcher saw. */
+export type WatchEvent =
+  | { type: 'update'; value: unknown }
+  | { type: 'doesNotExist' }
+  | { type: 'error'; error: XdsError; ambient: boolean };
+
+/** A watcher that records events and calls done() at once. */
+export interface RecordingWatcher extends XdsWatcher {
+  readonly events: WatchEvent[];
+  /** Resolves with the next event not yet taken. */
+  next(): Promise<WatchEvent>;
+}
+
+/** Creates a {@link RecordingWatcher}. */
+export function recordingWatcher(): RecordingWatcher {
+  const events: WatchEvent[] = [];
+  let taken = 0;
+  const waiters: Array<() => void> = [];
+  const push = (event: WatchEvent, done: () => void): void => {
+    events.push(event);
+    waiters.splice(0).forEach((w) => w());
+    done();
+  };
+  return {
+    events,
+    onUpdate: (value, done) => push({ type: 'update', value }, done),
+    onResourceDoesNotExist: (done) => push({ type: 'doesNotExist' }, done),
+    onError: (error, { ambient }, done) => push({ type: 'error', error, ambient }, done),
+    async next() {
+      while (events.length <= taken) await new Promise<void>((resolve) => waiters.push(resolve));
+      return events[taken++] as WatchEvent;
+    },
+  };
+}
+
+/**
+ * Lets queued setImmediate chains (watcher deliveries, flushes) run: a few immediate rounds first
+ * (a busy loop may fire a timer before the check phase), then `ms` of wall time.
+ */
+export async function settle(ms = 20): Promise<void> {
+  for (let i = 0; i < 10; i++) await new Promise((resolve) => setImmediate(resolve));
+  await new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** A fake channel lease driven by the test. */
+export class FakeChannel implements ChannelLease {
+  state: XdsChannelState = 'connecting';
+  lastError: XdsError | undefined;
+  readonly subscriptions = new Map<string, Set<string>>();
+  released = false;
+  capMs: number | undefined;
+
+  constructor(
+    readonly serverUri: string,
+    readonly handler: XdsChannelEventHandler,
+  ) {}
+
+  names(typeUrl: string): string[] {
+    return [...(this.subscriptions.get(typeUrl) ?? [])].sort();
+  }
+  subscribe(typeUrl: string, name: string): void {
+    if (!this.subscriptions.has(typeUrl)) this.subscriptions.set(typeUrl, new Set());
+    this.subscriptions.get(typeUrl)?.add(name);
+  }
+  unsubscribe(typeUrl: string, name: string): void {
+    this.subscriptions.get(typeUrl)?.delete(name);
+  }
+  setRetryCapMs(capMs: number): void {
+    this.capMs = capMs;
+  }
+  version(): string {
+    return '';
+  }
+  release(): void {
+    this.released = true;
+    this.state = 'closed';
+  }
+
+  /** A connectivity failure (stream failed before its first response). */
+  fail(message = 'connection refused'): void {
+    this.state = 'failing';
+    this.lastError = new XdsError('connection', `${this.serverUri}: ${message}`, { serverUri: this.serverUri });
+    this.handler.onConnectivityFailure(this.lastError);
+  }
+
+  /** A response with valid resources (`updates`) and invalid ones (`errors`). */
+  respond(typeUrl: string, updates: Record<string, unknown>, options: { version?: string; errors?: Record<string, string> } = {}): void {
+    this.state = 'ready';
+    const errors = Object.entries(options.errors ?? {}).map(([name, message]) => ({ name, error: new XdsError('validation', message) }));
+    const event: AdsResponseEvent = {
+      typeUrl,
+      version: options.version ?? '1',
+      updates: Object.entries(updates).map(([name, value]) => ({ name, value })),
+      errors,
+      names: new Set([...Object.keys(updates), ...Object.keys(options.errors ?? {})]),
+    };
+    this.handler.onResponse(event);
+  }
+
+  expire(typeUrl: string, name: string): void {
+    this.handler.onResourceDoesNotExist(typeUrl, name);
+  }
+}
+
+/** A pool handing out {@link FakeChannel}s and remembering every acquisition. */
+export class FakePool implements ChannelPool {
+  readonly acquired: FakeChannel[] = [];
+
+  acquire(server: XdsServerConfig, handler: XdsChannelEventHandler, signal: AbortSignal): ChannelLease {
+    const channel = new FakeChannel(server.serverUri, handler);
+    this.acquired.push(channel);
+    signal.addEventListener('abort', () => channel.release(), { once: true });
+    return channel;
+  }
+
+  /** The live (unreleased) channel of a server. */
+  live(uri: string): FakeChannel {
+    const channel = [...this.acquired].reverse().find((c) => c.serverUri === uri && !c.released);
+    if (!channel) throw new Error(`no live channel to ${uri}; acquired: ${this.acquired.map((c) => c.serverUri).join(', ')}`);
+    return channel;
+  }
+
+  /** URIs of unreleased channels. */
+  liveUris(): string[] {
+    return this.acquired.filter((c) => !c.released).map((c) => c.serverUri);
+  }
+}
+
+/** A fake ADS transport: records calls and their requests. */
+export class FakeAdsTransport {
+  readonly calls: FakeAdsCall[] = [];
+  ready = true;
+
+  readonly factory = (listener: AdsCallListener): AdsCall => {
+    const call = new FakeAdsCall(listener);
+    this.calls.push(call);
+    return call;
+  };
+
+  get current(): FakeAdsCall {
+    const call = this.calls[this.calls.length - 1];
+    if (!call) throw new Error('no call');
+    return call;
+  }
+}
+
+/** One fake call. */
+export class FakeAdsCall implements AdsCall {
+  readonly requests: DiscoveryRequest[] = [];
+  cancelled = false;
+  constructor(private readonly listener: AdsCallListener) {}
+  write(request: DiscoveryRequest): void {
+    this.requests.push(structuredClone(request));
+  }
+  cancel(): void {
+    this.cancelled = true;
+  }
+  respond(response: Partial<DiscoveryResponse> & { type_url: string; resources: AnyMessage[] }): void {
+    this.listener.onMessage({ version_info: '', nonce: '', ...response });
+  }
+  close(error?: Error): void {
+    this.listener.onClose(error);
+  }
+  /** Requests of one type. */
+  requestsFor(typeUrl: string): DiscoveryRequest[] {
+    return this.requests.filter((r) => r.type_url === typeUrl);
+  }
+}

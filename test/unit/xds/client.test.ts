@@ -1,0 +1,160 @@
+/**
+ * XdsClient: routing of names to authorities, channel sharing across authorities, errors at watch
+ * time, events, dump and close (fake transports).
+ */
+import type { AdsCallListener } from '../../../lib/xds/ads-stream';
+import { parseBootstrap } from '../../../lib/xds/bootstrap';
+import type { XdsTransport } from '../../../lib/xds/channel';
+import { createXdsClient, authorityOf, type XdsClient } from '../../../lib/xds/client';
+import { CDS_TYPE_URL, FakeAdsTransport, LDS_TYPE_URL, fakeAny, fakeTypes, recordingWatcher, settle } from '../../helpers/xds-fakes';
+
+const insecure = [{ type: 'insecure' }];
+const bootstrap = parseBootstrap({
+  xds_servers: [
+    { server_uri: 'top-primary:1', channel_creds: insecure },
+    { server_uri: 'top-secondary:2', channel_creds: insecure },
+  ],
+  authorities: {
+    a: { xds_servers: [{ server_uri: 'a-primary:3', channel_creds: insecure }, { server_uri: 'top-secondary:2', channel_creds: insecure }] },
+    b: {},
+  },
+  node: { id: 'n1' },
+});
+
+interface Fixture {
+  client: XdsClient;
+  transports: Map<string, FakeAdsTransport & { closed: boolean }>;
+}
+
+function fixture(): Fixture {
+  const transports = new Map<string, FakeAdsTransport & { closed: boolean }>();
+  const client = createXdsClient({
+    bootstrap,
+    resourceTypes: fakeTypes(),
+    transportFactory: (server): XdsTransport => {
+      const fake = Object.assign(new FakeAdsTransport(), { closed: false });
+      transports.set(server.serverUri, fake);
+      return {
+        openAdsCall: (l: AdsCallListener) => fake.factory(l),
+        isReady: () => true,
+        onReady: () => undefined,
+        close: () => {
+          fake.closed = true;
+        },
+      };
+    },
+  });
+  return { client, transports };
+}
+
+describe('authorityOf', () => {
+  it.each([
+    ['xdstp://a/envoy.config.cluster.v3.Cluster/c1', 'a'],
+    ['xdstp://a', 'a'],
+    ['plain-name', undefined],
+  ])('%s → %s', (name, expected) => {
+    expect(authorityOf(name)).toBe(expected);
+  });
+});
+
+describe('XdsClient', () => {
+  let f: Fixture;
+  beforeEach(() => {
+    f = fixture();
+  });
+  afterEach(() => f.client.close());
+
+  it('routes a plain name to the top-level servers and an xdstp name to its authority', async () => {
+    f.client.watch('cluster', 'c1', recordingWatcher());
+    f.client.watch(CDS_TYPE_URL, 'xdstp://a/envoy.config.cluster.v3.Cluster/c2', recordingWatcher());
+    await settle(5);
+    expect([...f.transports.keys()].sort()).toEqual(['a-primary:3', 'top-primary:1']);
+    expect(f.transports.get('top-primary:1')?.current.requests[0]?.resource_names).toEqual(['c1']);
+    expect(f.transports.get('a-primary:3')?.current.requests[0]?.resource_names).toEqual(['xdstp://a/envoy.config.cluster.v3.Cluster/c2']);
+  });
+
+  it('uses the top-level servers for an authority without its own list', async () => {
+    f.client.watch('listener', 'xdstp://b/envoy.config.listener.v3.Listener/l', recordingWatcher());
+    await settle(5);
+    expect([...f.transports.keys()]).toEqual(['top-primary:1']);
+  });
+
+  it('shares one channel per server across authorities and keeps it while one still needs it', async () => {
+    const cancelTop = f.client.watch('cluster', 'c1', recordingWatcher());
+    f.client.watch('cluster', 'xdstp://a/envoy.config.cluster.v3.Cluster/c2', recordingWatcher());
+    await settle(5);
+    f.transports.get('top-primary:1')?.current.close(new Error('refused'));
+    f.transports.get('a-primary:3')?.current.close(new Error('refused'));
+    await settle(5);
+    const shared = f.transports.get('top-secondary:2');
+    expect(shared?.calls).toHaveLength(1);
+    expect(shared?.current.requests.at(-1)?.resource_names.sort()).toEqual(['c1', 'xdstp://a/envoy.config.cluster.v3.Cluster/c2']);
+    cancelTop();
+    await settle(5);
+    expect(shared?.closed).toBe(false);
+    expect(shared?.current.requests.at(-1)?.resource_names).toEqual(['xdstp://a/envoy.config.cluster.v3.Cluster/c2']);
+  });
+
+  it('reports an authority missing from the bootstrap to the watcher', async () => {
+    const w = recordingWatcher();
+    f.client.watch('cluster', 'xdstp://nope/envoy.config.cluster.v3.Cluster/c', w);
+    const event = await w.next();
+    expect(event).toMatchObject({ type: 'error', ambient: false });
+    if (event.type === 'error') expect(event.error.kind).toBe('bootstrap');
+    expect(f.transports.size).toBe(0);
+  });
+
+  it('reports an unsupported type to the watcher', async () => {
+    const w = recordingWatcher();
+    f.client.watch('secret' as 'cluster', 'x', w);
+    const event = await w.next();
+    if (event.type !== 'error') throw new Error('expected an error');
+    expect(event.error.kind).toBe('resourceTypeUnsupported');
+  });
+
+  it('emits serverSwitch and dumps per authority', async () => {
+    const switches: unknown[] = [];
+    f.client.on('serverSwitch', (e) => switches.push(e));
+    const w = recordingWatcher();
+    f.client.watch(LDS_TYPE_URL, 'l1', w);
+    await settle(5);
+    f.transports.get('top-primary:1')?.current.close(new Error('refused'));
+    await settle(5);
+    f.transports.get('top-secondary:2')?.current.respond({ type_url: LDS_TYPE_URL, version_info: 'v9', nonce: 'x', resources: [fakeAny(LDS_TYPE_URL, 'l1', 'val')] });
+    expect(await w.next()).toEqual({ type: 'update', value: 'val' });
+    expect(switches).toEqual([expect.objectContaining({ authority: '', reason: 'fallback', to: { index: 1, serverUri: 'top-secondary:2' } })]);
+    const dump = f.client.dump().authorities[0];
+    expect(dump?.activeServer).toBe('top-secondary:2');
+    expect(dump?.resources[0]).toMatchObject({ name: 'l1', status: 'acked', version: 'v9', source: 'top-secondary:2' });
+  });
+
+  it('closes every transport on close and refuses watches afterwards', async () => {
+    f.client.watch('cluster', 'c1', recordingWatcher());
+    f.client.watch('cluster', 'xdstp://a/envoy.config.cluster.v3.Cluster/c2', recordingWatcher());
+    await settle(5);
+    f.client.close();
+    expect([...f.transports.values()].every((t) => t.closed && t.current.cancelled)).toBe(true);
+    expect(() => f.client.watch('cluster', 'c3', recordingWatcher())).toThrow(expect.objectContaining({ kind: 'closed' }));
+  });
+});
+
+describe('XdsClient scope', () => {
+  it('reports its CSDS client_scope: the target, or "#server" by default', () => {
+    const byDefault = createXdsClient({ bootstrap, resourceTypes: fakeTypes(), transportFactory: () => { throw new Error('unused'); } });
+    const perTarget = createXdsClient({ bootstrap, resourceTypes: fakeTypes(), clientScope: 'xds:///svc', transportFactory: () => { throw new Error('unused'); } });
+    expect(byDefault.dump()).toEqual({ clientScope: '#server', authorities: [] });
+    expect(perTarget.dump().clientScope).toBe('xds:///svc');
+    byDefault.close();
+    perTarget.close();
+  });
+});
+
+describe('XdsClient type names', () => {
+  it.each(['cluster', CDS_TYPE_URL, 'envoy.config.cluster.v3.Cluster'])('accepts %s', async (type) => {
+    const { client, transports } = fixture();
+    client.watch(type as 'cluster', 'c1', recordingWatcher());
+    await settle(5);
+    expect(transports.get('top-primary:1')?.current.requests[0]?.type_url).toBe(CDS_TYPE_URL);
+    client.close();
+  });
+});
