@@ -5,7 +5,7 @@ import { LoadBalancerState } from '../../lib/d2';
 import { ZooKeeperFailoutConfigProvider } from '../../lib/failout/failout-config-provider';
 import { createLogger } from '../../lib/logging';
 import { connectSession, type ZkSession } from '../../lib/zk';
-import { clock, failWorker } from '../lib/workers';
+import { clock, failWorker, guardWorker } from '../lib/workers';
 import type { FromWorker, ToWorker } from './protocol';
 
 type Init = Extract<ToWorker, { type: 'init' }>;
@@ -108,7 +108,4 @@ process.on('message', (raw: unknown) => {
   }
 });
 
-// The parent died or closed the channel: do not linger with open sessions.
-process.on('disconnect', () => void shutdown(0));
-process.on('uncaughtException', fail);
-process.on('unhandledRejection', fail);
+guardWorker(fail, shutdown);

@@ -178,3 +178,13 @@ export function failWorker(err: unknown, send: (message: BaseFromWorker) => void
   }
   void shutdown(1);
 }
+
+/**
+ * Inside a worker: exits when the parent dies or closes the channel (no lingering sessions), and
+ * reports uncaught errors through `fail`.
+ */
+export function guardWorker(fail: (err: unknown) => void, shutdown: (code: number) => Promise<never>): void {
+  process.on('disconnect', () => void shutdown(0));
+  process.on('uncaughtException', fail);
+  process.on('unhandledRejection', fail);
+}

@@ -3,7 +3,7 @@
 import { createLogger } from '../../lib/logging';
 import { connectSession, type ZkSession } from '../../lib/zk';
 import { clock, type FromWorker, type ToWorker } from './protocol';
-import { failWorker } from '../lib/workers';
+import { failWorker, guardWorker } from '../lib/workers';
 
 type Init = Extract<ToWorker, { type: 'init' }>;
 
@@ -86,7 +86,4 @@ process.on('message', (raw: unknown) => {
   }
 });
 
-// The parent died or closed the channel: do not linger with 250 open sessions.
-process.on('disconnect', () => void shutdown(0));
-process.on('uncaughtException', fail);
-process.on('unhandledRejection', fail);
+guardWorker(fail, shutdown);
