@@ -1,0 +1,54 @@
+import { randomUUID } from 'node:crypto';
+import { Command, Option } from 'commander';
+import { addConnectionOptions, defaultRequester, printJson, withConnections, type CommandRuntime } from '../command-context';
+import { EXIT } from '../errors';
+import { formatClusterStatus } from '../format';
+import { buildFailoutBody, type OutOptions } from '../request-body';
+import type { ConnectionFlags } from '../settings';
+import { dryRun } from '../dry-run';
+import { DEFAULT_WAIT, sendRequest, type SendOptions } from './send';
+
+const EXAMPLES = `
+Examples:
+  failout out greetings-lor1 --peer greetings-lva1:2 --peer greetings-ltx1 --for 2h --reason INC-4711
+  failout out greetings-lor1 --peer greetings-lva1 --until 2026-11-30T18:00:00Z --share 50 --wait
+  failout out greetings-lor1 --peer greetings-lva1 --at +15m --for 90m --buckets 0-9 --dry-run
+`;
+
+type Flags = OutOptions & SendOptions & ConnectionFlags & { dryRun?: boolean; requestId?: string };
+
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+
+/** `failout out <cluster> …`: fail a cluster out to its peers for a window. */
+export function outCommand(rt: CommandRuntime): Command {
+  const command = new Command('out')
+    .description("fail a cluster out: send (a share of) its traffic to peers for a time window")
+    .argument('<cluster>', 'the D2 cluster to fail out')
+    .option('--peer <cluster[:weight]>', 'a peer that takes the traffic, with a positive integer weight (default 1); repeat or comma-separate', collect)
+    .addOption(new Option('--for <duration>', 'how long, from when the worker applies it (90m, 2h, 1h30m, PT2H)').conflicts('until'))
+    .addOption(new Option('--until <time>', 'when it ends (2026-11-30T18:00:00Z, +2h)').conflicts('for'))
+    .option('--at <time>', 'when it starts (default: when applied; 2026-11-30T16:00:00Z, +15m)')
+    .addOption(new Option('--share <pct>', 'percentage of traffic to move, 1-100 (default 100)').conflicts('buckets'))
+    .addOption(new Option('--buckets <a-b>', 'bucket range to move, within 0-99').conflicts('share'))
+    .option('--reason <text>', 'why (an incident id), recorded with the failout')
+    .option('--by <who>', 'who asks (default: $FAILOUT_USER or user@host)')
+    .option('--force', 'override the peer-state checks (peer failed out, peer without hosts)')
+    .option('--dry-run', 'validate against the current ZooKeeper state; send nothing')
+    .option('--wait', 'wait for the outcome and print it (exit 1 if rejected)')
+    .option('--timeout <duration>', `how long --wait waits (default ${DEFAULT_WAIT})`)
+    .option('--request-id <id>', 'reuse a request id (a safe resend: it is applied at most once)')
+    .option('--json', 'machine-readable output');
+  addConnectionOptions(command).addHelpText('after', EXAMPLES);
+  return command.action(async (cluster: string, flags: Flags) => {
+    const now = rt.io.now();
+    const body = buildFailoutBody(cluster, flags, { requestId: flags.requestId ?? randomUUID(), now, requestedBy: defaultRequester(rt.io.env) });
+    await withConnections(flags, rt.io, async (connections, settings) => {
+      if (!flags.dryRun) return sendRequest(rt, connections, settings, body, flags);
+      const result = await dryRun(await connections.zk(), settings, body, now);
+      if (flags.json) printJson(rt.io, { dryRun: true, request: body, ...result });
+      else if (result.ok) rt.io.stdout(`dry run: request would be applied; nothing was sent. ${cluster} would then be:\n${formatClusterStatus(result.after, now)}\n`);
+      else rt.io.stdout(`dry run: request would be REJECTED: ${result.rejection.reason} — ${result.rejection.message}\nnothing was sent\n`);
+      rt.setExit(result.ok ? EXIT.ok : EXIT.failed);
+    });
+  });
+}

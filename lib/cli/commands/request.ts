@@ -1,0 +1,35 @@
+import { Command } from 'commander';
+import { addConnectionOptions, exitCodeOf, printJson, withConnections, type CommandRuntime } from '../command-context';
+import { CliError } from '../errors';
+import { formatRecord } from '../format';
+import { readRequestRecord } from '../records';
+import type { ConnectionFlags } from '../settings';
+
+const EXAMPLES = `
+Examples:
+  failout request 6c1f0d0e-8a4b-4c0e-9a55-0b5e3f1c2d7a
+  failout request 6c1f0d0e-8a4b-4c0e-9a55-0b5e3f1c2d7a --json
+`;
+
+type Flags = ConnectionFlags & { json?: boolean };
+
+/** `failout request <id>`: the recorded outcome of one request. Exit 1 when rejected or not (yet) recorded. */
+export function requestCommand(rt: CommandRuntime): Command {
+  const command = new Command('request')
+    .description('show the outcome the worker recorded for a request: applied, duplicate or rejected (with the reason)')
+    .argument('<id>', 'the request id printed when it was sent')
+    .option('--json', 'machine-readable output');
+  addConnectionOptions(command).addHelpText('after', EXAMPLES);
+  return command.action(async (id: string, flags: Flags) => {
+    await withConnections(flags, rt.io, async (connections, settings) => {
+      const record = await readRequestRecord(await connections.zk(), settings.requestsBase, id);
+      if (!record) {
+        if (flags.json) printJson(rt.io, { requestId: id, outcome: null });
+        throw new CliError('rejected', `no record of request ${id} yet: it may still be queued or retrying (check the queue and its DLQ), or the id is wrong`);
+      }
+      if (flags.json) printJson(rt.io, record);
+      else rt.io.stdout(`${formatRecord(record)}\n`);
+      rt.setExit(exitCodeOf(record));
+    });
+  });
+}

@@ -1,0 +1,32 @@
+import { randomUUID } from 'node:crypto';
+import { Command } from 'commander';
+import { addConnectionOptions, defaultRequester, withConnections, type CommandRuntime } from '../command-context';
+import { buildRestoreBody } from '../request-body';
+import type { ConnectionFlags } from '../settings';
+import { DEFAULT_WAIT, sendRequest, type SendOptions } from './send';
+
+const EXAMPLES = `
+Examples:
+  failout restore greetings-lor1
+  failout restore greetings-lor1 --reason "INC-4711 resolved" --wait
+`;
+
+type Flags = SendOptions & ConnectionFlags & { reason?: string; by?: string; requestId?: string };
+
+/** `failout restore <cluster>`: end a cluster's failout now. */
+export function restoreCommand(rt: CommandRuntime): Command {
+  const command = new Command('restore')
+    .description("end a cluster's failout now: its traffic returns to it")
+    .argument('<cluster>', 'the D2 cluster to restore')
+    .option('--reason <text>', 'why, recorded with the request')
+    .option('--by <who>', 'who asks (default: $FAILOUT_USER or user@host)')
+    .option('--wait', 'wait for the outcome and print it (exit 1 if rejected)')
+    .option('--timeout <duration>', `how long --wait waits (default ${DEFAULT_WAIT})`)
+    .option('--request-id <id>', 'reuse a request id (a safe resend: it is applied at most once)')
+    .option('--json', 'machine-readable output');
+  addConnectionOptions(command).addHelpText('after', EXAMPLES);
+  return command.action(async (cluster: string, flags: Flags) => {
+    const body = buildRestoreBody(cluster, flags, { requestId: flags.requestId ?? randomUUID(), requestedBy: defaultRequester(rt.io.env) });
+    await withConnections(flags, rt.io, (connections, settings) => sendRequest(rt, connections, settings, body, flags));
+  });
+}

@@ -1,0 +1,70 @@
+import { Command, CommanderError } from 'commander';
+import type { CommandRuntime } from './command-context';
+import { outCommand } from './commands/out';
+import { requestCommand } from './commands/request';
+import { restoreCommand } from './commands/restore';
+import { statusCommand } from './commands/status';
+import { CliError, EXIT } from './errors';
+import { processIo, type CliIo } from './io';
+
+const OVERVIEW = `
+Requests go to the SQS FIFO queue ($FAILOUT_QUEUE_URL); the request worker applies them to ZooKeeper
+($ZK_CONNECT), at most once each, in order per cluster. Locally, $SQS_ENDPOINT points at the local SQS.
+
+Examples:
+  failout out greetings-lor1 --peer greetings-lva1:2 --peer greetings-ltx1 --for 2h --reason INC-4711 --wait
+  failout status
+  failout restore greetings-lor1 --wait
+  failout request <id> --json
+
+Exit codes: 0 success, 1 request rejected (or its outcome unknown / a service unreachable), 2 usage error.
+`;
+
+/** Builds the `failout` program; commands report their exit code through `rt`. */
+export function buildProgram(rt: CommandRuntime): Command {
+  const program = new Command('failout')
+    .description('fail a D2 cluster out to its peers, restore it, and see where things stand')
+    .addHelpText('after', OVERVIEW)
+    .showHelpAfterError('(add --help for usage and examples)')
+    .exitOverride()
+    .configureOutput({ writeOut: (text) => rt.io.stdout(text), writeErr: (text) => rt.io.stderr(text) });
+  for (const make of [outCommand, restoreCommand, statusCommand, requestCommand]) {
+    const command = make(rt);
+    // Subcommands inherit neither exitOverride nor the output hooks: set them on each.
+    command
+      .exitOverride()
+      .showHelpAfterError('(add --help for usage and examples)')
+      .configureOutput({ writeOut: (text) => rt.io.stdout(text), writeErr: (text) => rt.io.stderr(text) });
+    program.addCommand(command);
+  }
+  return program;
+}
+
+/**
+ * Runs the CLI on `argv` (the arguments after the program name) and resolves to the exit code. Never
+ * throws and never exits the process: `main.ts` does that, tests call this directly.
+ */
+export async function run(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
+  let exitCode: number = EXIT.ok;
+  const rt: CommandRuntime = { io, setExit: (code) => (exitCode = code) };
+  const program = buildProgram(rt);
+  if (argv.length === 0) {
+    program.outputHelp();
+    return EXIT.usage;
+  }
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return exitCode;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // --help and --version end through here with code 0; every parse error is a usage error.
+      return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    }
+    if (err instanceof CliError) {
+      io.stderr(`failout: ${err.message}\n`);
+      return err.exitCode;
+    }
+    io.stderr(`failout: unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    return EXIT.failed;
+  }
+}

@@ -1,0 +1,69 @@
+import { formatIsoDuration, parseBuckets, parseDuration, parsePeers, parseShare, parseTime, type BucketsArg, type PeerArg } from './args';
+import { usageError } from './errors';
+
+/** The options of `failout out`, as commander hands them over (strings, unparsed). */
+export interface OutOptions {
+  peer?: string[];
+  for?: string;
+  until?: string;
+  at?: string;
+  share?: string;
+  buckets?: string;
+  reason?: string;
+  by?: string;
+  force?: boolean;
+}
+
+/** A change request body (version 1 of "Change request" in the architecture), as the CLI sends it. */
+export interface RequestBody {
+  version: 1;
+  requestId: string;
+  action: 'failout' | 'restore';
+  cluster: string;
+  peers?: PeerArg[];
+  offlineAt?: string;
+  onlineAt?: string;
+  duration?: string;
+  buckets?: BucketsArg;
+  requestedBy: string;
+  reason?: string;
+  force?: boolean;
+}
+
+/**
+ * The body of `failout out <cluster> …`. `--for` without `--at` is sent as an ISO-8601 `duration`, so
+ * the window starts when the worker applies the request, not when the operator typed it; with `--at`
+ * the CLI sends both ends. `--until` is sent as `onlineAt`.
+ *
+ * @throws CliError `usage` naming the flag when a value is bad or a required one is missing.
+ */
+export function buildFailoutBody(cluster: string, options: OutOptions, context: { requestId: string; now: number; requestedBy: string }): RequestBody {
+  const peers = parsePeers(options.peer ?? []);
+  if (peers.length === 0) throw usageError('give at least one --peer <cluster>[:weight] to take the traffic (example: --peer greetings-lva1:2)');
+  if (options.for !== undefined && options.until !== undefined) throw usageError('give either --for <duration> or --until <time>, not both');
+  if (options.for === undefined && options.until === undefined) throw usageError('say how long: --for <duration> (e.g. --for 2h) or --until <time> (e.g. --until 2026-11-30T18:00:00Z)');
+  if (options.share !== undefined && options.buckets !== undefined) throw usageError('give either --share <pct> or --buckets <a-b>, not both');
+  const body: RequestBody = { version: 1, requestId: context.requestId, action: 'failout', cluster, peers, requestedBy: options.by ?? context.requestedBy };
+  const at = options.at === undefined ? undefined : parseTime(options.at, context.now, '--at');
+  if (at !== undefined) body.offlineAt = new Date(at).toISOString();
+  if (options.until !== undefined) {
+    const until = parseTime(options.until, context.now, '--until');
+    if (until <= (at ?? context.now)) throw usageError(`--until ${options.until} is not after the start; pick a later end`);
+    body.onlineAt = new Date(until).toISOString();
+  } else if (options.for !== undefined) {
+    const ms = parseDuration(options.for, '--for');
+    if (at === undefined) body.duration = formatIsoDuration(ms);
+    else body.onlineAt = new Date(at + ms).toISOString();
+  }
+  body.buckets = options.buckets !== undefined ? parseBuckets(options.buckets) : options.share !== undefined ? parseShare(options.share) : { from: 0, to: 99 };
+  if (options.reason !== undefined) body.reason = options.reason;
+  body.force = options.force === true;
+  return body;
+}
+
+/** The body of `failout restore <cluster>`. */
+export function buildRestoreBody(cluster: string, options: { reason?: string; by?: string }, context: { requestId: string; requestedBy: string }): RequestBody {
+  const body: RequestBody = { version: 1, requestId: context.requestId, action: 'restore', cluster, requestedBy: options.by ?? context.requestedBy };
+  if (options.reason !== undefined) body.reason = options.reason;
+  return body;
+}

@@ -1,0 +1,58 @@
+import type { CliIo } from './io';
+
+/** Connection flags every command accepts; each overrides its environment variable. */
+export interface ConnectionFlags {
+  queueUrl?: string;
+  zk?: string;
+  sqsEndpoint?: string;
+  d2Base?: string;
+  requestsBase?: string;
+}
+
+/** Where the CLI sends requests and reads state, after flags and environment are merged. */
+export interface CliSettings {
+  /** `--queue-url` / `FAILOUT_QUEUE_URL`. */
+  readonly queueUrl: string | undefined;
+  /** `--zk` / `ZK_CONNECT`. */
+  readonly zkConnect: string | undefined;
+  /** `--sqs-endpoint` / `SQS_ENDPOINT`: a local SQS (fauxqs); unset means AWS. */
+  readonly sqsEndpoint: string | undefined;
+  /** `AWS_REGION`, else the region in an AWS queue URL, else `us-east-1`. */
+  readonly region: string;
+  /** `--d2-base` / `D2_BASE_PATH` (as the worker reads it), default `/d2`. */
+  readonly d2Base: string;
+  /** `--requests-base` / `FAILOUT_REQUESTS_PATH` (as the worker reads it), default `/failout/requests`. */
+  readonly requestsBase: string;
+}
+
+/** Default paths, as the request worker uses them. */
+export const DEFAULT_D2_BASE = '/d2';
+export const DEFAULT_REQUESTS_BASE = '/failout/requests';
+
+/** Merges flags over environment (flags win; empty strings count as unset). */
+export function resolveSettings(flags: ConnectionFlags, env: CliIo['env']): CliSettings {
+  const pick = (flag: string | undefined, variable: string): string | undefined => nonEmpty(flag) ?? nonEmpty(env[variable]);
+  const queueUrl = pick(flags.queueUrl, 'FAILOUT_QUEUE_URL');
+  return {
+    queueUrl,
+    zkConnect: pick(flags.zk, 'ZK_CONNECT'),
+    sqsEndpoint: pick(flags.sqsEndpoint, 'SQS_ENDPOINT'),
+    region: nonEmpty(env.AWS_REGION) ?? nonEmpty(env.AWS_DEFAULT_REGION) ?? regionOfQueueUrl(queueUrl) ?? 'us-east-1',
+    d2Base: pick(flags.d2Base, 'D2_BASE_PATH') ?? DEFAULT_D2_BASE,
+    requestsBase: pick(flags.requestsBase, 'FAILOUT_REQUESTS_PATH') ?? DEFAULT_REQUESTS_BASE,
+  };
+}
+
+/** `https://sqs.eu-west-1.amazonaws.com/…` → `eu-west-1`; undefined for other URLs. */
+export function regionOfQueueUrl(queueUrl: string | undefined): string | undefined {
+  if (!queueUrl) return undefined;
+  try {
+    return /^sqs\.([a-z0-9-]+)\.amazonaws\.com(\.cn)?$/.exec(new URL(queueUrl).hostname)?.[1];
+  } catch {
+    return undefined;
+  }
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}

@@ -1,0 +1,52 @@
+import { clusterPath, parseClusterProperties, type ClusterProperties } from '../d2';
+import type { ZkSession } from '../zk';
+import { applyRequest, type PeerState } from './apply-request';
+import { assertIsError } from './errors';
+import { readPeerStates } from './peer-states';
+import { rejectionOf, type Rejection } from './rejection';
+import type { ChangeRequest } from './schema';
+
+/**
+ * What a request would do to the live state right now:
+ * - `apply`: the cluster node at `version` (its text and properties) and the properties to write;
+ * - `reject`: the rejection, and the cluster node's version when there is one (the writer records the
+ *   rejection behind a check of that version, so the verdict is tied to the state it was reached on).
+ */
+export type Judgement =
+  | {
+      readonly verdict: 'apply';
+      readonly path: string;
+      readonly version: number;
+      readonly beforeText: string;
+      readonly after: ClusterProperties;
+    }
+  | { readonly verdict: 'reject'; readonly path: string; readonly version: number | undefined; readonly rejection: Rejection };
+
+const NO_PEER: PeerState = { exists: false, hostCount: 0, failoutConfig: undefined };
+
+/**
+ * Judges a parsed request against ZooKeeper as the worker does before writing: read the cluster
+ * (unknown → `unknownCluster`, unreadable → `malformedCluster`), read the peers' states, `applyRequest`.
+ * Writes nothing; shared by the request writer and the CLI's `--dry-run` so the two cannot drift.
+ */
+export async function judgeRequest(session: ZkSession, d2BasePath: string, request: ChangeRequest, now: number): Promise<Judgement> {
+  const path = clusterPath(d2BasePath, request.cluster);
+  const node = await session.read(path);
+  if (!node.exists) {
+    const rejection = rejectionOf([{ reason: 'unknownCluster', message: `cluster: ${JSON.stringify(request.cluster)} has no node at ${path}` }], request.requestId);
+    return { verdict: 'reject', path, version: undefined, rejection };
+  }
+  const version = node.stat.version;
+  let props: ClusterProperties;
+  try {
+    props = parseClusterProperties(node.data);
+  } catch (e) {
+    assertIsError(e);
+    const rejection = rejectionOf([{ reason: 'malformedCluster', message: `${path}: ${e.message}` }], request.requestId);
+    return { verdict: 'reject', path, version, rejection };
+  }
+  const peers = request.action === 'failout' ? await readPeerStates(session, d2BasePath, request.peers.map((p) => p.cluster)) : new Map<string, PeerState>();
+  const result = applyRequest(props, request, { now, peers: (c) => peers.get(c) ?? NO_PEER });
+  if (!result.ok) return { verdict: 'reject', path, version, rejection: result.rejection };
+  return { verdict: 'apply', path, version, beforeText: node.data.toString('utf8'), after: result.props };
+}

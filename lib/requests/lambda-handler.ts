@@ -1,0 +1,109 @@
+import { processPartialResponse, SqsFifoPartialProcessorAsync } from '@aws-lambda-powertools/batch';
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { assertIsError, TransientRequestError } from './errors';
+import { middy } from './middy';
+import type { Outcome, RequestWriter } from './request-writer';
+
+/** What the handler needs of a writer. */
+export type RequestProcessor = Pick<RequestWriter, 'process'>;
+
+/** The handler's dependencies: the Powertools instances and the writer. */
+export interface HandlerDeps {
+  /** The writer, or a function giving it (called per record; the Lambda's caches its writer across invocations). */
+  readonly writer: RequestProcessor | (() => RequestProcessor | Promise<RequestProcessor>);
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+  /** Epoch ms, for latencies. Default `Date.now`. */
+  readonly clock?: () => number;
+}
+
+/** The Lambda handler as middy builds it: `(event, context) => Promise<SQSBatchResponse>`. */
+export type FailoutRequestsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
+
+/**
+ * The `failout-requests` Lambda handler: Powertools' FIFO batch processor with `skipGroupOnError`
+ * (a failed record fails the rest of ITS message group only; other clusters proceed), partial batch
+ * responses, Logger and Metrics middleware.
+ *
+ * The Powertools `parser` integration is deliberately not used: it marks a record that fails the schema
+ * as failed, so SQS would retry it and move it to the DLQ; a bad request must instead be recorded and
+ * acknowledged at once (never blocking its cluster's group), which the writer does.
+ */
+export function createHandler(deps: HandlerDeps): FailoutRequestsHandler {
+  const processor = new SqsFifoPartialProcessorAsync();
+  const recordHandler = createRecordHandler(deps);
+  const handler = middy(
+    async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> =>
+      processPartialResponse(event, recordHandler, processor, { context, skipGroupOnError: true, throwOnFullBatchFailure: false }),
+  )
+    .use(injectLambdaContext(deps.logger, { resetKeys: true }))
+    .use(logMetrics(deps.metrics, { captureColdStartMetric: true }));
+  return (event, context) => handler(event, context);
+}
+
+/**
+ * Processes one record: resolves when it may be acknowledged (applied, rejected, duplicate), throws
+ * when it must be retried. Logs one line per record with request id, cluster and outcome, and counts it.
+ */
+export function createRecordHandler(deps: HandlerDeps): (record: SQSRecord) => Promise<Outcome> {
+  const { logger, metrics } = deps;
+  const clock = deps.clock ?? Date.now;
+  const writerOf = typeof deps.writer === 'function' ? deps.writer : () => deps.writer as RequestProcessor;
+  return async (record) => {
+    const started = clock();
+    const keys = ['messageId', 'messageGroupId', 'requestId', 'cluster', 'outcome', 'reason'];
+    logger.appendKeys({ messageId: record.messageId, messageGroupId: record.attributes?.MessageGroupId });
+    try {
+      const writer = await writerOf();
+      const outcome = await writer.process(record.body, { messageId: record.messageId });
+      logger.appendKeys({ requestId: outcome.requestId, cluster: outcome.cluster, outcome: outcome.status, reason: outcome.reason });
+      countOutcome(metrics, outcome, clock() - started, queueLatency(record, clock()));
+      logOutcome(logger, outcome);
+      return outcome;
+    } catch (e) {
+      assertIsError(e);
+      const transient = e instanceof TransientRequestError;
+      logger.appendKeys({ outcome: transient ? 'transientFailure' : 'failure' });
+      metrics.addMetric(transient ? 'TransientFailure' : 'Failure', MetricUnit.Count, 1);
+      logger.warn('request not processed; SQS will deliver it again', { error: e });
+      throw e;
+    } finally {
+      logger.removeKeys(keys);
+    }
+  };
+}
+
+function countOutcome(metrics: Metrics, outcome: Outcome, latencyMs: number, queueMs: number | undefined): void {
+  if (outcome.status === 'applied') metrics.addMetric('Applied', MetricUnit.Count, 1);
+  if (outcome.status === 'duplicate') metrics.addMetric('Duplicate', MetricUnit.Count, 1);
+  if (outcome.status === 'rejected') {
+    metrics.addMetric('Rejected', MetricUnit.Count, 1);
+    metrics
+      .singleMetric()
+      .addDimension('reason', outcome.reason ?? 'unknown')
+      .addMetric('Rejected', MetricUnit.Count, 1);
+  }
+  metrics.addMetric('ApplyLatency', MetricUnit.Milliseconds, latencyMs);
+  if (queueMs !== undefined) metrics.addMetric('QueueLatency', MetricUnit.Milliseconds, queueMs);
+}
+
+function logOutcome(logger: Logger, outcome: Outcome): void {
+  if (outcome.status === 'rejected') {
+    logger.warn('request rejected', { problems: outcome.record.message, attempts: outcome.attempts });
+  } else {
+    logger.info(outcome.status === 'applied' ? 'request applied' : 'duplicate request acknowledged', {
+      attempts: outcome.attempts,
+      clusterVersion: outcome.record.clusterVersion,
+    });
+  }
+}
+
+/** Time from SendMessage to now, when SQS said when the message was sent. */
+function queueLatency(record: SQSRecord, now: number): number | undefined {
+  const sent = Number(record.attributes?.SentTimestamp);
+  return Number.isFinite(sent) && sent > 0 ? Math.max(0, now - sent) : undefined;
+}

@@ -1,0 +1,278 @@
+import { DEFAULT_BASE_PATH, serializeClusterProperties } from '../d2';
+import { isZkError, OPEN_ACL, type AclEntry, type MultiOp, type ZkSession } from '../zk';
+import { assertIsError, RequestError, TransientRequestError } from './errors';
+import { silentRequestLogger, type RequestLogger } from './logger';
+import { isValidName } from './names';
+import { judgeRequest } from './judge-request';
+import type { Rejection, RejectionReason } from './rejection';
+import { decodeRequestRecord, DEFAULT_REQUESTS_PATH, encodeRequestRecord, requestRecordPath, type RequestRecord, type RequestStatus } from './request-record';
+import { parseChangeRequest, type ChangeRequest, type ParseOptions } from './schema';
+
+/** How hard the writer tries when other writers change the cluster between its read and its write. */
+export interface RetryBudget {
+  /** Attempts in all (the first included). Default 10. */
+  readonly maxAttempts: number;
+  /** Time from the first attempt after which no new attempt starts. Default 5 s. */
+  readonly maxElapsedMs: number;
+  /** Backoff cap of the first retry; doubles per retry ("full jitter": uniform in [0, cap]). Default 10 ms. */
+  readonly baseDelayMs: number;
+  /** Largest backoff cap. Default 250 ms. */
+  readonly maxDelayMs: number;
+}
+
+/** Defaults of {@link RetryBudget}. */
+export const DEFAULT_RETRY_BUDGET: RetryBudget = Object.freeze({ maxAttempts: 10, maxElapsedMs: 5000, baseDelayMs: 10, maxDelayMs: 250 });
+
+/** Options of {@link RequestWriter}. Fixed after construction. */
+export interface RequestWriterOptions {
+  /** A started session holding the writer's digest credential. */
+  readonly session: ZkSession;
+  /** D2 base path. Default `/d2`. */
+  readonly d2BasePath?: string;
+  /** Parent of the request records. Default `/failout/requests`. */
+  readonly requestsPath?: string;
+  /** Guard-rail limits (max window, body size, peers). */
+  readonly limits?: Omit<ParseOptions, 'now'>;
+  readonly retryBudget?: Partial<RetryBudget>;
+  /** ACL of created records (and of the records' parent when the writer creates it). Default open. */
+  readonly recordAcl?: readonly AclEntry[];
+  readonly logger?: RequestLogger;
+  /** Epoch ms. Default `Date.now`. */
+  readonly clock?: () => number;
+  /** In [0, 1). Default `Math.random`. */
+  readonly random?: () => number;
+  readonly sleep?: (ms: number) => Promise<void>;
+}
+
+/** Where a request came from. */
+export interface RequestMeta {
+  /** The SQS message id: the record's name when the request has no usable id. */
+  readonly messageId: string;
+}
+
+/** What became of one request; the message can be acknowledged. */
+export interface Outcome {
+  readonly status: RequestStatus;
+  /** For `rejected` (and a duplicate of a rejected request): why. */
+  readonly reason?: RejectionReason;
+  /** The record's name: the request id, or the SQS message id. */
+  readonly requestId: string;
+  readonly cluster: string | null;
+  /** The record as stored (for `duplicate`: the first delivery's record). */
+  readonly record: RequestRecord;
+  /** Attempts made (more than 1 after CAS conflicts). */
+  readonly attempts: number;
+}
+
+type Attempt = Omit<Outcome, 'attempts'> | 'conflict';
+
+/**
+ * Applies change requests to ZooKeeper exactly once (ARCHITECTURE.md "Change request"):
+ * parse → read the cluster → guard rails → `applyRequest` → ONE multi of version check + cluster
+ * `setData` + create of `/failout/requests/<requestId>`. A version conflict re-reads and retries with
+ * jittered backoff within the {@link RetryBudget}; an existing record makes the request a `duplicate`
+ * (the record is read and returned). Permanent rejections are recorded as well (with a version check
+ * when the cluster exists, so the verdict was reached on the current state) and returned.
+ *
+ * @throws TransientRequestError on connection loss, session expiry or closure, and a spent retry
+ *   budget; RequestError `notAuthorized` when ZooKeeper refuses the write. Either way the message must
+ *   not be acknowledged.
+ *
+ * Concurrency: stateless between calls; any number of `process` calls may run at once, in one writer
+ * or in many processes (the version check serialises them per cluster).
+ */
+export class RequestWriter {
+  private readonly session: ZkSession;
+  private readonly d2BasePath: string;
+  private readonly requestsPath: string;
+  private readonly limits: Omit<ParseOptions, 'now'>;
+  private readonly budget: RetryBudget;
+  private readonly recordAcl: readonly AclEntry[];
+  private readonly log: RequestLogger;
+  private readonly clock: () => number;
+  private readonly random: () => number;
+  private readonly sleep: (ms: number) => Promise<void>;
+
+  constructor(options: RequestWriterOptions) {
+    if (!options.session) throw new RequestError('invalidArgument', 'RequestWriter needs a session');
+    this.session = options.session;
+    this.d2BasePath = options.d2BasePath ?? DEFAULT_BASE_PATH;
+    this.requestsPath = options.requestsPath ?? DEFAULT_REQUESTS_PATH;
+    this.limits = options.limits ?? {};
+    this.budget = { ...DEFAULT_RETRY_BUDGET, ...options.retryBudget };
+    this.recordAcl = options.recordAcl ?? OPEN_ACL;
+    this.log = options.logger ?? silentRequestLogger;
+    this.clock = options.clock ?? Date.now;
+    this.random = options.random ?? Math.random;
+    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+  }
+
+  /** Processes one message body. Resolves when the message may be acknowledged; see the class doc for what throws. */
+  async process(body: string, meta: RequestMeta): Promise<Outcome> {
+    try {
+      const parsed = parseChangeRequest(body, { ...this.limits, now: this.clock() });
+      if (parsed.ok) return await this.retrying(parsed.request, () => this.attempt(parsed.request, meta));
+      const hints = hintsOf(body);
+      const subject = { requestId: parsed.rejection.requestId ?? meta.messageId, cluster: hints.cluster ?? '(unknown)' };
+      return await this.retrying(subject, () => this.recordRejection(parsed.rejection, hints, meta, undefined));
+    } catch (e) {
+      throw this.classify(e);
+    }
+  }
+
+  /** The record of a request id (or message id), or undefined when there is none. */
+  async readRecord(id: string): Promise<RequestRecord | undefined> {
+    try {
+      const node = await this.session.read(requestRecordPath(this.requestsPath, id));
+      return node.exists ? decodeRequestRecord(node.data) : undefined;
+    } catch (e) {
+      throw this.classify(e);
+    }
+  }
+
+  /** Runs `step` until it is not a `conflict`, within the retry budget, with jittered backoff. */
+  private async retrying(request: { requestId: string; cluster: string }, step: () => Promise<Attempt>): Promise<Outcome> {
+    const started = this.clock();
+    for (let attempt = 1; ; attempt++) {
+      const result = await step();
+      if (result !== 'conflict') return { ...result, attempts: attempt };
+      const elapsed = this.clock() - started;
+      if (attempt >= this.budget.maxAttempts || elapsed >= this.budget.maxElapsedMs) {
+        this.log.warn('retry budget spent on version conflicts', { requestId: request.requestId, cluster: request.cluster, attempts: attempt, elapsedMs: elapsed });
+        throw new TransientRequestError('retryBudgetSpent', `cluster ${request.cluster} kept changing: ${attempt} attempts in ${elapsed} ms`, {
+          requestId: request.requestId,
+          cluster: request.cluster,
+        });
+      }
+      const cap = Math.min(this.budget.maxDelayMs, this.budget.baseDelayMs * 2 ** (attempt - 1));
+      this.log.debug('version conflict; retrying', { requestId: request.requestId, cluster: request.cluster, attempt });
+      await this.sleep(Math.floor(this.random() * cap));
+    }
+  }
+
+  /** One read-decide-write round; `conflict` when the cluster changed under it. */
+  private async attempt(request: ChangeRequest, meta: RequestMeta): Promise<Attempt> {
+    const now = this.clock();
+    const hints = { cluster: request.cluster, action: request.action, requestedBy: request.requestedBy };
+    const judgement = await judgeRequest(this.session, this.d2BasePath, request, now);
+    if (judgement.verdict === 'reject') {
+      const guard = judgement.version === undefined ? undefined : { path: judgement.path, version: judgement.version };
+      return this.recordRejection(judgement.rejection, hints, meta, guard);
+    }
+    const { path, version } = judgement;
+    const record: RequestRecord = {
+      ...recordBase(request.requestId, hints, meta, now),
+      status: 'applied',
+      clusterVersion: version + 1,
+    };
+    const data = Buffer.from(serializeClusterProperties(judgement.after), 'utf8');
+    return this.commit(
+      [
+        { op: 'check', path, version },
+        { op: 'set', path, data, version },
+      ],
+      record,
+    );
+  }
+
+  /** Records a rejection (behind a version check of the cluster judged, when there is one). */
+  private recordRejection(rejection: Rejection, hints: Hints, meta: RequestMeta, guard: { path: string; version: number } | undefined): Promise<Attempt> {
+    const id = rejection.requestId ?? meta.messageId;
+    const record: RequestRecord = {
+      ...recordBase(id, hints, meta, this.clock()),
+      status: 'rejected',
+      reason: rejection.reason,
+      message: rejection.message,
+      clusterVersion: guard?.version ?? null,
+    };
+    this.log.debug('request rejected', { requestId: id, cluster: hints.cluster, reason: rejection.reason, problems: rejection.message });
+    return this.commit(guard ? [{ op: 'check', path: guard.path, version: guard.version }] : [], record);
+  }
+
+  /**
+   * Runs `ops` plus the record's create as one multi. A missing records parent is created once; a
+   * version conflict or a vanished cluster is `conflict`; an existing record is a `duplicate`.
+   */
+  private async commit(ops: MultiOp[], record: RequestRecord): Promise<Attempt> {
+    const recordPath = requestRecordPath(this.requestsPath, record.requestId);
+    const all: MultiOp[] = [...ops, { op: 'create', path: recordPath, data: encodeRequestRecord(record), acl: this.recordAcl }];
+    const createIndex = all.length - 1;
+    for (let parentCreated = false; ; parentCreated = true) {
+      try {
+        await this.session.multi(all);
+        return outcomeOf(record, record.status);
+      } catch (e) {
+        if (isZkError(e, 'noNode') && e.opIndex === createIndex && !parentCreated) {
+          await this.session.ensurePath(this.requestsPath, this.recordAcl);
+          continue;
+        }
+        if (isZkError(e, 'badVersion', 'noNode') && e.opIndex !== createIndex) return 'conflict';
+        if (isZkError(e, 'nodeExists') && e.opIndex === createIndex) return this.duplicate(record.requestId);
+        throw e;
+      }
+    }
+  }
+
+  private async duplicate(id: string): Promise<Attempt> {
+    const existing = await this.readRecord(id);
+    // Deleted between our create and this read (an operator cleaning up): decide again.
+    if (!existing) return 'conflict';
+    return outcomeOf(existing, 'duplicate');
+  }
+
+  /** Maps what the session threw to this module's errors. */
+  private classify(e: unknown): Error {
+    assertIsError(e);
+    if (e instanceof RequestError) return e;
+    if (isZkError(e, 'connectionLoss', 'sessionExpired', 'timeout')) {
+      return new TransientRequestError(e.kind as 'connectionLoss' | 'sessionExpired' | 'timeout', `ZooKeeper ${e.kind}: ${e.message}`, { cause: e });
+    }
+    if (isZkError(e, 'closed')) return new TransientRequestError('sessionClosed', `ZooKeeper session closed: ${e.message}`, { cause: e });
+    if (isZkError(e, 'noAuth')) return new RequestError('notAuthorized', `ZooKeeper refused the write (NO_AUTH): check the writer's digest credential`, { cause: e });
+    return e;
+  }
+}
+
+/** What the record says of a request, as far as it is known. */
+interface Hints {
+  readonly cluster: string | null;
+  readonly action: 'failout' | 'restore' | null;
+  readonly requestedBy?: string | undefined;
+}
+
+function recordBase(requestId: string, hints: Hints, meta: RequestMeta, now: number): Omit<RequestRecord, 'status' | 'clusterVersion'> {
+  return {
+    requestId,
+    cluster: hints.cluster,
+    action: hints.action,
+    appliedAt: now,
+    messageId: meta.messageId,
+    ...(hints.requestedBy === undefined ? {} : { requestedBy: hints.requestedBy }),
+  };
+}
+
+function outcomeOf(record: RequestRecord, status: RequestStatus): Omit<Outcome, 'attempts'> {
+  return {
+    status,
+    ...(record.reason === undefined ? {} : { reason: record.reason }),
+    requestId: record.requestId,
+    cluster: record.cluster,
+    record,
+  };
+}
+
+/** Cluster and action of a body that failed validation, when it names them plainly. */
+function hintsOf(body: string): Hints {
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    return { cluster: null, action: null };
+  }
+  if (typeof json !== 'object' || json === null) return { cluster: null, action: null };
+  const { cluster, action } = json as { cluster?: unknown; action?: unknown };
+  return {
+    cluster: typeof cluster === 'string' && isValidName(cluster) ? cluster : null,
+    action: action === 'failout' || action === 'restore' ? action : null,
+  };
+}

@@ -1,0 +1,246 @@
+import { z } from 'zod';
+import { parseDuration, formatDuration } from './duration';
+import { isValidName, nameProblem } from './names';
+import { rejectionOf, type Problem, type Rejection } from './rejection';
+
+export { REJECTION_REASONS, type Rejection, type RejectionReason } from './rejection';
+
+/**
+ * The change request, version 1 (ARCHITECTURE.md "Change request"): the SQS FIFO message body, with
+ * MessageGroupId = cluster and MessageDeduplicationId = requestId.
+ */
+
+/** An instant: ISO-8601 with a zone (`2026-11-30T16:00:00Z`, `+01:00`) or epoch milliseconds. */
+const instantSchema = z.union([z.iso.datetime({ offset: true }), z.number().int().nonnegative()]);
+
+const peerSchema = z.strictObject({
+  cluster: z.string(),
+  /** Relative share of the redirected traffic; default 1. */
+  weight: z.number().int().positive().optional(),
+});
+
+const bucketsSchema = z
+  .strictObject({ from: z.number().int().min(0).max(99), to: z.number().int().min(0).max(99) })
+  .refine((b) => b.from <= b.to, { message: 'from must not be greater than to' });
+
+const durationSchema = z.string().refine((text) => (parseDuration(text) ?? 0) > 0, {
+  message: 'must be a positive ISO-8601 duration such as PT2H or P1DT6H (no years or months)',
+});
+
+const common = {
+  version: z.literal(1),
+  requestId: z.string(),
+  cluster: z.string(),
+  requestedBy: z.string().max(256).optional(),
+  reason: z.string().max(1024).optional(),
+  /** Overrides only the peer-state checks (peer failed out, no peer with hosts). */
+  force: z.boolean().optional(),
+};
+
+/** `action: failout`: replaces the cluster's failout. */
+export const failoutRequestSchema = z.strictObject({
+  ...common,
+  action: z.literal('failout'),
+  peers: z.array(peerSchema).min(1),
+  offlineAt: instantSchema.optional(),
+  onlineAt: instantSchema.optional(),
+  duration: durationSchema.optional(),
+  buckets: bucketsSchema.optional(),
+});
+
+/** `action: restore`: removes the cluster's failout. */
+export const restoreRequestSchema = z.strictObject({ ...common, action: z.literal('restore') });
+
+/** The wire schema of a change request (structure only; {@link parseChangeRequest} adds the guard rails). */
+export const changeRequestSchema = z.discriminatedUnion('action', [failoutRequestSchema, restoreRequestSchema]);
+
+/** A change request as sent (JSON). */
+export type ChangeRequestInput = z.input<typeof changeRequestSchema>;
+
+/** Fields of every normalised request. */
+interface ChangeRequestBase {
+  readonly version: 1;
+  readonly requestId: string;
+  readonly cluster: string;
+  readonly requestedBy?: string;
+  readonly reason?: string;
+  readonly force: boolean;
+}
+
+/** A normalised failout: epoch-ms window, weights and buckets defaulted. */
+export interface FailoutChangeRequest extends ChangeRequestBase {
+  readonly action: 'failout';
+  readonly peers: readonly { readonly cluster: string; readonly weight: number }[];
+  /** Epoch ms; the time of parsing when the request gave none. */
+  readonly offlineAt: number;
+  /** Epoch ms; from `onlineAt`, or `offlineAt + duration`. */
+  readonly onlineAt: number;
+  /** Inclusive bucket range; default 0–99 (all traffic). */
+  readonly buckets: { readonly from: number; readonly to: number };
+}
+
+/** A normalised restore. */
+export interface RestoreChangeRequest extends ChangeRequestBase {
+  readonly action: 'restore';
+}
+
+/** A change request after {@link parseChangeRequest}: validated and normalised. */
+export type ChangeRequest = FailoutChangeRequest | RestoreChangeRequest;
+
+/** Limits and the clock of {@link parseChangeRequest}. */
+export interface ParseOptions {
+  /** Epoch ms to judge windows against and to default `offlineAt` to. */
+  readonly now: number;
+  /** Longest allowed time from now to the window's end. Default 72 h. */
+  readonly maxWindowMs?: number;
+  /** Largest body in UTF-8 bytes. Default 16 KiB. */
+  readonly maxBodyBytes?: number;
+  /** Most peers in one request. Default 10. */
+  readonly maxPeers?: number;
+}
+
+/** Defaults of {@link ParseOptions}. */
+export const DEFAULT_REQUEST_LIMITS = Object.freeze({ maxWindowMs: 72 * 3600_000, maxBodyBytes: 16 * 1024, maxPeers: 10 });
+
+/** The result of {@link parseChangeRequest}. */
+export type ParseResult = { readonly ok: true; readonly request: ChangeRequest } | { readonly ok: false; readonly rejection: Rejection };
+
+/**
+ * Validates and normalises a change request: size, JSON, the version 1 schema (every problem named),
+ * names, peers, and the window against `options.now`. State checks (does the cluster exist, are the
+ * peers healthy) are `applyRequest`'s and the writer's.
+ *
+ * @param body - the SQS message body, or an already parsed value (the CLI's).
+ */
+export function parseChangeRequest(body: string | unknown, options: ParseOptions): ParseResult {
+  const limits = {
+    maxWindowMs: options.maxWindowMs ?? DEFAULT_REQUEST_LIMITS.maxWindowMs,
+    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_REQUEST_LIMITS.maxBodyBytes,
+    maxPeers: options.maxPeers ?? DEFAULT_REQUEST_LIMITS.maxPeers,
+  };
+  const text = typeof body === 'string' ? body : JSON.stringify(body ?? null);
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes > limits.maxBodyBytes) {
+    return reject([{ reason: 'oversize', message: `body is ${bytes} bytes; at most ${limits.maxBodyBytes} are accepted` }]);
+  }
+  let json: unknown = body;
+  if (typeof body === 'string') {
+    try {
+      json = JSON.parse(body);
+    } catch (e) {
+      return reject([{ reason: 'badJson', message: `body is not JSON: ${e instanceof Error ? e.message : String(e)}` }]);
+    }
+  }
+  const requestId = readableRequestId(json);
+  const parsed = changeRequestSchema.safeParse(json);
+  if (!parsed.success) {
+    return reject(parsed.error.issues.map((issue) => ({ reason: 'badSchema', message: `${formatPath(issue.path)}: ${issue.message}` })), requestId);
+  }
+  const input = parsed.data;
+  const problems = [...nameProblems(input), ...(input.action === 'failout' ? peerProblems(input, limits.maxPeers) : [])];
+  if (input.action === 'restore') {
+    return problems.length > 0 ? reject(problems, requestId) : { ok: true, request: normaliseRestore(input) };
+  }
+  const window = normaliseWindow(input, options.now, limits.maxWindowMs);
+  problems.push(...window.problems);
+  if (problems.length > 0 || window.offlineAt === undefined || window.onlineAt === undefined) return reject(problems, requestId);
+  return { ok: true, request: normaliseFailout(input, window.offlineAt, window.onlineAt) };
+}
+
+function reject(problems: readonly Problem[], requestId?: string): ParseResult {
+  return { ok: false, rejection: rejectionOf(problems, requestId) };
+}
+
+/** The request id of a body that failed later checks, when it is usable as a record name. */
+function readableRequestId(json: unknown): string | undefined {
+  if (typeof json !== 'object' || json === null) return undefined;
+  const id = (json as { requestId?: unknown }).requestId;
+  return typeof id === 'string' && isValidName(id) ? id : undefined;
+}
+
+/** `peers[1].cluster`, or `(body)` for the root. */
+function formatPath(path: readonly PropertyKey[]): string {
+  if (path.length === 0) return '(body)';
+  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i === 0 ? '' : '.'}${String(p)}`)).join('');
+}
+
+type FailoutInput = z.output<typeof failoutRequestSchema>;
+type RestoreInput = z.output<typeof restoreRequestSchema>;
+
+function nameProblems(input: FailoutInput | RestoreInput): Problem[] {
+  const problems = [nameProblem(input.requestId, 'requestId'), nameProblem(input.cluster, 'cluster')];
+  if (input.action === 'failout') input.peers.forEach((p, i) => problems.push(nameProblem(p.cluster, `peers[${i}].cluster`)));
+  return problems.filter((p): p is Problem => p !== undefined);
+}
+
+function peerProblems(input: FailoutInput, maxPeers: number): Problem[] {
+  const problems: Problem[] = [];
+  const seen = new Set<string>();
+  input.peers.forEach((peer, i) => {
+    if (peer.cluster === input.cluster) {
+      problems.push({ reason: 'peerIsCluster', message: `peers[${i}].cluster: ${JSON.stringify(peer.cluster)} is the cluster being failed out` });
+    } else if (seen.has(peer.cluster)) {
+      problems.push({ reason: 'duplicatePeer', message: `peers[${i}].cluster: ${JSON.stringify(peer.cluster)} is listed twice` });
+    }
+    seen.add(peer.cluster);
+  });
+  if (input.peers.length > maxPeers) {
+    problems.push({ reason: 'tooManyPeers', message: `peers: ${input.peers.length} given; at most ${maxPeers} are accepted` });
+  }
+  return problems;
+}
+
+/** Resolves the window to epoch ms and checks it against `now` and the maximum. */
+function normaliseWindow(input: FailoutInput, now: number, maxWindowMs: number): { problems: Problem[]; offlineAt?: number; onlineAt?: number } {
+  if (input.onlineAt !== undefined && input.duration !== undefined) {
+    return { problems: [{ reason: 'badWindow', message: 'onlineAt and duration: give one end, not both' }] };
+  }
+  if (input.onlineAt === undefined && input.duration === undefined) {
+    return { problems: [{ reason: 'missingEnd', message: 'onlineAt or duration: a failout needs an end (at most ' + formatDuration(maxWindowMs) + ' ahead)' }] };
+  }
+  const offlineAt = input.offlineAt === undefined ? now : instant(input.offlineAt);
+  const onlineAt = input.onlineAt !== undefined ? instant(input.onlineAt) : offlineAt + parseDuration(input.duration!)!;
+  const problems: Problem[] = [];
+  if (onlineAt <= offlineAt) {
+    problems.push({ reason: 'badWindow', message: `onlineAt: ${iso(onlineAt)} is not after offlineAt ${iso(offlineAt)}` });
+  } else if (onlineAt <= now) {
+    problems.push({ reason: 'badWindow', message: `onlineAt: ${iso(onlineAt)} is already past` });
+  } else if (onlineAt - now > maxWindowMs) {
+    problems.push({ reason: 'windowTooLong', message: `onlineAt: ${iso(onlineAt)} is more than ${formatDuration(maxWindowMs)} ahead` });
+  }
+  return { problems, offlineAt, onlineAt };
+}
+
+function instant(value: string | number): number {
+  return typeof value === 'number' ? value : Date.parse(value);
+}
+
+function iso(ms: number): string {
+  return Number.isFinite(ms) ? new Date(ms).toISOString() : String(ms);
+}
+
+function baseOf(input: FailoutInput | RestoreInput): ChangeRequestBase {
+  return {
+    version: 1,
+    requestId: input.requestId,
+    cluster: input.cluster,
+    ...(input.requestedBy === undefined ? {} : { requestedBy: input.requestedBy }),
+    ...(input.reason === undefined ? {} : { reason: input.reason }),
+    force: input.force ?? false,
+  };
+}
+
+function normaliseRestore(input: RestoreInput): RestoreChangeRequest {
+  return { ...baseOf(input), action: 'restore' };
+}
+
+function normaliseFailout(input: FailoutInput, offlineAt: number, onlineAt: number): FailoutChangeRequest {
+  return {
+    ...baseOf(input),
+    action: 'failout',
+    peers: input.peers.map((p) => ({ cluster: p.cluster, weight: p.weight ?? 1 })),
+    offlineAt,
+    onlineAt,
+    buckets: input.buckets ?? { from: 0, to: 99 },
+  };
+}

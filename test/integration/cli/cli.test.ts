@@ -1,0 +1,200 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { run } from '../../../lib/cli/program';
+import type { CliIo } from '../../../lib/cli/io';
+import { startLocalSqs, type LocalSqs, type FifoQueuePair } from '../../../lib/local/sqs';
+import type { ZkSession } from '../../../lib/zk';
+import { closeSessions, openSession, sharedConnectString } from '../../helpers/zk';
+import { failoutBody, queueDepth, realHandler, seedClusters, send, startPollers, stopPollers, testPaths, type TestPaths } from '../../helpers/requests-queue';
+
+// The CLI in-process through run(argv, io), against fauxqs and the shared ZooKeeper, with the real
+// handler behind a poller, so --wait sees real outcomes. One test spawns the real bin.
+
+let sqs: LocalSqs;
+let queue: FifoQueuePair;
+let session: ZkSession;
+let paths: TestPaths;
+let env: Record<string, string>;
+
+interface Result {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+async function cli(...argv: string[]): Promise<Result> {
+  let stdout = '';
+  let stderr = '';
+  const io: CliIo = { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), env, now: () => Date.now() };
+  const code = await run(argv, io);
+  return { code, stdout, stderr };
+}
+
+beforeAll(async () => {
+  sqs = await startLocalSqs();
+});
+afterAll(async () => {
+  await sqs.stop();
+});
+beforeEach(async () => {
+  session = await openSession();
+  paths = testPaths();
+  await seedClusters(session, paths, ['greetings-lor1', 'greetings-lva1', 'greetings-ltx1']);
+  await seedClusters(session, paths, ['greetings-empty'], { hosts: false });
+  queue = await sqs.createFifoQueuePair();
+  env = {
+    FAILOUT_QUEUE_URL: queue.queueUrl,
+    ZK_CONNECT: sharedConnectString(),
+    SQS_ENDPOINT: sqs.endpoint,
+    D2_BASE_PATH: paths.d2Base,
+    FAILOUT_REQUESTS_PATH: paths.requestsPath,
+    FAILOUT_USER: 'oncall@example.com',
+  };
+});
+afterEach(async () => {
+  await stopPollers();
+  await closeSessions();
+});
+
+function startWorker(): void {
+  startPollers(1, { client: sqs.client, queueUrl: queue.queueUrl, handler: () => realHandler(session, paths) });
+}
+
+describe('failout out / restore', () => {
+  it('sends a failout, waits for it to be applied, and status shows it; restore --wait ends it', async () => {
+    startWorker();
+    const out = await cli('out', 'greetings-lor1', '--peer', 'greetings-lva1:2', '--peer', 'greetings-ltx1', '--for', '2h', '--share', '50', '--reason', 'INC-4711', '--wait');
+    expect(out).toMatchObject({ code: 0, stdout: expect.stringMatching(/request [0-9a-f-]+: applied \(failout greetings-lor1\)/) });
+
+    const status = await cli('status', 'greetings-lor1');
+    expect(status.code).toBe(0);
+    expect(status.stdout).toContain('greetings-lor1  FAILED OUT');
+    expect(status.stdout).toContain('greetings-lva1 (weight 2, 67%), greetings-ltx1 (weight 1, 33%)');
+    expect(status.stdout).toContain('50% of traffic (buckets 0-49)');
+    expect(status.stdout).toContain('oncall@example.com — INC-4711');
+
+    const restore = await cli('restore', 'greetings-lor1', '--wait', '--json');
+    expect(restore.code).toBe(0);
+    expect(JSON.parse(restore.stdout)).toMatchObject({ sent: true, outcome: { status: 'applied', action: 'restore', cluster: 'greetings-lor1' } });
+    expect((await cli('status', 'greetings-lor1')).stdout).toBe('greetings-lor1  serving\n');
+  });
+
+  it('prints the request id without --wait, and `request <id>` shows the outcome once applied', async () => {
+    const sent = await cli('out', 'greetings-lor1', '--peer', 'greetings-lva1', '--until', '+1h', '--json');
+    expect(sent.code).toBe(0);
+    const { requestId, request } = JSON.parse(sent.stdout) as { requestId: string; request: Record<string, unknown> };
+    expect(request).toMatchObject({ version: 1, action: 'failout', cluster: 'greetings-lor1', requestedBy: 'oncall@example.com' });
+
+    const before = await cli('request', requestId);
+    expect(before).toMatchObject({ code: 1, stderr: expect.stringContaining(`no record of request ${requestId} yet`) });
+    startWorker();
+    for (let i = 0; i < 50 && (await cli('request', requestId)).code !== 0; i++) await new Promise((r) => setTimeout(r, 100));
+    const record = await cli('request', requestId, '--json');
+    expect(record.code).toBe(0);
+    expect(JSON.parse(record.stdout)).toMatchObject({ requestId, status: 'applied', cluster: 'greetings-lor1', action: 'failout' });
+  });
+
+  it('exits 1 with the reason and what to do when the worker rejects the request', async () => {
+    startWorker();
+    const out = await cli('out', 'greetings-lor1', '--peer', 'greetings-nowhere', '--for', '1h', '--wait');
+    expect(out.code).toBe(1);
+    expect(out.stdout).toMatch(/REJECTED \(failout greetings-lor1\): unknownPeer/);
+    expect(out.stdout).toMatch(/fix the request and send it again/);
+  });
+
+  it('validates with --dry-run against the live state and sends nothing', async () => {
+    const ok = await cli('out', 'greetings-lor1', '--peer', 'greetings-lva1', '--for', '2h', '--dry-run');
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toMatch(/would be applied; nothing was sent/);
+    expect(ok.stdout).toContain('greetings-lor1  FAILED OUT');
+
+    const rejected = await cli('out', 'greetings-lor1', '--peer', 'greetings-empty', '--for', '2h', '--dry-run', '--json');
+    expect(rejected.code).toBe(1);
+    expect(JSON.parse(rejected.stdout)).toMatchObject({ dryRun: true, ok: false, rejection: { reason: 'noPeerWithHosts' } });
+    const forced = await cli('out', 'greetings-lor1', '--peer', 'greetings-empty', '--for', '2h', '--dry-run', '--force');
+    expect(forced.code).toBe(0);
+    expect(await queueDepth(sqs.client, queue.queueUrl)).toBe(0);
+  });
+
+  it('times out --wait with exit 1 and tells how to follow up when no worker runs', async () => {
+    const out = await cli('out', 'greetings-lor1', '--peer', 'greetings-lva1', '--for', '1h', '--wait', '--timeout', '1s');
+    expect(out.code).toBe(1);
+    expect(out.stderr).toMatch(/no outcome for request .* after 1s.*failout request/s);
+  });
+});
+
+describe('failout status', () => {
+  it('lists every cluster, and --json gives the machine view', async () => {
+    startWorker();
+    const body = failoutBody('greetings-lor1', ['greetings-lva1'], { requestedBy: 'alice', reason: 'drill' });
+    await send(sqs.client, queue.queueUrl, body);
+    for (let i = 0; i < 50 && (await cli('request', String(body.requestId))).code !== 0; i++) await new Promise((r) => setTimeout(r, 100));
+
+    const all = await cli('status');
+    expect(all.code).toBe(0);
+    expect(all.stdout).toMatch(/greetings-empty {2}serving\n[\s\S]*greetings-lor1 {2}FAILED OUT[\s\S]*greetings-lva1 {2}serving/);
+    const json = JSON.parse((await cli('status', '--json')).stdout) as { clusters: { cluster: string; state: string; windows: { requestedBy: string }[] }[] };
+    expect(json.clusters.map((c) => [c.cluster, c.state])).toEqual([
+      ['greetings-empty', 'serving'],
+      ['greetings-lor1', 'failed-out'],
+      ['greetings-ltx1', 'serving'],
+      ['greetings-lva1', 'serving'],
+    ]);
+    expect(json.clusters[1]?.windows[0]?.requestedBy).toBe('alice');
+  });
+
+  it('exits 1 for an unknown cluster and says how to find the names', async () => {
+    const out = await cli('status', 'greetings-nope');
+    expect(out).toMatchObject({ code: 1, stderr: expect.stringMatching(/no cluster greetings-nope .*\(failout status lists them all\)/) });
+  });
+});
+
+describe('usage errors exit 2 and say what to do', () => {
+  it.each([
+    [['out', 'greetings-lor1', '--for', '1h'], /at least one --peer/],
+    [['out', 'greetings-lor1', '--peer', 'x'], /--for <duration>/],
+    [['out', 'greetings-lor1', '--peer', 'x:0', '--for', '1h'], /weight must be a positive integer/],
+    [['out', 'greetings-lor1', '--peer', 'x', '--until', '2026-11-30T18:00:00'], /with a zone/],
+    [['out'], /missing required argument 'cluster'/],
+    [['frobnicate'], /unknown command/],
+    [['request', '../etc'], /not a request id/],
+  ])('%j', async (argv, message) => {
+    const out = await cli(...argv);
+    expect(out.code).toBe(2);
+    expect(out.stderr).toMatch(message);
+  });
+
+  it('exits 2 naming the variable when the queue or ZooKeeper is not configured', async () => {
+    env = { FAILOUT_USER: 'x' };
+    expect(await cli('restore', 'greetings-lor1')).toMatchObject({ code: 2, stderr: expect.stringContaining('set FAILOUT_QUEUE_URL or pass --queue-url') });
+    expect(await cli('status')).toMatchObject({ code: 2, stderr: expect.stringContaining('set ZK_CONNECT or pass --zk') });
+  });
+
+  it('lets flags override the environment', async () => {
+    const zk = sharedConnectString();
+    env = { FAILOUT_USER: 'x', ZK_CONNECT: '127.0.0.1:1', D2_BASE_PATH: paths.d2Base };
+    expect((await cli('status', 'greetings-lor1', '--zk', zk)).code).toBe(0);
+  });
+
+  it('prints help with examples and exits 0', async () => {
+    const help = await cli('out', '--help');
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/Examples:\n {2}failout out greetings-lor1 --peer/);
+  });
+});
+
+it('runs through the real bin (node lib/cli/bin.cjs)', async () => {
+  const bin = join(__dirname, '../../../lib/cli/bin.cjs');
+  const result = await new Promise<Result>((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, 'status', 'greetings-lor1', '--json'], { env: { ...process.env, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.once('error', reject);
+    child.once('exit', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+  expect(result.stderr).toBe('');
+  expect(result.code).toBe(0);
+  expect(JSON.parse(result.stdout)).toMatchObject({ clusters: [{ cluster: 'greetings-lor1', state: 'serving' }] });
+});

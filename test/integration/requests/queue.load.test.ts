@@ -1,0 +1,56 @@
+import { startLocalSqs, type LocalSqs } from '../../../lib/local/sqs';
+import { closeSessions, eventually, openSession } from '../../helpers/zk';
+import { failoutBody, queueDepth, readCluster, realHandler, restoreBody, seedClusters, send, startPollers, stopPollers, testPaths, type OutcomeLog } from '../../helpers/requests-queue';
+
+let sqs: LocalSqs;
+
+beforeAll(async () => {
+  sqs = await startLocalSqs();
+});
+afterAll(async () => {
+  await stopPollers();
+  await closeSessions();
+  await sqs.stop();
+});
+
+it('four pollers × 250 requests over 10 clusters: each cluster ends as its requests applied in queue order, no update lost', async () => {
+  const session = await openSession();
+  const paths = testPaths();
+  const clusters = Array.from({ length: 10 }, (_, i) => `load-${i}`);
+  await seedClusters(session, paths, [...clusters, 'load-peer']);
+  const initial = new Map(await Promise.all(clusters.map(async (c) => [c, (await readCluster(session, paths, c)).version] as const)));
+  const queue = await sqs.createFifoQueuePair({ visibilityTimeoutSeconds: 30 });
+  const log: OutcomeLog = { outcomes: [] };
+  const sent = new Map<string, Record<string, unknown>[]>(clusters.map((c) => [c, []]));
+  const pending: Promise<string>[] = [];
+  const inChunk = new Set<string>();
+  for (let i = 0; i < 1000; i++) {
+    const cluster = clusters[(i * 7 + Math.floor(i / 10)) % clusters.length]!;
+    // Mostly failouts, some restores: the final state depends on the order.
+    const body = i % 9 === 4 ? restoreBody(cluster) : failoutBody(cluster, ['load-peer'], { reason: `${cluster}#${i}` });
+    // Sends run concurrently in chunks, but a cluster appears at most once per chunk, so its queue order is `sent`.
+    if (inChunk.has(cluster)) {
+      await Promise.all(pending.splice(0));
+      inChunk.clear();
+    }
+    inChunk.add(cluster);
+    sent.get(cluster)!.push(body);
+    pending.push(send(sqs.client, queue.queueUrl, body));
+  }
+  await Promise.all(pending);
+  startPollers(4, { client: sqs.client, queueUrl: queue.queueUrl, handler: () => realHandler(session, paths, log) });
+
+  await eventually(() => log.outcomes.length >= 1000, 60_000, 'all 1000 requests');
+  await eventually(async () => (await queueDepth(sqs.client, queue.queueUrl)) === 0, 5000, 'an empty queue');
+  for (const cluster of clusters) {
+    const requests = sent.get(cluster)!;
+    const applied = log.outcomes.filter((o) => o.cluster === cluster && o.status === 'applied').map((o) => o.requestId);
+    expect({ cluster, order: applied }).toEqual({ cluster, order: requests.map((r) => String(r.requestId)) });
+    const { json, version } = await readCluster(session, paths, cluster);
+    expect({ cluster, writes: version - initial.get(cluster)! }).toEqual({ cluster, writes: requests.length });
+    const last = requests[requests.length - 1]!;
+    if (last.action === 'restore') expect(json.failoutProperties ?? null).toBeNull();
+    else expect(JSON.stringify(json.failoutProperties)).toContain(`"${String(last.reason)}"`);
+  }
+  expect(log.outcomes.filter((o) => o.status !== 'applied')).toEqual([]);
+});

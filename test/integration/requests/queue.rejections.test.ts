@@ -1,0 +1,86 @@
+import { startLocalSqs, type LocalSqs } from '../../../lib/local/sqs';
+import type { ZkSession } from '../../../lib/zk';
+import { closeSessions, eventually, openSession } from '../../helpers/zk';
+import { failoutBody, queueDepth, readRecord, realHandler, seedClusters, send, startPollers, stopPollers, testPaths, type OutcomeLog, type TestPaths } from '../../helpers/requests-queue';
+
+let sqs: LocalSqs;
+let session: ZkSession;
+let paths: TestPaths;
+
+const PEER = 'peer-ok';
+const HOUR = 3_600_000;
+
+/** One case: a body (or raw text) that must be rejected with `reason`, sent to the cluster's group. */
+interface RejectionCase {
+  readonly reason: string;
+  readonly cluster: string;
+  readonly body: (cluster: string) => Record<string, unknown> | string;
+}
+
+const CASES: RejectionCase[] = [
+  { reason: 'badJson', cluster: 'r-json', body: () => '{"version": 1, "action": ' },
+  { reason: 'badSchema', cluster: 'r-schema', body: (c) => failoutBody(c, [PEER], { version: 2, peers: 'everyone' }) },
+  { reason: 'badName', cluster: 'r-name', body: (c) => failoutBody(c, ['../etc']) },
+  { reason: 'peerIsCluster', cluster: 'r-self', body: (c) => failoutBody(c, [c]) },
+  { reason: 'duplicatePeer', cluster: 'r-dup', body: (c) => failoutBody(c, [PEER, PEER]) },
+  { reason: 'tooManyPeers', cluster: 'r-many', body: (c) => failoutBody(c, Array.from({ length: 11 }, (_, i) => `p${i}`)) },
+  { reason: 'missingEnd', cluster: 'r-noend', body: (c) => failoutBody(c, [PEER], { duration: undefined }) },
+  { reason: 'badWindow', cluster: 'r-past', body: (c) => failoutBody(c, [PEER], { duration: undefined, offlineAt: Date.now() - 2 * HOUR, onlineAt: Date.now() - HOUR }) },
+  { reason: 'windowTooLong', cluster: 'r-long', body: (c) => failoutBody(c, [PEER], { duration: 'PT73H' }) },
+  { reason: 'oversize', cluster: 'r-big', body: (c) => failoutBody(c, [PEER], { reason: 'x'.repeat(20_000) }) },
+  { reason: 'unknownCluster', cluster: 'r-ghost', body: (c) => failoutBody(c, [PEER]) },
+  { reason: 'unknownPeer', cluster: 'r-nopeer', body: (c) => failoutBody(c, ['peer-ghost']) },
+  { reason: 'peerFailedOut', cluster: 'r-peerout', body: (c) => failoutBody(c, ['peer-out']) },
+  { reason: 'noPeerWithHosts', cluster: 'r-nohosts', body: (c) => failoutBody(c, ['peer-empty']) },
+];
+
+beforeAll(async () => {
+  sqs = await startLocalSqs();
+});
+afterAll(async () => {
+  await sqs.stop();
+});
+beforeEach(async () => {
+  session = await openSession();
+  paths = testPaths();
+  await seedClusters(session, paths, [PEER, 'peer-out', ...CASES.map((c) => c.cluster).filter((c) => c !== 'r-ghost')]);
+  await seedClusters(session, paths, ['peer-empty'], { hosts: false });
+});
+afterEach(async () => {
+  await stopPollers();
+  await closeSessions();
+});
+
+it('records every permanent rejection with its reason, acknowledges it, and applies the next request of the same cluster', async () => {
+  const queue = await sqs.createFifoQueuePair({ visibilityTimeoutSeconds: 30 });
+  const log: OutcomeLog = { outcomes: [] };
+  // peer-out is itself failed out first (its own group), so r-peerout's request finds it so.
+  const peerOut = failoutBody('peer-out', [PEER]);
+  await send(sqs.client, queue.queueUrl, peerOut);
+  startPollers(1, { client: sqs.client, queueUrl: queue.queueUrl, handler: () => realHandler(session, paths, log) });
+  await eventually(async () => (await readRecord(session, paths, String(peerOut.requestId)))?.status === 'applied', 10_000, 'peer-out failed out');
+
+  const sent: { c: RejectionCase; messageId: string; bad: Record<string, unknown> | string; good: Record<string, unknown> }[] = [];
+  for (const c of CASES) {
+    const bad = c.body(c.cluster);
+    const messageId = await send(sqs.client, queue.queueUrl, bad, { group: c.cluster });
+    const good = failoutBody(c.cluster === 'r-ghost' ? PEER : c.cluster, [c.cluster === 'r-ghost' ? 'peer-out' : PEER], { force: true });
+    // The follow-up goes to the SAME group, right behind the rejected one.
+    await send(sqs.client, queue.queueUrl, good, { group: c.cluster });
+    sent.push({ c, messageId, bad, good });
+  }
+
+  await eventually(async () => (await queueDepth(sqs.client, queue.queueUrl)) === 0, 20_000, 'an empty queue');
+  for (const { c, messageId, bad, good } of sent) {
+    // Bodies that cannot be read (bad JSON, oversize: not even parsed) are recorded under the SQS message id.
+    const id = typeof bad === 'string' || c.reason === 'oversize' ? messageId : String(bad.requestId);
+    const record = await readRecord(session, paths, id);
+    expect({ case: c.reason, status: record?.status, reason: record?.reason }).toEqual({ case: c.reason, status: 'rejected', reason: c.reason });
+    expect(record?.message).toEqual(expect.any(String));
+    expect({ case: c.reason, next: (await readRecord(session, paths, String(good.requestId)))?.status }).toEqual({ case: c.reason, next: 'applied' });
+  }
+  // Each rejection was processed once: acknowledged at once, never retried.
+  const rejected = log.outcomes.filter((o) => o.status === 'rejected');
+  expect(rejected).toHaveLength(CASES.length);
+  expect(await queueDepth(sqs.client, queue.dlqUrl)).toBe(0);
+});

@@ -1,0 +1,119 @@
+import { parseClusterProperties, serializeClusterProperties } from '../../../lib/d2';
+import { parseFailoutConfig } from '../../../lib/failout';
+import { applyRequest, parseChangeRequest, type ChangeRequest, type PeerState } from '../../../lib/requests';
+import { failoutInput, HOUR, NOW, restoreInput } from '../../helpers/requests';
+
+const CLUSTER_JSON = {
+  clusterName: 'greetings-lor1',
+  properties: { masterColo: 'lor1' },
+  darkClusters: { 'greetings-dark': { multiplier: '0.1' } },
+  someFutureKey: { kept: [1, 2, 3] },
+  failoutProperties: { failoutRedirectConfigs: [{ peer: 'old' }], failoutBucketConfigs: [{ partition: 'main' }], writerNote: 'kept' },
+};
+
+function request(body: object): ChangeRequest {
+  const result = parseChangeRequest(body, { now: NOW });
+  if (!result.ok) throw new Error(result.rejection.message);
+  return result.request;
+}
+
+const healthy: PeerState = { exists: true, hostCount: 3, failoutConfig: undefined };
+const failedOut: PeerState = {
+  exists: true,
+  hostCount: 3,
+  failoutConfig: parseFailoutConfig('p', { failoutRedirectConfigs: [{ peer: 'q' }], failoutBucketConfigs: [{ offlineAt: 0 }] }),
+};
+const empty: PeerState = { exists: true, hostCount: 0, failoutConfig: undefined };
+const missing: PeerState = { exists: false, hostCount: 0, failoutConfig: undefined };
+
+function peers(states: Record<string, PeerState>): (c: string) => PeerState {
+  return (c) => states[c] ?? missing;
+}
+
+describe('applyRequest', () => {
+  const props = parseClusterProperties(CLUSTER_JSON);
+
+  it('replaces the failout with the peers and one window, and touches no other key', () => {
+    const r = request(failoutInput({ requestId: 'r-1', peers: [{ cluster: 'a', weight: 2 }, { cluster: 'b' }], buckets: { from: 0, to: 49 } }));
+    const result = applyRequest(props, r, { now: NOW, peers: peers({ a: healthy, b: healthy }) });
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    const json = JSON.parse(serializeClusterProperties(result.props));
+    expect(json.failoutProperties).toEqual({
+      failoutRedirectConfigs: [
+        { peer: 'a', weight: 2 },
+        { peer: 'b', weight: 1 },
+      ],
+      failoutBucketConfigs: [
+        {
+          partition: 'main',
+          bucketOfflineRange: { from: 0, to: 49 },
+          offlineAt: NOW,
+          onlineAt: NOW + 2 * HOUR,
+          requestId: 'r-1',
+          requestedBy: 'oncall@example.com',
+          reason: 'INC-4711',
+        },
+      ],
+      writerNote: 'kept',
+    });
+    const before = JSON.parse(serializeClusterProperties(props));
+    delete json.failoutProperties;
+    delete before.failoutProperties;
+    expect(json).toEqual(before);
+    expect(parseFailoutConfig('greetings-lor1', result.props.failoutProperties)?.isFailedOut(NOW)).toBe(true);
+  });
+
+  it('removes the failout on restore and keeps every other key', () => {
+    const result = applyRequest(props, request(restoreInput()), { now: NOW, peers: peers({}) });
+    expect(result.ok && result.props.failoutProperties).toBeNull();
+    if (!result.ok) return;
+    const json = JSON.parse(serializeClusterProperties(result.props));
+    expect(json).not.toHaveProperty('failoutProperties');
+    expect(json.someFutureKey).toEqual({ kept: [1, 2, 3] });
+    expect(json.darkClusters).toEqual(CLUSTER_JSON.darkClusters);
+  });
+
+  it.each([
+    ['unknownPeer', { a: missing, b: healthy }, false],
+    ['unknownPeer', { a: missing, b: healthy }, true],
+    ['peerFailedOut', { a: failedOut, b: healthy }, false],
+    ['noPeerWithHosts', { a: empty, b: empty }, false],
+  ] as const)('rejects as %s (force: %s)', (reason, states, force) => {
+    const r = request(failoutInput({ peers: [{ cluster: 'a' }, { cluster: 'b' }], force }));
+    const result = applyRequest(props, r, { now: NOW, peers: peers(states) });
+    expect(result.ok ? 'applied' : result.rejection.reason).toBe(reason);
+    if (!result.ok) expect(result.rejection.requestId).toBe(r.requestId);
+  });
+
+  it.each([
+    ['a failed-out peer', { a: failedOut, b: healthy }],
+    ['no peer with hosts', { a: empty, b: empty }],
+    ['both', { a: failedOut, b: empty }],
+  ])('applies with force despite %s', (_what, states) => {
+    const r = request(failoutInput({ peers: [{ cluster: 'a' }, { cluster: 'b' }], force: true }));
+    expect(applyRequest(props, r, { now: NOW, peers: peers(states) }).ok).toBe(true);
+  });
+
+  it('names every peer problem, unknown peers first', () => {
+    const r = request(failoutInput({ peers: [{ cluster: 'a' }, { cluster: 'b' }] }));
+    const result = applyRequest(props, r, { now: NOW, peers: peers({ a: failedOut, b: missing }) });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.rejection.reason).toBe('unknownPeer');
+    expect(result.rejection.message).toMatch(/peers\[1\]\.cluster: "b" has no cluster node; peers\[0\]\.cluster: "a" is failed out/);
+  });
+
+  it('rejects a window that ended while the request waited in the queue', () => {
+    const r = request(failoutInput({ duration: 'PT1H' }));
+    const result = applyRequest(props, r, { now: NOW + 2 * HOUR, peers: peers({ 'greetings-lva1': healthy, 'greetings-ltx1': healthy }) });
+    expect(result.ok ? 'applied' : result.rejection.reason).toBe('badWindow');
+  });
+
+  it('does not modify its input', () => {
+    const snapshot = serializeClusterProperties(props);
+    applyRequest(props, request(failoutInput()), { now: NOW, peers: () => healthy });
+    applyRequest(props, request(restoreInput()), { now: NOW, peers: () => healthy });
+    expect(serializeClusterProperties(props)).toBe(snapshot);
+  });
+});

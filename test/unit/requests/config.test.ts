@@ -1,0 +1,51 @@
+import { loadRequestsConfig, resolveDigestCredential, type RequestsConfig } from '../../../lib/requests';
+
+describe('loadRequestsConfig', () => {
+  it('applies the defaults with only ZK_CONNECT set', () => {
+    expect(loadRequestsConfig({ ZK_CONNECT: '127.0.0.1:2181' })).toEqual({
+      zkConnect: '127.0.0.1:2181',
+      d2BasePath: '/d2',
+      requestsPath: '/failout/requests',
+      maxWindowMs: 72 * 3600_000,
+      maxBodyBytes: 16384,
+      maxPeers: 10,
+      sessionTimeoutMs: 15000,
+      connectTimeoutMs: 10000,
+      digest: { source: 'none' },
+    });
+  });
+
+  it('reads the plain digest and the window in either duration form', () => {
+    const config = loadRequestsConfig({ ZK_CONNECT: 'a:1,b:2', ZK_DIGEST: 'writer:pa:ss', MAX_FAILOUT_WINDOW: 'PT96H' });
+    expect(config.digest).toEqual({ source: 'plain', credential: { user: 'writer', password: 'pa:ss' } });
+    expect(config.maxWindowMs).toBe(96 * 3600_000);
+  });
+
+  it.each([
+    [{}, 'ZK_CONNECT'],
+    [{ ZK_CONNECT: 'nohost' }, 'ZK_CONNECT'],
+    [{ ZK_CONNECT: 'a:1', MAX_FAILOUT_WINDOW: 'forever' }, 'MAX_FAILOUT_WINDOW'],
+    [{ ZK_CONNECT: 'a:1', D2_BASE_PATH: 'd2' }, 'D2_BASE_PATH'],
+    [{ ZK_CONNECT: 'a:1', ZK_DIGEST: 'nocolon' }, 'ZK_DIGEST'],
+    [{ ZK_CONNECT: 'a:1', ZK_DIGEST: 'u:p', ZK_DIGEST_SECRET_ARN: 'arn:x' }, 'ZK_DIGEST'],
+  ])('names the variable at fault (%j)', (env, variable) => {
+    expect(() => loadRequestsConfig(env)).toThrow(expect.objectContaining({ kind: 'invalidConfig', variable, message: expect.stringContaining(variable) }));
+  });
+});
+
+describe('resolveDigestCredential', () => {
+  const secretConfig: RequestsConfig = { ...loadRequestsConfig({ ZK_CONNECT: 'a:1' }), digest: { source: 'secret', arn: 'arn:secret' } };
+
+  it.each([
+    ['user:password text', 'w:p', { user: 'w', password: 'p' }],
+    ['JSON', '{"user":"w","password":"p"}', { user: 'w', password: 'p' }],
+  ])('reads a secret holding %s', async (_what, value, credential) => {
+    const getSecret = jest.fn(async () => value);
+    await expect(resolveDigestCredential(secretConfig, getSecret)).resolves.toEqual(credential);
+    expect(getSecret).toHaveBeenCalledWith('arn:secret');
+  });
+
+  it('refuses an empty secret, naming the variable', async () => {
+    await expect(resolveDigestCredential(secretConfig, async () => undefined)).rejects.toMatchObject({ kind: 'invalidConfig', variable: 'ZK_DIGEST_SECRET_ARN' });
+  });
+});
