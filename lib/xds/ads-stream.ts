@@ -167,8 +167,19 @@ export class AdsStream {
     return this.types.get(typeUrl)?.version ?? '';
   }
 
-  /** The transport became READY: start the timers of names already written. */
+  /**
+   * The transport became READY: retry at once if waiting in backoff, and start the timers of names
+   * already written. Without the early retry, two independent backoffs (this stream's and grpc-js's
+   * subchannel reconnect) could miss each other: a retry that fires while the subchannel still waits
+   * fails at once (no waitForReady), and the return to a recovered primary then lags by a second
+   * full probe period (up to ~2 × `fallbackProbeCapMs`).
+   */
   onTransportReady(): void {
+    if (this.stateValue === 'backoff') {
+      clearTimeout(this.retryTimer);
+      this.retryTimer = undefined;
+      this.openCall();
+    }
     for (const [typeUrl, type] of this.types) {
       for (const [name, entry] of type.names) this.maybeStartTimer(typeUrl, name, entry);
     }

@@ -13,7 +13,7 @@ import {
   buildRouteConfiguration,
   type RouteConfiguration,
 } from '../../lib/xds/resource-types';
-import { XdsManagementServer, type SnapshotInput } from '../../lib/xds/server';
+import { XdsManagementServer, type ManagementServerOptions, type SnapshotInput } from '../../lib/xds/server';
 import type { XdsWatcher } from '../../lib/xds/watcher';
 
 /** A snapshot: listener → route `<tag>-route` → cluster `<cluster>` → endpoints 127.0.0.1:<port>. */
@@ -115,20 +115,9 @@ export async function eventually(what: string, predicate: () => boolean, timeout
 }
 
 /**
- * Starts a management server on a port BELOW the ephemeral range (32768+ on Linux). A server that
- * listens on an ephemeral port cannot reliably restart on it: while it is stopped, an outgoing
- * connection (the client to another server) may take that port as its local port (EADDRINUSE).
+ * Starts a management server that can be stopped and restarted on its port: the server's default
+ * port choice (below the ephemeral range, see lib/xds/server/restart-safe-port.ts) guarantees it.
  */
-export async function startXdsServer(): Promise<XdsManagementServer> {
-  for (let attempt = 0; ; attempt++) {
-    const port = 20_000 + Math.floor(Math.random() * 12_000);
-    const server = new XdsManagementServer({ port });
-    try {
-      await server.start();
-      return server;
-    } catch (e) {
-      await server.close();
-      if (attempt >= 10) throw e;
-    }
-  }
+export function startXdsServer(options: Omit<ManagementServerOptions, 'port'> = {}): Promise<XdsManagementServer> {
+  return XdsManagementServer.start(options);
 }

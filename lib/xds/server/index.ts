@@ -5,3 +5,4 @@ export * from './fault-hooks';
 export * from './recorder';
 export * from './lrs-sink';
 export * from './ads-session';
+export * from './restart-safe-port';

@@ -11,6 +11,11 @@
  *   recordResourceNames? }`.
  * - `ManagementServerState` — 'latent' | 'serving' | 'stopped' | 'closed'.
  *
+ * Ports: by default the server listens on a random port BELOW the OS ephemeral range and keeps it for
+ * every restart, so `stop()` then `start()` cannot fail because an outgoing connection took the port
+ * meanwhile (see `restart-safe-port.ts`). `port: 0` asks the OS instead (ephemeral: fine for a server
+ * that is never restarted).
+ *
  * Serves ADS (`StreamAggregatedResources`, SotW) and LRS (`StreamLoadStats`). Resources are sent bare
  * (no `Resource` wrapper; grpc-js-xds NACKs the wrapper) unless `wrapResources: true`.
  */
@@ -21,13 +26,17 @@ import { AdsSession } from './ads-session';
 import { FaultHooks, type StreamFailureFault } from './fault-hooks';
 import { LrsSink } from './lrs-sink';
 import { ServerRecorder } from './recorder';
+import { randomRestartSafePort } from './restart-safe-port';
 import { SnapshotCache, type Snapshot, type SnapshotInput } from './snapshot-cache';
 
 /** Construction options. */
 export interface ManagementServerOptions {
   /** Listen address; 127.0.0.1 by default. */
   host?: string;
-  /** 0 (default) picks a free port once; restarts reuse it. */
+  /**
+   * Unset (default): a random free port below the ephemeral range, safe to restart on. 0: the OS
+   * picks (ephemeral; a restart can hit EADDRINUSE). n: that port. Restarts always reuse the port.
+   */
   port?: number;
   /** Wrap resources in `envoy.service.discovery.v3.Resource` (default false). */
   wrapResources?: boolean;
@@ -112,8 +121,9 @@ export class XdsManagementServer {
   async start(): Promise<void> {
     if (this.lifecycle === 'serving') return;
     if (this.lifecycle === 'closed') throw new XdsError('closed', 'management server is closed');
-    const server = this.newGrpcServer();
-    this.boundPort = await this.bind(server);
+    const fresh = this.lifecycle === 'latent' && this.options.port === undefined;
+    const { server, port } = fresh ? await this.bindRestartSafe() : await this.bindSamePort();
+    this.boundPort = port;
     this.server = server;
     this.lifecycle = 'serving';
   }
@@ -186,23 +196,39 @@ export class XdsManagementServer {
     if (fault.stopListener) void this.stop();
   }
 
-  /** Binds, retrying briefly on EADDRINUSE (the previous listener may still be closing). */
-  private async bind(server: grpc.Server): Promise<number> {
-    const creds = this.options.credentials ?? grpc.ServerCredentials.createInsecure();
-    const target = `${this.host}:${this.boundPort}`;
+  /** First start without a port: random restart-safe ports until one is free. */
+  private async bindRestartSafe(): Promise<{ server: grpc.Server; port: number }> {
+    for (let attempt = 0; ; attempt++) {
+      const server = this.newGrpcServer();
+      const wanted = randomRestartSafePort();
+      try {
+        return { server, port: await this.bindOnce(server, wanted) };
+      } catch (e) {
+        server.forceShutdown();
+        if (attempt >= 20 || wanted === 0) throw new XdsError('connection', `cannot bind management server on ${this.host}`, { cause: e });
+      }
+    }
+  }
+
+  /** The configured port, or the previous one on a restart, retrying briefly (the old listener may still be closing). */
+  private async bindSamePort(): Promise<{ server: grpc.Server; port: number }> {
+    const server = this.newGrpcServer();
     for (let attempt = 0; ; attempt++) {
       try {
-        return await new Promise<number>((resolve, reject) =>
-          server.bindAsync(target, creds, (err, port) => (err ? reject(err) : resolve(port))),
-        );
+        return { server, port: await this.bindOnce(server, this.boundPort) };
       } catch (e) {
         if (attempt >= 20 || this.boundPort === 0) {
           server.forceShutdown();
-          throw new XdsError('connection', `cannot bind management server to ${target}`, { cause: e });
+          throw new XdsError('connection', `cannot bind management server to ${this.host}:${this.boundPort}`, { cause: e });
         }
         await new Promise((r) => setTimeout(r, 50));
       }
     }
+  }
+
+  private bindOnce(server: grpc.Server, port: number): Promise<number> {
+    const creds = this.options.credentials ?? grpc.ServerCredentials.createInsecure();
+    return new Promise<number>((resolve, reject) => server.bindAsync(`${this.host}:${port}`, creds, (err, bound) => (err ? reject(err) : resolve(bound))));
   }
 
   private async shutdown(): Promise<void> {

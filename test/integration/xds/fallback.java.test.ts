@@ -116,6 +116,26 @@ describe('fallback (grpc-java XdsClientFallbackTest)', () => {
     await chain.waitForBackend('127.0.0.1:2011', 10_000);
   });
 
+  it('used_then_mainServerRestart_fallbackServerUp: a restart of the main while cached opens nothing on the fallback; a new CDS watch and its LRS stay on the main', async () => {
+    main.setSnapshot('*', { ...chainSnapshot('m3', LISTENER, 'main-cluster', 2001, 'main'), clusters: [buildCluster('main-cluster', { lrs: true })] });
+    client = createXdsClient({ bootstrap: fallbackBootstrap([main.uri, fallback.uri]), fallbackProbeCapMs: 200 });
+    const lds = recordingWatcher();
+    client.watch(LDS_TYPE_URL, LISTENER, lds);
+    expect(await lds.next()).toMatchObject({ type: 'update' });
+
+    await main.stop();
+    await main.start();
+    await eventually('the main stream back', () => main.activeAdsStreams === 1 && client?.dump().authorities[0]?.servers[0]?.state === 'ready');
+    expect(adsStreams(fallback)).toBe(0);
+
+    const reporter = client.reportLoad('main-cluster');
+    await eventually('LRS to the main', () => reporter.serverUri === main.uri);
+    expect(client.dump().authorities[0]?.activeServer).toBe(main.uri);
+    expect(adsStreams(fallback)).toBe(0);
+    expect(fallback.recorder.streams.filter((r) => r.service === 'lrs')).toHaveLength(0);
+    reporter.close();
+  });
+
   it('fallbackFromBadUrlToGoodOne: an unreachable first server falls back to the good one', async () => {
     client = createXdsClient({ bootstrap: fallbackBootstrap([BAD_URI, fallback.uri]) });
     const chain = new ChainResolver(client, LISTENER);

@@ -166,6 +166,24 @@ describe('AdsStream restart', () => {
     stream.close();
   });
 
+  it('retries at once when the transport becomes ready during a backoff, not when a call is open', () => {
+    const { stream, transport } = streamFixture();
+    stream.start();
+    for (let i = 0; i < 4; i++) {
+      transport.current.close(new Error('refused'));
+      jest.advanceTimersByTime(200_000);
+    }
+    transport.current.close(new Error('refused')); // next delay 1000 × 1.6^4 ≈ 6.6 s
+    const calls = transport.calls.length;
+    jest.advanceTimersByTime(100);
+    stream.onTransportReady();
+    expect(transport.calls).toHaveLength(calls + 1);
+    stream.onTransportReady();
+    jest.advanceTimersByTime(10_000);
+    expect(transport.calls).toHaveLength(calls + 1);
+    stream.close();
+  });
+
   it('cancels the call and reports nothing after close', () => {
     const { stream, transport, errors, doesNotExist } = streamFixture();
     stream.start();
