@@ -1,0 +1,37 @@
+/**
+ * The xds-bridge Fargate task: read the configuration (environment and files, see
+ * `loadBridgeConfig`), start the bridge, and stop cleanly on SIGTERM/SIGINT — give up leadership,
+ * close the xDS streams and the ZooKeeper session — within a few seconds. Logic lives in lib/bridge.
+ */
+import { loadBridgeConfig, XdsBridge } from '../../lib/bridge';
+import { createLogger } from '../../lib/logging';
+
+const STOP_DEADLINE_MS = 5000;
+const log = createLogger('xds-bridge');
+
+async function main(): Promise<void> {
+  const config = loadBridgeConfig(process.env);
+  const bridge = await XdsBridge.start({ config, logger: log });
+  log.info({ replicaId: config.replicaId, services: config.services.length, adminPort: bridge.adminPort, role: bridge.role }, 'xds-bridge started');
+  const stop = (signal: NodeJS.Signals): void => {
+    log.info({ signal }, 'stopping');
+    setTimeout(() => {
+      log.error('stop deadline passed; exiting');
+      process.exit(1);
+    }, STOP_DEADLINE_MS).unref();
+    bridge.stop().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        log.error({ err }, 'stop failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+}
+
+main().catch((err: unknown) => {
+  log.fatal({ err }, 'xds-bridge failed to start');
+  process.exit(1);
+});

@@ -1,0 +1,213 @@
+/**
+ * The bridge's configuration: which services to follow, where their xDS data comes from (a gRPC
+ * bootstrap), where D2 data goes (ZooKeeper), how fast it may be written, and the admin port.
+ * Validated once at start with zod; every error names the offending field.
+ */
+import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { z } from 'zod';
+import { assertNodeName } from '../d2/paths';
+import { parseBootstrap, type Bootstrap } from '../xds/bootstrap';
+import { isXdsError } from '../xds/errors';
+import { assertIsError, BridgeError } from './errors';
+
+/** One followed service, with its defaults filled in. */
+export interface ServiceConfig {
+  /** The D2 service name, also the name matched against virtual host domains. */
+  readonly name: string;
+  /** The LDS resource to watch (gRPC: the data-plane target). Default: `name`. */
+  readonly listener: string;
+  /** The D2 service `path`. Default: `/<name>`. */
+  readonly path: string;
+  /** The D2 service `loadBalancerStrategyList`. Default `['degraderV3']`. */
+  readonly loadBalancerStrategyList: readonly string[];
+}
+
+/** Limits on ZooKeeper writes. */
+export interface WriteBudget {
+  /** Operations per multi (ZooKeeper's jute.maxbuffer bounds a request at about 1 MB). */
+  readonly maxOpsPerMulti: number;
+  /** Payload bytes per multi. */
+  readonly maxBytesPerMulti: number;
+  /** Sustained write operations per second (token bucket, one second of burst). */
+  readonly maxOpsPerSecond: number;
+}
+
+/** A validated bridge configuration. */
+export interface BridgeConfig {
+  /** This replica's name in the leader election and in `/status`. */
+  readonly replicaId: string;
+  readonly bootstrap: Bootstrap;
+  readonly services: readonly ServiceConfig[];
+  readonly zookeeper: {
+    readonly connectString: string;
+    /** D2 base path, default `/d2`. */
+    readonly basePath: string;
+    /** Parent of the election candidates, default `/failout/bridge/leader`. */
+    readonly electionPath: string;
+    readonly sessionTimeoutMs: number;
+    readonly credentials: readonly { user: string; password: string }[];
+  };
+  readonly writeBudget: WriteBudget;
+  /** Scheme of the URIs written for endpoints. */
+  readonly uriScheme: 'http' | 'https';
+  /** How long a resource must stay does-not-exist before its D2 data is removed. */
+  readonly deletionGraceMs: number;
+  /** xDS does-not-exist timer (default: the bootstrap's). */
+  readonly watchExpiryMs: number | undefined;
+  /** Retry cap towards the primary while on a fallback server (default: the bootstrap's). */
+  readonly fallbackProbeCapMs: number | undefined;
+  readonly admin: { readonly host: string; readonly port: number };
+}
+
+const name = z.string().min(1);
+const serviceSchema = z.union([
+  name,
+  z.strictObject({
+    name,
+    listener: name.optional(),
+    path: z.string().optional(),
+    loadBalancerStrategyList: z.array(name).min(1).optional(),
+  }),
+]);
+const positiveInt = z.number().int().positive();
+
+const configSchema = z.strictObject({
+  replicaId: name.optional(),
+  bootstrap: z.union([z.strictObject({ file: name }), z.record(z.string(), z.unknown())]),
+  services: z.array(serviceSchema).min(1),
+  zookeeper: z.strictObject({
+    connectString: name,
+    basePath: z.string().default('/d2'),
+    electionPath: z.string().regex(/^\/./, 'must be an absolute znode path').default('/failout/bridge/leader'),
+    sessionTimeoutMs: positiveInt.default(15_000),
+    credentials: z.array(z.strictObject({ user: name, password: name })).default([]),
+  }),
+  writeBudget: z
+    .strictObject({
+      maxOpsPerMulti: positiveInt.max(10_000).default(200),
+      maxBytesPerMulti: positiveInt.max(1_000_000).default(512 * 1024),
+      maxOpsPerSecond: positiveInt.default(2000),
+    })
+    .default({ maxOpsPerMulti: 200, maxBytesPerMulti: 512 * 1024, maxOpsPerSecond: 2000 }),
+  uriScheme: z.enum(['http', 'https']).default('http'),
+  deletionGraceMs: z.number().int().nonnegative().default(30_000),
+  watchExpiryMs: positiveInt.optional(),
+  fallbackProbeCapMs: positiveInt.optional(),
+  admin: z.strictObject({ host: z.string().default('0.0.0.0'), port: z.number().int().min(0).max(65535).default(9901) }).default({ host: '0.0.0.0', port: 9901 }),
+});
+
+/** zod's issue path as `services[1].name`. */
+function fieldPath(path: ReadonlyArray<PropertyKey>): string {
+  return path.reduce<string>((acc, p) => (typeof p === 'number' ? `${acc}[${p}]` : acc ? `${acc}.${String(p)}` : String(p)), '');
+}
+
+function normalizeService(raw: z.infer<typeof serviceSchema>, index: number): ServiceConfig {
+  const s = typeof raw === 'string' ? { name: raw } : raw;
+  try {
+    assertNodeName(s.name, 'service name');
+  } catch (err) {
+    throw new BridgeError('config', 'is not a valid znode name', { field: `services[${index}]${typeof raw === 'string' ? '' : '.name'}`, cause: err });
+  }
+  return {
+    name: s.name,
+    listener: s.listener ?? s.name,
+    path: s.path ?? `/${s.name}`,
+    loadBalancerStrategyList: s.loadBalancerStrategyList ?? ['degraderV3'],
+  };
+}
+
+function loadBootstrapField(raw: z.infer<typeof configSchema>['bootstrap']): Bootstrap {
+  let object: unknown = raw;
+  if ('file' in raw && typeof raw.file === 'string' && Object.keys(raw).length === 1) {
+    try {
+      object = JSON.parse(readFileSync(raw.file, 'utf8'));
+    } catch (err) {
+      assertIsError(err);
+      throw new BridgeError('config', `cannot read bootstrap file ${raw.file}: ${err.message}`, { field: 'bootstrap.file', cause: err });
+    }
+  }
+  try {
+    return parseBootstrap(object);
+  } catch (err) {
+    if (isXdsError(err, 'bootstrap')) throw new BridgeError('config', err.message, { field: `bootstrap${err.field ? `.${err.field}` : ''}`, cause: err });
+    throw err;
+  }
+}
+
+/**
+ * Validates a configuration object and fills in defaults.
+ * @throws BridgeError `config` whose `field` names the first bad field (`zookeeper.connectString`,
+ * `services[2]`, `bootstrap.xds_servers[0].server_uri`, …).
+ */
+export function parseBridgeConfig(input: unknown): BridgeConfig {
+  const parsed = configSchema.safeParse(input);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new BridgeError('config', issue.message, { field: fieldPath(issue.path) || '(root)', cause: parsed.error });
+  }
+  const c = parsed.data;
+  const services = c.services.map(normalizeService);
+  const seen = new Set<string>();
+  services.forEach((s, i) => {
+    if (seen.has(s.name)) throw new BridgeError('config', `duplicate service ${s.name}`, { field: `services[${i}]` });
+    seen.add(s.name);
+  });
+  return {
+    replicaId: c.replicaId ?? `${hostname()}-${process.pid}`,
+    bootstrap: loadBootstrapField(c.bootstrap),
+    services,
+    zookeeper: { ...c.zookeeper },
+    writeBudget: c.writeBudget,
+    uriScheme: c.uriScheme,
+    deletionGraceMs: c.deletionGraceMs,
+    watchExpiryMs: c.watchExpiryMs,
+    fallbackProbeCapMs: c.fallbackProbeCapMs,
+    admin: c.admin,
+  };
+}
+
+/**
+ * Reads the configuration the way the Fargate task gets it: JSON from `XDS_BRIDGE_CONFIG_FILE` or
+ * `XDS_BRIDGE_CONFIG`, then environment overrides — `ZK_CONNECT`, `ZK_CREDENTIALS` (`user:password`),
+ * `ADMIN_PORT`, `BRIDGE_REPLICA_ID`, and `GRPC_XDS_BOOTSTRAP` (a bootstrap file) when the JSON has none.
+ * @throws BridgeError `config` naming the field (or the variable) at fault.
+ */
+export function loadBridgeConfig(env: NodeJS.ProcessEnv = process.env): BridgeConfig {
+  const raw = readRawConfig(env);
+  const zookeeper = { ...(raw.zookeeper as Record<string, unknown> | undefined) };
+  if (env.ZK_CONNECT) zookeeper.connectString = env.ZK_CONNECT;
+  if (env.ZK_CREDENTIALS) {
+    const at = env.ZK_CREDENTIALS.indexOf(':');
+    if (at <= 0) throw new BridgeError('config', 'must be user:password', { field: 'ZK_CREDENTIALS' });
+    zookeeper.credentials = [{ user: env.ZK_CREDENTIALS.slice(0, at), password: env.ZK_CREDENTIALS.slice(at + 1) }];
+  }
+  const merged: Record<string, unknown> = { ...raw, zookeeper };
+  if (env.ADMIN_PORT) merged.admin = { ...(raw.admin as object | undefined), port: Number(env.ADMIN_PORT) };
+  if (env.BRIDGE_REPLICA_ID) merged.replicaId = env.BRIDGE_REPLICA_ID;
+  if (merged.bootstrap === undefined && env.GRPC_XDS_BOOTSTRAP) merged.bootstrap = { file: env.GRPC_XDS_BOOTSTRAP };
+  return parseBridgeConfig(merged);
+}
+
+function readRawConfig(env: NodeJS.ProcessEnv): Record<string, unknown> {
+  const [field, text] = env.XDS_BRIDGE_CONFIG_FILE
+    ? ['XDS_BRIDGE_CONFIG_FILE', readConfigFile(env.XDS_BRIDGE_CONFIG_FILE)]
+    : ['XDS_BRIDGE_CONFIG', env.XDS_BRIDGE_CONFIG ?? '{}'];
+  try {
+    const value: unknown = JSON.parse(text);
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('not a JSON object');
+    return value as Record<string, unknown>;
+  } catch (err) {
+    assertIsError(err);
+    throw new BridgeError('config', `invalid JSON: ${err.message}`, { field, cause: err });
+  }
+}
+
+function readConfigFile(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    assertIsError(err);
+    throw new BridgeError('config', `cannot read ${path}: ${err.message}`, { field: 'XDS_BRIDGE_CONFIG_FILE', cause: err });
+  }
+}

@@ -1,0 +1,51 @@
+import { loadBridgeConfig, parseBridgeConfig } from '../../../lib/bridge/config';
+import { BridgeError } from '../../../lib/bridge/errors';
+
+const bootstrap = { xds_servers: [{ server_uri: 'localhost:18000', channel_creds: [{ type: 'insecure' }] }], node: { id: 'bridge' } };
+const valid = { bootstrap, services: ['greetings'], zookeeper: { connectString: '127.0.0.1:2181' } };
+
+function fieldOf(input: unknown): string | undefined {
+  try {
+    parseBridgeConfig(input);
+  } catch (err) {
+    if (err instanceof BridgeError && err.kind === 'config') return err.field;
+    throw err;
+  }
+  return undefined;
+}
+
+describe('bridge config', () => {
+  it('fills in the defaults', () => {
+    const config = parseBridgeConfig(valid);
+    expect(config.services).toEqual([{ name: 'greetings', listener: 'greetings', path: '/greetings', loadBalancerStrategyList: ['degraderV3'] }]);
+    expect(config.zookeeper).toMatchObject({ basePath: '/d2', electionPath: '/failout/bridge/leader', sessionTimeoutMs: 15_000, credentials: [] });
+    expect(config.writeBudget).toEqual({ maxOpsPerMulti: 200, maxBytesPerMulti: 512 * 1024, maxOpsPerSecond: 2000 });
+    expect(config).toMatchObject({ uriScheme: 'http', deletionGraceMs: 30_000, admin: { host: '0.0.0.0', port: 9901 } });
+    expect(config.bootstrap.xdsServers[0]!.serverUri).toBe('localhost:18000');
+  });
+
+  it.each<[string, unknown, string]>([
+    ['a missing connect string', { ...valid, zookeeper: {} }, 'zookeeper.connectString'],
+    ['no services', { ...valid, services: [] }, 'services'],
+    ['a service name with a slash', { ...valid, services: ['ok', { name: 'a/b' }] }, 'services[1].name'],
+    ['a duplicate service', { ...valid, services: ['a', 'a'] }, 'services[1]'],
+    ['a zero write budget', { ...valid, writeBudget: { maxOpsPerMulti: 0 } }, 'writeBudget.maxOpsPerMulti'],
+    ['an unknown key', { ...valid, extra: 1 }, '(root)'],
+    ['a bad bootstrap server', { ...valid, bootstrap: { xds_servers: [{ server_uri: '', channel_creds: [{ type: 'insecure' }] }] } }, 'bootstrap.xds_servers[0].server_uri'],
+    ['an unreadable bootstrap file', { ...valid, bootstrap: { file: '/nonexistent/bootstrap.json' } }, 'bootstrap.file'],
+  ])('names the field at fault for %s', (_name, input, field) => {
+    expect(fieldOf(input)).toBe(field);
+  });
+
+  it('reads JSON from the environment with overrides', () => {
+    const config = loadBridgeConfig({ XDS_BRIDGE_CONFIG: JSON.stringify(valid), ZK_CONNECT: 'zk:2181', ZK_CREDENTIALS: 'bridge:s3cret', ADMIN_PORT: '0', BRIDGE_REPLICA_ID: 'r1' });
+    expect(config.zookeeper.connectString).toBe('zk:2181');
+    expect(config.zookeeper.credentials).toEqual([{ user: 'bridge', password: 's3cret' }]);
+    expect(config.admin.port).toBe(0);
+    expect(config.replicaId).toBe('r1');
+  });
+
+  it('names the variable when the environment JSON is broken', () => {
+    expect(() => loadBridgeConfig({ XDS_BRIDGE_CONFIG: '{' })).toThrow(expect.objectContaining({ kind: 'config', field: 'XDS_BRIDGE_CONFIG' }));
+  });
+});

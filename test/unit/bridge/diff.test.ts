@@ -1,0 +1,89 @@
+import { batchPlans, planNode, planUris } from '../../../lib/bridge/diff';
+import type { EntityTarget, UrisView } from '../../../lib/bridge/model';
+import type { MultiOp } from '../../../lib/zk/types';
+
+const DIR = '/d2/uris/c1';
+
+function uris(children: Record<string, string>): EntityTarget {
+  return { kind: 'uris', children: new Map(Object.entries(children)) };
+}
+
+function view(children: Record<string, [string, number]>, parentExists = true): UrisView {
+  return { parentExists, children: new Map(Object.entries(children).map(([n, [data, version]]) => [n, { data, version }])) };
+}
+
+function summary(ops: readonly MultiOp[]): string[] {
+  return ops.map((o) => `${o.op} ${o.path}${'version' in o ? `@${o.version}` : ''}`);
+}
+
+describe('bridge diff: URI children', () => {
+  it('creates the directory and every child on the first sync', () => {
+    const plan = planUris(DIR, view({}, false), uris({ 'xds-bridge-a': 'A', 'xds-bridge-b': 'B' }));
+    expect(summary(plan.ops)).toEqual([`create ${DIR}`, `create ${DIR}/xds-bridge-a`, `create ${DIR}/xds-bridge-b`]);
+    expect(plan.after.children.get('xds-bridge-a')).toEqual({ data: 'A', version: 0 });
+  });
+
+  it.each<[string, Record<string, string>, string[]]>([
+    ['an endpoint added → one create', { 'xds-bridge-a': 'A', 'xds-bridge-b': 'B', 'xds-bridge-c': 'C' }, [`create ${DIR}/xds-bridge-c`]],
+    ['an endpoint removed → one remove at its version', { 'xds-bridge-a': 'A' }, [`remove ${DIR}/xds-bridge-b@4`]],
+    ['a weight changed → one set at its version', { 'xds-bridge-a': 'A', 'xds-bridge-b': 'B2' }, [`set ${DIR}/xds-bridge-b@4`]],
+    ['nothing changed → nothing', { 'xds-bridge-a': 'A', 'xds-bridge-b': 'B' }, []],
+  ])('writes only what changed: %s', (_name, target, expected) => {
+    const plan = planUris(DIR, view({ 'xds-bridge-a': ['A', 0], 'xds-bridge-b': ['B', 4] }), uris(target));
+    expect(summary(plan.ops)).toEqual(expected);
+  });
+
+  it('removes only the children it owns when the cluster goes (servers’ own are not in the view)', () => {
+    const plan = planUris(DIR, view({ 'xds-bridge-a': ['A', 1] }), uris({}));
+    expect(summary(plan.ops)).toEqual([`remove ${DIR}/xds-bridge-a@1`]);
+    expect(plan.after).toEqual({ parentExists: true, children: new Map() });
+  });
+
+  it('leaves ZooKeeper alone for keep', () => {
+    expect(planUris(DIR, view({ 'xds-bridge-a': ['A', 1] }), { kind: 'keep' }).ops).toEqual([]);
+  });
+});
+
+describe('bridge diff: service and cluster nodes', () => {
+  const render = (data: string): EntityTarget => ({ kind: 'node', render: () => data });
+
+  it('creates a missing node, sets a changed one at its version, skips an equal one', () => {
+    expect(summary(planNode('/d2/services/s', { exists: false }, render('x')).ops)).toEqual(['create /d2/services/s']);
+    const changed = planNode('/d2/services/s', { exists: true, data: 'x', version: 7 }, render('y'));
+    expect(summary(changed.ops)).toEqual(['set /d2/services/s@7']);
+    expect(changed.after).toEqual({ exists: true, data: 'y', version: 8 });
+    expect(planNode('/d2/services/s', { exists: true, data: 'y', version: 8 }, render('y')).ops).toEqual([]);
+  });
+
+  it('removes a node for absent and writes nothing when render declines', () => {
+    expect(summary(planNode('/d2/services/s', { exists: true, data: 'x', version: 2 }, { kind: 'absent' }).ops)).toEqual(['remove /d2/services/s@2']);
+    expect(planNode('/d2/clusters/c', { exists: true, data: 'x', version: 2 }, { kind: 'node', render: () => undefined }).ops).toEqual([]);
+  });
+
+  it('hands the current document to render (the merge base)', () => {
+    const seen: (string | undefined)[] = [];
+    planNode('/d2/clusters/c', { exists: true, data: 'current', version: 1 }, { kind: 'node', render: (e) => (seen.push(e), 'next') });
+    expect(seen).toEqual(['current']);
+  });
+});
+
+describe('bridge diff: batching within the write budget', () => {
+  const op = (i: number, bytes = 10): MultiOp => ({ op: 'create', path: `/p${i}`, data: Buffer.alloc(bytes) });
+
+  it('keeps an entity’s operations together and respects the operation limit', () => {
+    const batches = batchPlans([{ key: 'a', ops: [op(1), op(2)] }, { key: 'b', ops: [op(3), op(4)] }, { key: 'c', ops: [op(5)] }], 3, 1e6);
+    expect(batches.map((b) => b.keys)).toEqual([['a'], ['b', 'c']]);
+  });
+
+  it('splits an entity larger than a batch, and respects the byte limit', () => {
+    const big = batchPlans([{ key: 'a', ops: [op(1), op(2), op(3), op(4), op(5)] }], 2, 1e6);
+    expect(big.map((b) => b.ops.length)).toEqual([2, 2, 1]);
+    expect(big.every((b) => b.keys[0] === 'a')).toBe(true);
+    const bytes = batchPlans([{ key: 'a', ops: [op(1, 100)] }, { key: 'b', ops: [op(2, 100)] }], 100, 150);
+    expect(bytes).toHaveLength(2);
+  });
+
+  it('drops entities with nothing to write', () => {
+    expect(batchPlans([{ key: 'a', ops: [] }], 10, 1e6)).toEqual([]);
+  });
+});

@@ -1,0 +1,140 @@
+import { parseBridgeConfig } from '../../../lib/bridge/config';
+import type { EntityKey } from '../../../lib/bridge/model';
+import { XdsResolver } from '../../../lib/bridge/resolver';
+import { entityTarget } from '../../../lib/bridge/targets';
+import type { XdsClient } from '../../../lib/xds/client';
+import { XdsError } from '../../../lib/xds/errors';
+import type { Cluster, ClusterLoadAssignment, Listener, RouteConfiguration } from '../../../lib/xds/resource-types';
+import type { XdsWatcher } from '../../../lib/xds/watcher';
+
+/** A fake XdsClient: records watches and lets the test deliver events synchronously. */
+class FakeClient {
+  readonly watchers = new Map<string, XdsWatcher<unknown>>();
+  watch(kind: string, name: string, watcher: XdsWatcher<unknown>): () => void {
+    const key = `${kind}/${name}`;
+    this.watchers.set(key, watcher);
+    return () => this.watchers.delete(key);
+  }
+  watched(kind: string): string[] {
+    return [...this.watchers.keys()].filter((k) => k.startsWith(`${kind}/`)).map((k) => k.slice(kind.length + 1));
+  }
+  update(kind: string, name: string, value: unknown): void {
+    this.get(kind, name).onUpdate(value, () => undefined);
+  }
+  missing(kind: string, name: string): void {
+    this.get(kind, name).onResourceDoesNotExist(() => undefined);
+  }
+  error(kind: string, name: string, ambient: boolean): void {
+    this.get(kind, name).onError(new XdsError('connection', 'down'), { ambient }, () => undefined);
+  }
+  private get(kind: string, name: string): XdsWatcher<unknown> {
+    const w = this.watchers.get(`${kind}/${name}`);
+    if (!w) throw new Error(`no watch on ${kind}/${name}`);
+    return w;
+  }
+}
+
+const listener = (name: string, routeConfigName: string): Listener => ({ name, routeConfig: { source: 'rds', routeConfigName }, httpFilters: [] });
+const routeTo = (name: string, cluster: string): RouteConfiguration => ({
+  name,
+  virtualHosts: [{ name: 'vh', domains: ['*'], routes: [{ match: { kind: 'prefix', prefix: '' }, caseSensitive: true, action: { kind: 'cluster', cluster } }] }],
+});
+const cluster = (name: string, edsServiceName: string): Cluster => ({ name, discoveryType: 'EDS', edsServiceName, lbPolicy: 'ROUND_ROBIN', lrs: 'none' });
+const cla = (name: string, ports: number[]): ClusterLoadAssignment => ({
+  name,
+  localities: [{ locality: { region: '', zone: '', subZone: '' }, weight: 1, priority: 0, endpoints: ports.map((port) => ({ address: '10.0.0.1', port, healthStatus: 'HEALTHY' as const, weight: 1 })) }],
+});
+
+const config = parseBridgeConfig({
+  bootstrap: { xds_servers: [{ server_uri: 'x:1', channel_creds: [{ type: 'insecure' }] }] },
+  services: ['greetings'],
+  zookeeper: { connectString: 'zk:2181' },
+  deletionGraceMs: 1000,
+});
+
+describe('bridge resolver and targets', () => {
+  let client: FakeClient;
+  let resolver: XdsResolver;
+  let changes: EntityKey[];
+
+  beforeEach(() => {
+    client = new FakeClient();
+    changes = [];
+    resolver = new XdsResolver({ client: client as unknown as XdsClient, services: config.services, onChange: (keys) => changes.push(...keys) });
+    resolver.start();
+  });
+
+  function resolveChain(): void {
+    client.update('listener', 'greetings', listener('greetings', 'r1'));
+    client.update('routeConfiguration', 'r1', routeTo('r1', 'c1'));
+    client.update('cluster', 'c1', cluster('c1', 'c1-eds'));
+    client.update('clusterLoadAssignment', 'c1-eds', cla('c1-eds', [80, 81]));
+  }
+
+  const target = (key: EntityKey, now = Date.now()) => entityTarget(key, resolver, config, now);
+
+  it('follows LDS → RDS → CDS → EDS and targets every entity', () => {
+    expect(target('service:greetings').kind).toBe('keep');
+    resolveChain();
+    expect(client.watched('clusterLoadAssignment')).toEqual(['c1-eds']);
+    expect(target('service:greetings').kind).toBe('node');
+    expect(target('cluster:c1').kind).toBe('node');
+    const uris = target('uris:c1');
+    expect(uris.kind === 'uris' && [...uris.children.keys()]).toEqual(['xds-bridge-10.0.0.1-80', 'xds-bridge-10.0.0.1-81']);
+    expect(resolver.isWarm()).toBe(true);
+    expect(new Set(changes)).toEqual(new Set(['service:greetings', 'cluster:c1', 'uris:c1']));
+  });
+
+  it('moves its watches when the route changes, and withdraws the old cluster’s endpoints', () => {
+    resolveChain();
+    client.update('listener', 'greetings', listener('greetings', 'r2'));
+    expect(client.watched('routeConfiguration')).toEqual(['r2']);
+    client.update('routeConfiguration', 'r2', routeTo('r2', 'c2'));
+    expect(client.watched('cluster')).toEqual(['c2']);
+    expect(client.watched('clusterLoadAssignment')).toEqual([]);
+    const old = target('uris:c1');
+    expect(old.kind === 'uris' && old.children.size).toBe(0);
+    expect(target('cluster:c1').kind).toBe('keep');
+  });
+
+  it('keeps everything on connectivity errors, ambient or not', () => {
+    resolveChain();
+    changes = [];
+    client.error('listener', 'greetings', true);
+    client.error('clusterLoadAssignment', 'c1-eds', false);
+    expect(changes).toEqual([]);
+    expect(target('uris:c1').kind).toBe('uris');
+    expect(resolver.service('greetings')?.lastError).toContain('down');
+  });
+
+  it('removes a service that does not exist only after the grace period, with its endpoints', () => {
+    resolveChain();
+    const t = Date.now();
+    client.missing('listener', 'greetings');
+    expect(target('service:greetings', t + 10)).toEqual({ kind: 'keep', recheckAt: expect.any(Number) });
+    expect(target('uris:c1', t + 10).kind).toBe('keep');
+    expect(target('service:greetings', t + 2000)).toEqual({ kind: 'absent' });
+    const gone = target('uris:c1', t + 2000);
+    expect(gone.kind === 'uris' && gone.children.size).toBe(0);
+    expect(target('cluster:c1', t + 2000).kind).toBe('node');
+  });
+
+  it('comes back from does-not-exist with its last route, without losing its cluster', () => {
+    resolveChain();
+    client.missing('listener', 'greetings');
+    client.update('listener', 'greetings', listener('greetings', 'r1'));
+    // (the xDS client does not repeat the unchanged route configuration)
+    expect(target('service:greetings').kind).toBe('node');
+    expect(target('uris:c1').kind).toBe('uris');
+    expect(client.watched('cluster')).toEqual(['c1']);
+  });
+
+  it('removes the endpoints of a cluster whose EDS does not exist only after the grace period', () => {
+    resolveChain();
+    const t = Date.now();
+    client.missing('clusterLoadAssignment', 'c1-eds');
+    expect(target('uris:c1', t + 10).kind).toBe('keep');
+    const gone = target('uris:c1', t + 2000);
+    expect(gone.kind === 'uris' && gone.children.size).toBe(0);
+  });
+});
