@@ -21,5 +21,9 @@ module.exports = {
       // Project-level testTimeout is ignored by jest 30 projects; set it in a setup file instead.
       setupFilesAfterEnv: ['<rootDir>/test/integration/setup-timeout.ts'],
     },
+    // The whole local stack (lib/local) and the scripted scenario; each test sets its own timeout.
+    { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.test.ts'] },
+    // The CDK app: template assertions, cdk-nag, and an offline `cdk synth` (no Docker, no credentials).
+    { ...common, displayName: 'infra', testMatch: ['<rootDir>/test/infra/**/*.test.ts'] },
   ],
 };

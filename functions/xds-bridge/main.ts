@@ -2,8 +2,10 @@
  * The xds-bridge Fargate task: read the configuration (environment and files, see
  * `loadBridgeConfig`), start the bridge, and stop cleanly on SIGTERM/SIGINT — give up leadership,
  * close the xDS streams and the ZooKeeper session — within a few seconds. Logic lives in lib/bridge.
+ * With `BRIDGE_EMF_NAMESPACE` set (the CDK stack sets it), one CloudWatch EMF line a minute on stdout
+ * carries the gauges the alarms watch (`lib/bridge/emf.ts`).
  */
-import { loadBridgeConfig, XdsBridge } from '../../lib/bridge';
+import { loadBridgeConfig, startEmfReporter, XdsBridge } from '../../lib/bridge';
 import { createLogger } from '../../lib/logging';
 
 const STOP_DEADLINE_MS = 5000;
@@ -13,8 +15,11 @@ async function main(): Promise<void> {
   const config = loadBridgeConfig(process.env);
   const bridge = await XdsBridge.start({ config, logger: log });
   log.info({ replicaId: config.replicaId, services: config.services.length, adminPort: bridge.adminPort, role: bridge.role }, 'xds-bridge started');
+  const namespace = process.env.BRIDGE_EMF_NAMESPACE;
+  const emf = namespace ? startEmfReporter(bridge, { namespace }) : undefined;
   const stop = (signal: NodeJS.Signals): void => {
     log.info({ signal }, 'stopping');
+    emf?.stop();
     setTimeout(() => {
       log.error('stop deadline passed; exiting');
       process.exit(1);

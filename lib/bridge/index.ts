@@ -28,3 +28,4 @@ export { entityTarget } from './targets';
 export { BridgeMetrics, fallbackActive, type MetricsSource } from './metrics';
 export { AdminServer, type AdminSource } from './admin-server';
 export type { ClusterResolution, EntityKey, EntityTarget, Known, NodeView, ServiceRoute, UrisView } from './model';
+export { BRIDGE_EMF_METRICS, bridgeEmfRecord, startEmfReporter, type EmfReporter, type EmfReporterOptions, type EmfSource } from './emf';

@@ -1,0 +1,149 @@
+import { join } from 'node:path';
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Metric, type MetricOptions } from 'aws-cdk-lib/aws-cloudwatch';
+import { SubnetType, type IPeer, type ISecurityGroup, type IVpc, type SubnetSelection } from 'aws-cdk-lib/aws-ec2';
+import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import { parseDuration } from '../../lib/requests/duration';
+import { allowAwsApis, allowZooKeeper, type ZooKeeperAccess } from './network';
+
+/** Repository root: the NodejsFunction project root (package.json "imports" and the lock file live there). */
+const REPO_ROOT = join(__dirname, '..', '..');
+
+/** The CloudWatch namespace and `service` dimension of the handler's EMF metrics (Powertools Metrics). */
+export const REQUESTS_METRICS = { namespace: 'failout', service: 'failout-requests' } as const;
+
+/** Props of {@link FailoutRequestsFunction}. */
+export interface FailoutRequestsFunctionProps {
+  readonly vpc: IVpc;
+  /** Default: the VPC's private subnets with egress. */
+  readonly vpcSubnets?: SubnetSelection;
+  readonly zooKeeper: ZooKeeperAccess;
+  /** The ZooKeeper digest credential, `user:password` (or JSON `{user, password}`); the function may read it, nothing else. */
+  readonly digestSecret: ISecret;
+  /** `MAX_FAILOUT_WINDOW`: ISO-8601 (`PT72H`) or short (`72h`). Default `72h`. */
+  readonly maxFailoutWindow?: string;
+  /** `D2_BASE_PATH`. Default `/d2`. */
+  readonly d2BasePath?: string;
+  /** `FAILOUT_REQUESTS_PATH`. Default `/failout/requests`. */
+  readonly requestsPath?: string;
+  /** Destination of the HTTPS egress to Secrets Manager. Default any IPv4 (see `allowAwsApis`). */
+  readonly awsApiPeer?: IPeer;
+  /** Default one month. */
+  readonly logRetention?: RetentionDays;
+  /** Default 30 s: room for a first ZooKeeper connect (10 s) plus a batch of CAS writes. */
+  readonly timeout?: Duration;
+  /** Default 256 MB. */
+  readonly memorySize?: number;
+  /** Extra environment (e.g. `ZK_SESSION_TIMEOUT_MS`, `POWERTOOLS_LOG_LEVEL`); wins over the defaults. */
+  readonly environment?: Record<string, string>;
+}
+
+/**
+ * The `failout-requests` Lambda (`functions/failout-requests/handler.ts`) with the defaults fixed, in
+ * the style of Powertools' `FunctionWithLogGroup`: Node.js 22 (named, not "latest"), ARM64, bundled
+ * locally by esbuild (minified, source maps, CommonJS, `@aws-sdk/*` from the runtime; esbuild resolves
+ * the package.json `#powertools/*` and `#commons/*` imports), in the VPC's private subnets with its own
+ * security group (egress to ZooKeeper and HTTPS only), a log group with retention, read access to the
+ * digest secret and nothing wider. {@link bindQueue} subscribes it to the request queue.
+ */
+export class FailoutRequestsFunction extends NodejsFunction {
+  /** Timeout when not given. */
+  static readonly DEFAULT_TIMEOUT = Duration.seconds(30);
+
+  readonly securityGroup: ISecurityGroup;
+  /** The function's timeout, for the queue's visibility timeout. */
+  readonly functionTimeout: Duration;
+
+  constructor(scope: Construct, id: string, props: FailoutRequestsFunctionProps) {
+    const maxWindow = props.maxFailoutWindow ?? '72h';
+    if (!((parseDuration(maxWindow) ?? 0) > 0)) throw new Error(`maxFailoutWindow must be a positive duration such as PT72H or 72h, got "${maxWindow}"`);
+    const timeout = props.timeout ?? FailoutRequestsFunction.DEFAULT_TIMEOUT;
+    // Created before super() (as Powertools' FunctionWithLogGroup does): the function needs it at construction.
+    const logGroup = new LogGroup(scope, `${id}LogGroup`, { retention: props.logRetention ?? RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
+    super(scope, id, {
+      entry: join(REPO_ROOT, 'functions', 'failout-requests', 'handler.ts'),
+      handler: 'handler',
+      projectRoot: REPO_ROOT,
+      depsLockFilePath: join(REPO_ROOT, 'package-lock.json'),
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      timeout,
+      memorySize: props.memorySize ?? 256,
+      vpc: props.vpc,
+      vpcSubnets: props.vpcSubnets ?? { subnetType: SubnetType.PRIVATE_WITH_EGRESS },
+      allowAllOutbound: false,
+      logGroup,
+      bundling: {
+        minify: true,
+        sourceMap: true,
+        format: OutputFormat.CJS,
+        target: 'node22',
+        externalModules: ['@aws-sdk/*'],
+        forceDockerBundling: false,
+      },
+      environment: {
+        ZK_CONNECT: props.zooKeeper.connectString,
+        D2_BASE_PATH: props.d2BasePath ?? '/d2',
+        FAILOUT_REQUESTS_PATH: props.requestsPath ?? '/failout/requests',
+        MAX_FAILOUT_WINDOW: maxWindow,
+        ZK_DIGEST_SECRET_ARN: props.digestSecret.secretArn,
+        POWERTOOLS_SERVICE_NAME: REQUESTS_METRICS.service,
+        POWERTOOLS_METRICS_NAMESPACE: REQUESTS_METRICS.namespace,
+        NODE_OPTIONS: '--enable-source-maps',
+        ...props.environment,
+      },
+    });
+    this.securityGroup = this.connections.securityGroups[0]!;
+    const securityGroup = this.securityGroup;
+    this.functionTimeout = timeout;
+    allowZooKeeper(securityGroup, props.zooKeeper);
+    allowAwsApis(securityGroup, props.awsApiPeer);
+    props.digestSecret.grantRead(this);
+
+    // cdk-nag AwsSolutions findings accepted on purpose.
+    Validations.of(this).acknowledge({
+      id: 'AwsSolutions-L1',
+      reason: 'The runtime is pinned to a named Node.js version (22) on purpose: the bundle is built and tested for it, and NODEJS_LATEST would move under us.',
+    });
+    if (this.role) {
+      Validations.of(this.role).acknowledge(
+        {
+          id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+          reason: 'AWS-managed baseline for Lambda logging (CreateLogStream/PutLogEvents); it grants nothing beyond CloudWatch Logs writes.',
+        },
+        {
+          id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole]',
+          reason: 'AWS-managed baseline a VPC-attached Lambda needs to create and delete its network interfaces; the ENI actions cannot be scoped to resources.',
+        },
+      );
+    }
+  }
+
+  /**
+   * Subscribes to the request queue: batches of 10 with partial batch responses, so a transient
+   * failure retries only its record (and the rest of its message group, Powertools' FIFO processor).
+   */
+  bindQueue(queue: IQueue): SqsEventSource {
+    const source = new SqsEventSource(queue, { batchSize: 10, reportBatchItemFailures: true });
+    this.addEventSource(source);
+    return source;
+  }
+
+  /** The handler's EMF metric `name` (`Applied`, `Rejected`, `Duplicate`, `TransientFailure`, …); Sum per 5 minutes by default. */
+  metricRequests(name: string, options: MetricOptions = {}): Metric {
+    return new Metric({
+      namespace: REQUESTS_METRICS.namespace,
+      metricName: name,
+      dimensionsMap: { service: REQUESTS_METRICS.service },
+      statistic: 'Sum',
+      period: Duration.minutes(5),
+      ...options,
+    });
+  }
+}

@@ -1,0 +1,176 @@
+import { CfnOutput, Duration, Fn, Stack, type StackProps } from 'aws-cdk-lib';
+import { FlowLogDestination, IpAddresses, Peer, SecurityGroup, Subnet, SubnetType, Vpc, type IVpc, type SubnetSelection } from 'aws-cdk-lib/aws-ec2';
+import type { ContainerImage } from 'aws-cdk-lib/aws-ecs';
+import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Key } from 'aws-cdk-lib/aws-kms';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Topic, type ITopic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import type { Construct } from 'constructs';
+import { FailoutAlarms } from './failout-alarms';
+import { FailoutRequestQueue } from './failout-request-queue';
+import { FailoutRequestsFunction } from './failout-requests-function';
+import type { ControlPlane, ZooKeeperAccess } from './network';
+import { OperatorPolicy } from './operator-policy';
+import { XdsBridgeService } from './xds-bridge-service';
+
+/** An existing VPC by id. With `privateSubnetIds` the stack stays environment-agnostic; without, it is looked up (needs an account and region). */
+export interface VpcReference {
+  readonly vpcId: string;
+  readonly privateSubnetIds?: readonly string[];
+}
+
+/** Props of {@link FailoutStack}. */
+export interface FailoutStackProps extends StackProps {
+  /** The VPC: a construct, a reference by id, or nothing for a sandbox VPC (2 AZs, one NAT gateway, flow logs). */
+  readonly vpc?: IVpc | VpcReference;
+  readonly zooKeeper: {
+    /** `host:port[,host:port…]`. */
+    readonly connectString: string;
+    /** The ensemble's security group id; exactly one of this and `cidr`. */
+    readonly securityGroupId?: string;
+    /** The ensemble's CIDR. */
+    readonly cidr?: string;
+    /** Add ingress rules from our security groups to the ensemble's security group. Default true. */
+    readonly manageIngress?: boolean;
+    /** ARN of the Secrets Manager secret holding the digest credential as `user:password`. */
+    readonly digestSecretArn: string;
+    /** D2 base path. Default `/d2`. */
+    readonly d2BasePath?: string;
+  };
+  readonly bridge: {
+    readonly bootstrap: Record<string, unknown>;
+    readonly services: ReadonlyArray<string | Record<string, unknown>>;
+    readonly controlPlanes: readonly ControlPlane[];
+    /** Default: built from `functions/xds-bridge/Dockerfile`. */
+    readonly image?: ContainerImage;
+  };
+  readonly alarms?: {
+    /** Subscribed to the created topic. */
+    readonly email?: string;
+    /** Use this topic instead of creating one. */
+    readonly topicArn?: string;
+    /** Default 10 minutes. */
+    readonly fallbackThreshold?: Duration;
+  };
+  /** `MAX_FAILOUT_WINDOW`. Default `72h`. */
+  readonly maxFailoutWindow?: string;
+  /** Destination CIDR of the HTTPS egress to the AWS APIs. Default `0.0.0.0/0`. */
+  readonly awsApiCidr?: string;
+  /** Default one month. */
+  readonly logRetention?: RetentionDays;
+}
+
+/**
+ * failout on AWS (ARCHITECTURE.md "Data flow"): the request queue and its DLQ, the `failout-requests`
+ * Lambda, the `xds-bridge` Fargate service, the operator policy, the alarms and their topic. Outputs:
+ * `QueueUrl`, `DeadLetterQueueUrl`, `OperatorPolicyArn`, `AlarmTopicArn`.
+ */
+export class FailoutStack extends Stack {
+  readonly vpc: IVpc;
+  readonly requests: FailoutRequestQueue;
+  readonly requestsFunction: FailoutRequestsFunction;
+  readonly bridge: XdsBridgeService;
+  readonly operatorPolicy: OperatorPolicy;
+  readonly alarmTopic: ITopic;
+  readonly alarms: FailoutAlarms;
+
+  constructor(scope: Construct, id: string, props: FailoutStackProps) {
+    super(scope, id, props);
+    const { vpc, subnets } = this.resolveVpc(props.vpc);
+    this.vpc = vpc;
+    const zooKeeper: ZooKeeperAccess = {
+      connectString: props.zooKeeper.connectString,
+      securityGroup: props.zooKeeper.securityGroupId
+        ? SecurityGroup.fromSecurityGroupId(this, 'ZooKeeperSecurityGroup', props.zooKeeper.securityGroupId, { mutable: props.zooKeeper.manageIngress ?? true })
+        : undefined,
+      cidr: props.zooKeeper.cidr,
+    };
+    const digestSecret = Secret.fromSecretCompleteArn(this, 'ZooKeeperDigest', props.zooKeeper.digestSecretArn);
+    const awsApiPeer = Peer.ipv4(props.awsApiCidr ?? '0.0.0.0/0');
+    const logRetention = props.logRetention ?? RetentionDays.ONE_MONTH;
+
+    this.requestsFunction = new FailoutRequestsFunction(this, 'FailoutRequests', {
+      vpc,
+      vpcSubnets: subnets,
+      zooKeeper,
+      digestSecret,
+      maxFailoutWindow: props.maxFailoutWindow,
+      d2BasePath: props.zooKeeper.d2BasePath,
+      awsApiPeer,
+      logRetention,
+    });
+    this.requests = new FailoutRequestQueue(this, 'Requests', { consumerTimeout: this.requestsFunction.functionTimeout });
+    this.requestsFunction.bindQueue(this.requests.queue);
+
+    this.bridge = new XdsBridgeService(this, 'XdsBridge', {
+      vpc,
+      vpcSubnets: subnets,
+      zooKeeper,
+      digestSecret,
+      bootstrap: props.bridge.bootstrap,
+      services: props.bridge.services,
+      controlPlanes: props.bridge.controlPlanes,
+      d2BasePath: props.zooKeeper.d2BasePath,
+      image: props.bridge.image,
+      awsApiPeer,
+      logRetention,
+    });
+
+    this.operatorPolicy = new OperatorPolicy(this, 'Operators', {
+      queue: this.requests.queue,
+      deadLetterQueue: this.requests.deadLetterQueue,
+      requestsLogGroup: this.requestsFunction.logGroup,
+    });
+
+    this.alarmTopic = props.alarms?.topicArn ? Topic.fromTopicArn(this, 'AlarmTopic', props.alarms.topicArn) : this.createAlarmTopic();
+    if (props.alarms?.email) this.alarmTopic.addSubscription(new EmailSubscription(props.alarms.email));
+    this.alarms = new FailoutAlarms(this, 'Alarms', {
+      queue: this.requests,
+      requestsFunction: this.requestsFunction,
+      bridge: this.bridge,
+      topic: this.alarmTopic,
+      fallbackThreshold: props.alarms?.fallbackThreshold,
+    });
+
+    new CfnOutput(this, 'QueueUrl', { value: this.requests.queue.queueUrl, description: 'Change-request queue (FAILOUT_QUEUE_URL for the failout CLI)' });
+    new CfnOutput(this, 'DeadLetterQueueUrl', { value: this.requests.deadLetterQueue.queueUrl, description: 'Dead-letter queue of the change requests' });
+    new CfnOutput(this, 'OperatorPolicyArn', { value: this.operatorPolicy.managedPolicyArn, description: 'Attach to operator roles' });
+    new CfnOutput(this, 'AlarmTopicArn', { value: this.alarmTopic.topicArn, description: 'Where the failout alarms go' });
+  }
+
+  private resolveVpc(input: FailoutStackProps['vpc']): { vpc: IVpc; subnets: SubnetSelection | undefined } {
+    if (input === undefined) return { vpc: this.createSandboxVpc(), subnets: undefined };
+    if (!('vpcId' in input) || 'node' in input) return { vpc: input as IVpc, subnets: undefined };
+    const ref = input;
+    if (ref.privateSubnetIds && ref.privateSubnetIds.length > 0) {
+      // Environment-agnostic import: no lookup, so no credentials at synth. The AZs are never read:
+      // the subnets are selected explicitly.
+      const vpc = Vpc.fromVpcAttributes(this, 'Vpc', { vpcId: ref.vpcId, availabilityZones: Fn.getAzs() });
+      const subnets = ref.privateSubnetIds.map((id, i) => Subnet.fromSubnetId(this, `PrivateSubnet${i}`, id));
+      return { vpc, subnets: { subnets } };
+    }
+    return { vpc: Vpc.fromLookup(this, 'Vpc', { vpcId: ref.vpcId }), subnets: undefined };
+  }
+
+  private createSandboxVpc(): Vpc {
+    return new Vpc(this, 'SandboxVpc', {
+      ipAddresses: IpAddresses.cidr('10.40.0.0/16'),
+      maxAzs: 2,
+      natGateways: 1,
+      subnetConfiguration: [
+        { name: 'public', subnetType: SubnetType.PUBLIC, cidrMask: 24 },
+        { name: 'private', subnetType: SubnetType.PRIVATE_WITH_EGRESS, cidrMask: 22 },
+      ],
+      flowLogs: { all: { destination: FlowLogDestination.toCloudWatchLogs() } },
+    });
+  }
+
+  private createAlarmTopic(): Topic {
+    // Encrypted with a customer key (SNS's AWS-managed key does not let CloudWatch publish).
+    const key = new Key(this, 'AlarmTopicKey', { enableKeyRotation: true, description: 'failout alarm topic' });
+    key.grant(new ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
+    return new Topic(this, 'AlarmTopic', { displayName: 'failout alarms', masterKey: key, enforceSSL: true });
+  }
+}

@@ -1,0 +1,11 @@
+/**
+ * The failout CDK constructs, for this app (`infra/bin/app.ts`) and for users' own apps.
+ */
+export { FailoutStack, type FailoutStackProps, type VpcReference } from './failout-stack';
+export { FailoutRequestQueue, type FailoutRequestQueueProps } from './failout-request-queue';
+export { FailoutRequestsFunction, REQUESTS_METRICS, type FailoutRequestsFunctionProps } from './failout-requests-function';
+export { XdsBridgeService, BRIDGE_METRICS, BRIDGE_ADMIN_PORT, bridgeImageFromDockerfile, type XdsBridgeServiceProps } from './xds-bridge-service';
+export { OperatorPolicy, type OperatorPolicyProps } from './operator-policy';
+export { FailoutAlarms, type FailoutAlarmsProps } from './failout-alarms';
+export { allowAwsApis, allowZooKeeper, zooKeeperPorts, type ControlPlane, type ZooKeeperAccess } from './network';
+export { CONTEXT_KEYS, ContextError, failoutPropsFromContext } from './context';

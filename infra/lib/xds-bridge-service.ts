@@ -1,0 +1,181 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Duration, IgnoreMode, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Metric, type MetricOptions } from 'aws-cdk-lib/aws-cloudwatch';
+import { Peer, Port, SecurityGroup, SubnetType, type IPeer, type IVpc, type SubnetSelection } from 'aws-cdk-lib/aws-ec2';
+import { Platform } from 'aws-cdk-lib/aws-ecr-assets';
+import {
+  Cluster,
+  ContainerImage,
+  ContainerInsights,
+  CpuArchitecture,
+  FargateService,
+  FargateTaskDefinition,
+  LogDrivers,
+  OperatingSystemFamily,
+  Secret as EcsSecret,
+  type ContainerDefinition,
+} from 'aws-cdk-lib/aws-ecs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Construct } from 'constructs';
+import { parseBridgeConfig } from '../../lib/bridge/config';
+import { BRIDGE_EMF_METRICS } from '../../lib/bridge/emf';
+import { allowAwsApis, allowZooKeeper, type ControlPlane, type ZooKeeperAccess } from './network';
+
+const REPO_ROOT = join(__dirname, '..', '..');
+const DOCKERFILE = 'functions/xds-bridge/Dockerfile';
+
+/** The CloudWatch namespace and `service` dimension of the bridge's EMF lines (`lib/bridge/emf.ts`). */
+export const BRIDGE_METRICS = { namespace: 'failout', service: 'xds-bridge', ...BRIDGE_EMF_METRICS } as const;
+
+/** The admin port: `/healthz`, `/readyz`, `/metrics`. */
+export const BRIDGE_ADMIN_PORT = 9901;
+
+/** Props of {@link XdsBridgeService}. */
+export interface XdsBridgeServiceProps {
+  readonly vpc: IVpc;
+  /** Default: the VPC's private subnets with egress. */
+  readonly vpcSubnets?: SubnetSelection;
+  readonly zooKeeper: ZooKeeperAccess;
+  /** The ZooKeeper digest credential as `user:password` (the bridge's `ZK_CREDENTIALS`). */
+  readonly digestSecret: ISecret;
+  /** The gRPC xDS bootstrap (`xds_servers` in priority order, `node`, …), inlined into `XDS_BRIDGE_CONFIG`. */
+  readonly bootstrap: Record<string, unknown>;
+  /** The followed services: names, or `{name, listener?, path?, loadBalancerStrategyList?}`. */
+  readonly services: ReadonlyArray<string | Record<string, unknown>>;
+  /** The control planes the bootstrap names, as CIDR + port: the only other egress. */
+  readonly controlPlanes: readonly ControlPlane[];
+  /** D2 base path. Default `/d2`. */
+  readonly d2BasePath?: string;
+  /**
+   * The image. Default: built from `functions/xds-bridge/Dockerfile` with the repository root as
+   * context (staged at synth, built by Docker at deploy). Tests pass `ContainerImage.fromRegistry(...)`.
+   */
+  readonly image?: ContainerImage;
+  /** Replicas; one leads through ZooKeeper leader election, the others stand by warm. Default 2. */
+  readonly desiredCount?: number;
+  /** Destination of the HTTPS egress the Fargate agent needs (ECR, Secrets Manager, Logs). Default any IPv4. */
+  readonly awsApiPeer?: IPeer;
+  /** Default one month. */
+  readonly logRetention?: RetentionDays;
+}
+
+/**
+ * The `xds-bridge` Fargate service: its own ECS cluster (Container Insights on), an ARM64 task
+ * definition, two tasks for leader election, the digest secret as an ECS secret (never in the task
+ * definition's environment), a container health check on `/healthz`, a deployment circuit breaker
+ * that rolls back, logs with retention through the awslogs driver (which also carries the EMF lines of
+ * {@link metricFallbackActive} and {@link metricReady}), no public IP, and egress only to ZooKeeper,
+ * the control planes and HTTPS for the AWS APIs. The configuration is validated at synth with the
+ * bridge's own parser, so a bad bootstrap fails `cdk synth`, not the task.
+ */
+export class XdsBridgeService extends Construct {
+  readonly cluster: Cluster;
+  readonly taskDefinition: FargateTaskDefinition;
+  readonly container: ContainerDefinition;
+  readonly service: FargateService;
+  readonly securityGroup: SecurityGroup;
+  readonly logGroup: LogGroup;
+
+  constructor(scope: Construct, id: string, props: XdsBridgeServiceProps) {
+    super(scope, id);
+    const config = {
+      bootstrap: props.bootstrap,
+      services: props.services,
+      zookeeper: { connectString: props.zooKeeper.connectString, basePath: props.d2BasePath ?? '/d2' },
+      admin: { port: BRIDGE_ADMIN_PORT },
+    };
+    parseBridgeConfig(config);
+    if (props.controlPlanes.length === 0) throw new Error('the bridge needs at least one control plane (CIDR and port) to reach');
+
+    this.securityGroup = new SecurityGroup(this, 'SecurityGroup', { vpc: props.vpc, allowAllOutbound: false, description: 'xds-bridge tasks: egress to ZooKeeper, the xDS control planes and HTTPS only' });
+    allowZooKeeper(this.securityGroup, props.zooKeeper);
+    for (const cp of props.controlPlanes) this.securityGroup.addEgressRule(Peer.ipv4(cp.cidr), Port.tcp(cp.port), `xDS control plane ${cp.cidr}:${cp.port}`);
+    allowAwsApis(this.securityGroup, props.awsApiPeer);
+
+    this.cluster = new Cluster(this, 'Cluster', { vpc: props.vpc, containerInsightsV2: ContainerInsights.ENABLED });
+    this.logGroup = new LogGroup(this, 'LogGroup', { retention: props.logRetention ?? RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
+    this.taskDefinition = new FargateTaskDefinition(this, 'TaskDefinition', {
+      cpu: 256,
+      memoryLimitMiB: 512,
+      runtimePlatform: { cpuArchitecture: CpuArchitecture.ARM64, operatingSystemFamily: OperatingSystemFamily.LINUX },
+    });
+    this.container = this.taskDefinition.addContainer('xds-bridge', {
+      image: props.image ?? bridgeImageFromDockerfile(),
+      essential: true,
+      environment: {
+        XDS_BRIDGE_CONFIG: JSON.stringify(config),
+        ZK_CONNECT: props.zooKeeper.connectString,
+        ADMIN_PORT: String(BRIDGE_ADMIN_PORT),
+        BRIDGE_EMF_NAMESPACE: BRIDGE_METRICS.namespace,
+      },
+      secrets: { ZK_CREDENTIALS: EcsSecret.fromSecretsManager(props.digestSecret) },
+      portMappings: [{ containerPort: BRIDGE_ADMIN_PORT, name: 'admin' }],
+      healthCheck: {
+        // The image is node:slim (no curl): ask node itself, as the Dockerfile's HEALTHCHECK does.
+        command: ['CMD', 'node', '-e', `fetch('http://127.0.0.1:${BRIDGE_ADMIN_PORT}/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))`],
+        interval: Duration.seconds(10),
+        timeout: Duration.seconds(3),
+        retries: 3,
+        startPeriod: Duration.seconds(30),
+      },
+      stopTimeout: Duration.seconds(10),
+      logging: LogDrivers.awsLogs({ streamPrefix: 'xds-bridge', logGroup: this.logGroup }),
+    });
+    this.service = new FargateService(this, 'Service', {
+      cluster: this.cluster,
+      taskDefinition: this.taskDefinition,
+      desiredCount: props.desiredCount ?? 2,
+      // Replace one task at a time while the other keeps (or takes over) leadership.
+      minHealthyPercent: 100,
+      maxHealthyPercent: 200,
+      circuitBreaker: { enable: true, rollback: true },
+      vpcSubnets: props.vpcSubnets ?? { subnetType: SubnetType.PRIVATE_WITH_EGRESS },
+      securityGroups: [this.securityGroup],
+      assignPublicIp: false,
+    });
+
+    // cdk-nag AwsSolutions findings accepted on purpose.
+    Validations.of(this.taskDefinition).acknowledge({
+      id: 'AwsSolutions-ECS2',
+      reason: 'The environment holds only non-secret configuration (bootstrap, service list, connect string, ports); the ZooKeeper credential is an ECS secret from Secrets Manager.',
+    });
+    Validations.of(this.taskDefinition.obtainExecutionRole()).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'ecr:GetAuthorizationToken (added for an image asset) has no resource-level permissions; the layer pulls and the secret read stay scoped to their repository and secret.',
+    });
+  }
+
+  /** 1 while a replica serves some authority from a fallback xDS server; Maximum per minute by default. */
+  metricFallbackActive(options: MetricOptions = {}): Metric {
+    return this.emfMetric(BRIDGE_METRICS.fallbackActive, 'Maximum', options);
+  }
+
+  /** 1 while a replica is ready; Minimum per minute by default (any replica not ready → 0). */
+  metricReady(options: MetricOptions = {}): Metric {
+    return this.emfMetric(BRIDGE_METRICS.ready, 'Minimum', options);
+  }
+
+  private emfMetric(metricName: string, statistic: string, options: MetricOptions): Metric {
+    return new Metric({ namespace: BRIDGE_METRICS.namespace, metricName, dimensionsMap: { service: BRIDGE_METRICS.service }, statistic, period: Duration.minutes(1), ...options });
+  }
+}
+
+/**
+ * The image from `functions/xds-bridge/Dockerfile`, context the repository root. CDK stages the context
+ * at synth, so the Dockerfile's own allow-list (`Dockerfile.dockerignore`) is applied here too:
+ * otherwise node_modules and cdk.out would be copied into every synth.
+ */
+export function bridgeImageFromDockerfile(): ContainerImage {
+  const ignore = readFileSync(join(REPO_ROOT, `${DOCKERFILE}.dockerignore`), 'utf8')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('#'));
+  return ContainerImage.fromAsset(REPO_ROOT, {
+    file: DOCKERFILE,
+    platform: Platform.LINUX_ARM64,
+    ignoreMode: IgnoreMode.DOCKER,
+    exclude: ignore,
+  });
+}

@@ -1,0 +1,72 @@
+import { ContextError, failoutPropsFromContext, zooKeeperPorts } from '../../infra/lib';
+import { BOOTSTRAP, SECRET_ARN } from './helpers';
+
+/** What `-c key=value` gives: strings. */
+const CLI_CONTEXT: Record<string, string> = {
+  zkConnect: 'zk1:2181,zk2:2181',
+  zkCidr: '10.0.0.0/24',
+  zkDigestSecretArn: SECRET_ARN,
+  bridgeBootstrap: JSON.stringify(BOOTSTRAP),
+  bridgeServices: 'greetings, billing',
+  controlPlanes: '10.1.0.0/16:18000,10.2.0.0/16:443',
+};
+
+const nodeOf = (context: Record<string, unknown>) => ({ tryGetContext: (key: string): unknown => context[key] });
+
+function keyAtFault(context: Record<string, unknown>): string | undefined {
+  try {
+    failoutPropsFromContext(nodeOf(context));
+  } catch (err) {
+    if (err instanceof ContextError) return err.key;
+    throw err;
+  }
+  return undefined;
+}
+
+describe('app context', () => {
+  it('reads the -c strings into stack props, with a sandbox VPC when no vpcId', () => {
+    const { stackName, props } = failoutPropsFromContext(nodeOf({ ...CLI_CONTEXT, bridgeFallbackAlarmMinutes: '15', zkManageIngress: 'false', logRetentionDays: '14' }));
+
+    expect(stackName).toBe('Failout');
+    expect(props.vpc).toBeUndefined();
+    expect(props.zooKeeper).toMatchObject({ connectString: 'zk1:2181,zk2:2181', cidr: '10.0.0.0/24', manageIngress: false, digestSecretArn: SECRET_ARN });
+    expect(props.bridge).toMatchObject({ bootstrap: BOOTSTRAP, services: ['greetings', 'billing'], controlPlanes: [{ cidr: '10.1.0.0/16', port: 18000 }, { cidr: '10.2.0.0/16', port: 443 }] });
+    expect(props.alarms?.fallbackThreshold?.toMinutes()).toBe(15);
+    expect(props.logRetention).toBe(14);
+  });
+
+  it('accepts JSON values from cdk.json and an imported VPC', () => {
+    const { props } = failoutPropsFromContext(
+      nodeOf({ ...CLI_CONTEXT, bridgeBootstrap: BOOTSTRAP, bridgeServices: ['greetings', { name: 'billing' }], controlPlanes: [{ cidr: '10.1.0.0/16', port: 18000 }], vpcId: 'vpc-1', privateSubnetIds: 'subnet-1,subnet-2', stackName: 'FailoutProd' }),
+    );
+
+    expect(props.vpc).toEqual({ vpcId: 'vpc-1', privateSubnetIds: ['subnet-1', 'subnet-2'] });
+    expect(props.bridge.services).toEqual(['greetings', { name: 'billing' }]);
+  });
+
+  it.each<[string, Record<string, unknown>, string]>([
+    ['no connect string', { zkConnect: undefined }, 'zkConnect'],
+    ['no secret', { zkDigestSecretArn: undefined }, 'zkDigestSecretArn'],
+    ['both a security group and a CIDR', { zkSecurityGroupId: 'sg-1' }, 'zkCidr'],
+    ['neither a security group nor a CIDR', { zkCidr: undefined }, 'zkSecurityGroupId'],
+    ['a bootstrap that is not JSON', { bridgeBootstrap: '{nope' }, 'bridgeBootstrap'],
+    ['an unreadable bootstrap file', { bridgeBootstrap: undefined, bridgeBootstrapFile: '/nonexistent/bootstrap.json' }, 'bridgeBootstrapFile'],
+    ['no services', { bridgeServices: undefined }, 'bridgeServices'],
+    ['a control plane without a port', { controlPlanes: '10.1.0.0/16' }, 'controlPlanes'],
+    ['subnets without a VPC', { privateSubnetIds: 'subnet-1' }, 'privateSubnetIds'],
+    ['a retention CloudWatch does not offer', { logRetentionDays: '2' }, 'logRetentionDays'],
+  ])('names the key at fault for %s', (_name, change, key) => {
+    expect(keyAtFault({ ...CLI_CONTEXT, ...change })).toBe(key);
+  });
+
+  it.each<[string, number[]]>([
+    ['zk1:2181,zk2:2181,zk3:2181', [2181]],
+    ['10.0.0.1:2182,10.0.0.2:2181/chroot', [2181, 2182]],
+  ])('takes the ZooKeeper ports from %s', (connect, ports) => {
+    expect(zooKeeperPorts(connect)).toEqual(ports);
+  });
+
+  it('refuses a connect string without ports', () => {
+    expect(() => zooKeeperPorts('zk1,zk2')).toThrow(/host:port/);
+  });
+});
