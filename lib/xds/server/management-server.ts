@@ -64,6 +64,8 @@ export class XdsManagementServer {
   private readonly sessions = new Set<AdsSession>();
   private server: grpc.Server | undefined;
   private boundPort: number;
+  /** The shutdown a `stop()` started (also one a fault hook started), awaited by `start()`. */
+  private stopping: Promise<void> = Promise.resolve();
   private lifecycle: ManagementServerState = 'latent';
   private streamIds = 0;
   private readonly host: string;
@@ -121,6 +123,8 @@ export class XdsManagementServer {
   async start(): Promise<void> {
     if (this.lifecycle === 'serving') return;
     if (this.lifecycle === 'closed') throw new XdsError('closed', 'management server is closed');
+    // A stop a fault hook began may still be releasing the port.
+    await this.stopping;
     const fresh = this.lifecycle === 'latent' && this.options.port === undefined;
     const { server, port } = fresh ? await this.bindRestartSafe() : await this.bindSamePort();
     this.boundPort = port;
@@ -132,7 +136,8 @@ export class XdsManagementServer {
   async stop(): Promise<void> {
     if (this.lifecycle !== 'serving') return;
     this.lifecycle = 'stopped';
-    await this.shutdown();
+    this.stopping = this.shutdown();
+    await this.stopping;
   }
 
   /** Stops for good; nothing stays open. */
@@ -217,7 +222,8 @@ export class XdsManagementServer {
       try {
         return { server, port: await this.bindOnce(server, this.boundPort) };
       } catch (e) {
-        if (attempt >= 20 || this.boundPort === 0) {
+        // Up to ~5 s: on a loaded machine the old listener can take a while to let go.
+        if (attempt >= 100 || this.boundPort === 0) {
           server.forceShutdown();
           throw new XdsError('connection', `cannot bind management server to ${this.host}:${this.boundPort}`, { cause: e });
         }
@@ -239,8 +245,10 @@ export class XdsManagementServer {
     this.lrs.closeAll();
     // Give the UNAVAILABLE trailers a moment to reach clients before the connections are torn down.
     await new Promise((r) => setTimeout(r, 20));
-    server?.forceShutdown();
-    // Let the http2 sessions and the listening socket finish closing before a restart binds again.
-    await new Promise((r) => setImmediate(r));
+    if (!server) return;
+    // forceShutdown drops the connections; tryShutdown's callback then says when the listening socket
+    // is really closed, so a restart can bind the same port.
+    server.forceShutdown();
+    await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
   }
 }

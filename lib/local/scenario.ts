@@ -1,0 +1,241 @@
+/**
+ * The scripted end-to-end scenario (`npm start -- --scenario`, `npm run demo`, the e2e jest project)
+ * over a running {@link LocalStack}: six steps, each with an expectation measured on the real traffic,
+ * and a pass/fail table. Requests go through the `failout` CLI (`run(argv, io)`, in-process).
+ */
+import { run } from '../cli/program';
+import type { CliIo } from '../cli/io';
+import type { LocalStack } from './stack';
+import { LOCAL_CLUSTER, type Backend } from './topology';
+import { summarize, type Sample } from './traffic';
+
+/** The result of one step. */
+export interface StepResult {
+  readonly step: number;
+  readonly name: string;
+  readonly expectation: string;
+  readonly measured: string;
+  readonly passed: boolean;
+}
+
+/** Targets the steps are judged by. */
+export const TARGETS = {
+  /** Step 2: the split between the peers may differ from 2:1 by this many percentage points. */
+  splitTolerancePct: 5,
+  /** Step 3: "about half" moves: this share of traffic, in percent. */
+  halfRangePct: [40, 60] as const,
+  /** Step 4: "at once": the good request after a rejected one is applied within this. */
+  nextAppliedMs: 3000,
+  /** Step 5: the bridge is back on the primary this soon after it restarts (probe cap 1 s + margin). */
+  returnMs: 5000,
+  /** Steps 2, 5, 6: how long anything may take before the step fails. */
+  timeoutMs: 15_000,
+} as const;
+
+const PEER_A = 'greetings-lva1';
+const PEER_B = 'greetings-ltx1';
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** The scenario's context: the stack, a CLI bound to its environment, and progress output. */
+class Steps {
+  constructor(
+    readonly stack: LocalStack,
+    private readonly out: (line: string) => void,
+  ) {}
+
+  log(line: string): void {
+    this.out(line);
+  }
+
+  async cli(...argv: string[]): Promise<CliResult> {
+    let stdout = '';
+    let stderr = '';
+    const io: CliIo = { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), env: { ...process.env, ...this.stack.env(), FAILOUT_USER: 'scenario@local' }, now: () => Date.now() };
+    const code = await run(argv, io);
+    this.out(`  $ failout ${argv.join(' ')}  → exit ${code}${stdout.trim() ? `: ${stdout.trim().split('\n')[0]}` : ''}`);
+    return { code, stdout, stderr };
+  }
+
+  samples(since: number, until = Date.now()): Sample[] {
+    return this.stack.traffic.samplesSince(since, until);
+  }
+
+  /** Waits until `predicate` holds (polling every 20 ms); returns the elapsed ms or throws after `timeoutMs`. */
+  async until(predicate: () => boolean, what: string, timeoutMs: number = TARGETS.timeoutMs): Promise<number> {
+    const started = Date.now();
+    while (!predicate()) {
+      if (Date.now() - started > timeoutMs) throw new Error(`no ${what} within ${timeoutMs} ms`);
+      await sleep(20);
+    }
+    return Date.now() - started;
+  }
+
+  /** Shares (percent) of `clusters` among the samples sent in the next `ms`. */
+  async measure(ms: number): Promise<{ samples: Sample[]; share: (cluster: string) => number; errors: number }> {
+    const from = Date.now();
+    await sleep(ms);
+    const samples = this.samples(from);
+    const summary = summarize(samples);
+    return { samples, errors: summary.errors, share: (c) => (summary.total === 0 ? 0 : (100 * (summary.byCluster.get(c) ?? 0)) / summary.total) };
+  }
+
+  /**
+   * Time from `sentAt` until every request goes where `moved` says: the first request after the last
+   * one that did not. Waits until none has strayed for 1 s.
+   */
+  async timeToAll(sentAt: number, moved: (s: Sample) => boolean): Promise<number> {
+    const lastStray = (): number => Math.max(sentAt, ...this.samples(sentAt).filter((s) => !moved(s)).map((s) => s.at));
+    await this.until(() => Date.now() - lastStray() > 1000 && this.samples(lastStray() + 1).length > 0, 'switch of all traffic');
+    const stray = lastStray();
+    const first = this.samples(stray + (stray === sentAt ? 0 : 1)).find(moved);
+    return (first?.at ?? Date.now()) - sentAt;
+  }
+}
+
+const pct = (n: number): string => `${n.toFixed(1)} %`;
+
+async function steadyState(s: Steps): Promise<Omit<StepResult, 'step'>> {
+  const m = await s.measure(2000);
+  const local = m.share(LOCAL_CLUSTER);
+  return {
+    name: 'steady state',
+    expectation: `100 % on ${LOCAL_CLUSTER}, no errors`,
+    measured: `${m.samples.length} requests: ${pct(local)} on ${LOCAL_CLUSTER}, ${m.errors} errors`,
+    passed: m.samples.length > 0 && local === 100 && m.errors === 0,
+  };
+}
+
+async function fullFailout(s: Steps): Promise<Omit<StepResult, 'step'>> {
+  const sentAt = Date.now();
+  const out = await s.cli('out', LOCAL_CLUSTER, '--peer', `${PEER_A}:2`, '--peer', `${PEER_B}:1`, '--for', '30m', '--reason', 'scenario step 2', '--wait');
+  const tookMs = await s.timeToAll(sentAt, (x) => x.cluster !== LOCAL_CLUSTER);
+  const m = await s.measure(3000);
+  const moved = 100 - m.share(LOCAL_CLUSTER);
+  const a = m.share(PEER_A);
+  const splitA = a + m.share(PEER_B) === 0 ? 0 : (100 * a) / (a + m.share(PEER_B));
+  const within = Math.abs(splitA - 200 / 3) <= TARGETS.splitTolerancePct;
+  return {
+    name: 'failout out lor1 → lva1:2, ltx1:1',
+    expectation: `100 % moves; lva1:ltx1 = 2:1 ±${TARGETS.splitTolerancePct} %; send → 100 % time`,
+    measured: `${pct(moved)} moved, lva1 ${pct(splitA)} of the moved (2:1 = 66.7 %), ${m.errors} errors; send → 100 %: ${tookMs} ms`,
+    passed: out.code === 0 && moved === 100 && within && m.errors === 0,
+  };
+}
+
+async function partialFailout(s: Steps): Promise<Omit<StepResult, 'step'>> {
+  const out = await s.cli('out', LOCAL_CLUSTER, '--peer', `${PEER_A}:2`, '--peer', `${PEER_B}:1`, '--for', '30m', '--buckets', '0-49', '--wait');
+  await sleep(500);
+  const half = await s.measure(4000);
+  const moved = 100 - half.share(LOCAL_CLUSTER);
+  const restoredAt = Date.now();
+  const restore = await s.cli('restore', LOCAL_CLUSTER, '--wait');
+  const backMs = await s.timeToAll(restoredAt, (x) => x.cluster === LOCAL_CLUSTER);
+  const after = await s.measure(1500);
+  const [lo, hi] = TARGETS.halfRangePct;
+  return {
+    name: 'partial failout (buckets 0-49), restore',
+    expectation: `${lo}-${hi} % moves; after restore 100 % back`,
+    measured: `${pct(moved)} moved; restore → all back in ${backMs} ms, then ${pct(after.share(LOCAL_CLUSTER))} on lor1`,
+    passed: out.code === 0 && restore.code === 0 && moved >= lo && moved <= hi && after.share(LOCAL_CLUSTER) === 100 && half.errors + after.errors === 0,
+  };
+}
+
+async function badRequest(s: Steps): Promise<Omit<StepResult, 'step'>> {
+  const bad = await s.cli('out', LOCAL_CLUSTER, '--peer', 'greetings-nowhere', '--for', '30m', '--wait');
+  const reason = /REJECTED \([^)]*\): (\w+)/.exec(bad.stdout)?.[1];
+  const started = Date.now();
+  const good = await s.cli('out', LOCAL_CLUSTER, '--peer', PEER_A, '--for', '30m', '--wait');
+  const appliedMs = Date.now() - started;
+  const restore = await s.cli('restore', LOCAL_CLUSTER, '--wait');
+  await s.timeToAll(Date.now(), (x) => x.cluster === LOCAL_CLUSTER);
+  return {
+    name: 'bad request (unknown peer), then a good one',
+    expectation: `rejected with its reason; next request applied within ${TARGETS.nextAppliedMs} ms`,
+    measured: `bad: exit ${bad.code}, ${reason ?? 'no reason shown'}; next: exit ${good.code} in ${appliedMs} ms (send → applied record)`,
+    passed: bad.code === 1 && reason === 'unknownPeer' && good.code === 0 && /applied/.test(good.stdout) && appliedMs <= TARGETS.nextAppliedMs && restore.code === 0,
+  };
+}
+
+async function controlPlaneFallback(s: Steps): Promise<Omit<StepResult, 'step'>> {
+  const { stack } = s;
+  const leaderPlane = (): string | undefined => stack.replicaViews().find((r) => r.role === 'leader')?.controlPlane;
+  const from = Date.now();
+  stack.planes.stopPrimaryMidRollout();
+  const fallbackMs = await s.until(() => leaderPlane() === 'fallback', 'fallback');
+  s.log(`  primary stopped mid-rollout; the bridge leader is on the fallback after ${fallbackMs} ms`);
+  const primaryDown = stack.planes.primary.state === 'stopped';
+  const added: Backend = await stack.planes.addBackend(LOCAL_CLUSTER);
+  const reachMs = await s.until(() => s.samples(Date.now() - 2000).some((x) => x.host === added.uri), `traffic to ${added.name}`);
+  s.log(`  ${added.name} added on the fallback; clients send it traffic after ${reachMs} ms`);
+  const restart = Date.now();
+  await stack.planes.startPrimary();
+  const returnMs = await s.until(() => leaderPlane() === 'primary', 'return to the primary');
+  const errors = summarize(s.samples(from)).errors;
+  return {
+    name: 'primary control plane stopped, fallback, back',
+    expectation: `falls back; endpoint added on the fallback gets traffic; back on the primary ≤ ${TARGETS.returnMs} ms`,
+    measured: `${primaryDown ? 'primary down' : 'primary NOT down'}, fallback in ${fallbackMs} ms; ${added.name} gets traffic ${reachMs} ms after it was added; back on primary ${Date.now() - restart} ms after restart; ${errors} errors`,
+    passed: primaryDown && returnMs <= TARGETS.returnMs && errors === 0,
+  };
+}
+
+async function leaderKilled(s: Steps): Promise<Omit<StepResult, 'step'>> {
+  const { stack } = s;
+  const from = Date.now();
+  const old = stack.leader()?.config.replicaId;
+  const takeover = s.until(() => {
+    const leader = stack.leader();
+    return leader !== undefined && leader.config.replicaId !== old && leader.ready;
+  }, 'a new leader');
+  const killed = await stack.killLeader();
+  const takeoverMs = await takeover;
+  await sleep(2000);
+  const samples = s.samples(from);
+  const errors = summarize(samples).errors;
+  // "Never stops": every 250 ms slice since the kill has requests.
+  let gaps = 0;
+  for (let t = from; t + 250 <= Date.now() - 100; t += 250) if (!samples.some((x) => x.at >= t && x.at < t + 250)) gaps++;
+  const leader = stack.leader()?.config.replicaId;
+  return {
+    name: 'bridge leader killed',
+    expectation: 'the standby leads; traffic never stops (0 errors, no gap)',
+    measured: `${killed ?? '?'} killed; ${leader ?? 'nobody'} leads after ${takeoverMs} ms; ${samples.length} requests, ${errors} errors, ${gaps} empty 250 ms slices`,
+    passed: killed !== undefined && leader !== undefined && leader !== killed && errors === 0 && gaps === 0,
+  };
+}
+
+const STEPS = [steadyState, fullFailout, partialFailout, badRequest, controlPlaneFallback, leaderKilled];
+
+/** Runs the six steps in order (a failing step does not stop the rest) and returns their results. */
+export async function runScenario(stack: LocalStack, out: (line: string) => void): Promise<StepResult[]> {
+  const steps = new Steps(stack, out);
+  const results: StepResult[] = [];
+  for (const [i, step] of STEPS.entries()) {
+    out(`\nstep ${i + 1}…`);
+    let result: Omit<StepResult, 'step'>;
+    try {
+      result = await step(steps);
+    } catch (err) {
+      result = { name: step.name, expectation: '(see above)', measured: `error: ${err instanceof Error ? err.message : String(err)}`, passed: false };
+    }
+    out(`step ${i + 1} ${result.passed ? 'PASS' : 'FAIL'}: ${result.name} — ${result.measured}`);
+    results.push({ step: i + 1, ...result });
+  }
+  return results;
+}
+
+/** The summary table, as text lines. */
+export function formatResults(results: readonly StepResult[]): string[] {
+  const rows = results.map((r) => [String(r.step), r.passed ? 'PASS' : 'FAIL', r.name, r.expectation, r.measured]);
+  const header = ['#', 'result', 'step', 'expectation', 'measured'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]): string => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
+  const passed = results.filter((r) => r.passed).length;
+  return [line(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.map(line), '', `${passed}/${results.length} steps passed`];
+}

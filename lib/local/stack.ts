@@ -1,0 +1,271 @@
+/**
+ * The whole system on one machine (`npm start`): a real ZooKeeper, a FIFO queue and its DLQ on
+ * fauxqs, two xDS control planes serving the sample topology, two bridge replicas writing D2 data,
+ * the request worker (the poller driving the real Lambda handler) and a traffic generator calling
+ * through FailoutClient. Everything on 127.0.0.1; nothing is a stand-in.
+ */
+import { Logger as PowertoolsLogger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { parseBridgeConfig, XdsBridge } from '../bridge';
+import { LoadBalancerState } from '../d2';
+import { parseFailoutConfig, type FailoutConfig } from '../failout';
+import { createLogger, type Logger } from '../logging';
+import { createHandler } from '../requests/lambda-handler';
+import { RequestWriter } from '../requests/request-writer';
+import { ZkSession } from '../zk';
+import { ControlPlanes, type ControlPlaneName } from './control-planes';
+import { SqsPoller } from './sqs-poller';
+import { startLocalSqs, type LocalSqs } from './sqs';
+import { CLUSTERS, SampleTopology, SERVICE } from './topology';
+import { TrafficGenerator } from './traffic';
+import type { ViewSource } from './view';
+import { startZooKeeper, type ZooKeeperServer } from './zookeeper';
+
+/** Options of {@link LocalStack.start}. */
+export interface LocalStackOptions {
+  /** Traffic generator rate, requests per second. Default 50. */
+  readonly rate?: number;
+  /** Fixed ports (free ones when absent). */
+  readonly zkPort?: number;
+  readonly sqsPort?: number;
+  readonly primaryPort?: number;
+  readonly fallbackPort?: number;
+  /** Bridge session timeout: a killed leader's session ends after it. Default 4 s. */
+  readonly bridgeSessionTimeoutMs?: number;
+  /** Progress lines while starting. */
+  readonly progress?: (line: string) => void;
+  readonly logger?: Logger;
+}
+
+/** One bridge replica as the view shows it. */
+export interface ReplicaView {
+  readonly id: string;
+  readonly role: string;
+  readonly ready: boolean;
+  /** The control plane its xDS client uses now. */
+  readonly controlPlane: ControlPlaneName | undefined;
+  readonly adminPort: number | undefined;
+}
+
+/** One cluster as the clients see it in ZooKeeper. */
+export interface ClusterView {
+  readonly name: string;
+  readonly hosts: number;
+  readonly failout: FailoutConfig | undefined;
+  /** A malformed failout (the clients ignore it). */
+  readonly problem?: string;
+}
+
+/** The environment the `failout` CLI needs to reach this stack. */
+export interface StackEnv {
+  readonly FAILOUT_QUEUE_URL: string;
+  readonly SQS_ENDPOINT: string;
+  readonly ZK_CONNECT: string;
+}
+
+/** Everything started, stopped in reverse order. */
+class Stops {
+  private readonly stops: (() => Promise<unknown>)[] = [];
+  add(stop: () => Promise<unknown>): void {
+    this.stops.push(stop);
+  }
+  async run(): Promise<void> {
+    for (const stop of this.stops.splice(0).reverse()) await stop().catch(() => undefined);
+  }
+}
+
+/** The running local stack. Lifecycle: `start` → running → `stop` (once; later calls wait for it). */
+export class LocalStack {
+  readonly replicas: XdsBridge[] = [];
+  private replicaSeq = 0;
+  private stopping: Promise<void> | undefined;
+  private trafficValue: TrafficGenerator | undefined;
+
+  private constructor(
+    private readonly options: LocalStackOptions,
+    private readonly stops: Stops,
+    readonly zk: ZooKeeperServer,
+    readonly sqs: LocalSqs,
+    readonly planes: ControlPlanes,
+    readonly poller: SqsPoller,
+    readonly observer: LoadBalancerState,
+    private readonly log: Logger,
+  ) {}
+
+  /** Starts every part, in dependency order; on a failure stops what already runs and rethrows. */
+  static async start(options: LocalStackOptions = {}): Promise<LocalStack> {
+    const progress = options.progress ?? (() => undefined);
+    const log = options.logger ?? createLogger('local-stack');
+    const stops = new Stops();
+    try {
+      progress('starting ZooKeeper…');
+      const zk = await startZooKeeper({ port: options.zkPort, sessionTimeouts: { minMs: 1000, maxMs: 30_000 } });
+      stops.add(() => zk.stop());
+      progress(`ZooKeeper on ${zk.connectString}; starting the queue, the backends and the control planes…`);
+      const sqs = await startLocalSqs({ port: options.sqsPort, name: 'failout-requests', visibilityTimeoutSeconds: 30 });
+      stops.add(() => sqs.stop());
+      const topology = await SampleTopology.start();
+      stops.add(() => topology.close());
+      const planes = await ControlPlanes.start({ topology, primaryPort: options.primaryPort, fallbackPort: options.fallbackPort });
+      stops.add(() => planes.close());
+
+      const worker = await startRequestWorker(zk.connectString, sqs, log);
+      stops.add(() => worker.session.close());
+      stops.add(() => worker.poller.stop());
+
+      const observerSession = new ZkSession({ connectString: zk.connectString, sessionTimeoutMs: 10_000, logger: log });
+      await observerSession.start();
+      stops.add(() => observerSession.close());
+      const observer = new LoadBalancerState({ session: observerSession, logger: log });
+      stops.add(async () => observer.shutdown());
+
+      const stack = new LocalStack(options, stops, zk, sqs, planes, worker.poller, observer, log);
+      progress('starting two bridge replicas…');
+      for (let i = 0; i < 2; i++) await stack.startReplica();
+      stops.add(() => Promise.all(stack.replicas.map((r) => r.stop())));
+      await stack.waitFor(() => stack.replicas.some((r) => r.role === 'leader' && r.ready), 20_000, 'a bridge leader with its first full sync');
+      await Promise.all(CLUSTERS.map((c) => observer.listenToCluster(c)));
+      await stack.waitFor(() => CLUSTERS.every((c) => (observer.getUris(c)?.hosts.length ?? 0) >= 3), 20_000, 'D2 data of every cluster');
+
+      progress(`starting the traffic generator (${options.rate ?? 50} requests/s)…`);
+      const traffic = await TrafficGenerator.start({ connectString: zk.connectString, rate: options.rate, logger: log });
+      stops.add(() => traffic.stop());
+      stack.trafficValue = traffic;
+      return stack;
+    } catch (err) {
+      await stops.run();
+      throw err;
+    }
+  }
+
+  /** The traffic generator (started last). */
+  get traffic(): TrafficGenerator {
+    if (!this.trafficValue) throw new Error('the traffic generator has not started');
+    return this.trafficValue;
+  }
+
+  get topology(): SampleTopology {
+    return this.planes.topology;
+  }
+
+  /** What the CLI needs (default D2 and request paths). */
+  env(): StackEnv {
+    return { FAILOUT_QUEUE_URL: this.sqs.queueUrl, SQS_ENDPOINT: this.sqs.endpoint, ZK_CONNECT: this.zk.connectString };
+  }
+
+  /** The leading replica, if any. */
+  leader(): XdsBridge | undefined {
+    return this.replicas.find((r) => r.role === 'leader');
+  }
+
+  replicaViews(): ReplicaView[] {
+    return this.replicas.map((r) => {
+      const status = r.status();
+      return { id: r.config.replicaId, role: r.role, ready: r.ready, controlPlane: this.planes.nameOf(status.authorities[0]?.activeServer), adminPort: r.adminPort };
+    });
+  }
+
+  clusterViews(): ClusterView[] {
+    return CLUSTERS.map((name) => {
+      const hosts = this.observer.getUris(name)?.hosts.length ?? 0;
+      try {
+        return { name, hosts, failout: parseFailoutConfig(name, this.observer.getFailoutProperties(name)) };
+      } catch (err) {
+        return { name, hosts, failout: undefined, problem: err instanceof Error ? err.message : String(err) };
+      }
+    });
+  }
+
+  /** What the live view reads. */
+  viewSource(): ViewSource {
+    return {
+      rate: this.traffic.rate,
+      samplesSince: (since) => this.traffic.samplesSince(since),
+      totals: () => this.traffic.counts,
+      clusters: () => this.clusterViews(),
+      replicas: () => this.replicaViews(),
+      planes: () => [
+        { name: 'primary', uri: this.planes.primary.uri, state: this.planes.primary.state },
+        { name: 'fallback', uri: this.planes.fallback.uri, state: this.planes.fallback.state },
+      ],
+      worker: () => this.poller.stats(),
+      backendName: (uri) => this.topology.backendByUri(uri)?.name,
+      env: () => this.env(),
+    };
+  }
+
+  /** Starts one more bridge replica (it stands by unless nobody leads). */
+  async startReplica(): Promise<XdsBridge> {
+    const id = `bridge-${String.fromCharCode(97 + (this.replicaSeq++ % 26))}`;
+    const config = parseBridgeConfig({
+      replicaId: id,
+      bootstrap: {
+        xds_servers: [this.planes.primary.uri, this.planes.fallback.uri].map((uri) => ({ server_uri: uri, channel_creds: [{ type: 'insecure' }] })),
+        node: { id: 'failout-local-bridge' },
+      },
+      services: [SERVICE],
+      zookeeper: { connectString: this.zk.connectString, sessionTimeoutMs: this.options.bridgeSessionTimeoutMs ?? 4000 },
+      admin: { host: '127.0.0.1', port: 0 },
+      deletionGraceMs: 5000,
+      fallbackProbeCapMs: 1000,
+    });
+    const bridge = await XdsBridge.start({ config, logger: this.log });
+    this.replicas.push(bridge);
+    return bridge;
+  }
+
+  /**
+   * Kills the leading replica (it stops: its election node goes at once, as when ECS replaces a task)
+   * and starts a fresh standby, so two replicas run again. Returns the killed replica's id.
+   */
+  async killLeader(): Promise<string | undefined> {
+    const leader = this.leader();
+    if (!leader) return undefined;
+    this.replicas.splice(this.replicas.indexOf(leader), 1);
+    await leader.stop();
+    await this.startReplica();
+    return leader.config.replicaId;
+  }
+
+  /** Stops everything; resolves when every process and port is released. */
+  stop(): Promise<void> {
+    this.stopping ??= this.stops.run();
+    return this.stopping;
+  }
+
+  /** Polls `predicate` every 50 ms. */
+  async waitFor(predicate: () => boolean, timeoutMs: number, what: string): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!predicate()) {
+      if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
+
+/**
+ * The request worker: one poller driving its own instance of the real `failout-requests` handler
+ * (lib/requests `createHandler` over a `RequestWriter` on a ZooKeeper session of its own), as one
+ * Lambda execution environment would.
+ */
+async function startRequestWorker(connectString: string, sqs: LocalSqs, log: Logger): Promise<{ session: ZkSession; poller: SqsPoller }> {
+  // Powertools would print an EMF document per invocation; the view shows the outcomes instead.
+  process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
+  const session = new ZkSession({ connectString, sessionTimeoutMs: 10_000, logger: log });
+  await session.start();
+  const writer = new RequestWriter({ session });
+  const handler = createHandler({
+    writer,
+    logger: new PowertoolsLogger({ serviceName: 'failout-requests', logLevel: powertoolsLevel(process.env.FAILOUT_LOG_LEVEL ?? (process.env.JEST_WORKER_ID ? 'silent' : 'info')) }),
+    metrics: new Metrics({ namespace: 'failout', serviceName: 'failout-requests' }),
+  });
+  const poller = new SqsPoller({ client: sqs.client, queueUrl: sqs.queueUrl, queueArn: sqs.queueArn, handler, batchSize: 10, waitTimeSeconds: 1, functionName: 'failout-requests', logger: log });
+  poller.start();
+  return { session, poller };
+}
+
+/** Our pino level name (`FAILOUT_LOG_LEVEL`) as a Powertools log level. */
+function powertoolsLevel(level = 'info'): 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT' {
+  const map = { trace: 'DEBUG', debug: 'DEBUG', info: 'INFO', warn: 'WARN', error: 'ERROR', fatal: 'ERROR', silent: 'SILENT' } as const;
+  return map[level as keyof typeof map] ?? 'INFO';
+}

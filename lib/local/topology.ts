@@ -1,0 +1,133 @@
+/**
+ * The local stack's sample topology: service `greetings` with clusters `greetings-lor1` (its local
+ * cluster), `greetings-lva1` and `greetings-ltx1`, three real HTTP backends each, as an xDS snapshot
+ * the control planes serve (LDS `greetings` → RDS `greetings-route` → CDS `<cluster>` → EDS
+ * `<cluster>-eds-g<generation>`).
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { buildCluster, buildClusterLoadAssignment, buildListener, buildRouteConfiguration } from '../xds/resource-types';
+import type { SnapshotInput } from '../xds/server';
+
+export const SERVICE = 'greetings';
+/** The service's own cluster: the heaviest in the route, so the bridge maps the D2 service to it. */
+export const LOCAL_CLUSTER = 'greetings-lor1';
+export const CLUSTERS = [LOCAL_CLUSTER, 'greetings-lva1', 'greetings-ltx1'] as const;
+/**
+ * Route weights: xDS needs positive ones; D2 sends a service's traffic to its `clusterName` only (the
+ * heaviest), and the peers are in the route so that the bridge writes their D2 data too.
+ */
+const ROUTE_WEIGHTS: Record<string, number> = { [LOCAL_CLUSTER]: 98, 'greetings-lva1': 1, 'greetings-ltx1': 1 };
+
+/** One HTTP backend of a cluster. */
+export interface Backend {
+  /** `lor1-2`. */
+  readonly name: string;
+  readonly cluster: string;
+  readonly port: number;
+  /** `http://127.0.0.1:<port>`: the URI the bridge writes to ZooKeeper. */
+  readonly uri: string;
+}
+
+/** Starts an HTTP server on 127.0.0.1 that answers every request with its cluster and name. */
+async function startBackend(cluster: string, name: string): Promise<{ backend: Backend; server: Server }> {
+  const server = createServer((req, res) => {
+    req.resume();
+    res.setHeader('content-type', 'text/plain');
+    res.end(`hello from ${name} (${cluster})\n`);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return { backend: { name, cluster, port, uri: `http://127.0.0.1:${port}` }, server };
+}
+
+/**
+ * The backends and the snapshot built from them. Changes (a backend added, a new EDS generation)
+ * bump the version; the control planes publish {@link snapshot} after each.
+ */
+export class SampleTopology {
+  private readonly servers: Server[] = [];
+  private readonly byCluster = new Map<string, Backend[]>(CLUSTERS.map((c) => [c, []]));
+  private version = 1;
+  /** EDS resource names end in `-g<generation>`; a new generation makes the bridge subscribe anew. */
+  private generation = 1;
+
+  /** Starts `perCluster` backends in each cluster. */
+  static async start(perCluster = 3): Promise<SampleTopology> {
+    const topology = new SampleTopology();
+    try {
+      for (const cluster of CLUSTERS) for (let i = 0; i < perCluster; i++) await topology.addBackend(cluster);
+    } catch (err) {
+      await topology.close();
+      throw err;
+    }
+    topology.version = 1;
+    return topology;
+  }
+
+  /** Every backend, cluster by cluster. */
+  backends(): Backend[] {
+    return [...this.byCluster.values()].flat();
+  }
+
+  backendsOf(cluster: string): readonly Backend[] {
+    return this.byCluster.get(cluster) ?? [];
+  }
+
+  /** The backend behind a URI (`http://127.0.0.1:<port>`), if it is ours. */
+  backendByUri(uri: string): Backend | undefined {
+    return this.backends().find((b) => b.uri === uri);
+  }
+
+  /** Starts one more backend in `cluster` and adds it to the snapshot. */
+  async addBackend(cluster: string): Promise<Backend> {
+    const list = this.byCluster.get(cluster);
+    if (!list) throw new Error(`unknown cluster ${cluster}`);
+    const { backend, server } = await startBackend(cluster, `${cluster.replace(/^greetings-/, '')}-${list.length + 1}`);
+    this.servers.push(server);
+    list.push(backend);
+    this.version++;
+    return backend;
+  }
+
+  /** Renames every EDS resource (a rollout): a bridge following the snapshot must subscribe to new names. */
+  nextEdsGeneration(): string {
+    this.generation++;
+    this.version++;
+    return this.edsName(LOCAL_CLUSTER);
+  }
+
+  /** The EDS resource name of a cluster in the current generation. */
+  edsName(cluster: string): string {
+    return `${cluster}-eds-g${this.generation}`;
+  }
+
+  /** The xDS resources of the current state. */
+  snapshot(): SnapshotInput {
+    return {
+      version: `v${this.version}`,
+      listeners: [buildListener(SERVICE, { routeConfigName: `${SERVICE}-route` })],
+      routes: [
+        buildRouteConfiguration(`${SERVICE}-route`, {
+          virtualHosts: [{ name: SERVICE, domains: [SERVICE], routes: [{ prefix: '', weightedClusters: CLUSTERS.map((name) => ({ name, weight: ROUTE_WEIGHTS[name] ?? 1 })) }] }],
+        }),
+      ],
+      clusters: CLUSTERS.map((c) => buildCluster(c, { edsServiceName: this.edsName(c) })),
+      endpoints: CLUSTERS.map((c) => buildClusterLoadAssignment(this.edsName(c), this.backendsOf(c).map((b) => ({ address: '127.0.0.1', port: b.port })))),
+    };
+  }
+
+  /** Stops every backend. */
+  async close(): Promise<void> {
+    await Promise.all(
+      this.servers.map(
+        (s) =>
+          new Promise<void>((resolve) => {
+            s.closeAllConnections();
+            s.close(() => resolve());
+          }),
+      ),
+    );
+    this.servers.length = 0;
+  }
+}

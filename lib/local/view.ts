@@ -1,0 +1,128 @@
+/**
+ * The local stack's live terminal view: where the traffic goes (share per cluster), each cluster's
+ * failout state and window, the bridge replicas (leader, active control plane), the control planes,
+ * request outcomes and the worker's counters; plus the commands to try. `renderView` is pure over a
+ * {@link ViewSource}; `LiveView` redraws it every second.
+ */
+import type { FailoutConfig } from '../failout';
+import type { ControlPlaneName } from './control-planes';
+import type { ClusterView, ReplicaView, StackEnv } from './stack';
+import type { SqsPollerStats } from './sqs-poller';
+import { summarize, type Sample } from './traffic';
+
+/** What the view reads (a {@link LocalStack} fits through {@link stackViewSource}). */
+export interface ViewSource {
+  readonly rate: number;
+  samplesSince(since: number): Sample[];
+  totals(): { ok: number; errors: number };
+  clusters(): ClusterView[];
+  replicas(): ReplicaView[];
+  planes(): { name: ControlPlaneName; uri: string; state: string }[];
+  worker(): SqsPollerStats;
+  /** A host URI → backend name (`lor1-2`). */
+  backendName(uri: string): string | undefined;
+  env(): StackEnv;
+}
+
+/** Seconds of traffic the shares are computed over. */
+const WINDOW_MS = 5000;
+
+const pct = (n: number, total: number): string => `${total === 0 ? '0.0' : ((100 * n) / total).toFixed(1)}%`;
+const time = (ms: number): string => new Date(ms).toISOString().slice(11, 19);
+const short = (cluster: string): string => cluster.replace(/^greetings-/, '');
+
+/** `FAILED OUT → lva1:2 ltx1:1 · buckets 0-99 · until 12:30:00 (29m left)`, `scheduled …`, `serving`. */
+export function describeFailout(config: FailoutConfig | undefined, now: number): string {
+  if (!config) return 'serving';
+  const peers = config.peers.map((p) => `${short(p.cluster)}:${p.weight}`).join(' ');
+  const active = config.windows.find((w) => w.offlineAt <= now && (w.onlineAt === undefined || now < w.onlineAt));
+  const window = active ?? config.windows.filter((w) => w.offlineAt > now).sort((a, b) => a.offlineAt - b.offlineAt)[0];
+  if (!window) return 'serving (failout ended)';
+  const until = window.onlineAt === undefined ? 'until restored' : `until ${time(window.onlineAt)} (${Math.max(0, Math.round((window.onlineAt - now) / 60_000))}m left)`;
+  const what = `→ ${peers} · buckets ${window.buckets.from}-${window.buckets.to} · ${until}`;
+  return active ? `FAILED OUT ${what}` : `scheduled at ${time(window.offlineAt)} ${what}`;
+}
+
+/** The copy-paste commands and the environment they need. */
+export function commandsText(env: StackEnv, keys: boolean): string[] {
+  const lines = [
+    'In another terminal (from this directory):',
+    `  export FAILOUT_QUEUE_URL=${env.FAILOUT_QUEUE_URL} SQS_ENDPOINT=${env.SQS_ENDPOINT} ZK_CONNECT=${env.ZK_CONNECT}`,
+    '  npx failout out greetings-lor1 --peer greetings-lva1:2 --peer greetings-ltx1:1 --for 30m --wait',
+    '  npx failout out greetings-lor1 --peer greetings-lva1 --for 30m --buckets 0-49 --wait',
+    '  npx failout restore greetings-lor1 --wait',
+    '  npx failout status',
+  ];
+  if (keys) {
+    lines.push(
+      'Keys here: p stop the primary control plane mid-rollout (the bridge falls back) / start it again ·',
+      '           e add a backend to greetings-lor1 (on the serving control planes) · k kill the bridge leader · q quit (or Ctrl-C)',
+    );
+  }
+  return lines;
+}
+
+/** One frame of the view. */
+export function renderView(source: ViewSource, now = Date.now()): string[] {
+  const samples = source.samplesSince(now - WINDOW_MS);
+  const recent = summarize(samples);
+  const totals = source.totals();
+  const out: string[] = [];
+  out.push(`failout local stack — ${time(now)} UTC`);
+  out.push('');
+  out.push(
+    `traffic, last ${WINDOW_MS / 1000} s at ${source.rate} req/s: ${recent.total} requests, ${recent.ok} ok, ${recent.errors} errors` +
+      `   (since start: ${totals.ok} ok, ${totals.errors} errors)`,
+  );
+  if (recent.lastError) out.push(`  last error: ${recent.lastError}`);
+  out.push(`  ${'cluster'.padEnd(16)} ${'share'.padStart(7)} ${'hosts'.padStart(5)}  ${'backends (requests)'.padEnd(34)} failout`);
+  for (const cluster of source.clusters()) {
+    const n = recent.byCluster.get(cluster.name) ?? 0;
+    const backends = [...recent.byHost]
+      .filter(([uri]) => (source.backendName(uri) ?? '').startsWith(short(cluster.name)))
+      .map(([uri, count]) => `${source.backendName(uri)} ${count}`)
+      .join(', ');
+    const failout = cluster.problem ? `malformed (ignored): ${cluster.problem}` : describeFailout(cluster.failout, now);
+    out.push(`  ${cluster.name.padEnd(16)} ${pct(n, recent.total).padStart(7)} ${String(cluster.hosts).padStart(5)}  ${backends.padEnd(34)} ${failout}`);
+  }
+  out.push('');
+  out.push('bridge replicas (xDS → ZooKeeper)');
+  for (const r of source.replicas()) {
+    const admin = r.adminPort ? `  http://127.0.0.1:${r.adminPort}/status` : '';
+    out.push(`  ${r.id.padEnd(10)} ${r.role.padEnd(8)} ${(r.ready ? 'ready' : 'not ready').padEnd(9)} control plane: ${(r.controlPlane ?? 'none').padEnd(8)}${admin}`);
+  }
+  out.push(`control planes: ${source.planes().map((p) => `${p.name} ${p.uri} ${p.state}`).join(' · ')}`);
+  const w = source.worker();
+  out.push(`request worker: ${w.batches} batches, ${w.records} requests, ${w.deleted} acknowledged, ${w.failures} left for retry, ${w.sqsErrors} SQS errors`);
+  out.push('');
+  out.push(...commandsText(source.env(), true));
+  return out;
+}
+
+/** Redraws the view every second on a terminal stream. */
+export class LiveView {
+  private timer: NodeJS.Timeout | undefined;
+  /** A line under the frame (the result of the last key). */
+  note = '';
+
+  constructor(
+    private readonly source: ViewSource,
+    private readonly write: (text: string) => void,
+  ) {}
+
+  start(): void {
+    this.draw();
+    this.timer = setInterval(() => this.draw(), 1000);
+  }
+
+  draw(): void {
+    const frame = renderView(this.source);
+    // Home, clear the screen, draw.
+    this.write(`\x1b[H\x1b[2J${frame.join('\n')}\n${this.note ? `\n${this.note}\n` : ''}`);
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+}

@@ -1,0 +1,43 @@
+import { formatResults, runScenario } from '../../lib/local/scenario';
+import { LocalStack } from '../../lib/local/stack';
+
+// The whole system on one machine (real ZooKeeper, fauxqs, two xDS control planes, two bridge
+// replicas, the real request handler, FailoutClient traffic) through the scripted six steps.
+
+describe('the local stack scenario', () => {
+  let stack: LocalStack | undefined;
+
+  afterAll(async () => {
+    await stack?.stop();
+  }, 30_000);
+
+  it('meets every step: failout, partial failout, bad request, control plane fallback, leader failover', async () => {
+    // Prepare
+    stack = await LocalStack.start({ rate: 50 });
+    const lines: string[] = [];
+
+    // Act
+    const results = await runScenario(stack, (line) => lines.push(line));
+
+    // Assess: the whole table on failure, so the cause is in the report
+    const table = formatResults(results).join('\n');
+    expect({ failed: results.filter((r) => !r.passed).map((r) => r.step), table }).toEqual({ failed: [], table });
+    expect(results).toHaveLength(6);
+    expect(stack.traffic.counts.errors).toBe(0);
+  }, 90_000);
+
+  it('stops everything it started: ZooKeeper, the queue server, the control planes', async () => {
+    // Prepare
+    if (!stack) throw new Error('the stack did not start');
+    const zk = stack.zk;
+
+    // Act
+    await stack.stop();
+
+    // Assess
+    expect(zk.pid).toBeUndefined();
+    expect([stack.planes.primary.state, stack.planes.fallback.state]).toEqual(['closed', 'closed']);
+    expect(stack.replicas.map((r) => r.role)).toEqual(['stopped', 'stopped']);
+    await expect(fetch(`${stack.sqs.endpoint}/`)).rejects.toThrow();
+  }, 30_000);
+});
