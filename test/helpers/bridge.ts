@@ -7,9 +7,10 @@ import { parseBridgeConfig, XdsBridge, type BridgeConfig } from '../../lib/bridg
 import { clusterPath, servicePath, urisPath } from '../../lib/d2/paths';
 import { buildCluster, buildClusterLoadAssignment, buildListener, buildRouteConfiguration, type EndpointInput } from '../../lib/xds/resource-types';
 import type { ClusterLbPolicy } from '../../lib/xds/resource-types';
-import type { SnapshotInput } from '../../lib/xds/server';
+import type { SnapshotInput, XdsManagementServer } from '../../lib/xds/server';
 import type { ZkSession } from '../../lib/zk';
-import { openSession } from './zk';
+import { startXdsServer } from './xds-chain';
+import { closeSessions, openSession, uniqueBase } from './zk';
 
 /** One service of a world: its route's clusters with weights. */
 export interface WorldService {
@@ -99,3 +100,31 @@ export const paths = {
   service: (base: string, name: string): string => servicePath(base, name),
   uris: (base: string, name: string): string => urisPath(base, name),
 };
+
+/** What {@link useBridgeFixture} sets up before each test: a management server, a reader session, a base path. */
+export interface BridgeFixture {
+  xds: XdsManagementServer;
+  reader: ZkSession;
+  base: string;
+}
+
+/**
+ * Registers the beforeEach/afterEach pair most bridge tests share: a fresh management server, a reader
+ * session and a unique D2 base path before each test; every bridge, the server, the base path's nodes
+ * and the sessions gone after it. The returned object's fields are valid inside tests and hooks.
+ */
+export function useBridgeFixture(): BridgeFixture {
+  const fixture = {} as BridgeFixture;
+  beforeEach(async () => {
+    fixture.xds = await startXdsServer();
+    fixture.reader = await openSession();
+    fixture.base = uniqueBase('bridge');
+  });
+  afterEach(async () => {
+    await stopBridges();
+    await fixture.xds.close();
+    await fixture.reader.removeRecursive(fixture.base).catch(() => undefined);
+    await closeSessions();
+  });
+  return fixture;
+}

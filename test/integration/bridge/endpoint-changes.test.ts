@@ -1,11 +1,9 @@
 import { parseUriProperties } from '../../../lib/d2';
 import { uriChildName } from '../../../lib/bridge';
-import type { XdsManagementServer } from '../../../lib/xds/server';
 import type { EndpointInput } from '../../../lib/xds/resource-types';
+import { bridgeConfig, paths, readNode, readUris, startBridge, useBridgeFixture, worldSnapshot, type World } from '../../helpers/bridge';
 import type { ZkSession } from '../../../lib/zk';
-import { bridgeConfig, paths, readNode, readUris, startBridge, stopBridges, worldSnapshot, type World } from '../../helpers/bridge';
-import { startXdsServer } from '../../helpers/xds-chain';
-import { closeSessions, eventually, openSession, uniqueBase } from '../../helpers/zk';
+import { eventually } from '../../helpers/zk';
 
 // Incremental sync: an xDS endpoint change rewrites only the znodes it concerns.
 
@@ -42,22 +40,7 @@ function changed(before: Map<string, bigint>, after: Map<string, bigint>): strin
 }
 
 describe('bridge incremental sync', () => {
-  let xds: XdsManagementServer;
-  let reader: ZkSession;
-  let base: string;
-
-  beforeEach(async () => {
-    xds = await startXdsServer();
-    reader = await openSession();
-    base = uniqueBase('bridge');
-  });
-
-  afterEach(async () => {
-    await stopBridges();
-    await xds.close();
-    await reader.removeRecursive(base).catch(() => undefined);
-    await closeSessions();
-  });
+  const fx = useBridgeFixture();
 
   const child = (e: EndpointInput): string => `${paths.uris('', 'greetings-lor1')}/${uriChildName(e.address, e.port)}`;
 
@@ -69,32 +52,32 @@ describe('bridge incremental sync', () => {
     ['a weight changed', [A, { ...B, weight: 5 }], [child(B)]],
   ])('%s → only that URI node changes', async (_name, next, expected) => {
     // Prepare
-    xds.setSnapshot('*', worldSnapshot('1', world([A, B])));
-    const { bridge } = await startBridge(bridgeConfig([xds.uri], ['greetings', 'profiles'], base));
+    fx.xds.setSnapshot('*', worldSnapshot('1', world([A, B])));
+    const { bridge } = await startBridge(bridgeConfig([fx.xds.uri], ['greetings', 'profiles'], fx.base));
     await eventually(() => bridge.ready, 15_000, 'bridge ready');
-    const before = await snapshot(reader, base);
+    const before = await snapshot(fx.reader, fx.base);
     const writesBefore = bridge.syncStats().writes;
 
     // Act
-    xds.setSnapshot('*', worldSnapshot('2', world(next)));
+    fx.xds.setSnapshot('*', worldSnapshot('2', world(next)));
     await eventually(() => bridge.syncStats().writes > writesBefore, 10_000, 'the change written');
     await bridge.whenSynced();
 
     // Assess
-    const after = await snapshot(reader, base);
-    expect(changed(before, after)).toEqual(expected.map((p) => `${base}${p}`));
+    const after = await snapshot(fx.reader, fx.base);
+    expect(changed(before, after)).toEqual(expected.map((p) => `${fx.base}${p}`));
     expect(bridge.syncStats().writes - writesBefore).toBe(1);
   });
 
   it('writes the new weight into the URI document', async () => {
-    xds.setSnapshot('*', worldSnapshot('1', world([A])));
-    const { bridge } = await startBridge(bridgeConfig([xds.uri], ['greetings', 'profiles'], base));
+    fx.xds.setSnapshot('*', worldSnapshot('1', world([A])));
+    const { bridge } = await startBridge(bridgeConfig([fx.xds.uri], ['greetings', 'profiles'], fx.base));
     await eventually(() => bridge.ready, 15_000, 'bridge ready');
 
-    xds.setSnapshot('*', worldSnapshot('2', world([{ ...A, weight: 7 }])));
-    await eventually(async () => (await readUris(reader, base, 'greetings-lor1')).get(uriChildName(A.address, A.port))?.data.includes('7.0') ?? false, 10_000, 'weight 7');
+    fx.xds.setSnapshot('*', worldSnapshot('2', world([{ ...A, weight: 7 }])));
+    await eventually(async () => (await readUris(fx.reader, fx.base, 'greetings-lor1')).get(uriChildName(A.address, A.port))?.data.includes('7.0') ?? false, 10_000, 'weight 7');
 
-    const data = (await readUris(reader, base, 'greetings-lor1')).get(uriChildName(A.address, A.port))!.data;
+    const data = (await readUris(fx.reader, fx.base, 'greetings-lor1')).get(uriChildName(A.address, A.port))!.data;
     expect(parseUriProperties(data).partitionDesc).toEqual({ 'http://10.0.0.1:8080': { 0: 7 } });
   });
 });

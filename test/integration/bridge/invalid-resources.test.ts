@@ -1,10 +1,9 @@
 import type { ResourceKind } from '../../../lib/xds/resource-types';
 import { TYPE_URLS } from '../../../lib/xds/resource-types';
-import { garbageResource, invalidResource, type SnapshotInput, type XdsManagementServer } from '../../../lib/xds/server';
-import type { ZkSession } from '../../../lib/zk';
-import { bridgeConfig, readNode, readUris, startBridge, stopBridges, worldSnapshot, type World, paths } from '../../helpers/bridge';
-import { sleep, startXdsServer } from '../../helpers/xds-chain';
-import { closeSessions, eventually, openSession, uniqueBase } from '../../helpers/zk';
+import { garbageResource, invalidResource, type SnapshotInput } from '../../../lib/xds/server';
+import { bridgeConfig, readNode, readUris, startBridge, useBridgeFixture, worldSnapshot, type World, paths } from '../../helpers/bridge';
+import { sleep } from '../../helpers/xds-chain';
+import { eventually } from '../../helpers/zk';
 
 // A control plane that sends garbage or invalid resources: the bridge NACKs them (lib/xds) and the
 // last good data stays in ZooKeeper.
@@ -22,27 +21,12 @@ function withInvalid(kind: ResourceKind, name: string): SnapshotInput {
 }
 
 describe('bridge with invalid resources', () => {
-  let xds: XdsManagementServer;
-  let reader: ZkSession;
-  let base: string;
-
-  beforeEach(async () => {
-    xds = await startXdsServer();
-    reader = await openSession();
-    base = uniqueBase('bridge');
-  });
-
-  afterEach(async () => {
-    await stopBridges();
-    await xds.close();
-    await reader.removeRecursive(base).catch(() => undefined);
-    await closeSessions();
-  });
+  const fx = useBridgeFixture();
 
   async function zkState(): Promise<string> {
-    const service = await readNode(reader, paths.service(base, 'greetings'));
-    const cluster = await readNode(reader, paths.cluster(base, 'greetings-lor1'));
-    const uris = await readUris(reader, base, 'greetings-lor1');
+    const service = await readNode(fx.reader, paths.service(fx.base, 'greetings'));
+    const cluster = await readNode(fx.reader, paths.cluster(fx.base, 'greetings-lor1'));
+    const uris = await readUris(fx.reader, fx.base, 'greetings-lor1');
     return JSON.stringify([service?.mzxid.toString(), cluster?.mzxid.toString(), [...uris].map(([n, u]) => [n, u.mzxid.toString()])]);
   }
 
@@ -53,14 +37,14 @@ describe('bridge with invalid resources', () => {
     ['clusterLoadAssignment', 'greetings-lor1-eds'],
   ])('NACKs an invalid %s and keeps the last good data in ZooKeeper', async (kind, name) => {
     // Prepare
-    xds.setSnapshot('*', worldSnapshot('1', world));
-    const { bridge } = await startBridge(bridgeConfig([xds.uri], ['greetings'], base, { deletionGraceMs: 200 }));
+    fx.xds.setSnapshot('*', worldSnapshot('1', world));
+    const { bridge } = await startBridge(bridgeConfig([fx.xds.uri], ['greetings'], fx.base, { deletionGraceMs: 200 }));
     await eventually(() => bridge.ready, 15_000, 'bridge ready');
     const before = await zkState();
     const writes = bridge.syncStats().writes;
 
     // Act
-    xds.setSnapshot('*', withInvalid(kind, name));
+    fx.xds.setSnapshot('*', withInvalid(kind, name));
     await eventually(() => bridge.configDump().authorities[0]!.resources.some((r) => r.name === name && r.status === 'nacked'), 10_000, 'NACK');
     await sleep(500);
 
@@ -71,14 +55,14 @@ describe('bridge with invalid resources', () => {
 
   it('NACKs resources whose bytes do not decode and keeps the last good data', async () => {
     // Prepare
-    xds.setSnapshot('*', worldSnapshot('1', world));
-    const { bridge } = await startBridge(bridgeConfig([xds.uri], ['greetings'], base, { deletionGraceMs: 200 }));
+    fx.xds.setSnapshot('*', worldSnapshot('1', world));
+    const { bridge } = await startBridge(bridgeConfig([fx.xds.uri], ['greetings'], fx.base, { deletionGraceMs: 200 }));
     await eventually(() => bridge.ready, 15_000, 'bridge ready');
     const before = await zkState();
 
     // Act
-    const sent = xds.pushRaw(TYPE_URLS.clusterLoadAssignment, [garbageResource(TYPE_URLS.clusterLoadAssignment)]);
-    await eventually(() => xds.recorder.nacks.some((r) => r.typeUrl === TYPE_URLS.clusterLoadAssignment), 10_000, 'NACK');
+    const sent = fx.xds.pushRaw(TYPE_URLS.clusterLoadAssignment, [garbageResource(TYPE_URLS.clusterLoadAssignment)]);
+    await eventually(() => fx.xds.recorder.nacks.some((r) => r.typeUrl === TYPE_URLS.clusterLoadAssignment), 10_000, 'NACK');
     await sleep(500);
 
     // Assess

@@ -1,8 +1,6 @@
-import type { XdsManagementServer } from '../../../lib/xds/server';
-import type { ZkSession } from '../../../lib/zk';
-import { bridgeConfig, paths, readNode, readUris, startBridge, stopBridges, worldSnapshot, type World } from '../../helpers/bridge';
-import { sleep, startXdsServer } from '../../helpers/xds-chain';
-import { closeSessions, eventually, openSession, uniqueBase } from '../../helpers/zk';
+import { bridgeConfig, paths, readNode, readUris, startBridge, useBridgeFixture, worldSnapshot, type World } from '../../helpers/bridge';
+import { sleep } from '../../helpers/xds-chain';
+import { eventually } from '../../helpers/zk';
 
 // Removal: only for resources the control plane says do not exist, only after the grace period, and
 // never because the control plane cannot be reached.
@@ -13,56 +11,41 @@ const world: World = {
 };
 
 describe('bridge removal', () => {
-  let xds: XdsManagementServer;
-  let reader: ZkSession;
-  let base: string;
-
-  beforeEach(async () => {
-    xds = await startXdsServer();
-    reader = await openSession();
-    base = uniqueBase('bridge');
-  });
-
-  afterEach(async () => {
-    await stopBridges();
-    await xds.close();
-    await reader.removeRecursive(base).catch(() => undefined);
-    await closeSessions();
-  });
+  const fx = useBridgeFixture();
 
   it('removes a deleted service and its endpoints only after the grace period, keeping the cluster node', async () => {
     // Prepare
-    xds.setSnapshot('*', worldSnapshot('1', world));
-    const { bridge } = await startBridge(bridgeConfig([xds.uri], ['greetings'], base, { deletionGraceMs: 1500 }));
+    fx.xds.setSnapshot('*', worldSnapshot('1', world));
+    const { bridge } = await startBridge(bridgeConfig([fx.xds.uri], ['greetings'], fx.base, { deletionGraceMs: 1500 }));
     await eventually(() => bridge.ready, 15_000, 'bridge ready');
 
     // Act: the listener and cluster disappear from the SotW responses
-    xds.setSnapshot('*', { version: '2', listeners: [], routes: [], clusters: [], endpoints: [] });
+    fx.xds.setSnapshot('*', { version: '2', listeners: [], routes: [], clusters: [], endpoints: [] });
     await sleep(700);
 
     // Assess: still there within the grace period …
-    expect(await readNode(reader, paths.service(base, 'greetings'))).toBeDefined();
-    expect((await readUris(reader, base, 'greetings-lor1')).size).toBe(1);
+    expect(await readNode(fx.reader, paths.service(fx.base, 'greetings'))).toBeDefined();
+    expect((await readUris(fx.reader, fx.base, 'greetings-lor1')).size).toBe(1);
     // … gone after it, except the cluster node (it holds failoutProperties)
-    await eventually(async () => (await readNode(reader, paths.service(base, 'greetings'))) === undefined, 10_000, 'service removed');
-    await eventually(async () => (await readUris(reader, base, 'greetings-lor1')).size === 0, 10_000, 'uris removed');
-    expect(await readNode(reader, paths.cluster(base, 'greetings-lor1'))).toBeDefined();
+    await eventually(async () => (await readNode(fx.reader, paths.service(fx.base, 'greetings'))) === undefined, 10_000, 'service removed');
+    await eventually(async () => (await readUris(fx.reader, fx.base, 'greetings-lor1')).size === 0, 10_000, 'uris removed');
+    expect(await readNode(fx.reader, paths.cluster(fx.base, 'greetings-lor1'))).toBeDefined();
   });
 
   it('keeps everything while the control plane is unreachable', async () => {
     // Prepare
-    xds.setSnapshot('*', worldSnapshot('1', world));
-    const { bridge } = await startBridge(bridgeConfig([xds.uri], ['greetings'], base, { deletionGraceMs: 200, watchExpiryMs: 500 }));
+    fx.xds.setSnapshot('*', worldSnapshot('1', world));
+    const { bridge } = await startBridge(bridgeConfig([fx.xds.uri], ['greetings'], fx.base, { deletionGraceMs: 200, watchExpiryMs: 500 }));
     await eventually(() => bridge.ready, 15_000, 'bridge ready');
     const writes = bridge.syncStats().writes;
 
     // Act
-    await xds.stop();
+    await fx.xds.stop();
     await sleep(2500);
 
     // Assess
-    expect(await readNode(reader, paths.service(base, 'greetings'))).toBeDefined();
-    expect((await readUris(reader, base, 'greetings-lor1')).size).toBe(1);
+    expect(await readNode(fx.reader, paths.service(fx.base, 'greetings'))).toBeDefined();
+    expect((await readUris(fx.reader, fx.base, 'greetings-lor1')).size).toBe(1);
     expect(bridge.syncStats().writes).toBe(writes);
   });
 });
