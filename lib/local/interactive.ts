@@ -1,0 +1,61 @@
+// What `npm start` does once the stack runs: the scripted scenario, or the live view and its keys.
+import { formatResults, runScenario } from './scenario';
+import type { LocalStack } from './stack';
+import { LOCAL_CLUSTER } from './topology';
+import { summarize } from './traffic';
+import { commandsText, LiveView } from './view';
+
+const say = (line: string): void => void process.stdout.write(`${line}\n`);
+
+/** Runs the six-step scenario and prints its table; 0 only if every step passed. */
+export async function scenario(stack: LocalStack): Promise<number> {
+  const results = await runScenario(stack, say);
+  say('');
+  formatResults(results).forEach(say);
+  return results.every((r) => r.passed) ? 0 : 1;
+}
+
+/** Runs until Ctrl-C / q: the live view with keys on a terminal, else a traffic line every 5 s. */
+export async function interactive(stack: LocalStack, view: boolean): Promise<void> {
+  let quit!: () => void;
+  const done = new Promise<void>((resolve) => (quit = resolve));
+  process.once('SIGINT', quit);
+  process.once('SIGTERM', quit);
+  const stdin = process.stdin;
+  if (!view || !stdin.isTTY) {
+    commandsText(stack.env(), false).forEach(say);
+    const timer = setInterval(() => {
+      const s = summarize(stack.traffic.samplesSince(Date.now() - 5000));
+      const shares = [...s.byCluster].map(([c, n]) => `${c} ${((100 * n) / s.total).toFixed(0)}%`).join(', ');
+      say(`traffic (5 s): ${s.total} requests, ${s.errors} errors; ${shares}; leader ${stack.leader()?.config.replicaId ?? 'none'}`);
+    }, 5000);
+    await done;
+    clearInterval(timer);
+    return;
+  }
+  const live = new LiveView(stack.viewSource(), (text) => process.stdout.write(text));
+  const act = (note: string, action: () => Promise<unknown>): void => {
+    live.note = note;
+    action().then(
+      (result) => (live.note = `${note} done${typeof result === 'string' ? `: ${result}` : ''}`),
+      (err: unknown) => (live.note = `${note} failed: ${err instanceof Error ? err.message : String(err)}`),
+    );
+  };
+  stdin.setRawMode(true);
+  stdin.resume();
+  stdin.on('data', (chunk: Buffer) => {
+    const key = chunk.toString('utf8');
+    // Raw mode turns Ctrl-C into a key.
+    if (key === 'q' || key === '\u0003') quit();
+    else if (key === 'k') act('killing the bridge leader…', () => stack.killLeader());
+    else if (key === 'e') act(`adding a backend to ${LOCAL_CLUSTER}…`, async () => (await stack.planes.addBackend(LOCAL_CLUSTER)).name);
+    else if (key === 'p' && stack.planes.primaryServing) act('stopping the primary mid-rollout…', async () => stack.planes.stopPrimaryMidRollout());
+    else if (key === 'p') act('starting the primary…', () => stack.planes.startPrimary());
+  });
+  live.start();
+  await done;
+  live.stop();
+  stdin.setRawMode(false);
+  stdin.pause();
+}
+

@@ -1,0 +1,70 @@
+// The options of `npm start` (lib/local/main.ts): parsing and the help text.
+import { parseArgs } from 'node:util';
+import type { LocalStackOptions } from './stack';
+
+/** `npm start -- --help`. */
+export const HELP = `usage: npm start [-- options]
+
+Runs the whole failout system on 127.0.0.1: ZooKeeper, a FIFO queue and its DLQ (fauxqs), two xDS
+control planes (primary, fallback) serving service greetings (clusters greetings-lor1, -lva1, -ltx1,
+three HTTP backends each), two xDS→ZooKeeper bridge replicas, the request worker (the real Lambda
+handler behind a queue poller) and a traffic generator calling through FailoutClient. A live view
+shows where the traffic goes; it prints the failout commands to try and the environment they need.
+Ctrl-C (or q) stops everything.
+
+options:
+  --rate <n>            requests per second of the traffic generator (default 50)
+  --zk-port <port>      ZooKeeper client port (default: a free one)
+  --sqs-port <port>     local SQS port (default: a free one)
+  --primary-port <port> primary xDS control plane port (default: a free one)
+  --fallback-port <port> fallback xDS control plane port (default: a free one)
+  --no-view             no live view: JSON logs on stderr and a traffic line every 5 s
+  --scenario            run the scripted six-step scenario, print a pass/fail table, exit 0 only if all pass
+  --help                this text
+
+keys in the live view:
+  p  stop the primary control plane mid-rollout (the bridge falls back) / start it again
+  e  add a backend to greetings-lor1 (published on the control planes that serve)
+  k  kill the bridge leader (the standby takes over; a fresh standby starts)
+  q  quit
+`;
+
+/** What `npm start` was asked to do. */
+export interface StartOptions extends LocalStackOptions {
+  view: boolean;
+  scenario: boolean;
+}
+
+/** Parses `npm start` arguments; throws an Error naming the bad option. */
+export function parseStartOptions(argv: string[]): StartOptions | 'help' {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      rate: { type: 'string' },
+      'zk-port': { type: 'string' },
+      'sqs-port': { type: 'string' },
+      'primary-port': { type: 'string' },
+      'fallback-port': { type: 'string' },
+      'no-view': { type: 'boolean', default: false },
+      scenario: { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) return 'help';
+  const int = (name: string, text: string | undefined, min: number, max: number): number | undefined => {
+    if (text === undefined) return undefined;
+    const n = Number(text);
+    if (!Number.isInteger(n) || n < min || n > max) throw new Error(`--${name} must be an integer from ${min} to ${max}, got ${text}`);
+    return n;
+  };
+  return {
+    rate: int('rate', values.rate, 1, 5000),
+    zkPort: int('zk-port', values['zk-port'], 1, 65535),
+    sqsPort: int('sqs-port', values['sqs-port'], 1, 65535),
+    primaryPort: int('primary-port', values['primary-port'], 1, 65535),
+    fallbackPort: int('fallback-port', values['fallback-port'], 1, 65535),
+    view: !values['no-view'],
+    scenario: values.scenario,
+  };
+}
+
