@@ -3,7 +3,8 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', 'cdk.out/**', 'bench/results/**', 'coverage/**'] },
+  // examples/ are consumer projects with their own package.json and tsconfig (`npm run typecheck` there).
+  { ignores: ['node_modules/**', 'dist/**', 'cdk.out/**', 'bench/results/**', 'coverage/**', 'docs/**', 'examples/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

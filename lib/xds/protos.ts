@@ -23,6 +23,7 @@ import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import * as protobuf from 'protobufjs';
 import { XdsError } from './errors';
+import { BUNDLED_PROTO_DIR, GRPC_JS_XDS_PROTO_DIRS, RESOURCE_FILES, SERVICE_FILES } from './proto-files';
 import { messageNameOf, RESOURCE_WRAPPER_TYPE_URL } from './resource-types/type-urls';
 
 /** `google.protobuf.Any` as it travels in ADS messages. */
@@ -117,26 +118,20 @@ export const ADS_METHOD_PATH = '/envoy.service.discovery.v3.AggregatedDiscoveryS
 /** Full method path of LRS. */
 export const LRS_METHOD_PATH = '/envoy.service.load_stats.v3.LoadReportingService/StreamLoadStats';
 
-const SERVICE_FILES = ['envoy/service/discovery/v3/ads.proto', 'envoy/service/load_stats/v3/lrs.proto'];
-const RESOURCE_FILES = [
-  'envoy/config/listener/v3/listener.proto',
-  'envoy/config/route/v3/route.proto',
-  'envoy/config/cluster/v3/cluster.proto',
-  'envoy/config/endpoint/v3/endpoint.proto',
-  'envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager.proto',
-  'envoy/extensions/filters/http/router/v3/router.proto',
-  'envoy/service/discovery/v3/discovery.proto',
-];
-
 /** `toObject` options matching grpc-js-xds (so decoded objects look the same). */
 const TO_OBJECT: protobuf.IConversionOptions = { longs: String, enums: String, defaults: true, oneofs: true };
 
 let loaded: XdsProtos | undefined;
 
-/** The include dirs under `@grpc/grpc-js-xds/deps/` (grpc-js-xds-peer.md, "Loading the envoy protos"). */
+/**
+ * Where the .proto files are: the copy `npm run build` puts next to the built file (the installed
+ * package), else @grpc/grpc-js-xds's `deps/` (running from source; a devDependency).
+ */
 function includeDirs(): string[] {
+  const bundled = path.join(__dirname, BUNDLED_PROTO_DIR);
+  if (existsSync(bundled)) return [bundled];
   const pkg = path.dirname(require.resolve('@grpc/grpc-js-xds/package.json'));
-  return ['envoy-api', 'xds', 'googleapis', 'protoc-gen-validate'].map((d) => path.join(pkg, 'deps', d));
+  return GRPC_JS_XDS_PROTO_DIRS.map((d) => path.join(pkg, 'deps', d));
 }
 
 function loadResourceRoot(dirs: string[]): protobuf.Root {
@@ -148,7 +143,7 @@ function loadResourceRoot(dirs: string[]): protobuf.Root {
     }
     return target;
   };
-  root.loadSync(RESOURCE_FILES, { keepCase: true });
+  root.loadSync([...RESOURCE_FILES], { keepCase: true });
   root.resolveAll();
   return root;
 }
@@ -157,7 +152,7 @@ function loadResourceRoot(dirs: string[]): protobuf.Root {
 export function loadXdsProtos(): XdsProtos {
   if (loaded) return loaded;
   const dirs = includeDirs();
-  const definition = protoLoader.loadSync(SERVICE_FILES, {
+  const definition = protoLoader.loadSync([...SERVICE_FILES], {
     keepCase: true,
     longs: String,
     enums: String,

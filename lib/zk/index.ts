@@ -1,12 +1,23 @@
 /**
- * lib/zk: a ZooKeeper session you can rely on. Promise operations with compare-and-set and multi,
+ * lib/zk (`failout/zk`): a ZooKeeper session you can rely on. Promise operations with compare-and-set and multi,
  * persistent watches that survive reconnects and session expiry, digest ACLs, leader election.
+ *
+ * @example
+ * ```ts
+ * import { connectSession } from 'failout/zk';
+ *
+ * const session = await connectSession({ connectString: 'zk1:2181,zk2:2181' });
+ * const watch = session.watchData('/d2/clusters/greetings-lor1', (state) => console.log(state));
+ * ```
+ *
+ * @packageDocumentation
+ * @module failout/zk
  */
 export { ZkSession, connectSession, parentOf } from './session';
 export type { ConnectionState, SessionEvent, ZkSessionOptions, CreateOptions } from './session';
-export type { Watch, WatchLifecycle, DataWatch, ChildrenWatch } from './persistent-watch';
+export type { Watch, WatchHost, WatchLifecycle, DataWatch, ChildrenWatch } from './persistent-watch';
 export { LeaderElection } from './leader-election';
-export type { LeaderElectionOptions, ElectionLifecycle } from './leader-election';
+export type { LeaderElectionEvents, LeaderElectionOptions, ElectionLifecycle } from './leader-election';
 export { ZkError, isZkError, assertIsError } from './errors';
 export type { ZkErrorKind } from './errors';
 export { digestAcl, digestId, worldAcl, readableByAllWritableBy, OPEN_ACL } from './acl';

@@ -23,7 +23,7 @@ export type ConnectionState = 'latent' | 'connecting' | 'connected' | 'suspended
  */
 export type SessionEvent = Exclude<ConnectionState, 'latent' | 'connecting' | 'closed'> | 'reset';
 
-/** Options for {@link createSession}. */
+/** Options for {@link connectSession} and the {@link ZkSession} constructor. */
 export interface ZkSessionOptions {
   /** `host:port[,host:port…]` of the ensemble. */
   connectString: string;

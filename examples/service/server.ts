@@ -1,0 +1,65 @@
+// A service that adopts failout: it announces itself in D2 (ZooKeeper) and calls `greetings`
+// through FailoutClient, so a failout of greetings' local cluster moves its calls to the peers.
+import { createServer } from 'node:http';
+import {
+  LoadBalancerState,
+  WeightedFailoutRedirectStrategy,
+  ZooKeeperAnnouncer,
+  ZooKeeperFailoutConfigProviderFactory,
+  buildD2Client,
+  type D2ClientConfig,
+} from 'failout';
+import { connectSession } from 'failout/zk';
+
+const zkConnect = process.env.ZK_CONNECT ?? '127.0.0.1:2181';
+const port = Number(process.env.PORT ?? 8080);
+const cluster = process.env.CLUSTER ?? 'profiles-lor1'; // where this service announces itself
+const upstream = process.env.UPSTREAM_SERVICE ?? 'greetings'; // the D2 service it calls
+
+async function main(): Promise<void> {
+  const session = await connectSession({ connectString: zkConnect });
+  const state = new LoadBalancerState({ session });
+  const config: D2ClientConfig = {
+    state,
+    enableClusterFailout: true,
+    failoutConfigProviderFactory: new ZooKeeperFailoutConfigProviderFactory(),
+    failoutRedirectStrategy: (view) => new WeightedFailoutRedirectStrategy({ view }),
+  };
+  const client = buildD2Client(config);
+  await state.listenToService(upstream);
+
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const member = url.searchParams.get('member') ?? undefined; // same member, same bucket
+    client
+      .request(`d2://${upstream}/hello`, { routingKey: member, headersTimeout: 2000, bodyTimeout: 2000 })
+      .then(async (upstreamRes) => {
+        const greeting = await upstreamRes.body.text();
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ member, greeting, servedBy: upstreamRes.target.cluster }) + '\n');
+      })
+      .catch((err: unknown) => {
+        res.writeHead(502, { 'content-type': 'text/plain' });
+        res.end(`${upstream} failed: ${err instanceof Error ? err.message : String(err)}\n`);
+      });
+  });
+  server.listen(port, '127.0.0.1');
+  const announcer = new ZooKeeperAnnouncer({ session, cluster, uri: `http://127.0.0.1:${port}` });
+  await announcer.markUp();
+  console.log(`listening on http://127.0.0.1:${port}, announced in ${cluster}; calling d2://${upstream}`);
+
+  process.once('SIGINT', () => {
+    void (async () => {
+      await announcer.close(); // leave D2 first (marks down), so no caller picks a host that is going away
+      server.close();
+      await client.close();
+      state.shutdown();
+      await session.close();
+    })();
+  });
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
