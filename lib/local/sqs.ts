@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { killOnExit } from './child-processes';
 
 /**
  * A local SQS (fauxqs 1.9.2) with a FIFO queue and its FIFO dead-letter queue, for tests, the local
@@ -100,18 +101,6 @@ function required(value: string | undefined, what: string): string {
   return value;
 }
 
-const running = new Set<ChildProcess>();
-let exitHookInstalled = false;
-
-/** Kills every server this process started when it exits, even on an uncaught error. */
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.on('exit', () => {
-    for (const child of running) child.kill('SIGKILL');
-  });
-}
-
 /**
  * Starts fauxqs on 127.0.0.1 (see the module comment for why in a child process) and creates one
  * FIFO queue pair. Resolves once both queues exist.
@@ -140,9 +129,7 @@ function spawnServer(port: number, readyTimeoutMs: number): Promise<{ child: Chi
     stdio: ['pipe', 'pipe', 'inherit'],
     env: { ...process.env, FAUXQS_HOST: '127.0.0.1', FAUXQS_PORT: String(port) },
   });
-  running.add(child);
-  installExitHook();
-  child.once('exit', () => running.delete(child));
+  killOnExit(child);
   return new Promise((resolve, reject) => {
     let buffered = '';
     const fail = (err: Error): void => {
@@ -151,15 +138,15 @@ function spawnServer(port: number, readyTimeoutMs: number): Promise<{ child: Chi
       reject(err);
     };
     const timer = setTimeout(() => fail(new Error(`fauxqs did not start within ${readyTimeoutMs} ms`)), readyTimeoutMs);
+    const onEarlyExit = (code: number | null): void => fail(new Error(`fauxqs exited with code ${String(code)} before listening`));
     child.once('error', fail);
-    child.once('exit', (code) => fail(new Error(`fauxqs exited with code ${String(code)} before listening`)));
+    child.once('exit', onEarlyExit);
     child.stdout?.on('data', (chunk: Buffer) => {
       buffered += chunk.toString('utf8');
       const newline = buffered.indexOf('\n');
       if (newline < 0) return;
       clearTimeout(timer);
-      child.removeAllListeners('exit');
-      child.once('exit', () => running.delete(child));
+      child.off('exit', onEarlyExit);
       child.stdout?.removeAllListeners('data');
       child.stdout?.resume();
       const { port: actual } = JSON.parse(buffered.slice(0, newline)) as { port: number };

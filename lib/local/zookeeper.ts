@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureZooKeeper, type ZooKeeperInstallation } from './zookeeper-install.cjs';
 import { freePort, fourLetterWord } from './net';
+import { killOnExit } from './child-processes';
 
 /** Session timeout bounds the server grants; short ones let tests expire sessions quickly. */
 export interface SessionTimeouts {
@@ -42,18 +43,6 @@ export interface ZooKeeperEnsemble {
   readonly connectString: string;
   readonly members: readonly ZooKeeperServer[];
   stop(): Promise<void>;
-}
-
-const running = new Set<ChildProcess>();
-let exitHookInstalled = false;
-
-/** Kills every JVM this process started when it exits, even on an uncaught error. */
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.on('exit', () => {
-    for (const child of running) child.kill('SIGKILL');
-  });
 }
 
 const TICK_MS = 2000;
@@ -127,10 +116,8 @@ class ZooKeeperProcess implements ZooKeeperServer {
     );
     closeSync(log);
     this.child = child;
-    running.add(child);
-    installExitHook();
+    killOnExit(child);
     child.once('exit', () => {
-      running.delete(child);
       if (this.child === child) this.child = undefined;
     });
     if (waitReady) await this.waitReady();
