@@ -12,20 +12,13 @@ import { startZooKeeper, type ZooKeeperServer } from '../../lib/local/zookeeper'
 import { createLogger } from '../../lib/logging';
 import { connectSession, type ZkSession } from '../../lib/zk';
 import { percentile, printTable, round, writeResults, type Row } from '../lib/report';
-import { parseIntOptions } from '../lib/args';
+import { FANOUT_OPTIONS, fanoutParameters, parseIntOptions, type FanoutParameters } from '../lib/args';
 import { calibrate, clock, mean, sleep, spawnWorker, split, type BenchWorker, type ClockCalibration } from '../lib/workers';
 import { measureZkFanout, type RoundResult as FanoutRound } from '../zk-fanout';
 import type { FromWorker, ToWorker } from './protocol';
 
-interface Parameters {
+interface Parameters extends FanoutParameters {
   clients: number;
-  processes: number;
-  rounds: number;
-  warmup: number;
-  gapMs: number;
-  sessionTimeoutMs: number;
-  connectConcurrency: number;
-  roundTimeoutMs: number;
   teardownDelayMs: number;
 }
 
@@ -34,28 +27,8 @@ const CLUSTER = 'greetings-lor1';
 const PEER = 'greetings-lva1';
 
 function parameters(args: string[]): Parameters {
-  const v = parseIntOptions(args, {
-    clients: { default: 1000, min: 1 },
-    processes: { default: 4, min: 1 },
-    rounds: { default: 20, min: 1 },
-    warmup: { default: 2, min: 0 },
-    'gap-ms': { default: 100, min: 0 },
-    'session-timeout-ms': { default: 30000, min: 1000 },
-    'connect-concurrency': { default: 20, min: 1 },
-    'round-timeout-ms': { default: 30000, min: 100 },
-    'teardown-delay-ms': { default: 60000, min: 0 },
-  });
-  return {
-    clients: v.clients,
-    processes: Math.min(v.processes, v.clients),
-    rounds: v.rounds,
-    warmup: v.warmup,
-    gapMs: v['gap-ms'],
-    sessionTimeoutMs: v['session-timeout-ms'],
-    connectConcurrency: v['connect-concurrency'],
-    roundTimeoutMs: v['round-timeout-ms'],
-    teardownDelayMs: v['teardown-delay-ms'],
-  };
+  const v = parseIntOptions(args, { clients: { default: 1000, min: 1 }, ...FANOUT_OPTIONS, 'teardown-delay-ms': { default: 60000, min: 0 } });
+  return { clients: v.clients, ...fanoutParameters(v, v.clients), teardownDelayMs: v['teardown-delay-ms'] };
 }
 
 type Worker = BenchWorker<ToWorker, FromWorker>;

@@ -26,3 +26,38 @@ export function parseIntOptions<K extends string>(args: string[], spec: Record<K
   }
   return result;
 }
+
+/** The options every fan-out style benchmark takes besides its client count (zk-fanout, failout-propagation, propagation). */
+export const FANOUT_OPTIONS = {
+  processes: { default: 4, min: 1 },
+  rounds: { default: 20, min: 1 },
+  warmup: { default: 2, min: 0 },
+  'gap-ms': { default: 100, min: 0 },
+  'session-timeout-ms': { default: 30000, min: 1000 },
+  'connect-concurrency': { default: 20, min: 1 },
+  'round-timeout-ms': { default: 30000, min: 100 },
+} as const satisfies Record<string, IntOption>;
+
+/** The parsed {@link FANOUT_OPTIONS}, never more processes than `count` (every worker runs at least one session). */
+export interface FanoutParameters {
+  processes: number;
+  rounds: number;
+  warmup: number;
+  gapMs: number;
+  sessionTimeoutMs: number;
+  connectConcurrency: number;
+  roundTimeoutMs: number;
+}
+
+/** Maps parsed {@link FANOUT_OPTIONS} values to {@link FanoutParameters}. */
+export function fanoutParameters(v: Record<keyof typeof FANOUT_OPTIONS, number>, count: number): FanoutParameters {
+  return {
+    processes: Math.min(v.processes, count),
+    rounds: v.rounds,
+    warmup: v.warmup,
+    gapMs: v['gap-ms'],
+    sessionTimeoutMs: v['session-timeout-ms'],
+    connectConcurrency: v['connect-concurrency'],
+    roundTimeoutMs: v['round-timeout-ms'],
+  };
+}

@@ -19,7 +19,7 @@ import { createLogger, type Logger } from '../../lib/logging';
 import { createHandler } from '../../lib/requests/lambda-handler';
 import { RequestWriter } from '../../lib/requests/request-writer';
 import { connectSession, type ZkSession } from '../../lib/zk';
-import { parseIntOptions } from '../lib/args';
+import { FANOUT_OPTIONS, fanoutParameters, parseIntOptions } from '../lib/args';
 import { percentile, printTable, round, writeResults, type Row } from '../lib/report';
 import { calibrate, clock, mean, sleep, spawnWorker, split, type BenchWorker } from '../lib/workers';
 import type { FromWorker, ToWorker } from '../failout-propagation/protocol';
@@ -38,26 +38,8 @@ const TARGET = { endToEndP99Ms: 500, writeToRerouteRatio: 1.3 } as const;
 type Worker = BenchWorker<ToWorker, FromWorker>;
 
 function parameters(args: string[]) {
-  const v = parseIntOptions(args, {
-    clients: { default: 1000, min: 1 },
-    processes: { default: 4, min: 1 },
-    rounds: { default: 20, min: 1 },
-    warmup: { default: 2, min: 0 },
-    'gap-ms': { default: 100, min: 0 },
-    'session-timeout-ms': { default: 30000, min: 1000 },
-    'connect-concurrency': { default: 20, min: 1 },
-    'round-timeout-ms': { default: 30000, min: 100 },
-  });
-  return {
-    clients: v.clients,
-    processes: Math.min(v.processes, v.clients),
-    rounds: v.rounds,
-    warmup: v.warmup,
-    gapMs: v['gap-ms'],
-    sessionTimeoutMs: v['session-timeout-ms'],
-    connectConcurrency: v['connect-concurrency'],
-    roundTimeoutMs: v['round-timeout-ms'],
-  };
+  const v = parseIntOptions(args, { clients: { default: 1000, min: 1 }, ...FANOUT_OPTIONS });
+  return { clients: v.clients, ...fanoutParameters(v, v.clients) };
 }
 type Parameters = ReturnType<typeof parameters>;
 

@@ -6,21 +6,14 @@ import { join } from 'node:path';
 import { startZooKeeper, type ZooKeeperServer } from '../../lib/local/zookeeper';
 import { createLogger, type Logger } from '../../lib/logging';
 import { connectSession, type ZkSession } from '../../lib/zk';
-import { parseIntOptions } from '../lib/args';
+import { FANOUT_OPTIONS, fanoutParameters, parseIntOptions, type FanoutParameters } from '../lib/args';
 import { percentile, printTable, round, writeResults, type Row } from '../lib/report';
 import { calibrate, clock, mean, sleep, spawnWorker, split, type BenchWorker, type ClockCalibration } from '../lib/workers';
 import type { FromWorker, ToWorker } from './protocol';
 
 /** Parameters of a zk-fanout measurement. */
-export interface Parameters {
+export interface Parameters extends FanoutParameters {
   watchers: number;
-  processes: number;
-  rounds: number;
-  warmup: number;
-  gapMs: number;
-  sessionTimeoutMs: number;
-  connectConcurrency: number;
-  roundTimeoutMs: number;
 }
 
 /** The node written each round. */
@@ -28,27 +21,8 @@ export const PATH = '/failout-bench/zk-fanout/node';
 
 /** Parses `--watchers … --processes …` into {@link Parameters}. */
 export function parameters(args: string[]): Parameters {
-  const v = parseIntOptions(args, {
-    watchers: { default: 1000, min: 1 },
-    processes: { default: 4, min: 1 },
-    rounds: { default: 20, min: 1 },
-    warmup: { default: 2, min: 0 },
-    'gap-ms': { default: 100, min: 0 },
-    'session-timeout-ms': { default: 30000, min: 1000 },
-    'connect-concurrency': { default: 20, min: 1 },
-    'round-timeout-ms': { default: 30000, min: 100 },
-  });
-  return {
-    watchers: v.watchers,
-    // Never more processes than watchers: every worker runs at least one.
-    processes: Math.min(v.processes, v.watchers),
-    rounds: v.rounds,
-    warmup: v.warmup,
-    gapMs: v['gap-ms'],
-    sessionTimeoutMs: v['session-timeout-ms'],
-    connectConcurrency: v['connect-concurrency'],
-    roundTimeoutMs: v['round-timeout-ms'],
-  };
+  const v = parseIntOptions(args, { watchers: { default: 1000, min: 1 }, ...FANOUT_OPTIONS });
+  return { watchers: v.watchers, ...fanoutParameters(v, v.watchers) };
 }
 
 type Worker = BenchWorker<ToWorker, FromWorker>;

@@ -3,7 +3,7 @@
  * channel pool (for authority tests) and a fake ADS call factory (for stream tests).
  */
 import type { AdsResponseEvent, AdsCall, AdsCallListener } from '../../lib/xds/ads-stream';
-import type { ChannelLease, ChannelPool } from '../../lib/xds/authority';
+import { Authority, type ChannelLease, type ChannelPool, type ServerSwitchEvent } from '../../lib/xds/authority';
 import type { XdsServerConfig } from '../../lib/xds/bootstrap';
 import type { XdsChannelEventHandler, XdsChannelState } from '../../lib/xds/channel';
 import { XdsError } from '../../lib/xds/errors';
@@ -218,4 +218,18 @@ export class FakeAdsCall implements AdsCall {
   requestsFor(typeUrl: string): DiscoveryRequest[] {
     return this.requests.filter((r) => r.type_url === typeUrl);
   }
+}
+
+/** An Authority over fake channels for `uris` (priority order), recording its server switches. */
+export function fakeAuthority(uris: readonly string[], name = ''): { authority: Authority; pool: FakePool; switches: ServerSwitchEvent[] } {
+  const pool = new FakePool();
+  const switches: ServerSwitchEvent[] = [];
+  const authority = new Authority({
+    name,
+    servers: uris.map((u, i) => server(u, i)),
+    pool,
+    resourceTypes: fakeTypes(),
+    onServerSwitch: (e) => switches.push(e),
+  });
+  return { authority, pool, switches };
 }

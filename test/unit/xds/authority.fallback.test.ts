@@ -2,24 +2,14 @@
  * The A71 fallback loop of one authority against fake channels: when it falls back, when it does not,
  * and what watchers hear meanwhile.
  */
-import { Authority, type ServerSwitchEvent } from '../../../lib/xds/authority';
-import { CDS_TYPE_URL, FakePool, LDS_TYPE_URL, fakeTypes, recordingWatcher, server, settle } from '../../helpers/xds-fakes';
+import { CDS_TYPE_URL, fakeAuthority, LDS_TYPE_URL, recordingWatcher, settle } from '../../helpers/xds-fakes';
 
 const P = 'primary:1';
 const S = 'secondary:2';
 const T = 'tertiary:3';
 
-function setup(uris: string[] = [P, S]): { authority: Authority; pool: FakePool; switches: ServerSwitchEvent[] } {
-  const pool = new FakePool();
-  const switches: ServerSwitchEvent[] = [];
-  const authority = new Authority({
-    name: '',
-    servers: uris.map((u, i) => server(u, i)),
-    pool,
-    resourceTypes: fakeTypes(),
-    onServerSwitch: (e) => switches.push(e),
-  });
-  return { authority, pool, switches };
+function setup(uris: string[] = [P, S]): ReturnType<typeof fakeAuthority> {
+  return fakeAuthority(uris, '');
 }
 
 describe('Authority fallback (gRFC A71)', () => {
