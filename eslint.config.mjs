@@ -4,7 +4,7 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   // examples/ are consumer projects with their own package.json and tsconfig (`npm run typecheck` there).
-  { ignores: ['node_modules/**', 'dist/**', 'cdk.out/**', 'bench/results/**', 'coverage/**', 'docs/**', 'examples/**'] },
+  { ignores: ['node_modules/**', 'dist/**', 'cdk.out/**', 'bench/results/**', 'bench/.build/**', 'coverage/**', 'docs/**', 'examples/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1,6 +1,9 @@
 // Child processes for multi-process benchmarks (zk-fanout, failout-propagation): forking TypeScript
-// workers with tsx, request/reply over IPC, and clock calibration between processes.
+// workers with tsx (or compiled to plain JavaScript), request/reply over IPC, and clock calibration
+// between processes.
 import { fork, type ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 
@@ -121,13 +124,38 @@ function tsxLoader(): string {
   return pathToFileURL(require.resolve('tsx')).href;
 }
 
-/** Forks `script` (a .ts file) with tsx and an IPC channel. */
-export function spawnWorker<To extends WorkerMessage, From extends WorkerMessage>(script: string, index: number, size: number): BenchWorker<To, From> {
-  const child = fork(script, [], {
-    execArgv: ['--import', tsxLoader()],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    serialization: 'advanced',
-  });
+/** How a worker's TypeScript runs. */
+export type WorkerRuntime =
+  /** Under tsx's loader (about 80 MiB RSS before the worker's own modules load). */
+  | 'tsx'
+  /** Bundled once per run by esbuild into plain CommonJS (npm packages left external) and run by bare node (about 40 MiB). */
+  | 'compiled';
+
+const compiled = new Map<string, string>();
+
+/**
+ * Bundles `script` with its local imports into `bench/.build/<name>.cjs` (inside the repository, so
+ * that `node_modules` resolves as it does from source) and returns the output path; once per process.
+ */
+function compileWorker(script: string): string {
+  const done = compiled.get(script);
+  if (done) return done;
+  const outDir = join(__dirname, '..', '.build');
+  mkdirSync(outDir, { recursive: true });
+  const outfile = join(outDir, `${basename(dirname(script))}-${basename(script, '.ts')}.cjs`);
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a devDependency, loaded only when a bench asks for it
+  const esbuild = require('esbuild') as typeof import('esbuild');
+  esbuild.buildSync({ entryPoints: [script], outfile, bundle: true, platform: 'node', format: 'cjs', target: 'node20', packages: 'external', logLevel: 'error' });
+  compiled.set(script, outfile);
+  return outfile;
+}
+
+/** Forks `script` (a .ts file) with an IPC channel, under tsx or {@link WorkerRuntime} 'compiled'. */
+export function spawnWorker<To extends WorkerMessage, From extends WorkerMessage>(script: string, index: number, size: number, runtime: WorkerRuntime = 'tsx'): BenchWorker<To, From> {
+  const child =
+    runtime === 'tsx'
+      ? fork(script, [], { execArgv: ['--import', tsxLoader()], stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced' })
+      : fork(compileWorker(script), [], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced' });
   return new BenchWorker<To, From>(index, size, child);
 }
 

@@ -39,18 +39,19 @@ function parameters(args: string[]): Parameters {
 interface Sample extends WatchResult {
   readonly setupMs: number;
   readonly baselineRssBytes: number;
+  readonly rssAfterSetupBytes: number;
 }
 
 /** Peak RSS above the worker's RSS before the client's modules were loaded (node + tsx + worker). */
 const clientRssBytes = (s: Sample): number => s.maxRssKiB * 1024 - s.baselineRssBytes;
 
 async function measure(client: ClientUnderTest, serverUri: string, resources: number, timeoutMs: number): Promise<Sample> {
-  const worker = spawnWorker<ToWorker, FromWorker>(join(__dirname, 'client-worker.ts'), 0, resources);
+  const worker = spawnWorker<ToWorker, FromWorker>(join(__dirname, 'client-worker.ts'), 0, resources, 'compiled');
   try {
     const ready = await worker.request({ type: 'init', client, serverUri, resources }, 'ready', 60_000);
     const done = await worker.request({ type: 'go', timeoutMs }, 'done', timeoutMs + 30_000);
     const { type: _type, ...result } = done;
-    return { ...result, setupMs: ready.setupMs, baselineRssBytes: ready.baselineRssBytes };
+    return { ...result, setupMs: ready.setupMs, baselineRssBytes: ready.baselineRssBytes, rssAfterSetupBytes: ready.rssAfterSetupBytes };
   } finally {
     await worker.stop();
   }
@@ -73,6 +74,7 @@ function row(client: ClientUnderTest, resources: number, samples: readonly Sampl
     errors: Math.max(...samples.map((s) => s.errors)),
     'peak RSS MiB (median)': mib(median(samples.map((s) => s.maxRssKiB * 1024))),
     'baseline RSS MiB': mib(median(samples.map((s) => s.baselineRssBytes))),
+    'RSS after setup MiB': mib(median(samples.map((s) => s.rssAfterSetupBytes))),
     'client peak RSS MiB': mib(median(samples.map(clientRssBytes))),
     'setup ms': round(median(samples.map((s) => s.setupMs)), 0),
   };

@@ -126,11 +126,11 @@ export class Authority {
     if (!record) {
       record = newResourceRecord(typeUrl, name);
       byName.set(name, record);
-      record.watchers.add(entry);
+      record.watchers.push(entry);
       for (const slot of this.slots) slot.lease?.subscribe(typeUrl, name);
       if (this.active === undefined) this.activate(0, undefined);
     } else {
-      record.watchers.add(entry);
+      record.watchers.push(entry);
       deliverCached(record, entry);
     }
     this.onWatchAdded(record, entry);
@@ -155,7 +155,7 @@ export class Authority {
         status: r.status,
         version: r.version,
         source: uri(r.source),
-        watchers: r.watchers.size,
+        watchers: r.watchers.length,
         error: r.nackError?.message,
       })),
     );
@@ -199,7 +199,10 @@ export class Authority {
 
   private cancelWatch(record: ResourceRecord, entry: WatcherEntry): void {
     entry.cancel();
-    if (!record.watchers.delete(entry) || record.watchers.size > 0 || this.lifecycle === 'closed') return;
+    const at = record.watchers.indexOf(entry);
+    if (at < 0) return;
+    record.watchers.splice(at, 1);
+    if (record.watchers.length > 0 || this.lifecycle === 'closed') return;
     const byName = this.resources.get(record.typeUrl);
     byName?.delete(record.name);
     if (byName?.size === 0) this.resources.delete(record.typeUrl);
@@ -213,7 +216,7 @@ export class Authority {
 
   private hasUncached(): boolean {
     for (const byName of this.resources.values()) {
-      for (const record of byName.values()) if (record.watchers.size > 0 && !isCached(record)) return true;
+      for (const record of byName.values()) if (record.watchers.length > 0 && !isCached(record)) return true;
     }
     return false;
   }

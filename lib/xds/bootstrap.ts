@@ -23,8 +23,8 @@
  */
 import { readFileSync } from 'node:fs';
 import * as grpc from '@grpc/grpc-js';
-import { z } from 'zod';
 import { assertIsError, XdsError } from './errors';
+import { array, boolean, JsonFieldError, object, onlyKeys, optionalField, positiveInteger, record, requiredField, string, type FieldReader } from './json-fields';
 import type { NodeMessage } from './protos';
 
 /** The top-level key of our extensions in the bootstrap. */
@@ -88,46 +88,63 @@ export interface Bootstrap {
   readonly failout: FailoutExtensions;
 }
 
-const filePath = z.string().min(1).optional();
-const credsSchema = z.object({
-  type: z.string().min(1),
-  config: z.object({ ca_certificate_file: filePath, certificate_file: filePath, private_key_file: filePath }).optional(),
-});
-const serverSchema = z.object({
-  server_uri: z.string().min(1),
-  channel_creds: z.array(credsSchema).min(1),
-  server_features: z.array(z.string()).optional(),
-});
-const bootstrapSchema = z.object({
-  xds_servers: z.array(serverSchema).min(1),
-  node: z
-    .object({
-      id: z.string().optional(),
-      cluster: z.string().optional(),
-      locality: z.object({ region: z.string().optional(), zone: z.string().optional(), sub_zone: z.string().optional() }).optional(),
-      metadata: z.record(z.string(), z.unknown()).optional(),
-    })
-    .optional(),
-  authorities: z
-    .record(
-      z.string(),
-      z.object({ client_listener_resource_name_template: z.string().optional(), xds_servers: z.array(serverSchema).optional() }),
-    )
-    .optional(),
-  client_default_listener_resource_name_template: z.string().optional(),
-  [BOOTSTRAP_EXTENSION_KEY]: z
-    .strictObject({
-      fallbackProbeCapMs: z.number().int().positive().optional(),
-      resourceDoesNotExistTimeoutMs: z.number().int().positive().optional(),
-      fallback: z.boolean().optional(),
-    })
-    .optional(),
-});
-type RawServer = z.infer<typeof serverSchema>;
+/** One `xds_servers` entry as written, before its credentials are chosen. */
+interface RawServer {
+  server_uri: string;
+  channel_creds: Array<{ type: string; config?: { ca_certificate_file?: string; certificate_file?: string; private_key_file?: string } }>;
+  server_features?: string[];
+}
 
-/** `['xds_servers', 1, 'server_uri']` → `xds_servers[1].server_uri`. */
-function fieldPath(path: ReadonlyArray<PropertyKey>): string {
-  return path.reduce<string>((acc, p) => (typeof p === 'number' ? `${acc}[${p}]` : acc ? `${acc}.${String(p)}` : String(p)), '');
+const nonEmpty = string({ nonEmpty: true });
+
+const readCreds: FieldReader<RawServer['channel_creds'][number]> = (v, field) => {
+  const o = object(v, field);
+  const config = optionalField(o, 'config', field, (c, at) => {
+    const co = object(c, at);
+    return {
+      ca_certificate_file: optionalField(co, 'ca_certificate_file', at, nonEmpty),
+      certificate_file: optionalField(co, 'certificate_file', at, nonEmpty),
+      private_key_file: optionalField(co, 'private_key_file', at, nonEmpty),
+    };
+  });
+  return { type: requiredField(o, 'type', field, nonEmpty), ...(config ? { config } : {}) };
+};
+
+const readServer: FieldReader<RawServer> = (v, field) => {
+  const o = object(v, field);
+  return {
+    server_uri: requiredField(o, 'server_uri', field, nonEmpty),
+    channel_creds: requiredField(o, 'channel_creds', field, array(readCreds, { minItems: 1 })),
+    server_features: optionalField(o, 'server_features', field, array(string())),
+  };
+};
+
+function readNode(raw: Record<string, unknown>): NodeConfig {
+  const o = optionalField(raw, 'node', '', object) ?? {};
+  const l = optionalField(o, 'locality', 'node', object);
+  const at = 'node.locality';
+  return {
+    id: optionalField(o, 'id', 'node', string()) ?? '',
+    cluster: optionalField(o, 'cluster', 'node', string()) ?? '',
+    locality: l
+      ? { region: optionalField(l, 'region', at, string()) ?? '', zone: optionalField(l, 'zone', at, string()) ?? '', subZone: optionalField(l, 'sub_zone', at, string()) ?? '' }
+      : undefined,
+    metadata: optionalField(o, 'metadata', 'node', object) ?? {},
+  };
+}
+
+const EXTENSION_KEYS: readonly string[] = ['fallbackProbeCapMs', 'resourceDoesNotExistTimeoutMs', 'fallback'];
+
+function readExtensions(raw: Record<string, unknown>, env: NodeJS.ProcessEnv): FailoutExtensions {
+  const ext = optionalField(raw, BOOTSTRAP_EXTENSION_KEY, '', object) ?? {};
+  onlyKeys(ext, EXTENSION_KEYS, BOOTSTRAP_EXTENSION_KEY);
+  const at = BOOTSTRAP_EXTENSION_KEY;
+  const envFallback = env.GRPC_EXPERIMENTAL_XDS_FALLBACK?.trim().toLowerCase();
+  return {
+    fallbackProbeCapMs: optionalField(ext, 'fallbackProbeCapMs', at, positiveInteger) ?? DEFAULT_FALLBACK_PROBE_CAP_MS,
+    resourceDoesNotExistTimeoutMs: optionalField(ext, 'resourceDoesNotExistTimeoutMs', at, positiveInteger) ?? DEFAULT_RESOURCE_DOES_NOT_EXIST_TIMEOUT_MS,
+    fallback: optionalField(ext, 'fallback', at, boolean) ?? envFallback !== 'false',
+  };
 }
 
 function bootstrapError(field: string, message: string, cause?: unknown): XdsError {
@@ -163,49 +180,38 @@ function resolveServer(raw: RawServer, field: string): XdsServerConfig {
   };
 }
 
-function resolveNode(raw: z.infer<typeof bootstrapSchema>['node']): NodeConfig {
-  const l = raw?.locality;
-  return {
-    id: raw?.id ?? '',
-    cluster: raw?.cluster ?? '',
-    locality: l ? { region: l.region ?? '', zone: l.zone ?? '', subZone: l.sub_zone ?? '' } : undefined,
-    metadata: raw?.metadata ?? {},
-  };
-}
-
 /**
  * Validates a bootstrap object. Per-authority `xds_servers` absent or empty → the top-level list
  * (gRFC A47/A71). Unknown keys are ignored, except inside "failout" where they are errors.
  */
 export function parseBootstrap(obj: unknown, env: NodeJS.ProcessEnv = process.env): Bootstrap {
-  const parsed = bootstrapSchema.safeParse(obj);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const keys = issue.code === 'unrecognized_keys' ? ` (${issue.keys.join(', ')})` : '';
-    throw bootstrapError(fieldPath(issue.path), `${issue.message}${keys}`, parsed.error);
+  try {
+    return readBootstrap(obj, env);
+  } catch (e) {
+    if (e instanceof JsonFieldError) throw bootstrapError(e.field, e.message, e);
+    throw e;
   }
-  const raw = parsed.data;
-  const xdsServers = raw.xds_servers.map((s, i) => resolveServer(s, `xds_servers[${i}]`));
+}
+
+function readBootstrap(obj: unknown, env: NodeJS.ProcessEnv): Bootstrap {
+  const raw = object(obj, '');
+  const xdsServers = requiredField(raw, 'xds_servers', '', array(readServer, { minItems: 1 })).map((s, i) => resolveServer(s, `xds_servers[${i}]`));
   const authorities: Record<string, AuthorityConfig> = {};
-  for (const [name, a] of Object.entries(raw.authorities ?? {})) {
-    const own = (a.xds_servers ?? []).map((s, i) => resolveServer(s, `authorities.${name}.xds_servers[${i}]`));
+  for (const [name, a] of Object.entries(optionalField(raw, 'authorities', '', record(object)) ?? {})) {
+    const at = `authorities.${name}`;
+    const own = (optionalField(a, 'xds_servers', at, array(readServer)) ?? []).map((s, i) => resolveServer(s, `${at}.xds_servers[${i}]`));
     authorities[name] = {
       xdsServers: own.length > 0 ? own : xdsServers,
-      clientListenerResourceNameTemplate: a.client_listener_resource_name_template ?? `xdstp://${name}/envoy.config.listener.v3.Listener/%s`,
+      clientListenerResourceNameTemplate:
+        optionalField(a, 'client_listener_resource_name_template', at, string()) ?? `xdstp://${name}/envoy.config.listener.v3.Listener/%s`,
     };
   }
-  const ext = raw[BOOTSTRAP_EXTENSION_KEY] ?? {};
-  const envFallback = env.GRPC_EXPERIMENTAL_XDS_FALLBACK?.trim().toLowerCase();
   return {
     xdsServers,
     authorities,
-    node: resolveNode(raw.node),
-    clientDefaultListenerResourceNameTemplate: raw.client_default_listener_resource_name_template ?? '%s',
-    failout: {
-      fallbackProbeCapMs: ext.fallbackProbeCapMs ?? DEFAULT_FALLBACK_PROBE_CAP_MS,
-      resourceDoesNotExistTimeoutMs: ext.resourceDoesNotExistTimeoutMs ?? DEFAULT_RESOURCE_DOES_NOT_EXIST_TIMEOUT_MS,
-      fallback: ext.fallback ?? envFallback !== 'false',
-    },
+    node: readNode(raw),
+    clientDefaultListenerResourceNameTemplate: optionalField(raw, 'client_default_listener_resource_name_template', '', string()) ?? '%s',
+    failout: readExtensions(raw, env),
   };
 }
 

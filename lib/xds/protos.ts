@@ -2,28 +2,30 @@
  * The envoy protos, loaded lazily and ONCE per process.
  *
  * Public names (stable; the client core depends on them):
- * - `loadXdsProtos(): XdsProtos` — the memoised loader (first call ~0.3 s, then free).
+ * - `loadXdsProtos(): XdsProtos` — the memoised loader.
  * - `XdsProtos` — `{ adsService, lrsService, AdsClient, LrsClient, resourceRoot }`.
  * - `ADS_METHOD_PATH`, `LRS_METHOD_PATH` — full gRPC method paths.
  * - `packAny(typeUrl, obj): AnyMessage` — strict: unknown fields and unknown enum strings throw
  *   `XdsError` kind 'validation' (protobufjs `fromObject` would silently drop them).
  * - `unpackAny(any): Record<string, unknown>` — decodes with snake_case keys, string enums, string
  *   longs, defaults and oneof discriminators; undecodable bytes throw `XdsError` 'validation'.
+ * - `decodeAnyForClient(any)` / `enumName(message, key)` — the client's cheaper decode (a protobufjs
+ *   message over the client's root) and reading its enums by name.
  * - `wrapResource(any, name?)` / `unwrapResource(any)` — the `envoy.service.discovery.v3.Resource` wrapper.
  * - Wire shapes: `AnyMessage`, `NodeMessage`, `StatusMessage`, `DiscoveryRequest`, `DiscoveryResponse`,
  *   `LoadStatsRequest`, `LoadStatsResponse`, `ClusterStatsMessage`.
  *
- * Two separate roots (grpc-js-xds-peer.md, "Traps"): @grpc/proto-loader builds the ADS/LRS service
- * definitions (Any stays `{type_url, value: Buffer}` because `json` is not set), and a protobufjs Root
- * holds the resource types for `packAny`/`unpackAny`.
+ * protobufjs roots built from the generated descriptors in `envoy-descriptor.ts` (see
+ * scripts/xds-descriptor.ts): no .proto parsing at run time and no @grpc/proto-loader. The client uses
+ * a root of only the types it reads and writes; `packAny`, `unpackAny` and the server's services use
+ * the full one. The ADS and LRS services are generic gRPC definitions whose (de)serializers use a root
+ * with the options proto-loader would use; Any stays `{type_url, value: Buffer}` because `json` is not
+ * set (grpc-js-xds-peer.md, "Traps").
  */
-import { existsSync } from 'node:fs';
-import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
-import * as protobuf from 'protobufjs';
+import * as protobuf from 'protobufjs/light';
+import { ENVOY_CLIENT_DESCRIPTOR_JSON, ENVOY_DESCRIPTOR_JSON } from './envoy-descriptor';
 import { XdsError } from './errors';
-import { BUNDLED_PROTO_DIR, GRPC_JS_XDS_PROTO_DIRS, RESOURCE_FILES, SERVICE_FILES } from './proto-files';
 import { messageNameOf, RESOURCE_WRAPPER_TYPE_URL } from './resource-types/type-urls';
 
 /** `google.protobuf.Any` as it travels in ADS messages. */
@@ -101,15 +103,15 @@ export interface LoadStatsResponse {
 
 /** Everything loaded from the envoy protos. */
 export interface XdsProtos {
-  /** `envoy.service.discovery.v3.AggregatedDiscoveryService`, for `server.addService`. */
+  /** `envoy.service.discovery.v3.AggregatedDiscoveryService` (SotW only), for `server.addService`; full messages. */
   readonly adsService: grpc.ServiceDefinition;
-  /** `envoy.service.load_stats.v3.LoadReportingService`, for `server.addService`. */
+  /** `envoy.service.load_stats.v3.LoadReportingService`, for `server.addService`; full messages. */
   readonly lrsService: grpc.ServiceDefinition;
-  /** Client constructor; `new AdsClient(uri, creds).StreamAggregatedResources()`. */
+  /** Client constructor; `new AdsClient(uri, creds).StreamAggregatedResources()`. Decodes only what the client reads. */
   readonly AdsClient: grpc.ServiceClientConstructor;
-  /** Client constructor; `new LrsClient(uri, creds).StreamLoadStats()`. */
+  /** Client constructor; `new LrsClient(uri, creds).StreamLoadStats()`. Decodes only what the client reads. */
   readonly LrsClient: grpc.ServiceClientConstructor;
-  /** protobufjs root with Listener, RouteConfiguration, Cluster, ClusterLoadAssignment, HCM, Router, Resource. */
+  /** protobufjs root with every field of the ADS/LRS messages and Listener, RouteConfiguration, Cluster, ClusterLoadAssignment, HCM, Router, Resource. */
   readonly resourceRoot: protobuf.Root;
 }
 
@@ -118,65 +120,80 @@ export const ADS_METHOD_PATH = '/envoy.service.discovery.v3.AggregatedDiscoveryS
 /** Full method path of LRS. */
 export const LRS_METHOD_PATH = '/envoy.service.load_stats.v3.LoadReportingService/StreamLoadStats';
 
-/** `toObject` options matching grpc-js-xds (so decoded objects look the same). */
+const ADS_SERVICE_NAME = 'envoy.service.discovery.v3.AggregatedDiscoveryService';
+const LRS_SERVICE_NAME = 'envoy.service.load_stats.v3.LoadReportingService';
+
+/** `toObject` options matching grpc-js-xds and proto-loader (so decoded objects look the same). */
 const TO_OBJECT: protobuf.IConversionOptions = { longs: String, enums: String, defaults: true, oneofs: true };
+
+/**
+ * Which descriptor a root is built from. 'client': the types the xDS client reads and writes, other
+ * message types empty (a fraction of the memory, which is what a service embedding the client pays
+ * for); 'full': every field, for `packAny`/`unpackAny` and the management server. Each is built on
+ * first use, so a client process never builds the full one.
+ */
+type RootKind = 'client' | 'full';
+
+const roots: Partial<Record<RootKind, protobuf.Root>> = {};
+
+function rootOf(kind: RootKind): protobuf.Root {
+  return (roots[kind] ??= protobuf.Root.fromJSON(JSON.parse(kind === 'client' ? ENVOY_CLIENT_DESCRIPTOR_JSON : ENVOY_DESCRIPTOR_JSON) as protobuf.INamespace));
+}
+
+/** A bidi-streaming method whose messages are (de)serialized with `request` and `response`. */
+function streamingMethod(methodPath: string, request: protobuf.Type, response: protobuf.Type): grpc.MethodDefinition<object, object> {
+  const serialize = (type: protobuf.Type) => (obj: object): Buffer => Buffer.from(type.encode(type.fromObject(obj)).finish());
+  const deserialize = (type: protobuf.Type) => (bytes: Buffer): object => type.toObject(type.decode(bytes), TO_OBJECT);
+  return {
+    path: methodPath,
+    requestStream: true,
+    responseStream: true,
+    requestSerialize: serialize(request),
+    requestDeserialize: deserialize(request),
+    responseSerialize: serialize(response),
+    responseDeserialize: deserialize(response),
+    originalName: methodPath.slice(methodPath.lastIndexOf('/') + 1),
+  };
+}
+
+function services(kind: RootKind): { ads: grpc.ServiceDefinition; lrs: grpc.ServiceDefinition } {
+  const root = rootOf(kind);
+  const type = (name: string): protobuf.Type => root.lookupType(name);
+  return {
+    ads: {
+      StreamAggregatedResources: streamingMethod(ADS_METHOD_PATH, type('envoy.service.discovery.v3.DiscoveryRequest'), type('envoy.service.discovery.v3.DiscoveryResponse')),
+    },
+    lrs: {
+      StreamLoadStats: streamingMethod(LRS_METHOD_PATH, type('envoy.service.load_stats.v3.LoadStatsRequest'), type('envoy.service.load_stats.v3.LoadStatsResponse')),
+    },
+  };
+}
 
 let loaded: XdsProtos | undefined;
 
-/**
- * Where the .proto files are: the copy `npm run build` puts next to the built file (the installed
- * package), else @grpc/grpc-js-xds's `deps/` (running from source; a devDependency).
- */
-function includeDirs(): string[] {
-  const bundled = path.join(__dirname, BUNDLED_PROTO_DIR);
-  if (existsSync(bundled)) return [bundled];
-  const pkg = path.dirname(require.resolve('@grpc/grpc-js-xds/package.json'));
-  return GRPC_JS_XDS_PROTO_DIRS.map((d) => path.join(pkg, 'deps', d));
-}
-
-function loadResourceRoot(dirs: string[]): protobuf.Root {
-  const root = new protobuf.Root();
-  root.resolvePath = (_origin, target) => {
-    for (const dir of dirs) {
-      const candidate = path.join(dir, target);
-      if (existsSync(candidate)) return candidate;
-    }
-    return target;
-  };
-  root.loadSync([...RESOURCE_FILES], { keepCase: true });
-  root.resolveAll();
-  return root;
-}
-
-/** Loads the protos on first call and returns the same object afterwards. */
+/** Loads the client's protos on first call and returns the same object afterwards; the server's parts load on first access. */
 export function loadXdsProtos(): XdsProtos {
   if (loaded) return loaded;
-  const dirs = includeDirs();
-  const definition = protoLoader.loadSync([...SERVICE_FILES], {
-    keepCase: true,
-    longs: String,
-    enums: String,
-    defaults: true,
-    oneofs: true,
-    includeDirs: dirs,
-  });
-  const pkg = grpc.loadPackageDefinition(definition) as unknown as {
-    envoy: { service: { discovery: { v3: Record<string, grpc.ServiceClientConstructor> }; load_stats: { v3: Record<string, grpc.ServiceClientConstructor> } } };
-  };
-  const AdsClient = pkg.envoy.service.discovery.v3.AggregatedDiscoveryService;
-  const LrsClient = pkg.envoy.service.load_stats.v3.LoadReportingService;
+  const client = services('client');
+  let server: ReturnType<typeof services> | undefined;
   loaded = {
-    adsService: AdsClient.service,
-    lrsService: LrsClient.service,
-    AdsClient,
-    LrsClient,
-    resourceRoot: loadResourceRoot(dirs),
+    AdsClient: grpc.makeGenericClientConstructor(client.ads, ADS_SERVICE_NAME),
+    LrsClient: grpc.makeGenericClientConstructor(client.lrs, LRS_SERVICE_NAME),
+    get adsService() {
+      return (server ??= services('full')).ads;
+    },
+    get lrsService() {
+      return (server ??= services('full')).lrs;
+    },
+    get resourceRoot() {
+      return rootOf('full');
+    },
   };
   return loaded;
 }
 
-function lookupType(typeUrl: string): protobuf.Type {
-  const type = loadXdsProtos().resourceRoot.lookup(messageNameOf(typeUrl));
+function lookupType(typeUrl: string, kind: RootKind = 'full'): protobuf.Type {
+  const type = rootOf(kind).lookup(messageNameOf(typeUrl));
   if (!(type instanceof protobuf.Type)) {
     throw new XdsError('resourceTypeUnsupported', `unknown resource type ${typeUrl}`, { typeUrl });
   }
@@ -192,6 +209,7 @@ function assertKnownFields(type: protobuf.Type, obj: unknown, where: string): vo
     const at = `${where}.${key}`;
     if (!field) throw new XdsError('validation', `unknown field ${at} in ${type.fullName}`, { field: at });
     const values = field.repeated && Array.isArray(value) ? value : field.map ? Object.values(value as object) : [value];
+    field.resolve(); // the root resolves lazily
     for (const v of values) {
       if (field.resolvedType instanceof protobuf.Type) assertKnownFields(field.resolvedType, v, at);
       else if (field.resolvedType instanceof protobuf.Enum && typeof v === 'string' && !(v in field.resolvedType.values)) {
@@ -212,7 +230,7 @@ export function packAny(typeUrl: string, obj: object): AnyMessage {
   return { type_url: typeUrl, value };
 }
 
-/** Decodes an Any into a plain object; throws `XdsError` 'validation' on undecodable bytes. */
+/** Decodes an Any into a plain object with every field; throws `XdsError` 'validation' on undecodable bytes. */
 export function unpackAny(any: AnyMessage): Record<string, unknown> {
   const type = lookupType(any.type_url);
   try {
@@ -223,6 +241,39 @@ export function unpackAny(any: AnyMessage): Record<string, unknown> {
       cause: e,
     });
   }
+}
+
+/**
+ * Decodes an Any as the xDS client does, into a protobufjs message rather than a plain object: unset
+ * fields read their defaults through the prototype and oneof properties name the set case, so
+ * validation allocates only what the sender set. The fields of the client's types are complete; a
+ * field of any other message type is present (an empty message) or null. Enums are numbers: read
+ * them with {@link enumName}. Throws like {@link unpackAny}.
+ */
+export function decodeAnyForClient(any: AnyMessage): Record<string, unknown> {
+  const type = lookupType(any.type_url, 'client');
+  try {
+    return type.decode(any.value) as unknown as Record<string, unknown>;
+  } catch (e) {
+    throw new XdsError('validation', `cannot decode ${any.type_url}: ${e instanceof Error ? e.message : String(e)}`, {
+      typeUrl: any.type_url,
+      cause: e,
+    });
+  }
+}
+
+/**
+ * The name of the enum value in `message[key]`: '' when absent, the number as text for a value this
+ * descriptor does not know. Works on plain objects from {@link unpackAny} (names already, returned as
+ * they are) and on messages from {@link decodeAnyForClient} (numbers).
+ */
+export function enumName(message: Record<string, unknown> | undefined, key: string): string {
+  const v = message?.[key];
+  if (typeof v === 'string') return v;
+  if (typeof v !== 'number') return '';
+  const field = (message as { $type?: protobuf.Type }).$type?.fields[key];
+  const values = field?.resolve().resolvedType;
+  return values instanceof protobuf.Enum ? (values.valuesById[v] ?? String(v)) : String(v);
 }
 
 /** Wraps a resource in `envoy.service.discovery.v3.Resource` (servers may send either form). */
@@ -236,7 +287,7 @@ export function wrapResource(any: AnyMessage, name?: string): AnyMessage {
  */
 export function unwrapResource(any: AnyMessage): { any: AnyMessage; name: string } {
   if (any.type_url !== RESOURCE_WRAPPER_TYPE_URL) return { any, name: '' };
-  const wrapper = unpackAny(any) as { name?: string; resource?: AnyMessage | null };
+  const wrapper = decodeAnyForClient(any) as { name?: string; resource?: AnyMessage | null };
   if (!wrapper.resource) throw new XdsError('validation', 'Resource wrapper without a resource', { typeUrl: any.type_url });
   return { any: wrapper.resource, name: wrapper.name ?? '' };
 }

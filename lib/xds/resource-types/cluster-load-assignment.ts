@@ -13,7 +13,7 @@
  * Validation (gRFC A27): localities with weight 0 / unset are ignored, as gRPC does; every lb_endpoint
  * needs a socket address with a non-empty address and a port in 1..65535; endpoint weight defaults to 1.
  */
-import { packAny, type AnyMessage } from '../protos';
+import { enumName, packAny, type AnyMessage } from '../protos';
 import { decodeWith, deepEqual, invalid, list, rec, str, u32, type XdsResourceType } from './resource-type';
 import { EDS_TYPE_URL } from './type-urls';
 
@@ -55,7 +55,7 @@ function validateEndpoint(lb: Record<string, unknown>, where: string): Endpoint 
   const address = str(socket, 'address') || invalid(`${where} has an empty address`);
   const port = typeof socket.port_value === 'number' ? socket.port_value : 0;
   if (port < 1 || port > 65535) invalid(`${where} has invalid port ${port}`);
-  return { address, port, healthStatus: (str(lb, 'health_status') || 'UNKNOWN') as EndpointHealthStatus, weight: u32(lb, 'load_balancing_weight', 1) };
+  return { address, port, healthStatus: (enumName(lb, 'health_status') || 'UNKNOWN') as EndpointHealthStatus, weight: u32(lb, 'load_balancing_weight', 1) };
 }
 
 function validateLocality(le: Record<string, unknown>, index: number): LocalityEndpoints {

@@ -12,7 +12,7 @@
  * `edsServiceName` is `service_name`, or the cluster name when empty; `lrs_server`, when present, must
  * be `self` — LRS then goes to the server that delivered this CDS resource (the client tracks that).
  */
-import { packAny, type AnyMessage } from '../protos';
+import { enumName, packAny, type AnyMessage } from '../protos';
 import { decodeWith, deepEqual, invalid, rec, str, type XdsResourceType } from './resource-type';
 import { CDS_TYPE_URL } from './type-urls';
 
@@ -33,12 +33,12 @@ export interface Cluster {
 
 function validateCluster(raw: Record<string, unknown>): Cluster {
   const name = str(raw, 'name');
-  const type = str(raw, 'type');
+  const type = enumName(raw, 'type');
   if (str(raw, 'cluster_discovery_type') !== 'type' || type !== 'EDS') invalid(`unsupported cluster type ${type || 'custom'}`);
   const eds = rec(raw, 'eds_cluster_config') ?? {};
   const edsSource = str(rec(eds, 'eds_config'), 'config_source_specifier');
   if (edsSource !== 'ads' && edsSource !== 'self') invalid(`eds_config must be ads or self, got ${edsSource || 'none'}`);
-  const lbPolicy = str(raw, 'lb_policy');
+  const lbPolicy = enumName(raw, 'lb_policy');
   if (!LB_POLICIES.includes(lbPolicy)) invalid(`unsupported lb_policy ${lbPolicy}`);
   const lrsServer = rec(raw, 'lrs_server');
   if (lrsServer && str(lrsServer, 'config_source_specifier') !== 'self') invalid('lrs_server must be self');

@@ -12,7 +12,7 @@
  * config_source `ads` or `self`, and a non-empty route_config_name) or an inline `route_config`; the
  * last HTTP filter must be the router. Other filters are passed through by type URL, not validated.
  */
-import { packAny, unpackAny, type AnyMessage } from '../protos';
+import { packAny, decodeAnyForClient, type AnyMessage } from '../protos';
 import { decodeWith, deepEqual, invalid, list, rec, str, type XdsResourceType } from './resource-type';
 import {
   routeConfigurationObject,
@@ -44,7 +44,7 @@ function validateHcm(hcmAny: Record<string, unknown> | undefined): Omit<Listener
   if (!hcmAny || str(hcmAny, 'type_url') !== HCM_TYPE_URL) {
     return invalid(`api_listener is not an HttpConnectionManager (${str(hcmAny, 'type_url') || 'missing'})`);
   }
-  const hcm = unpackAny(hcmAny as unknown as AnyMessage);
+  const hcm = decodeAnyForClient(hcmAny as unknown as AnyMessage);
   const httpFilters = list(hcm, 'http_filters').map((f) => str(rec(f, 'typed_config'), 'type_url'));
   if (httpFilters[httpFilters.length - 1] !== ROUTER_TYPE_URL) invalid('the last http filter is not the router');
   const specifier = str(hcm, 'route_specifier');

@@ -10,7 +10,7 @@
  * - `ValidationIssue` / `invalid(...)`, `decodeWith(...)` — helpers for the per-type files.
  */
 import { XdsError } from '../errors';
-import { type AnyMessage, unpackAny, unwrapResource } from '../protos';
+import { type AnyMessage, decodeAnyForClient, unwrapResource } from '../protos';
 import type { ResourceKind, XdsTypeUrl } from './type-urls';
 
 /** The outcome of decoding one resource from a DiscoveryResponse. */
@@ -77,7 +77,7 @@ export function decodeWith<V>(
   try {
     const inner = unwrapResource(any).any;
     if (inner.type_url !== typeUrl) invalid(`wrong type ${inner.type_url}, expected ${typeUrl}`);
-    const raw = unpackAny(inner);
+    const raw = decodeAnyForClient(inner);
     name = nameOf(raw) || undefined;
     if (!name) invalid('resource has no name');
     return { ok: true, name, value: validate(raw) };

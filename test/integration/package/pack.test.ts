@@ -110,11 +110,12 @@ afterAll(() => {
   if (temp) rmSync(temp, { recursive: true, force: true });
 });
 
-it('packs only the built library, its protos, README, CHANGELOG and the bin stub', () => {
+it('packs only the built library (envoy types compiled in, no .proto files), README, CHANGELOG and the bin stub', () => {
   const outside = packedFiles.filter((f) => !f.startsWith('dist/') && !['package.json', 'README.md', 'CHANGELOG.md', 'lib/cli/bin.cjs'].includes(f));
   expect(outside).toEqual([]);
   expect(packedFiles.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([]);
-  expect(packedFiles).toEqual(expect.arrayContaining(['CHANGELOG.md', 'dist/index.d.ts', 'dist/xds/protos/envoy/service/discovery/v3/ads.proto']));
+  expect(packedFiles).toEqual(expect.arrayContaining(['CHANGELOG.md', 'dist/index.d.ts', 'dist/xds/envoy-descriptor.js']));
+  expect(packedFiles.filter((f) => f.endsWith('.proto'))).toEqual([]);
   expect(packedFiles.filter((f) => /^dist\/(local|cli|bridge|xds\/server)\//.test(f) || f === 'dist/requests/index.js')).toEqual([]);
 });
 

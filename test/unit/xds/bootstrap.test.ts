@@ -141,6 +141,14 @@ describe('parseBootstrap', () => {
     expect(error.message).toContain(field);
   });
 
+  it('says what it expected and what it got', () => {
+    expect(bootstrapErrorOf(() => parseBootstrap(minimal({ node: { id: 7 } }))).message).toBe('invalid xDS bootstrap: node.id: expected a string, got number');
+    expect(bootstrapErrorOf(() => parseBootstrap(minimal({ xds_servers: [] }))).message).toContain('expected at least 1 item');
+    expect(bootstrapErrorOf(() => parseBootstrap(minimal({ failout: { fallbackProbeCap: 1 } }))).message).toContain('unrecognized keys (fallbackProbeCap)');
+    expect(bootstrapErrorOf(() => parseBootstrap(minimal({ failout: { fallbackProbeCapMs: 1.5 } }))).message).toContain('expected a positive integer, got 1.5');
+    expect(bootstrapErrorOf(() => parseBootstrap(minimal({ authorities: { a: [] } }))).field).toBe('authorities.a');
+  });
+
   it('rejects a non-object bootstrap', () => {
     expect(bootstrapErrorOf(() => parseBootstrap('nope')).kind).toBe('bootstrap');
   });
