@@ -124,9 +124,8 @@ export class Authority {
     let record = byName.get(name);
     const entry = createWatcherEntry(watcher);
     if (!record) {
-      record = newResourceRecord(typeUrl, name);
+      record = newResourceRecord(typeUrl, name, entry);
       byName.set(name, record);
-      record.watchers.push(entry);
       for (const slot of this.slots) slot.lease?.subscribe(typeUrl, name);
       if (this.active === undefined) this.activate(0, undefined);
     } else {
