@@ -14,7 +14,9 @@ export type D2RequestInit = Omit<Dispatcher.RequestOptions, 'origin' | 'path' | 
 
 /** Where a `d2://` URL went: the chosen host and the URL sent to it. */
 export interface D2Target {
+  /** The service named by the `d2://` URL. */
   readonly service: string;
+  /** The cluster the host was chosen from: the service's own, or the one given (e.g. a failout peer). */
   readonly cluster: string;
   /** The announced URI of the chosen host, e.g. `http://10.0.0.7:8080`. */
   readonly host: string;
@@ -27,7 +29,10 @@ export interface D2Target {
 }
 
 /** undici's response (status, headers, body, trailers) plus where it came from. Consume or dump `body`. */
-export type D2Response = Dispatcher.ResponseData & { readonly target: D2Target };
+export type D2Response = Dispatcher.ResponseData & {
+  /** The host chosen and the URL sent to it. */
+  readonly target: D2Target;
+};
 
 /** Options for {@link D2Client.warmUp}. */
 export interface WarmUpOptions {
@@ -43,12 +48,15 @@ export interface WarmUpOptions {
 
 /** What a warm-up did. Failures are counted, never thrown: a warm-up must not fail a failout. */
 export interface WarmUpResult {
+  /** The cluster warmed up. */
   readonly cluster: string;
+  /** Hosts warmed: those with weight above zero, not banned, with an http or https URI; 0 for an unknown cluster. */
   readonly hosts: number;
   /** Requests that got a response (any status: the connection is open). */
   readonly succeeded: number;
   /** Requests that failed or hit the deadline. */
   readonly failed: number;
+  /** Wall time of the whole warm-up, including loading the cluster, in milliseconds. */
   readonly durationMs: number;
 }
 
@@ -64,6 +72,7 @@ export interface D2ClientOptions {
   readonly random?: () => number;
   /** How long `close()` lets in-flight requests finish before destroying pools. Default 1 s. */
   readonly closeGraceMs?: number;
+  /** Default a `d2-client` logger from `createLogger`. */
   readonly logger?: Logger;
 }
 

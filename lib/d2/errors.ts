@@ -32,6 +32,7 @@ export interface D2ErrorOptions {
 
 /** The one error class of `lib/d2`. */
 export class D2Error extends Error {
+  /** Always `'D2Error'`. */
   override readonly name = 'D2Error';
   /** What went wrong; see {@link D2ErrorKind}. */
   readonly kind: D2ErrorKind;
@@ -50,8 +51,11 @@ export class D2Error extends Error {
 
 /** A {@link D2Error} of kind `malformed`, where `field` and `entity` are always set. */
 export type D2MalformedError = D2Error & {
+  /** Always `malformed`. */
   readonly kind: 'malformed';
+  /** Path of the offending field; `''` for the whole document (see {@link D2ErrorOptions.field}). */
   readonly field: string;
+  /** The document type. */
   readonly entity: D2Entity;
 };
 

@@ -15,24 +15,31 @@ import { ZooKeeperUriStore, type UriStoreStats } from './uri-store';
  * synchronous on the event loop; a listener that throws is logged and does not stop the others.
  */
 export interface LoadBalancerClusterListener {
+  /** The cluster's properties were loaded or updated (every good update, and at once on registration). */
   onClusterAdded(cluster: string): void;
+  /** The cluster's node was deleted, nobody follows it any more, or the state is shutting down. */
   onClusterRemoved(cluster: string): void;
 }
 
 /** Options for {@link LoadBalancerState}. */
 export interface LoadBalancerStateOptions {
+  /** The ZooKeeper session the stores read and watch through; shared, not owned (shutdown leaves it open). */
   readonly session: ZkSession;
   /** D2 base path; default `/d2`, trailing slashes stripped. */
   readonly basePath?: string;
   /** Called for every unreadable document (after it is logged and counted); the last good state stays. */
   readonly onMalformed?: (entity: D2Entity, name: string, error: Error) => void;
+  /** Used by the state and its stores; default a `d2-state` logger from `createLogger`. */
   readonly logger?: Logger;
 }
 
 /** Counters of the three stores behind a {@link LoadBalancerState}. */
 export interface LoadBalancerStateStats {
+  /** The cluster properties store (`<basePath>/clusters`). */
   clusters: PropertyStoreStats;
+  /** The service properties store (`<basePath>/services`). */
   services: PropertyStoreStats;
+  /** The announced URIs store (`<basePath>/uris`). */
   uris: UriStoreStats;
 }
 

@@ -21,13 +21,17 @@ export type HashAlgorithm = 'MODULO' | 'MD5' | 'XXHASH';
 
 /** No partitioning: every request goes to partition 0. Also what an absent `partitionProperties` means. */
 export interface NonePartitionProperties {
+  /** Discriminator: no partitioning. */
   partitionType: 'NONE';
+  /** Keys of this object the codec did not interpret, kept verbatim for the writer. */
   extra?: UnknownKeys;
 }
 
 /** Partition = (key − keyRangeStart) / partitionSize, for the last capture group of the regex. */
 export interface RangePartitionProperties {
+  /** Discriminator: range partitioning. */
   partitionType: 'RANGE';
+  /** Applied with `find()` to the full request URI; the last capture group is the partition key. Required. */
   partitionKeyRegex: string;
   /** A Java long, truncated towards zero on read as `Number.longValue()` does. */
   keyRangeStart: number;
@@ -35,26 +39,33 @@ export interface RangePartitionProperties {
   partitionSize: number;
   /** A Java int, truncated towards zero on read. */
   partitionCount: number;
+  /** Keys of this object the codec did not interpret, kept verbatim for the writer. */
   extra?: UnknownKeys;
 }
 
 /** Partition = hash(key) mod partitionCount, for the last capture group of the regex. */
 export interface HashPartitionProperties {
+  /** Discriminator: hash partitioning. */
   partitionType: 'HASH';
+  /** Applied with `find()` to the full request URI; the last capture group is the partition key. Required. */
   partitionKeyRegex: string;
   /** A Java int, truncated towards zero on read. */
   partitionCount: number;
+  /** How the key is hashed. Required, no default. */
   hashAlgorithm: HashAlgorithm;
+  /** Keys of this object the codec did not interpret, kept verbatim for the writer. */
   extra?: UnknownKeys;
 }
 
 /** Partitioning done by named custom accessors. */
 export interface CustomPartitionProperties {
+  /** Discriminator: custom partition accessors. */
   partitionType: 'CUSTOM';
   /** Defaults to 0. */
   partitionCount: number;
   /** Defaults to `[]`. */
   partitionAccessorList: string[];
+  /** Keys of this object the codec did not interpret, kept verbatim for the writer. */
   extra?: UnknownKeys;
 }
 
@@ -67,10 +78,15 @@ export type PartitionProperties =
 
 /** `slowStartProperties` of a cluster. The two doubles are written with a decimal point (`1.0`). */
 export interface SlowStartProperties {
+  /** True turns slow start off. Required. */
   disabled: boolean;
+  /** Length of the slow-start window, in seconds (a Java int). Required. */
   windowDurationSeconds: number;
+  /** How aggressively weight ramps up over the window (a Java double, e.g. `1.0`). Required. */
   aggression: number;
+  /** The minimum weight while slow-starting (a Java double, e.g. `0.5`). Required. */
   minWeightPercent: number;
+  /** Keys of this object the codec did not interpret, kept verbatim for the writer. */
   extra?: UnknownKeys;
 }
 
@@ -80,6 +96,7 @@ export interface ConnectionOptions {
   connectionJitterSeconds: number;
   /** A Java float; written like a double (`0.5`, `1.0`). */
   maxDelayedConnectionRatio: number;
+  /** Keys of this object the codec did not interpret, kept verbatim for the writer. */
   extra?: UnknownKeys;
 }
 
@@ -93,6 +110,7 @@ export interface CanaryDistributionStrategy {
   targetHostsStrategyProperties: Record<string, unknown>;
   /** Conventionally `{targetApplications: string[], scope: number}`. */
   targetApplicationsStrategyProperties: Record<string, unknown>;
+  /** Keys of this object the codec did not interpret, kept verbatim for the writer. */
   extra?: UnknownKeys;
 }
 
@@ -103,6 +121,7 @@ export interface CanaryDistributionStrategy {
 export interface Canary<T> {
   /** The `canaryConfigs` object: a full configuration of the same schema (without its own canary). */
   configs: T;
+  /** The `canaryDistributionStrategy` object: which clients use the canary configuration. */
   distributionStrategy: CanaryDistributionStrategy;
 }
 
@@ -115,6 +134,7 @@ export interface FailoutPropertiesJson {
   failoutRedirectConfigs: unknown[];
   /** Defaults to `[]`. Items are opaque JSON values. */
   failoutBucketConfigs: unknown[];
+  /** Keys of this object the codec did not interpret, kept verbatim for the writer. */
   extra?: UnknownKeys;
 }
 
@@ -136,7 +156,9 @@ export interface ClusterConfig {
   darkClusters: Record<string, unknown>;
   /** Defaults to `false`. */
   delegated: boolean;
+  /** `null` when absent. */
   slowStartProperties: SlowStartProperties | null;
+  /** `null` when absent. */
   connectionOptions: ConnectionOptions | null;
   /** Opaque. */
   outlierDetectionConfig: Record<string, unknown> | null;
@@ -146,12 +168,15 @@ export interface ClusterConfig {
   enableClusterSubsetting: boolean;
   /** Defaults to `-1`. */
   minClusterSubsetSize: number;
+  /** Keys of this object the codec did not interpret, kept verbatim for the writer. */
   extra?: UnknownKeys;
 }
 
 /** A `/d2/clusters/<cluster>` document (rest.li `ClusterStoreProperties`). */
 export interface ClusterProperties extends ClusterConfig {
+  /** `null` unless both `canaryConfigs` and `canaryDistributionStrategy` are non-empty (see {@link Canary}). */
   canary: Canary<ClusterConfig> | null;
+  /** Raw failout properties; `null` when absent, `null` or `{}` (no failout). Parsed by `lib/failout`. */
   failoutProperties: FailoutPropertiesJson | null;
 }
 
@@ -161,6 +186,7 @@ export interface MethodName {
   service: string;
   /** `null` means every method of the service. */
   method: string | null;
+  /** Keys of this object the codec did not interpret, kept verbatim for the writer. */
   extra?: UnknownKeys;
 }
 
@@ -172,6 +198,7 @@ export interface MethodLevelProperties {
   transportClientProperties: Record<string, unknown>;
   /** Defaults to `{}`. */
   serviceMetadataProperties: Record<string, unknown>;
+  /** Keys of this object the codec did not interpret, kept verbatim for the writer. */
   extra?: UnknownKeys;
 }
 
@@ -210,11 +237,13 @@ export interface ServiceConfig {
   enableClusterSubsetting: boolean;
   /** Defaults to `-1`. */
   minClusterSubsetSize: number;
+  /** Keys of this object the codec did not interpret, kept verbatim for the writer. */
   extra?: UnknownKeys;
 }
 
 /** A `/d2/services/<service>` document (rest.li `ServiceStoreProperties`). */
 export interface ServiceProperties extends ServiceConfig {
+  /** `null` unless both `canaryConfigs` and `canaryDistributionStrategy` are non-empty (see {@link Canary}). */
   canary: Canary<ServiceConfig> | null;
 }
 
@@ -229,11 +258,13 @@ export interface UriProperties {
   partitionDesc: Record<string, PartitionWeights>;
   /** URI → opaque properties (`doNotSlowStart`, `doNotLoadBalance`, application keys). */
   uriSpecificProperties: Record<string, Record<string, unknown>>;
+  /** Keys of this object the codec did not interpret, kept verbatim for the writer. */
   extra?: UnknownKeys;
 }
 
 /** One announced host of a merged URI view. */
 export interface UriHost {
+  /** The announced URI, e.g. `http://10.0.0.7:8080`. */
   uri: string;
   /**
    * The weight of partition 0 when the host serves it, else the weight of the lowest partition id it
@@ -250,7 +281,9 @@ export interface UriHost {
 export interface MergedUriProperties {
   /** The ZooKeeper node name, not the `clusterName` inside the children. */
   clusterName: string;
+  /** URI → partition id → weight, unioned over the children (a later child wins for the same URI). */
   partitionDesc: Record<string, PartitionWeights>;
+  /** URI → opaque properties, unioned over the children (a later child wins for the same URI). */
   uriSpecificProperties: Record<string, Record<string, unknown>>;
   /** One entry per URI, in order of first appearance. */
   hosts: UriHost[];

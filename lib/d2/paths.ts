@@ -9,7 +9,14 @@ import { D2Error } from './errors';
 export const DEFAULT_BASE_PATH = '/d2';
 
 /** Directory names under the base path (ZKFSUtil's `CLUSTER_PATH`, `SERVICE_PATH`, `URI_PATH`). */
-export const D2_DIRECTORIES = { clusters: 'clusters', services: 'services', uris: 'uris' } as const;
+export const D2_DIRECTORIES = {
+  /** Cluster properties, one znode per cluster. */
+  clusters: 'clusters',
+  /** Service properties, one znode per service. */
+  services: 'services',
+  /** Announced URIs: one directory per cluster, one ephemeral child per announced host. */
+  uris: 'uris',
+} as const;
 
 /**
  * The base path with trailing slashes stripped, as ZKFSUtil does: `/d2/` and `/d2//` give `/d2`;

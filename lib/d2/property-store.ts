@@ -11,8 +11,11 @@ import { assertNodeName } from './paths';
  * serial per store; a subscriber that throws is logged and does not stop the others.
  */
 export interface PropertySubscriber<T> {
+  /** First call, exactly once: the current value, or undefined when the node is absent or never readable. */
   onInitialize(name: string, value: T | undefined): void;
+  /** A new good value was written (an unreadable write is not published). */
   onAdd(name: string, value: T): void;
+  /** The node was deleted. */
   onRemove(name: string): void;
 }
 
@@ -27,13 +30,21 @@ export type PropertyStatus = 'loading' | 'absent' | 'present' | 'unreadable';
 
 /** What a store knows about one property (for diagnostics and tests). */
 export interface PropertySnapshot<T> {
+  /** Where the property stands; see {@link PropertyStatus}. */
   readonly status: PropertyStatus;
   /** The last good value; kept while later writes are unreadable. */
   readonly value: T | undefined;
   /** mzxid of the node version `value` came from (rest.li uses it as the property version). */
   readonly version: bigint | undefined;
   /** The most recent unreadable write, if it is newer than `value`. */
-  readonly rejected: { readonly version: bigint; readonly error: Error } | undefined;
+  readonly rejected:
+    | {
+        /** mzxid of the unreadable node version. */
+        readonly version: bigint;
+        /** Why it could not be parsed. */
+        readonly error: Error;
+      }
+    | undefined;
 }
 
 /** A source of named properties that subscribers can follow: {@link ZooKeeperPropertyStore} and the URI store. */
@@ -67,14 +78,17 @@ export type PropertyParser<T> = (data: Buffer, name: string, stat: Stat) => T;
 
 /** Options for {@link ZooKeeperPropertyStore}. */
 export interface PropertyStoreOptions<T> {
+  /** The ZooKeeper session the watches go through; shared, not owned (closing the store leaves it open). */
   readonly session: ZkSession;
   /** The directory holding one znode per property, e.g. `/d2/clusters` (see `paths.ts`). */
   readonly directory: string;
+  /** Turns each version of a znode into a property; a throw marks that write unreadable. */
   readonly parse: PropertyParser<T>;
   /** What the properties are (`cluster`, `service`), for logs. */
   readonly kind: string;
   /** Called for every unreadable write, after it is logged and counted. */
   readonly onMalformed?: (name: string, error: Error) => void;
+  /** Default a `d2-<kind>-store` logger from `createLogger`. */
   readonly logger?: Logger;
 }
 
@@ -150,6 +164,7 @@ export class ZooKeeperPropertyStore<T> implements PropertySource<T> {
     return this.entries.get(name)?.watch.ready ?? Promise.resolve();
   }
 
+  /** The store's counters (a copy). */
   stats(): PropertyStoreStats {
     return { watched: this.entries.size, ...this.counters };
   }

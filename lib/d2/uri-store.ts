@@ -9,11 +9,13 @@ import type { PropertySnapshot, PropertySource, PropertyStatus, PropertySubscrib
 
 /** Options for {@link ZooKeeperUriStore}. */
 export interface UriStoreOptions {
+  /** The ZooKeeper session the watches go through; shared, not owned (closing the store leaves it open). */
   readonly session: ZkSession;
   /** `<base>/uris` (see `paths.ts`): one child directory per cluster. */
   readonly directory: string;
   /** Called for every announcement that cannot be read, after it is logged and counted. */
   readonly onMalformed?: (cluster: string, child: string, error: Error) => void;
+  /** Default a `d2-uri-store` logger from `createLogger`. */
   readonly logger?: Logger;
 }
 
@@ -119,6 +121,7 @@ export class ZooKeeperUriStore implements PropertySource<MergedUriProperties> {
     return Object.fromEntries([...(entry?.children ?? [])].map(([name, child]) => [name, child.status]));
   }
 
+  /** The store's counters (a copy). */
   stats(): UriStoreStats {
     let children = 0;
     for (const entry of this.entries.values()) children += entry.children.size;

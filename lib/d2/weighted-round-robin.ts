@@ -1,5 +1,6 @@
 /** One candidate of a {@link WeightedRoundRobin}: an item and its relative weight. */
 export interface WeightedItem<T> {
+  /** The candidate returned by `next()` (e.g. a host). */
   readonly item: T;
   /** Relative weight. Only finite weights above zero take part; 0, negative and NaN are skipped. */
   readonly weight: number;

@@ -7,6 +7,7 @@ import { assertNodeName, urisPath } from './paths';
 
 /** Options for {@link ZooKeeperAnnouncer}. */
 export interface ZooKeeperAnnouncerOptions {
+  /** The session the ephemeral node lives in; shared, not owned (`close()` leaves it open). Re-announces on its `reset`. */
   readonly session: ZkSession;
   /** The cluster this server belongs to: it announces under `<base>/uris/<cluster>`. */
   readonly cluster: string;
@@ -22,6 +23,7 @@ export interface ZooKeeperAnnouncerOptions {
   readonly basePath?: string;
   /** Child name prefix; ZooKeeper appends a 10-digit counter. Default rest.li's (misspelled) `ephemoral`. */
   readonly prefix?: string;
+  /** Default a `d2-announcer` logger from `createLogger`. */
   readonly logger?: Logger;
 }
 

@@ -7,7 +7,12 @@ export interface FailoutCounter<L extends string> {
   /** The total for the given label values, 0 when never incremented. */
   get(...values: string[]): number;
   /** Every label combination seen, with its total. */
-  entries(): { labels: Record<L, string>; value: number }[];
+  entries(): {
+    /** The label values, by label name. */
+    labels: Record<L, string>;
+    /** Increments so far for these labels. */
+    value: number;
+  }[];
 }
 
 interface Cell {
@@ -18,9 +23,13 @@ interface Cell {
 
 /** Options of {@link createFailoutCounter}. */
 export interface FailoutCounterOptions<L extends string> {
+  /** The registry the prom-client Counter is registered on. */
   readonly registry: Registry;
+  /** The metric name (e.g. `failout_client_redirected_total`). */
   readonly name: string;
+  /** The metric's help text. */
   readonly help: string;
+  /** The label names, in the order `inc` and `get` take their values. */
   readonly labelNames: readonly L[];
 }
 

@@ -26,12 +26,15 @@ export interface D2ClientConfig {
   readonly failoutRedirectStrategy?: FailoutRedirectStrategy | FailoutRedirectStrategyFactory;
   /** Counter registry of the FailoutClient; default a private one. */
   readonly registry?: Registry;
+  /** For the builder's warnings and the FailoutClient (the D2Client takes `d2.logger`); default: each creates its own. */
   readonly logger?: Logger;
 }
 
 /** A built client: `request` and `resolve` with an optional routing key, and one `close`. */
 export interface BuiltD2Client {
+  /** Sends a `d2://<service>/<path>` request (see {@link FailoutClient.request}); the routing key is dropped without failout. */
   request(url: string | URL, init?: FailoutRequestInit): Promise<D2Response>;
+  /** The host a request would go to, without sending (see {@link FailoutClient.resolve}); the key is ignored without failout. */
   resolve(url: string | URL, options?: FailoutResolveOptions): Promise<D2Target>;
   /** True when requests go through a FailoutClient. */
   readonly failoutEnabled: boolean;

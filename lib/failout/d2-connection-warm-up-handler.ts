@@ -26,9 +26,11 @@ export interface D2ConnectionWarmUpHandlerOptions {
   readonly maxJitterMs?: number;
   /** Randomness for the jitter, in [0, 1). Default `Math.random`. */
   readonly random?: () => number;
+  /** Timers for the jitter. Default the global, unref'd timers (`systemScheduler`). */
   readonly scheduler?: FailoutScheduler;
   /** Where the counters go; default a private registry. Handlers sharing one registry share the counters. */
   readonly registry?: Registry;
+  /** Default a `failout-warm-up` logger from `createLogger`. */
   readonly logger?: Logger;
 }
 

@@ -31,6 +31,7 @@ export interface FailoutErrorOptions {
 
 /** The one error class of `lib/failout`. */
 export class FailoutError extends Error {
+  /** Always `'FailoutError'`. */
   override readonly name = 'FailoutError';
   /** What went wrong; see {@link FailoutErrorKind}. */
   readonly kind: FailoutErrorKind;

@@ -8,7 +8,9 @@ import type { ConnectionWarmUpHandler, FailoutConfig } from './types';
  * `unref`, so a pending teardown never keeps a process alive.
  */
 export interface FailoutScheduler {
+  /** Runs `callback` once after `delayMs` ms; returns a handle for {@link FailoutScheduler.clearTimeout}. */
   setTimeout(callback: () => void, delayMs: number): unknown;
+  /** Cancels a callback not yet run, given the handle `setTimeout` returned. */
   clearTimeout(handle: unknown): void;
 }
 
@@ -40,6 +42,7 @@ export type PeerWatchState = Pick<
 export interface FailedoutClusterManagerOptions {
   /** The cluster whose failout this manager follows. */
   readonly cluster: string;
+  /** Where peer holds are taken and peer clusters and URIs read (shared; the manager never shuts it down). */
   readonly state: PeerWatchState;
   /** Opens connections to new peers; none: peers are watched but not warmed. Owned: shut down with the manager. */
   readonly warmUpHandler?: ConnectionWarmUpHandler | undefined;
@@ -50,11 +53,13 @@ export interface FailedoutClusterManagerOptions {
    * connections are open when traffic moves. Default 30 s; 0 waits for the window itself.
    */
   readonly peerWarmUpLeadMs?: number;
+  /** Timers for peer teardowns and window boundaries. Default {@link systemScheduler}. */
   readonly scheduler?: FailoutScheduler;
   /** Clock for window boundaries. Default `Date.now`. */
   readonly now?: () => number;
   /** Called once the config is undefined and the last peer hold is released (the provider drops the manager). */
   readonly onIdle?: () => void;
+  /** Default a `failout-manager` logger from `createLogger`. */
   readonly logger?: Logger;
 }
 
@@ -95,6 +100,7 @@ const MAX_TIMER_MS = 2_147_483_647;
  * Concurrency: event loop only; continuations check the watch's identity and `attempt` before acting.
  */
 export class FailedoutClusterManager {
+  /** The cluster whose failout this manager follows. */
   readonly cluster: string;
   private readonly state: PeerWatchState;
   private readonly handler: ConnectionWarmUpHandler | undefined;

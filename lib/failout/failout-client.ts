@@ -13,23 +13,33 @@ export type FailoutRequestInit = D2RequestInit & {
 
 /** Options of {@link FailoutClient.resolve}. */
 export interface FailoutResolveOptions {
+  /** As {@link FailoutRequestInit.routingKey}: picks the request's bucket; random bucket without. */
   readonly routingKey?: string;
 }
 
 /** What {@link FailoutClient} needs of the client it wraps (`D2Client` fits). */
 export interface FailoutDelegate {
+  /** Sends a `d2://<service>/<path>` request to a host of the service's own cluster (not redirected). */
   request(url: string | URL, init?: D2RequestInit): Promise<D2Response>;
+  /** Sends a `d2://<service>/<path>` request to a host of `cluster` (the peer chosen by the strategy). */
   requestToCluster(cluster: string, url: string | URL, init?: D2RequestInit): Promise<D2Response>;
+  /** The host {@link FailoutDelegate.request} would send to, without sending. */
   resolve(url: string | URL): Promise<D2Target>;
+  /** The host {@link FailoutDelegate.requestToCluster} would send to, without sending. */
   resolveInCluster(cluster: string, url: string | URL): Promise<D2Target>;
+  /** Closes the wrapped client; called once by {@link FailoutClient.close}. */
   close(): Promise<void>;
 }
 
 /** What {@link FailoutClient} needs of the load balancer state (`LoadBalancerState` fits). */
 export interface FailoutServiceLookup {
+  /** The service's properties (its `clusterName`); undefined when not followed, not loaded, absent or unreadable. */
   getServiceProperties(service: string): ServiceProperties | undefined;
+  /** True once the service is loaded, whether or not it exists. */
   isServiceLoaded(service: string): boolean;
+  /** Follows the service (one hold per call); resolves once it is loaded and, when it exists, its cluster too. */
   listenToService(service: string): Promise<void>;
+  /** Releases one hold taken by {@link FailoutServiceLookup.listenToService}. */
   stopListenToService(service: string): void;
 }
 
@@ -39,7 +49,9 @@ export interface FailoutClientOptions {
   readonly d2: FailoutDelegate;
   /** Maps a service to its cluster; shared, not owned. */
   readonly state: FailoutServiceLookup;
+  /** Gives each cluster's failout config; shared, not owned (never started or shut down by the client). */
   readonly provider: Pick<FailoutConfigProvider, 'getFailoutConfig'>;
+  /** Picks the target cluster of a request whose cluster is failed out. */
   readonly strategy: FailoutRedirectStrategy;
   /** Clock for `isFailedOut`; default `Date.now`. */
   readonly now?: () => number;
@@ -47,17 +59,44 @@ export interface FailoutClientOptions {
   readonly discoveryTimeoutMs?: number;
   /** Where the counters register; default a private registry, so nothing is global. */
   readonly registry?: Registry;
+  /** Default a `failout-client` logger from `createLogger`. */
   readonly logger?: Logger;
 }
 
 /** Counters of a {@link FailoutClient}. */
 export interface FailoutClientStats {
-  redirected: { cluster: string; peer: string; count: number }[];
+  /** Requests of a failed-out cluster sent to a peer. */
+  redirected: {
+    /** The failed-out cluster. */
+    cluster: string;
+    /** The peer cluster the requests went to. */
+    peer: string;
+    /** Requests so far. */
+    count: number;
+  }[];
   /** Requests sent unchanged because a lookup or the strategy failed. */
-  failOpen: { cluster: string; reason: FailOpenReason; count: number }[];
+  failOpen: {
+    /** The service's cluster, or `(unknown)` when the lookup failed before it was known. */
+    cluster: string;
+    /** What failed. */
+    reason: FailOpenReason;
+    /** Requests so far. */
+    count: number;
+  }[];
   /** Requests rejected because the strategy found no eligible peer and fails closed. */
-  failClosed: { cluster: string; count: number }[];
-  strategyErrors: { cluster: string; count: number }[];
+  failClosed: {
+    /** The failed-out cluster. */
+    cluster: string;
+    /** Requests so far. */
+    count: number;
+  }[];
+  /** Redirect strategy calls that threw (or returned no cluster name); each also counts as a `strategyError` fail-open. */
+  strategyErrors: {
+    /** The failed-out cluster. */
+    cluster: string;
+    /** Calls so far. */
+    count: number;
+  }[];
 }
 
 /** Why a request went out unchanged although it might have been redirected. */

@@ -19,9 +19,11 @@ export interface ZooKeeperFailoutConfigProviderOptions {
   readonly peerWatchTeardownDelayMs?: number;
   /** See {@link FailedoutClusterManager}: peers of a window starting this soon are warmed first. Default 30 s. */
   readonly peerWarmUpLeadMs?: number;
+  /** Timers of the managers (peer teardowns, window boundaries). Default the global, unref'd timers. */
   readonly scheduler?: FailoutScheduler;
   /** Where `failout_config_malformed_total` goes; default a private registry. */
   readonly registry?: Registry;
+  /** Used by the provider and its managers; default a `failout-provider` logger from `createLogger`. */
   readonly logger?: Logger;
 }
 

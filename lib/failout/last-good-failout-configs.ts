@@ -8,6 +8,7 @@ import type { FailoutConfig } from './types';
 export interface LastGoodFailoutConfigsOptions {
   /** Called after a malformed update is logged and counted (for a metric or an alert). */
   readonly onMalformed?: (cluster: string, error: Error) => void;
+  /** Where malformed updates are logged; default a `failout-config` logger from `createLogger`. */
   readonly logger?: Logger;
 }
 

@@ -5,13 +5,17 @@ import type { LoadBalancerState } from '../d2';
 
 /** A peer that takes a failed-out cluster's traffic, with its relative weight (a positive integer). */
 export interface FailoutPeer {
+  /** The peer cluster's name (the entry's `peer`, or its alias `fabric`). */
   readonly cluster: string;
+  /** Relative share of the redirected traffic; a positive integer, default 1. */
   readonly weight: number;
 }
 
 /** An inclusive range of the 100 request buckets (0–99). */
 export interface BucketRange {
+  /** First bucket of the range (0–99, inclusive). */
   readonly from: number;
+  /** Last bucket of the range (0–99, inclusive, `>= from`). */
   readonly to: number;
 }
 
@@ -20,12 +24,19 @@ export interface BucketRange {
  * from `offlineAt` until `onlineAt` (epoch ms; no `onlineAt` means until restored).
  */
 export interface FailoutWindow {
+  /** The partition named by the entry, default `main`; kept, but does not narrow the decision (requests carry no partition). */
   readonly partition: string;
+  /** The offline buckets (`bucketOfflineRange`); all of 0–99 when the entry names none. */
   readonly buckets: BucketRange;
+  /** When the window starts (epoch ms); 0 when the entry names none ("offline since always"). */
   readonly offlineAt: number;
+  /** When the window ends (epoch ms, later than `offlineAt`); undefined: offline until the entry is removed. */
   readonly onlineAt: number | undefined;
+  /** Free-form id of the failout request that wrote the entry (metadata only), if any. */
   readonly requestId: string | undefined;
+  /** Who asked for the failout (metadata only), if given. */
   readonly requestedBy: string | undefined;
+  /** Why the cluster was failed out (metadata only), if given. */
   readonly reason: string | undefined;
 }
 
@@ -39,6 +50,7 @@ export interface FailoutConfig {
   readonly cluster: string;
   /** Peers in the order written, with weights. */
   readonly peers: readonly FailoutPeer[];
+  /** Offline windows in the order written (`failoutBucketConfigs`); empty when the cluster is never failed out. */
   readonly windows: readonly FailoutWindow[];
   /** Some window has `offlineAt <= now` and (no `onlineAt` or `now < onlineAt`). */
   isFailedOut(now?: number): boolean;
@@ -52,6 +64,7 @@ export interface FailoutConfig {
 export interface FailoutRequest {
   /** The original `d2://service/path` URL. */
   readonly url: string;
+  /** The D2 service named by the URL. */
   readonly service: string;
   /** The cluster the service maps to (the failed-out one). */
   readonly cluster: string;
@@ -66,11 +79,13 @@ export interface FailoutRequest {
  * rewrites the URI; here it names the cluster). Returns `config.cluster` to keep the request there.
  */
 export interface FailoutRedirectStrategy {
+  /** The cluster `request` goes to: a peer of `config.cluster`, or `config.cluster` itself to keep it there. */
   redirect(config: FailoutConfig, request: FailoutRequest): string;
 }
 
 /** What the redirect strategy needs to know about other clusters (peer eligibility). */
 export interface FailoutClusterView {
+  /** The failout config of `cluster`, or undefined when it has no failout properties. */
   getFailoutConfig(cluster: string): FailoutConfig | undefined;
   /** Hosts with weight > 0 that the client would send to; 0 for an unknown cluster. */
   getHostCount(cluster: string): number;
@@ -81,6 +96,10 @@ export interface FailoutClusterView {
  * `FailedoutClusterConnectionWarmUpHandler`). Must tolerate a peer with no hosts or no cluster.
  */
 export interface ConnectionWarmUpHandler {
+  /**
+   * Opens connections to the hosts of `peer`; `config` is the failout config of the cluster that redirects
+   * to it (undefined when none). Resolves when done, failed or cancelled: failures are counted, never thrown.
+   */
   warmUpConnections(peer: string, config: FailoutConfig | undefined): Promise<void>;
   /** Stops warm-ups of this peer that have not finished. */
   cancelPendingRequests(peer: string): void;
@@ -94,11 +113,14 @@ export interface FailoutConfigProvider {
   getFailoutConfig(cluster: string): FailoutConfig | undefined;
   /** Clusters that have a manager (a copy). */
   getClusters(): string[];
+  /** Starts following the load balancer state's clusters. */
   start(): void;
+  /** Stops following the state and releases every cluster's manager. */
   shutdown(): void;
 }
 
 /** Creates the provider for a load balancer state (rest.li `FailoutConfigProviderFactory`). */
 export interface FailoutConfigProviderFactory {
+  /** A new, not yet started provider over `state`. */
   create(state: LoadBalancerState): FailoutConfigProvider;
 }

@@ -25,6 +25,7 @@ export interface WeightedFailoutRedirectStrategyOptions {
   readonly failClosed?: boolean;
   /** Where the counters register; default a private registry, so nothing is global. */
   readonly registry?: Registry;
+  /** Default a `failout-strategy` logger from `createLogger`. */
   readonly logger?: Logger;
 }
 
@@ -34,9 +35,25 @@ export type PeerSkipReason = 'self' | 'failedOut' | 'noHosts';
 /** Counters of a {@link WeightedFailoutRedirectStrategy}. */
 export interface WeightedFailoutRedirectStrategyStats {
   /** Requests whose bucket was offline and that no peer could take, by cluster and outcome. */
-  noEligiblePeer: { cluster: string; outcome: 'failOpen' | 'failClosed'; count: number }[];
+  noEligiblePeer: {
+    /** The failed-out cluster. */
+    cluster: string;
+    /** `failOpen`: kept on the cluster; `failClosed`: rejected with `noEligiblePeer`. */
+    outcome: 'failOpen' | 'failClosed';
+    /** Requests so far. */
+    count: number;
+  }[];
   /** Peers passed over, by cluster, peer and reason. */
-  skipped: { cluster: string; peer: string; reason: PeerSkipReason; count: number }[];
+  skipped: {
+    /** The failed-out cluster. */
+    cluster: string;
+    /** The peer passed over. */
+    peer: string;
+    /** Why it was passed over. */
+    reason: PeerSkipReason;
+    /** Times so far. */
+    count: number;
+  }[];
 }
 
 /** The rotations of one config, by the set of eligible peers (a bit mask over `config.peers`). */

@@ -23,6 +23,7 @@ export type TransientReason = 'connectionLoss' | 'sessionExpired' | 'timeout' | 
 
 /** Optional details of a {@link RequestError}. */
 export interface RequestErrorOptions {
+  /** The underlying error; becomes the error's `cause`. */
   readonly cause?: unknown;
   /** The request concerned, when known. */
   readonly requestId?: string;
@@ -34,12 +35,17 @@ export interface RequestErrorOptions {
 
 /** The base error of lib/requests. */
 export class RequestError extends Error {
+  /** `RequestError`, or the subclass's name. */
   override readonly name: string = 'RequestError';
+  /** The request concerned, when known. */
   readonly requestId: string | undefined;
+  /** The cluster concerned, when known. */
   readonly cluster: string | undefined;
+  /** For `invalidConfig`: the environment variable at fault. */
   readonly variable: string | undefined;
 
   constructor(
+    /** What went wrong; branch on this. */
     readonly kind: RequestErrorKind,
     message: string,
     options: RequestErrorOptions = {},
@@ -56,9 +62,11 @@ export class RequestError extends Error {
  * `skipGroupOnError`, the rest of its FIFO group) as a batch item failure.
  */
 export class TransientRequestError extends RequestError {
+  /** Always `TransientRequestError`. */
   override readonly name = 'TransientRequestError';
 
   constructor(
+    /** Why the failure is transient. */
     readonly reason: TransientReason,
     message: string,
     options: Omit<RequestErrorOptions, 'variable'> = {},

@@ -43,6 +43,7 @@ export type RejectionReason = (typeof REJECTION_REASONS)[number];
 
 /** A permanent refusal: the first reason found, and a message naming every problem. */
 export interface Rejection {
+  /** The reason of the first problem found. */
   readonly reason: RejectionReason;
   /** Human-readable, says what is wrong and where (`peers[1].cluster: ...`); problems joined by `; `. */
   readonly message: string;
@@ -52,7 +53,9 @@ export interface Rejection {
 
 /** A problem found by a check: its reason and what to tell the operator. */
 export interface Problem {
+  /** Which check failed. */
   readonly reason: RejectionReason;
+  /** What is wrong and where, e.g. `peers[1].cluster: "x" is listed twice`. */
   readonly message: string;
 }
 

@@ -18,7 +18,9 @@ export type RequestStatus = 'applied' | 'rejected' | 'duplicate';
 
 /** One request record. */
 export interface RequestRecord {
+  /** The request's id, or the SQS message id for a rejection without a usable request id; the record's node name. */
   readonly requestId: string;
+  /** `applied` or `rejected` (`duplicate` is never stored). */
   readonly status: RequestStatus;
   /** For `rejected`: why. */
   readonly reason?: RejectionReason;
@@ -34,6 +36,7 @@ export interface RequestRecord {
   readonly clusterVersion: number | null;
   /** The SQS message that carried the request. */
   readonly messageId?: string;
+  /** Who asked, when the request said. */
   readonly requestedBy?: string;
 }
 

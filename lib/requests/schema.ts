@@ -14,13 +14,19 @@ export { REJECTION_REASONS, type Rejection, type RejectionReason } from './rejec
 const instantSchema = z.union([z.iso.datetime({ offset: true }), z.number().int().nonnegative()]);
 
 const peerSchema = z.strictObject({
+  /** The peer cluster that takes the redirected traffic; a valid name, not the cluster itself, listed once. */
   cluster: z.string(),
   /** Relative share of the redirected traffic; default 1. */
   weight: z.number().int().positive().optional(),
 });
 
 const bucketsSchema = z
-  .strictObject({ from: z.number().int().min(0).max(99), to: z.number().int().min(0).max(99) })
+  .strictObject({
+    /** First bucket redirected, 0–99. */
+    from: z.number().int().min(0).max(99),
+    /** Last bucket redirected (inclusive), 0–99; not below `from`. */
+    to: z.number().int().min(0).max(99),
+  })
   .refine((b) => b.from <= b.to, { message: 'from must not be greater than to' });
 
 const durationSchema = z.string().refine((text) => (parseDuration(text) ?? 0) > 0, {
@@ -28,10 +34,15 @@ const durationSchema = z.string().refine((text) => (parseDuration(text) ?? 0) > 
 });
 
 const common = {
+  /** Schema version; always 1. */
   version: z.literal(1),
+  /** Unique id: the SQS MessageDeduplicationId and the name of the request record; a valid name. */
   requestId: z.string(),
+  /** The D2 cluster to fail out or restore: the SQS MessageGroupId; a valid name. */
   cluster: z.string(),
+  /** Who asked (e.g. an e-mail address); at most 256 characters. Stored in the request record and, for a failout, in the failout. */
   requestedBy: z.string().max(256).optional(),
+  /** Why (e.g. an incident id); at most 1024 characters. A failout stores it with its window. */
   reason: z.string().max(1024).optional(),
   /** Overrides only the peer-state checks (peer failed out, no peer with hosts). */
   force: z.boolean().optional(),
@@ -40,16 +51,26 @@ const common = {
 /** `action: failout`: replaces the cluster's failout. */
 export const failoutRequestSchema = z.strictObject({
   ...common,
+  /** Replaces the cluster's failout. */
   action: z.literal('failout'),
+  /** Where the traffic goes: at least one peer, at most `maxPeers` (default 10). */
   peers: z.array(peerSchema).min(1),
+  /** When the failout starts (ISO-8601 with a zone, or epoch ms). Default: the time of parsing. */
   offlineAt: instantSchema.optional(),
+  /** When the failout ends (ISO-8601 with a zone, or epoch ms). Give this or `duration`, not both. */
   onlineAt: instantSchema.optional(),
+  /** Window length from `offlineAt`, e.g. `PT2H` (no years or months). Give this or `onlineAt`, not both. */
   duration: durationSchema.optional(),
+  /** Inclusive range of the 100 traffic buckets to redirect. Default: 0–99 (all traffic). */
   buckets: bucketsSchema.optional(),
 });
 
 /** `action: restore`: removes the cluster's failout. */
-export const restoreRequestSchema = z.strictObject({ ...common, action: z.literal('restore') });
+export const restoreRequestSchema = z.strictObject({
+  ...common,
+  /** Removes the cluster's failout. */
+  action: z.literal('restore'),
+});
 
 /** The wire schema of a change request (structure only; {@link parseChangeRequest} adds the guard rails). */
 export const changeRequestSchema = z.discriminatedUnion('action', [failoutRequestSchema, restoreRequestSchema]);
@@ -59,28 +80,47 @@ export type ChangeRequestInput = z.input<typeof changeRequestSchema>;
 
 /** Fields of every normalised request. */
 interface ChangeRequestBase {
+  /** Schema version; always 1. */
   readonly version: 1;
+  /** Unique id of the request; names its request record. */
   readonly requestId: string;
+  /** The D2 cluster to fail out or restore. */
   readonly cluster: string;
+  /** Who asked, when the request said. */
   readonly requestedBy?: string;
+  /** Why, when the request said. */
   readonly reason?: string;
+  /** Overrides only the peer-state checks (peer failed out, no peer with hosts); default false. */
   readonly force: boolean;
 }
 
 /** A normalised failout: epoch-ms window, weights and buckets defaulted. */
 export interface FailoutChangeRequest extends ChangeRequestBase {
+  /** Replaces the cluster's failout. */
   readonly action: 'failout';
-  readonly peers: readonly { readonly cluster: string; readonly weight: number }[];
+  /** Where the traffic goes, in the order given. */
+  readonly peers: readonly {
+    /** The peer cluster. */
+    readonly cluster: string;
+    /** Relative share of the redirected traffic; default 1. */
+    readonly weight: number;
+  }[];
   /** Epoch ms; the time of parsing when the request gave none. */
   readonly offlineAt: number;
   /** Epoch ms; from `onlineAt`, or `offlineAt + duration`. */
   readonly onlineAt: number;
   /** Inclusive bucket range; default 0–99 (all traffic). */
-  readonly buckets: { readonly from: number; readonly to: number };
+  readonly buckets: {
+    /** First bucket redirected, 0–99. */
+    readonly from: number;
+    /** Last bucket redirected (inclusive), 0–99. */
+    readonly to: number;
+  };
 }
 
 /** A normalised restore. */
 export interface RestoreChangeRequest extends ChangeRequestBase {
+  /** Removes the cluster's failout. */
   readonly action: 'restore';
 }
 
@@ -100,10 +140,29 @@ export interface ParseOptions {
 }
 
 /** Defaults of {@link ParseOptions}. */
-export const DEFAULT_REQUEST_LIMITS = Object.freeze({ maxWindowMs: 72 * 3600_000, maxBodyBytes: 16 * 1024, maxPeers: 10 });
+export const DEFAULT_REQUEST_LIMITS = Object.freeze({
+  /** 72 h: the longest allowed time from now to the window's end. */
+  maxWindowMs: 72 * 3600_000,
+  /** 16 KiB: the largest body in UTF-8 bytes. */
+  maxBodyBytes: 16 * 1024,
+  /** The most peers in one request. */
+  maxPeers: 10,
+});
 
 /** The result of {@link parseChangeRequest}. */
-export type ParseResult = { readonly ok: true; readonly request: ChangeRequest } | { readonly ok: false; readonly rejection: Rejection };
+export type ParseResult =
+  | {
+      /** The request is valid. */
+      readonly ok: true;
+      /** The validated, normalised request. */
+      readonly request: ChangeRequest;
+    }
+  | {
+      /** The request is refused for good. */
+      readonly ok: false;
+      /** Why: the first reason found and every problem. */
+      readonly rejection: Rejection;
+    };
 
 /**
  * Validates and normalises a change request: size, JSON, the version 1 schema (every problem named),

@@ -28,6 +28,7 @@ const NACK_STATUS_CODE = 14;
 
 /** One bidirectional ADS call, as the transport hands it out. */
 export interface AdsCall {
+  /** Sends one DiscoveryRequest on the call; ignored once the call has finished. */
   write(request: DiscoveryRequest): void;
   /** Ends the call; no listener callback follows. */
   cancel(): void;
@@ -35,7 +36,9 @@ export interface AdsCall {
 
 /** What the transport reports about one call. `onClose` is called at most once. */
 export interface AdsCallListener {
+  /** One DiscoveryResponse arrived. */
   onMessage(response: DiscoveryResponse): void;
+  /** The call ended: `error` when it failed, undefined when it finished with status OK. */
   onClose(error: Error | undefined): void;
 }
 

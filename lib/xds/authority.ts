@@ -53,25 +53,56 @@ export interface ChannelPool {
 
 /** Emitted when an authority's active server changes after the first activation. */
 export interface ServerSwitchEvent {
+  /** The authority's name ('' for the default authority). */
   readonly authority: string;
-  readonly from: { readonly index: number; readonly serverUri: string };
-  readonly to: { readonly index: number; readonly serverUri: string };
+  /** The server that was active before. */
+  readonly from: {
+    /** Its position in the authority's ordered `xds_servers` (0 = highest priority). */
+    readonly index: number;
+    /** Its `server_uri`. */
+    readonly serverUri: string;
+  };
+  /** The server that is active now. */
+  readonly to: {
+    /** Its position in the authority's ordered `xds_servers` (0 = highest priority). */
+    readonly index: number;
+    /** Its `server_uri`. */
+    readonly serverUri: string;
+  };
   /** `fallback` to a lower-priority server, `return` to a higher one. */
   readonly reason: 'fallback' | 'return';
 }
 
 /** CSDS-like view of an authority. */
 export interface AuthorityDump {
+  /** The authority's name ('' for the default authority). */
   readonly authority: string;
+  /** `server_uri` of the active server; undefined while no channel is held. */
   readonly activeServer: string | undefined;
-  readonly servers: ReadonlyArray<{ serverUri: string; state: XdsChannelState | 'unused'; lastError: string | undefined }>;
+  /** The authority's servers, in priority order. */
+  readonly servers: ReadonlyArray<{
+    /** The server's `server_uri`. */
+    serverUri: string;
+    /** The state of its channel; 'unused' when this authority holds none to it. */
+    state: XdsChannelState | 'unused';
+    /** Message of the channel's last error, if any. */
+    lastError: string | undefined;
+  }>;
+  /** Every watched resource of the authority. */
   readonly resources: ReadonlyArray<{
+    /** The resource's type URL. */
     typeUrl: string;
+    /** The resource name. */
     name: string;
+    /** What the client knows about it (CSDS `ClientResourceStatus`). */
     status: ResourceStatus;
+    /** `version_info` of the response that delivered the cached value; '' when none. */
     version: string;
+    /** `server_uri` of the server that delivered the cached value (or decided does-not-exist). */
     source: string | undefined;
+    /** How many watchers it has. */
     watchers: number;
+    /** Message of the last NACK error, cleared by the next accepted value. */
     error: string | undefined;
   }>;
 }

@@ -40,13 +40,28 @@ const KNOWN_SERVER_FEATURES: readonly string[] = ['ignore_resource_deletion', 'x
 
 /** Supported channel credentials (the first supported entry of `channel_creds` wins). */
 export type ChannelCredsConfig =
-  | { readonly type: 'insecure' }
-  | { readonly type: 'tls'; readonly caCertificateFile?: string; readonly certificateFile?: string; readonly privateKeyFile?: string };
+  | {
+      /** Plaintext connection. */
+      readonly type: 'insecure';
+    }
+  | {
+      /** TLS (gRFC A65). */
+      readonly type: 'tls';
+      /** PEM file of the CA roots that verify the server (`ca_certificate_file`); the system roots when absent. */
+      readonly caCertificateFile?: string;
+      /** PEM client certificate file for mTLS (`certificate_file`); given together with `privateKeyFile`. */
+      readonly certificateFile?: string;
+      /** PEM private key file of the client certificate (`private_key_file`); given together with `certificateFile`. */
+      readonly privateKeyFile?: string;
+    };
 
 /** One management server. */
 export interface XdsServerConfig {
+  /** The gRPC target of the management server (`server_uri`). */
   readonly serverUri: string;
+  /** The first supported entry of `channel_creds`. */
   readonly channelCreds: ChannelCredsConfig;
+  /** `server_features` as written (empty when absent), including ones this library does not know. */
   readonly serverFeatures: readonly string[];
   /** gRFC A53: keep resources absent from a SotW LDS/CDS response. */
   readonly ignoreResourceDeletion: boolean;
@@ -60,20 +75,36 @@ export interface XdsServerConfig {
 export interface AuthorityConfig {
   /** Ordered; the top-level list when the bootstrap's list is absent or empty. */
   readonly xdsServers: readonly XdsServerConfig[];
+  /** `client_listener_resource_name_template`; default `xdstp://<authority>/envoy.config.listener.v3.Listener/%s`. */
   readonly clientListenerResourceNameTemplate: string;
 }
 
 /** The `node` section. */
 export interface NodeConfig {
+  /** `node.id`; '' when absent. */
   readonly id: string;
+  /** `node.cluster`; '' when absent. */
   readonly cluster: string;
-  readonly locality: { readonly region: string; readonly zone: string; readonly subZone: string } | undefined;
+  /** `node.locality`; undefined when absent. */
+  readonly locality:
+    | {
+        /** `region`; '' when absent. */
+        readonly region: string;
+        /** `zone`; '' when absent. */
+        readonly zone: string;
+        /** `sub_zone`; '' when absent. */
+        readonly subZone: string;
+      }
+    | undefined;
+  /** `node.metadata` as JSON (sent as a google.protobuf.Struct); empty when absent. */
   readonly metadata: Readonly<Record<string, unknown>>;
 }
 
 /** Our extensions, under the "failout" key. */
 export interface FailoutExtensions {
+  /** Cap, in milliseconds, of the retry backoff towards higher-priority servers while serving from a fallback (default 5000). */
   readonly fallbackProbeCapMs: number;
+  /** Milliseconds to wait for a requested resource before reporting it does-not-exist (default 15000). */
   readonly resourceDoesNotExistTimeoutMs: number;
   /** gRFC A71: false → only the first entry of each xds_servers list is used. */
   readonly fallback: boolean;
@@ -81,10 +112,15 @@ export interface FailoutExtensions {
 
 /** A parsed, validated bootstrap. */
 export interface Bootstrap {
+  /** The top-level `xds_servers`, in priority order (gRFC A71); never empty. */
   readonly xdsServers: readonly XdsServerConfig[];
+  /** `authorities` by name (gRFC A47); empty when absent. */
   readonly authorities: Readonly<Record<string, AuthorityConfig>>;
+  /** The `node` section, sent in the first request of each ADS/LRS stream. */
   readonly node: NodeConfig;
+  /** `client_default_listener_resource_name_template`; default `%s`. */
   readonly clientDefaultListenerResourceNameTemplate: string;
+  /** Our extensions under the "failout" key, with defaults applied. */
   readonly failout: FailoutExtensions;
 }
 
@@ -247,7 +283,23 @@ export function loadBootstrapFromEnv(env: NodeJS.ProcessEnv = process.env): Boot
 }
 
 /** Where to read the bootstrap from: an object, JSON text, a file, or (default) the environment. */
-export type BootstrapSource = { config: object } | { json: string } | { file: string } | { env?: NodeJS.ProcessEnv };
+export type BootstrapSource =
+  | {
+      /** A bootstrap object, as parsed from JSON. */
+      config: object;
+    }
+  | {
+      /** Bootstrap JSON text. */
+      json: string;
+    }
+  | {
+      /** Path of a bootstrap JSON file. */
+      file: string;
+    }
+  | {
+      /** Environment to read `GRPC_XDS_BOOTSTRAP` / `GRPC_XDS_BOOTSTRAP_CONFIG` from; `process.env` when absent. */
+      env?: NodeJS.ProcessEnv;
+    };
 
 /** Loads a bootstrap from any {@link BootstrapSource}; the environment when none is given. */
 export function loadBootstrap(source: BootstrapSource = {}): Bootstrap {

@@ -48,10 +48,13 @@ export interface XdsChannelEventHandler {
 
 /** The transport below a channel: grpc-js by default, a fake in unit tests. */
 export interface XdsTransport {
+  /** Opens a new `StreamAggregatedResources` call that reports to `listener`. */
   openAdsCall(listener: AdsCallListener): AdsCall;
+  /** True while the underlying channel is READY (the does-not-exist timer starts only then). */
   isReady(): boolean;
   /** Calls `listener` each time the transport becomes READY, until `close`. */
   onReady(listener: () => void): void;
+  /** Closes the underlying channel. */
   close(): void;
 }
 

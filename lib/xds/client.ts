@@ -39,7 +39,9 @@ export interface XdsClientOptions {
 
 /** CSDS-like dump of a client. */
 export interface XdsClientDump {
+  /** The client's CSDS `client_scope` (gRFC A71); "#server" by default. */
   readonly clientScope: string;
+  /** One entry per authority this client has watched so far. */
   readonly authorities: readonly AuthorityDump[];
 }
 
@@ -68,6 +70,7 @@ export interface XdsClient {
   dump(): XdsClientDump;
   /** An authority switched server (fallback or return). */
   on(event: 'serverSwitch', listener: (event: ServerSwitchEvent) => void): this;
+  /** Removes a listener added with {@link XdsClient.on}. */
   off(event: 'serverSwitch', listener: (event: ServerSwitchEvent) => void): this;
   /** Closes every authority, channel and timer. Idempotent. */
   close(): void;

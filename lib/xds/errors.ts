@@ -49,6 +49,7 @@ export interface XdsErrorOptions {
 
 /** Every error lib/xds rejects with or reports to watchers. */
 export class XdsError extends Error {
+  /** Always 'XdsError'. */
   override readonly name = 'XdsError';
   /** For 'bootstrap' / 'validation': the path of the offending field. */
   readonly field: string | undefined;
@@ -60,6 +61,7 @@ export class XdsError extends Error {
   readonly typeUrl: string | undefined;
 
   constructor(
+    /** What went wrong; branch on this, never on the message. */
     readonly kind: XdsErrorKind,
     message: string,
     options: XdsErrorOptions = {},

@@ -19,14 +19,19 @@ import { loadXdsProtos, type ClusterStatsMessage, type LoadStatsRequest, type Lo
 
 /** A locality as LRS reports it. */
 export interface LrsLocality {
+  /** `region`; reported as '' when absent. */
   readonly region?: string;
+  /** `zone`; reported as '' when absent. */
   readonly zone?: string;
+  /** `sub_zone`; reported as '' when absent. */
   readonly subZone?: string;
 }
 
 /** Counts the load of one cluster. */
 export interface LoadStore {
+  /** The CDS cluster counted; reported as `cluster_name`. */
   readonly clusterName: string;
+  /** The cluster's EDS service name, reported as `cluster_service_name`; '' when none. */
   readonly edsServiceName: string;
   /** A call was sent to an endpoint of `locality`. */
   callStarted(locality?: LrsLocality): void;
@@ -104,6 +109,7 @@ export function createLoadStore(clusterName: string, edsServiceName = ''): LoadS
 
 /** Options of {@link LrsClient}. */
 export interface LrsClientOptions {
+  /** The management server to report load to. */
   readonly server: XdsServerConfig;
   /** Sent in the first request of each stream. */
   readonly node: NodeMessage;

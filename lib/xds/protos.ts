@@ -30,74 +30,143 @@ import { messageNameOf, RESOURCE_WRAPPER_TYPE_URL } from './resource-types/type-
 
 /** `google.protobuf.Any` as it travels in ADS messages. */
 export interface AnyMessage {
+  /** `type_url`: identifies the packed message type, e.g. `type.googleapis.com/envoy.config.listener.v3.Listener`. */
   type_url: string;
+  /** `value`: the serialized bytes of the packed message. */
   value: Buffer | Uint8Array;
 }
 
 /** `envoy.config.core.v3.Node` (the fields gRPC uses). */
 export interface NodeMessage {
+  /** `id`: opaque node identifier. */
   id?: string;
+  /** `cluster`: the local service cluster the node runs in. */
   cluster?: string;
-  locality?: { region?: string; zone?: string; sub_zone?: string } | null;
+  /** `locality`: where the node runs. */
+  locality?: {
+    /** `region`. */
+    region?: string;
+    /** `zone`. */
+    zone?: string;
+    /** `sub_zone`. */
+    sub_zone?: string;
+  } | null;
+  /** `metadata`: opaque `google.protobuf.Struct` the management server may read. */
   metadata?: unknown;
+  /** `user_agent_name`: name of the xDS client implementation. */
   user_agent_name?: string;
+  /** `user_agent_version`: version of the xDS client implementation. */
   user_agent_version?: string;
+  /** `client_features`: well-known features the client supports. */
   client_features?: string[];
 }
 
 /** `google.rpc.Status`. */
 export interface StatusMessage {
+  /** `code`: the `google.rpc.Code` value. */
   code: number;
+  /** `message`: developer-facing error message. */
   message: string;
+  /** `details`: extra error details. */
   details?: AnyMessage[];
 }
 
 /** `envoy.service.discovery.v3.DiscoveryRequest` (SotW). */
 export interface DiscoveryRequest {
+  /** `version_info`: version of the last ACKed response of this type ('' before the first ACK). */
   version_info: string;
+  /** `node`: the client's node; sent on the first request of a stream. */
   node?: NodeMessage | null;
+  /** `resource_names`: the resources subscribed to (the full set: SotW). */
   resource_names: string[];
+  /** `type_url`: the resource type this request is about. */
   type_url: string;
+  /** `response_nonce`: nonce of the response being ACKed or NACKed ('' before any response). */
   response_nonce: string;
+  /** `error_detail`: set when NACKing; why the response was rejected. */
   error_detail?: StatusMessage | null;
 }
 
 /** `envoy.service.discovery.v3.DiscoveryResponse` (SotW). */
 export interface DiscoveryResponse {
+  /** `version_info`: version of this response, echoed back in the ACK. */
   version_info: string;
+  /** `resources`: the resources of this type (bare or `Resource`-wrapped Anys). */
   resources: AnyMessage[];
+  /** `type_url`: the resource type of this response. */
   type_url: string;
+  /** `nonce`: identifies this response; echoed back as `response_nonce`. */
   nonce: string;
+  /** `canary`: marks a canary response (an envoy feature). */
   canary?: boolean;
 }
 
 /** `envoy.config.endpoint.v3.ClusterStats` (the fields LRS uses). */
 export interface ClusterStatsMessage {
+  /** `cluster_name`: the CDS cluster the stats are for. */
   cluster_name: string;
+  /** `cluster_service_name`: the EDS service name of the cluster, when it has one. */
   cluster_service_name?: string;
+  /** `upstream_locality_stats`: per-locality request counts. */
   upstream_locality_stats?: Array<{
-    locality?: { region?: string; zone?: string; sub_zone?: string } | null;
+    /** `locality`: the upstream locality. */
+    locality?: {
+      /** `region`. */
+      region?: string;
+      /** `zone`. */
+      zone?: string;
+      /** `sub_zone`. */
+      sub_zone?: string;
+    } | null;
+    /** `total_successful_requests`: requests completed successfully in the interval (uint64; string when large). */
     total_successful_requests?: number | string;
+    /** `total_requests_in_progress`: requests in flight at the time of the report (uint64). */
     total_requests_in_progress?: number | string;
+    /** `total_error_requests`: requests that failed in the interval (uint64). */
     total_error_requests?: number | string;
+    /** `total_issued_requests`: requests issued in the interval (uint64). */
     total_issued_requests?: number | string;
   }>;
+  /** `total_dropped_requests`: requests dropped by the client in the interval, all categories (uint64). */
   total_dropped_requests?: number | string;
-  dropped_requests?: Array<{ category: string; dropped_count: number | string }>;
-  load_report_interval?: { seconds: number | string; nanos: number } | null;
+  /** `dropped_requests`: dropped requests per drop category. */
+  dropped_requests?: Array<{
+    /** `category`: the drop category. */
+    category: string;
+    /** `dropped_count`: requests dropped in this category (uint64). */
+    dropped_count: number | string;
+  }>;
+  /** `load_report_interval`: the interval these stats cover (`google.protobuf.Duration`). */
+  load_report_interval?: {
+    /** `seconds` (int64). */
+    seconds: number | string;
+    /** `nanos`: fraction of a second, 0–999,999,999. */
+    nanos: number;
+  } | null;
 }
 
 /** `envoy.service.load_stats.v3.LoadStatsRequest`. */
 export interface LoadStatsRequest {
+  /** `node`: the client's node; sent on the first request of a stream. */
   node?: NodeMessage | null;
+  /** `cluster_stats`: one entry per reported cluster (empty on the first request). */
   cluster_stats: ClusterStatsMessage[];
 }
 
 /** `envoy.service.load_stats.v3.LoadStatsResponse`. */
 export interface LoadStatsResponse {
+  /** `clusters`: the clusters to report load for (ignored when `send_all_clusters`). */
   clusters: string[];
+  /** `send_all_clusters`: report every cluster the client has load for. */
   send_all_clusters: boolean;
-  load_reporting_interval: { seconds: number | string; nanos: number } | null;
+  /** `load_reporting_interval`: how often to send reports (`google.protobuf.Duration`). */
+  load_reporting_interval: {
+    /** `seconds` (int64). */
+    seconds: number | string;
+    /** `nanos`: fraction of a second, 0–999,999,999. */
+    nanos: number;
+  } | null;
+  /** `report_endpoint_granularity`: report per-endpoint stats as well. */
   report_endpoint_granularity?: boolean;
 }
 
@@ -246,9 +315,10 @@ export function unpackAny(any: AnyMessage): Record<string, unknown> {
 /**
  * Decodes an Any as the xDS client does, into a protobufjs message rather than a plain object: unset
  * fields read their defaults through the prototype and oneof properties name the set case, so
- * validation allocates only what the sender set. The fields of the client's types are complete; a
- * field of any other message type is present (an empty message) or null. Enums are numbers: read
- * them with {@link enumName}. Throws like {@link unpackAny}.
+ * validation allocates only what the sender set. Only the fields the client reads are decoded (the
+ * others are skipped as unknown fields); a read field whose type the client does not look into is an
+ * empty message when present, null when not. Enums are numbers: read them with {@link enumName}.
+ * Throws like {@link unpackAny}.
  */
 export function decodeAnyForClient(any: AnyMessage): Record<string, unknown> {
   const type = lookupType(any.type_url, 'client');
@@ -285,7 +355,12 @@ export function wrapResource(any: AnyMessage, name?: string): AnyMessage {
  * Removes the `Resource` wrapper if present (grpc-go `UnwrapResource`); returns the inner Any and the
  * wrapper's name ('' when unwrapped or unnamed). A wrapper without a resource throws 'validation'.
  */
-export function unwrapResource(any: AnyMessage): { any: AnyMessage; name: string } {
+export function unwrapResource(any: AnyMessage): {
+  /** The inner resource. */
+  any: AnyMessage;
+  /** The wrapper's name; '' when unwrapped or unnamed. */
+  name: string;
+} {
   if (any.type_url !== RESOURCE_WRAPPER_TYPE_URL) return { any, name: '' };
   const wrapper = decodeAnyForClient(any) as { name?: string; resource?: AnyMessage | null };
   if (!wrapper.resource) throw new XdsError('validation', 'Resource wrapper without a resource', { typeUrl: any.type_url });

@@ -17,9 +17,13 @@ import type { XdsWatcher } from './watcher';
  * - `doesNotExist`: the does-not-exist timer fired or an LDS/CDS SotW response omitted it.
  */
 export const ResourceStatus = {
+  /** Subscribed, nothing usable received yet. */
   requested: 'requested',
+  /** A valid value is cached. */
   acked: 'acked',
+  /** The last update was rejected; a previously accepted value may still be cached. */
   nacked: 'nacked',
+  /** The does-not-exist timer fired or an LDS/CDS SotW response omitted it. */
   doesNotExist: 'doesNotExist',
 } as const;
 /** One of {@link ResourceStatus}. */
@@ -31,9 +35,13 @@ export type ResourceStatus = (typeof ResourceStatus)[keyof typeof ResourceStatus
  * `requested` back to `started`, so the does-not-exist timer restarts only after the resend.
  */
 export const WatchState = {
+  /** Subscribed, not yet written on the current stream (or moved back when the stream closed). */
   started: 'started',
+  /** Written on the stream, no response carried it yet; the does-not-exist timer runs while the resource is uncached. */
   requested: 'requested',
+  /** A response carried it (valid or not). */
   received: 'received',
+  /** The does-not-exist timer fired. */
   timeout: 'timeout',
 } as const;
 /** One of {@link WatchState}. */

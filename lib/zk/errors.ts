@@ -38,6 +38,7 @@ const TRANSIENT: ReadonlySet<ZkErrorKind> = new Set(['connectionLoss', 'sessionE
 
 /** Every error lib/zk rejects with. Branch on `kind`, never on `message`. */
 export class ZkError extends Error {
+  /** Always `ZkError`. */
   override readonly name = 'ZkError';
   /** ZooKeeper's numeric code when the server or client library gave one. */
   readonly code: number | undefined;
@@ -45,6 +46,7 @@ export class ZkError extends Error {
   readonly opIndex: number | undefined;
 
   constructor(
+    /** What went wrong; branch on this. */
     readonly kind: ZkErrorKind,
     message: string,
     options: { path?: string; code?: number; opIndex?: number; cause?: unknown } = {},

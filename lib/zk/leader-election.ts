@@ -13,6 +13,7 @@ export interface LeaderElectionOptions {
   path: string;
   /** Written into the candidate node; `leaderId()` returns the leader's. */
   participantId: string;
+  /** Default: a `leader-election` logger. */
   logger?: Logger;
 }
 
@@ -21,7 +22,9 @@ export type ElectionLifecycle = 'latent' | 'started' | 'closed';
 
 /** Edge-triggered leadership events. */
 export interface LeaderElectionEvents {
+  /** This candidate became the leader. */
   leader: [];
+  /** This candidate stopped leading: session suspended, lost or expired, candidate node gone, or election closed. */
   notLeader: [];
 }
 
@@ -65,6 +68,7 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
     this.log = options.logger ?? createLogger('leader-election');
   }
 
+  /** `latent` until {@link start}, `started` while a candidate, `closed` after {@link close}. */
   get lifecycle(): ElectionLifecycle {
     return this.lifecycleValue;
   }

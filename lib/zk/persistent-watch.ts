@@ -11,6 +11,7 @@ export interface WatchHost {
   client(): Promise<Client>;
   /** Subscribes to session events (`connected`, `reset`, …); returns the unsubscribe function. */
   onSessionEvent(listener: (event: string) => void): () => void;
+  /** Where read failures and listener errors are logged. */
   logger: Logger;
 }
 
@@ -19,12 +20,17 @@ export type WatchLifecycle = 'latent' | 'started' | 'closed';
 
 /** The part every persistent watch shares. */
 export interface Watch {
+  /** The watched znode. */
   readonly path: string;
+  /** `latent` until started, `started` while armed, `closed` for good. */
   readonly lifecycle: WatchLifecycle;
   /** Resolves once the listener heard the first state. */
   readonly ready: Promise<void>;
+  /** Arms the watch and reads the current state; does nothing unless `latent`. The session's `watchData` / `watchChildren` call it. */
   start(): void;
+  /** Stops the watch for good and calls the close listeners. Safe to call twice. */
   close(): void;
+  /** Registers a listener called when the watch closes (never, if it is closed already). */
   onClose(listener: () => void): void;
 }
 
@@ -37,7 +43,9 @@ export interface Watch {
  * Concurrency: re-reads run through one CoalescingTask; `last` changes only in `deliver`.
  */
 abstract class PersistentWatch<S extends DataState | ChildrenState> implements Watch {
+  /** `latent` until started, `started` while armed, `closed` for good. */
   lifecycle: WatchLifecycle = 'latent';
+  /** Resolves once the listener heard the first state (or the watch closed). */
   readonly ready: Promise<void>;
   /** The last state delivered to the listener. */
   last: S | undefined;
@@ -54,13 +62,16 @@ abstract class PersistentWatch<S extends DataState | ChildrenState> implements W
   };
 
   constructor(
+    /** The session side: client, session events, logger. */
     protected readonly host: WatchHost,
+    /** The watched znode. */
     readonly path: string,
     private readonly listener: (state: S) => void,
   ) {
     this.ready = new Promise((resolve) => (this.resolveReady = resolve));
   }
 
+  /** Arms the watch and reads the current state; does nothing unless `latent`. */
   start(): void {
     if (this.lifecycle !== 'latent') return;
     this.lifecycle = 'started';
@@ -72,6 +83,7 @@ abstract class PersistentWatch<S extends DataState | ChildrenState> implements W
     void this.refresh();
   }
 
+  /** Stops the watch for good, resolves `ready` if still pending, and calls the close listeners. Safe to call twice. */
   close(): void {
     if (this.lifecycle === 'closed') return;
     this.lifecycle = 'closed';
@@ -80,6 +92,7 @@ abstract class PersistentWatch<S extends DataState | ChildrenState> implements W
     for (const listener of this.closeListeners.splice(0)) listener();
   }
 
+  /** Registers a listener called when the watch closes (never, if it is closed already). */
   onClose(listener: () => void): void {
     this.closeListeners.push(listener);
   }

@@ -35,12 +35,15 @@ export interface ZkSessionOptions {
   connectWaitMs?: number;
   /** Default ACL for created nodes. Default: open. */
   defaultAcl?: readonly AclEntry[];
+  /** Logger for session events. Default: a `zk-session` logger. */
   logger?: Logger;
 }
 
 /** Options for {@link ZkSession.create}. */
 export interface CreateOptions {
+  /** Default: `persistent`. */
   mode?: CreateMode;
+  /** Default: the session's `defaultAcl`. */
   acl?: readonly AclEntry[];
   /** Create missing parents (persistent, empty, same ACL). */
   parents?: boolean;
@@ -94,7 +97,14 @@ export class ZkSession {
   }
 
   /** The session id and password, so a test can force expiry from a second client. */
-  sessionCredentials(): { id: Buffer; password: Buffer } | undefined {
+  sessionCredentials():
+    | {
+        /** The session id (8 bytes). */
+        id: Buffer;
+        /** The session password the server issued. */
+        password: Buffer;
+      }
+    | undefined {
     if (!this.client || !this.everConnected) return undefined;
     return { id: this.client.getSessionId(), password: this.client.getSessionPassword() };
   }
@@ -109,7 +119,20 @@ export class ZkSession {
    * Counters an operator alarms on: sessions made, disconnects (`suspended`), server-side expiries,
    * sessions given up by our timer (`lost`), reconnects within the same session; plus open watches.
    */
-  stats(): { sessions: number; suspended: number; expired: number; lost: number; reconnects: number; watches: number } {
+  stats(): {
+    /** Sessions established: the first, plus one after every expiry or loss. */
+    sessions: number;
+    /** Disconnects from a live session. */
+    suspended: number;
+    /** Sessions the server reported expired. */
+    expired: number;
+    /** Sessions given up by our timer after a disconnect longer than the session timeout. */
+    lost: number;
+    /** Reconnects within the same session. */
+    reconnects: number;
+    /** Open watches right now. */
+    watches: number;
+  } {
     return { ...this.counters, watches: this.watches.size };
   }
 
@@ -155,7 +178,12 @@ export class ZkSession {
   }
 
   /** Reads data; rejects with `noNode` when absent. */
-  async get(path: string): Promise<{ data: Buffer; stat: Stat }> {
+  async get(path: string): Promise<{
+    /** The node's data (empty when it has none). */
+    data: Buffer;
+    /** The node's stat. */
+    stat: Stat;
+  }> {
     return raw.getData(await this.connectedClient(), path);
   }
 
@@ -176,7 +204,12 @@ export class ZkSession {
   }
 
   /** Sorted child names and the parent's stat; rejects with `noNode` when absent. */
-  async children(path: string): Promise<{ children: string[]; stat: Stat }> {
+  async children(path: string): Promise<{
+    /** Child names (not paths), sorted. */
+    children: string[];
+    /** The parent node's stat. */
+    stat: Stat;
+  }> {
     return raw.getChildren(await this.connectedClient(), path);
   }
 

@@ -6,6 +6,7 @@ export interface Stat {
   readonly version: number;
   /** Children version; bumps on every child create or delete. */
   readonly cversion: number;
+  /** Zxid of the node's creation; tells a re-created node from the one before. */
   readonly czxid: bigint;
   /** Zxid of the last data change; D2 uses it as the property version. */
   readonly mzxid: bigint;
@@ -13,44 +14,106 @@ export interface Stat {
   readonly pzxid: bigint;
   /** Session id owning an ephemeral node, 0n for persistent nodes. */
   readonly ephemeralOwner: bigint;
+  /** Length of the node's data in bytes. */
   readonly dataLength: number;
+  /** Number of children. */
   readonly numChildren: number;
+  /** Time of the last data change, epoch milliseconds (server clock). */
   readonly mtime: number;
 }
 
 /** The state of one znode's data as a data watch delivers it. */
 export type DataState =
-  | { readonly exists: false }
-  | { readonly exists: true; readonly data: Buffer; readonly stat: Stat };
+  | {
+      /** The node does not exist. */
+      readonly exists: false;
+    }
+  | {
+      /** The node exists. */
+      readonly exists: true;
+      /** The node's data (empty when it has none). */
+      readonly data: Buffer;
+      /** The node's stat as of this read. */
+      readonly stat: Stat;
+    };
 
 /** The state of one znode's children as a children watch delivers it. */
 export type ChildrenState =
-  | { readonly exists: false }
-  | { readonly exists: true; readonly children: readonly string[]; readonly stat: Stat };
+  | {
+      /** The node does not exist. */
+      readonly exists: false;
+    }
+  | {
+      /** The node exists. */
+      readonly exists: true;
+      /** Child names (not paths), sorted. */
+      readonly children: readonly string[];
+      /** The parent node's stat as of this read; `pzxid` orders children lists. */
+      readonly stat: Stat;
+    };
 
 /** Node creation modes. */
 export type CreateMode = 'persistent' | 'ephemeral' | 'persistentSequential' | 'ephemeralSequential';
 
 /** One operation of an atomic {@link ZkSession.multi}. `version` -1 matches any version. */
 export type MultiOp =
-  | { readonly op: 'check'; readonly path: string; readonly version: number }
-  | { readonly op: 'create'; readonly path: string; readonly data?: Buffer; readonly mode?: CreateMode; readonly acl?: readonly AclEntry[] }
-  | { readonly op: 'set'; readonly path: string; readonly data: Buffer; readonly version: number }
-  | { readonly op: 'remove'; readonly path: string; readonly version: number };
+  | {
+      /** Fails the multi unless the node exists with data version `version`. */
+      readonly op: 'check';
+      /** The node to check. */
+      readonly path: string;
+      /** Expected data version; -1 only requires the node to exist. */
+      readonly version: number;
+    }
+  | {
+      /** Creates a node. */
+      readonly op: 'create';
+      /** The node to create; its parent must exist. */
+      readonly path: string;
+      /** Initial data. Default: empty. */
+      readonly data?: Buffer;
+      /** Default: `persistent`. */
+      readonly mode?: CreateMode;
+      /** Default: {@link OPEN_ACL} (not the session's `defaultAcl`). */
+      readonly acl?: readonly AclEntry[];
+    }
+  | {
+      /** Compare-and-set write of a node's data. */
+      readonly op: 'set';
+      /** The node to write. */
+      readonly path: string;
+      /** The new data. */
+      readonly data: Buffer;
+      /** Expected data version; -1 matches any. */
+      readonly version: number;
+    }
+  | {
+      /** Deletes a node (it must have no children). */
+      readonly op: 'remove';
+      /** The node to delete. */
+      readonly path: string;
+      /** Expected data version; -1 matches any. */
+      readonly version: number;
+    };
 
 /** Permissions of an ACL entry, by name. */
 export type Permission = 'read' | 'write' | 'create' | 'delete' | 'admin';
 
 /** One ACL entry: `scheme` is `world`, `digest`, `ip` or `auth`. */
 export interface AclEntry {
+  /** What the entry grants. */
   readonly perms: readonly Permission[];
+  /** Authentication scheme: `world`, `digest`, `ip` or `auth`. */
   readonly scheme: string;
+  /** Who, in the scheme's terms: `anyone` for `world`, `user:base64(sha1(user:password))` for `digest` (see {@link digestId}). */
   readonly id: string;
 }
 
 /** A digest credential added to every session (and again after each new session). */
 export interface DigestCredential {
+  /** Digest user name. */
   readonly user: string;
+  /** Digest password, in clear; ZooKeeper stores only its hash in ACLs. */
   readonly password: string;
 }
 

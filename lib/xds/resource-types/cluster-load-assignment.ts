@@ -22,24 +22,35 @@ export type EndpointHealthStatus = 'UNKNOWN' | 'HEALTHY' | 'UNHEALTHY' | 'DRAINI
 
 /** envoy.config.core.v3.Locality. */
 export interface Locality {
+  /** `region`; '' when unset. */
   readonly region: string;
+  /** `zone`; '' when unset. */
   readonly zone: string;
+  /** `sub_zone`; '' when unset. */
   readonly subZone: string;
 }
 
 /** One backend. */
 export interface Endpoint {
+  /** The socket address (IP or hostname); never empty. */
   readonly address: string;
+  /** The port, 1..65535. */
   readonly port: number;
+  /** `health_status`; 'UNKNOWN' when unset. */
   readonly healthStatus: EndpointHealthStatus;
+  /** `load_balancing_weight`; default 1. */
   readonly weight: number;
 }
 
 /** One locality's endpoints. */
 export interface LocalityEndpoints {
+  /** Where the endpoints run. */
   readonly locality: Locality;
+  /** `load_balancing_weight`; always > 0 (localities with weight 0 or unset are dropped). */
   readonly weight: number;
+  /** `priority`; 0 is the highest. */
   readonly priority: number;
+  /** `lb_endpoints`, in order. */
   readonly endpoints: readonly Endpoint[];
 }
 
@@ -47,6 +58,7 @@ export interface LocalityEndpoints {
 export interface ClusterLoadAssignment {
   /** `cluster_name` (the EDS resource name). */
   readonly name: string;
+  /** `endpoints` (per-locality groups), without those of weight 0. */
   readonly localities: readonly LocalityEndpoints[];
 }
 
@@ -86,9 +98,13 @@ export const clusterLoadAssignmentType: XdsResourceType<'clusterLoadAssignment',
 
 /** One endpoint for the builder. */
 export interface EndpointInput {
+  /** The socket address (IP or hostname). */
   address: string;
+  /** The port. */
   port: number;
+  /** `health_status`; default 'HEALTHY'. */
   healthStatus?: EndpointHealthStatus;
+  /** `load_balancing_weight`; unset when omitted (decoded as 1). */
   weight?: number;
 }
 
@@ -96,7 +112,17 @@ export interface EndpointInput {
 export type ClusterLoadAssignmentInput =
   | readonly EndpointInput[]
   | {
-      localities: ReadonlyArray<{ locality?: Partial<Locality>; weight?: number; priority?: number; endpoints: readonly EndpointInput[] }>;
+      /** The localities, in order. */
+      localities: ReadonlyArray<{
+        /** Where the endpoints run; missing parts are ''. */
+        locality?: Partial<Locality>;
+        /** `load_balancing_weight`; default 1. A locality of weight 0 is ignored by clients. */
+        weight?: number;
+        /** `priority`; default 0 (the highest). */
+        priority?: number;
+        /** The locality's endpoints. */
+        endpoints: readonly EndpointInput[];
+      }>;
     };
 
 function endpointObject(e: EndpointInput): object {

@@ -22,10 +22,13 @@ const LB_POLICIES: readonly string[] = ['ROUND_ROBIN', 'LEAST_REQUEST', 'RING_HA
 
 /** A decoded, validated EDS Cluster. */
 export interface Cluster {
+  /** The cluster (CDS resource) name. */
   readonly name: string;
+  /** The cluster discovery type; only EDS clusters are accepted. */
   readonly discoveryType: 'EDS';
   /** The EDS resource name to watch: `service_name`, or the cluster name when empty. */
   readonly edsServiceName: string;
+  /** `lb_policy`. */
   readonly lbPolicy: ClusterLbPolicy;
   /** `self`: report load to the server that delivered this resource; `none`: no LRS. */
   readonly lrs: 'self' | 'none';
@@ -66,6 +69,7 @@ export interface ClusterInput {
   edsServiceName?: string;
   /** Sets `lrs_server: { self: {} }`. */
   lrs?: boolean;
+  /** `lb_policy`; default 'ROUND_ROBIN'. */
   lbPolicy?: ClusterLbPolicy;
 }
 

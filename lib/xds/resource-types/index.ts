@@ -23,9 +23,13 @@ export * from './cluster-load-assignment';
 
 /** Decoded value type per kind. */
 export interface ResourceValueMap {
+  /** A decoded Listener (LDS). */
   listener: Listener;
+  /** A decoded RouteConfiguration (RDS). */
   routeConfiguration: RouteConfiguration;
+  /** A decoded Cluster (CDS). */
   cluster: Cluster;
+  /** A decoded ClusterLoadAssignment (EDS). */
   clusterLoadAssignment: ClusterLoadAssignment;
 }
 

@@ -24,12 +24,24 @@ import { HCM_TYPE_URL, LDS_TYPE_URL, ROUTER_TYPE_URL } from './type-urls';
 
 /** Where the listener's routes come from. */
 export type ListenerRouteConfig =
-  | { readonly source: 'rds'; readonly routeConfigName: string }
-  | { readonly source: 'inline'; readonly routeConfiguration: RouteConfiguration };
+  | {
+      /** The HCM names a RouteConfiguration to fetch over RDS (`rds`). */
+      readonly source: 'rds';
+      /** `rds.route_config_name`: the RDS resource to watch; never empty. */
+      readonly routeConfigName: string;
+    }
+  | {
+      /** The HCM carries the routes inline (`route_config`). */
+      readonly source: 'inline';
+      /** The validated inline `route_config`. */
+      readonly routeConfiguration: RouteConfiguration;
+    };
 
 /** A decoded, validated Listener. */
 export interface Listener {
+  /** The listener (LDS resource) name. */
   readonly name: string;
+  /** Where the HttpConnectionManager's routes come from. */
   readonly routeConfig: ListenerRouteConfig;
   /** Type URLs of the HTTP filters' typed_config, in order; the last is the router. */
   readonly httpFilters: readonly string[];
@@ -77,8 +89,16 @@ export const listenerType: XdsResourceType<'listener', Listener> = {
 
 /** Builder input: an RDS name, or an inline route configuration. */
 export type ListenerInput =
-  | { routeConfigName: string }
-  | { inlineRoute: RouteConfigurationInput; inlineRouteName?: string };
+  | {
+      /** The RDS resource name to reference (config_source `ads`). */
+      routeConfigName: string;
+    }
+  | {
+      /** The route configuration to embed as the HCM's `route_config`. */
+      inlineRoute: RouteConfigurationInput;
+      /** Name of the inline route configuration; default `<listener name>-route`. */
+      inlineRouteName?: string;
+    };
 
 /** Builds an Any-packed Listener with an api_listener HCM ending in the router filter. */
 export function buildListener(name: string, input: ListenerInput): AnyMessage {

@@ -15,12 +15,28 @@ import type { ResourceKind, XdsTypeUrl } from './type-urls';
 
 /** The outcome of decoding one resource from a DiscoveryResponse. */
 export type DecodeResult<V> =
-  | { readonly ok: true; readonly name: string; readonly value: V }
-  | { readonly ok: false; readonly name?: string; readonly error: XdsError };
+  | {
+      /** The resource decoded and validated. */
+      readonly ok: true;
+      /** The resource name. */
+      readonly name: string;
+      /** The decoded, validated value. */
+      readonly value: V;
+    }
+  | {
+      /** The resource was rejected; the response is NACKed. */
+      readonly ok: false;
+      /** The resource name, when it could be read. */
+      readonly name?: string;
+      /** Kind 'validation'; its message goes into the NACK's error_detail. */
+      readonly error: XdsError;
+    };
 
 /** One resource type: its URL, decoder/validator and SotW semantics. */
 export interface XdsResourceType<K extends ResourceKind, V> {
+  /** The short name of this type, e.g. 'listener'. */
   readonly kind: K;
+  /** The type URL of this type, e.g. `type.googleapis.com/envoy.config.listener.v3.Listener`. */
   readonly typeUrl: XdsTypeUrl;
   /**
    * Decodes and validates one Any from a response: unwraps `envoy.service.discovery.v3.Resource`,
@@ -38,6 +54,7 @@ export interface XdsResourceType<K extends ResourceKind, V> {
 
 /** Thrown inside validators; `decodeWith` turns it into `{ ok: false }`. */
 export class ValidationIssue extends Error {
+  /** Always 'ValidationIssue'. */
   override readonly name = 'ValidationIssue';
 }
 

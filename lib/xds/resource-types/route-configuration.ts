@@ -16,37 +16,68 @@ import { decodeWith, deepEqual, invalid, list, rec, str, u32, type XdsResourceTy
 import { RDS_TYPE_URL } from './type-urls';
 
 /** How a route matches the request path. */
-export type RouteMatch = { readonly kind: 'prefix'; readonly prefix: string } | { readonly kind: 'path'; readonly path: string };
+export type RouteMatch =
+  | {
+      /** Matches paths starting with `prefix`. */
+      readonly kind: 'prefix';
+      /** `match.prefix`; '' matches every path. */
+      readonly prefix: string;
+    }
+  | {
+      /** Matches one exact path. */
+      readonly kind: 'path';
+      /** `match.path`: the full path, e.g. `/package.Service/Method`. */
+      readonly path: string;
+    };
 
 /** One entry of `weighted_clusters`. */
 export interface WeightedCluster {
+  /** The cluster (CDS resource) name. */
   readonly name: string;
+  /** Relative weight; 0 when unset. The total over the route must be > 0. */
   readonly weight: number;
 }
 
 /** Where a route sends the request. */
 export type RouteAction =
-  | { readonly kind: 'cluster'; readonly cluster: string }
-  | { readonly kind: 'weightedClusters'; readonly clusters: readonly WeightedCluster[] };
+  | {
+      /** Forward to one cluster (`route.cluster`). */
+      readonly kind: 'cluster';
+      /** The cluster (CDS resource) name; never empty. */
+      readonly cluster: string;
+    }
+  | {
+      /** Split across clusters by weight (`route.weighted_clusters`). */
+      readonly kind: 'weightedClusters';
+      /** The clusters and their weights; total weight > 0. */
+      readonly clusters: readonly WeightedCluster[];
+    };
 
 /** One route of a virtual host. */
 export interface Route {
+  /** How the route matches the request path. */
   readonly match: RouteMatch;
   /** `match.case_sensitive`, default true. */
   readonly caseSensitive: boolean;
+  /** Where matching requests go. */
   readonly action: RouteAction;
 }
 
 /** A virtual host: domains and ordered routes. */
 export interface VirtualHost {
+  /** The virtual host's name; '' when unset. */
   readonly name: string;
+  /** Domains this virtual host serves (e.g. `*`); never empty. */
   readonly domains: readonly string[];
+  /** Routes in order; the first match wins. */
   readonly routes: readonly Route[];
 }
 
 /** A decoded, validated RouteConfiguration. */
 export interface RouteConfiguration {
+  /** The route configuration (RDS resource) name. */
   readonly name: string;
+  /** `virtual_hosts`, in order. */
   readonly virtualHosts: readonly VirtualHost[];
 }
 
@@ -110,16 +141,33 @@ export const routeConfigurationType: XdsResourceType<'routeConfiguration', Route
 
 /** A route for the builders: a prefix (default '') or an exact path, to a cluster or weighted clusters. */
 export interface RouteInput {
+  /** Path prefix to match; default ''. Ignored when `path` is set. */
   prefix?: string;
+  /** Exact path to match; takes precedence over `prefix`. */
   path?: string;
+  /** Cluster to forward to; ignored when `weightedClusters` is set. */
   cluster?: string;
+  /** Clusters to split across by weight; takes precedence over `cluster`. */
   weightedClusters?: readonly WeightedCluster[];
 }
 
 /** Builder input: `{ cluster }` (one vhost `*`, prefix '' → cluster) or explicit virtual hosts. */
 export type RouteConfigurationInput =
-  | { cluster: string }
-  | { virtualHosts: ReadonlyArray<{ name?: string; domains: readonly string[]; routes: readonly RouteInput[] }> };
+  | {
+      /** Send everything to this cluster: one virtual host `*` with one route, prefix '' → cluster. */
+      cluster: string;
+    }
+  | {
+      /** Explicit virtual hosts, in order. */
+      virtualHosts: ReadonlyArray<{
+        /** The virtual host's name; default `vh-<index>`. */
+        name?: string;
+        /** Domains this virtual host serves. */
+        domains: readonly string[];
+        /** Routes in order. */
+        routes: readonly RouteInput[];
+      }>;
+    };
 
 function routeObject(r: RouteInput): object {
   const match = r.path !== undefined ? { path: r.path } : { prefix: r.prefix ?? '' };

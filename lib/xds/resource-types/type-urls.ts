@@ -30,9 +30,13 @@ export const RESOURCE_WRAPPER_TYPE_URL = 'type.googleapis.com/envoy.service.disc
 
 /** The four resource type URLs gRPC uses over ADS, by kind. */
 export const TYPE_URLS = {
+  /** {@link LDS_TYPE_URL}. */
   listener: LDS_TYPE_URL,
+  /** {@link RDS_TYPE_URL}. */
   routeConfiguration: RDS_TYPE_URL,
+  /** {@link CDS_TYPE_URL}. */
   cluster: CDS_TYPE_URL,
+  /** {@link EDS_TYPE_URL}. */
   clusterLoadAssignment: EDS_TYPE_URL,
 } as const;
 
