@@ -333,15 +333,18 @@ export class AdsStream {
     if (entry.state !== WatchState.requested || entry.expiry !== undefined || !this.call) return;
     if (!this.options.isTransportReady() || this.options.handler.isResourceCached(typeUrl, name)) return;
     const now = Date.now();
-    let group = this.openExpiry.get(typeUrl);
-    if (group?.startedAt !== now || group.pending === 0) {
-      const timer: NodeJS.Timeout = setTimeout(() => this.expire(typeUrl, created), this.expiryMs);
-      timer.unref?.();
-      const created: ExpiryGroup = { timer, startedAt: now, pending: 0 };
-      this.openExpiry.set(typeUrl, (group = created));
-    }
+    const open = this.openExpiry.get(typeUrl);
+    const group = open?.startedAt === now && open.pending > 0 ? open : this.openExpiryGroup(typeUrl, now);
     group.pending += 1;
     entry.expiry = group;
+  }
+
+  /** A new expiry group for names of `typeUrl` starting their timers at `now`. */
+  private openExpiryGroup(typeUrl: string, now: number): ExpiryGroup {
+    const group: ExpiryGroup = { timer: setTimeout(() => this.expire(typeUrl, group), this.expiryMs), startedAt: now, pending: 0 };
+    group.timer.unref?.();
+    this.openExpiry.set(typeUrl, group);
+    return group;
   }
 
   /** An expiry group's timer fired: its names still waiting do not exist. */

@@ -302,8 +302,13 @@ export function packAny(typeUrl: string, obj: object): AnyMessage {
 /** Decodes an Any into a plain object with every field; throws `XdsError` 'validation' on undecodable bytes. */
 export function unpackAny(any: AnyMessage): Record<string, unknown> {
   const type = lookupType(any.type_url);
+  return type.toObject(decodeWithType(type, any), TO_OBJECT);
+}
+
+/** `type.decode` of the Any's bytes; undecodable bytes throw `XdsError` 'validation'. */
+function decodeWithType(type: protobuf.Type, any: AnyMessage): protobuf.Message {
   try {
-    return type.toObject(type.decode(any.value), TO_OBJECT);
+    return type.decode(any.value);
   } catch (e) {
     throw new XdsError('validation', `cannot decode ${any.type_url}: ${e instanceof Error ? e.message : String(e)}`, {
       typeUrl: any.type_url,
@@ -321,15 +326,7 @@ export function unpackAny(any: AnyMessage): Record<string, unknown> {
  * Throws like {@link unpackAny}.
  */
 export function decodeAnyForClient(any: AnyMessage): Record<string, unknown> {
-  const type = lookupType(any.type_url, 'client');
-  try {
-    return type.decode(any.value) as unknown as Record<string, unknown>;
-  } catch (e) {
-    throw new XdsError('validation', `cannot decode ${any.type_url}: ${e instanceof Error ? e.message : String(e)}`, {
-      typeUrl: any.type_url,
-      cause: e,
-    });
-  }
+  return decodeWithType(lookupType(any.type_url, 'client'), any) as unknown as Record<string, unknown>;
 }
 
 /**
