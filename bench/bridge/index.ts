@@ -4,10 +4,9 @@
 // 3. One endpoint's weight changes, K times: writes per change (target ≤ 2) and xDS push → visible in
 //    ZooKeeper (a data watch on the changed child), p50/p99.
 import { parseBridgeConfig, uriChildName, XdsBridge, type BridgeConfig } from '../../lib/bridge';
-import { urisPath } from '../../lib/d2/paths';
-import { startZooKeeper } from '../../lib/local/zookeeper';
-import { buildCluster, buildClusterLoadAssignment, buildListener, buildRouteConfiguration, type EndpointInput } from '../../lib/xds/resource-types';
-import type { AnyMessage } from '../../lib/xds/protos';
+import { urisPath } from '../../lib/d2/data';
+import { startZooKeeper } from '../../lib/local';
+import { buildCluster, buildClusterLoadAssignment, buildListener, buildRouteConfiguration, type AnyMessage, type EndpointInput } from '../../lib/xds';
 import { XdsManagementServer } from '../../lib/xds/server';
 import { connectSession, type ZkSession } from '../../lib/zk';
 import { parseIntOptions } from '../lib/args';

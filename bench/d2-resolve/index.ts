@@ -1,9 +1,8 @@
 // d2-resolve: the in-process cost of resolving `d2://<service>/<path>` to a host, per call.
 // Starts its own ZooKeeper, loads one service per cluster size, then times D2Client.resolve() in batches.
 import { D2Client, LoadBalancerState, WeightedRoundRobin, serializeClusterProperties, serializeServiceProperties, serializeUriProperties } from '../../lib/d2';
-import { clusterPath, servicePath, urisPath } from '../../lib/d2/paths';
-import { parseClusterProperties, parseServiceProperties } from '../../lib/d2';
-import { startZooKeeper } from '../../lib/local/zookeeper';
+import { clusterPath, parseClusterProperties, parseServiceProperties, servicePath, urisPath } from '../../lib/d2';
+import { startZooKeeper } from '../../lib/local';
 import { connectSession, type ZkSession } from '../../lib/zk';
 import { percentile, printTable, round, writeResults, type Row } from '../lib/report';
 

@@ -3,11 +3,12 @@
 // batches, order rotated every round) so drift and GC hit them alike; the table reports medians.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { D2Client, LoadBalancerState, WeightedRoundRobin, parseClusterProperties, serializeClusterProperties, type FailoutPropertiesJson } from '../../lib/d2';
+import { D2Client, LoadBalancerState, WeightedRoundRobin, parseClusterProperties, serializeClusterProperties, type FailoutProperties } from '../../lib/d2';
 import { parseServiceProperties, serializeServiceProperties, serializeUriProperties } from '../../lib/d2';
-import { clusterPath, servicePath, urisPath } from '../../lib/d2/paths';
-import { FailoutClient, FailoutClusterInfoProvider, WeightedFailoutRedirectStrategy, ZooKeeperFailoutConfigProviderFactory } from '../../lib/failout';
-import { startZooKeeper } from '../../lib/local/zookeeper';
+import { clusterPath, servicePath, urisPath } from '../../lib/d2';
+import { WeightedFailoutRedirectStrategy, ZooKeeperFailoutConfigProviderFactory, buildD2Client, type BuiltD2Client } from '../../lib/failout';
+import type { Registry } from 'prom-client';
+import { startZooKeeper } from '../../lib/local';
 import { connectSession, type ZkSession } from '../../lib/zk';
 import { percentile, printTable, round, writeResults, type Row } from '../lib/report';
 
@@ -48,9 +49,10 @@ async function writeNode(session: ZkSession, path: string, text: string): Promis
 
 /** Clusters plain, lor1 (failed out to lva1:2, ltx1:1), lva1, ltx1, one host each (the local server); services on plain and lor1. */
 async function loadData(session: ZkSession, hostUri: string): Promise<void> {
-  const failout: FailoutPropertiesJson = {
-    failoutRedirectConfigs: [{ peer: 'bench-lva1', weight: 2 }, { peer: 'bench-ltx1', weight: 1 }],
-    failoutBucketConfigs: [{ partition: 'main', offlineAt: Date.now() - 1000 }],
+  const failout: FailoutProperties = {
+    redirects: [{ peer: 'bench-lva1', weight: 2 }, { peer: 'bench-ltx1', weight: 1 }],
+    ignoredRedirectEntries: 0,
+    buckets: [{ partition: 'main', offlineAt: Date.now() - 1000 }],
   };
   for (const cluster of ['bench-plain', 'bench-lor1', 'bench-lva1', 'bench-ltx1']) {
     const props = parseClusterProperties({ clusterName: cluster });
@@ -95,6 +97,14 @@ function rows(kind: string, variants: readonly Variant[], samples: Map<string, n
   });
 }
 
+/** `failout_client_redirected_total` by peer, from the client's registry. */
+async function redirectedCounts(registry: Registry): Promise<Record<string, number>> {
+  const metric = registry.getSingleMetric('failout_client_redirected_total');
+  const counts: Record<string, number> = {};
+  for (const v of metric ? (await metric.get()).values : []) counts[String(v.labels.peer)] = v.value;
+  return counts;
+}
+
 async function startLocalServer(): Promise<Server> {
   const server = createServer((req, res) => {
     req.resume();
@@ -112,16 +122,18 @@ export default async function failoutOverhead(args: string[]): Promise<void> {
   const session = await connectSession({ connectString: zk.connectString });
   const state = new LoadBalancerState({ session });
   const bare = new D2Client({ state });
-  const provider = new ZooKeeperFailoutConfigProviderFactory({ peerWatchTeardownDelayMs: 0 }).create(state);
-  const failout = new FailoutClient({
-    d2: new D2Client({ state }),
-    state,
-    provider,
-    strategy: new WeightedFailoutRedirectStrategy({ view: new FailoutClusterInfoProvider(state, provider) }),
-  });
+  const clients: BuiltD2Client[] = [];
   try {
     await loadData(session, `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
-    provider.start();
+    // The path a service takes: buildD2Client with failout on (and warm-up, as by default).
+    const failout = buildD2Client({
+      state,
+      enableClusterFailout: true,
+      failoutConfigProviderFactory: new ZooKeeperFailoutConfigProviderFactory(),
+      failoutRedirectStrategy: (view, context) => new WeightedFailoutRedirectStrategy({ view, registry: context.registry }),
+      peerWatchTeardownDelayMs: 0,
+    });
+    clients.push(failout);
     const plain = 'd2://svc-plain/hello?name=ada';
     const out = 'd2://svc-out/hello?name=ada';
     const init = { routingKey: 'member-42' };
@@ -159,11 +171,10 @@ export default async function failoutOverhead(args: string[]): Promise<void> {
     const httpSamples = await interleave(httpVariants, p.httpBatches, p.httpOps, Math.min(2_000, p.warmupOps));
     const table = [...rows('resolve', resolveVariants, resolveSamples), ...rows('http', httpVariants, httpSamples)];
     printTable(`failout-overhead: per-request cost, interleaved batches (resolve ${p.batches}×${p.resolveOps}, http ${p.httpBatches}×${p.httpOps})`, table);
-    writeResults('failout-overhead', { parameters: { ...p }, targets: { noFailout: 1.05, redirecting: 1.2 }, rows: table, redirected: failout.stats().redirected });
+    writeResults('failout-overhead', { parameters: { ...p }, targets: { noFailout: 1.05, redirecting: 1.2 }, rows: table, redirected: await redirectedCounts(failout.registry) });
   } finally {
-    await failout.close();
+    for (const client of clients) await client.close();
     await bare.close();
-    provider.shutdown();
     state.shutdown();
     await session.close();
     await new Promise<void>((resolve) => server.close(() => resolve()));

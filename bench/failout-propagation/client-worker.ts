@@ -2,7 +2,7 @@
 // LoadBalancerState and ZooKeeperFailoutConfigProvider following one cluster, and reports per round
 // when each client's routing decision flipped. Started by index.ts with `fork` + tsx's loader.
 import { LoadBalancerState } from '../../lib/d2';
-import { ZooKeeperFailoutConfigProvider } from '../../lib/failout/failout-config-provider';
+import { ZooKeeperFailoutConfigProvider } from '../../lib/failout';
 import { createLogger } from '../../lib/logging';
 import { connectSession, type ZkSession } from '../../lib/zk';
 import { clock, failWorker, guardWorker } from '../lib/workers';
@@ -53,8 +53,13 @@ async function startClient(init: Init, index: number): Promise<void> {
   const provider = new ZooKeeperFailoutConfigProvider({ state, peerWatchTeardownDelayMs: init.teardownDelayMs, logger });
   clients[index] = { session, state, provider };
   provider.start();
-  // Registered after the provider, so it runs after the provider has taken the update.
-  state.registerClusterListener({ onClusterAdded: (name) => name === init.cluster && check(index), onClusterRemoved: () => undefined });
+  // Registered after the provider, so it runs after the provider has taken the update. Only the
+  // cluster's `properties` change carries a failout write: host changes are not what is measured.
+  state.registerClusterListener({
+    onClusterChange: (change) => {
+      if (change.kind === 'properties' && change.cluster === init.cluster) check(index);
+    },
+  });
   await state.listenToCluster(init.cluster);
 }
 

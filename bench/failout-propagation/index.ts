@@ -5,10 +5,8 @@
 // floor (bare watchers on one node) is measured in the same run against the same ZooKeeper, and the
 // ratio reported. `npm run bench -- failout-propagation [--clients 1000] [--processes 4] [--rounds 20]`.
 import { join } from 'node:path';
-import { parseClusterProperties, serializeClusterProperties, type FailoutPropertiesJson } from '../../lib/d2';
-import { clusterPath, urisPath } from '../../lib/d2/paths';
-import { serializeUriProperties } from '../../lib/d2/codecs/uri';
-import { startZooKeeper, type ZooKeeperServer } from '../../lib/local/zookeeper';
+import { clusterPath, parseClusterProperties, serializeClusterProperties, serializeUriProperties, urisPath, type FailoutProperties } from '../../lib/d2/data';
+import { startZooKeeper, type ZooKeeperServer } from '../../lib/local';
 import { createLogger } from '../../lib/logging';
 import { connectSession, type ZkSession } from '../../lib/zk';
 import { percentile, printTable, round, writeResults, type Row } from '../lib/report';
@@ -43,8 +41,8 @@ interface FlipRound {
 
 /** The cluster document with or without a failout to the peer (the request worker's write). */
 function clusterDocument(failedOut: boolean): Buffer {
-  const failout: FailoutPropertiesJson | null = failedOut
-    ? { failoutRedirectConfigs: [{ peer: PEER, weight: 1 }], failoutBucketConfigs: [{ partition: 'main', bucketOfflineRange: { from: 0, to: 99 }, offlineAt: 0 }] }
+  const failout: FailoutProperties | null = failedOut
+    ? { redirects: [{ peer: PEER, weight: 1 }], ignoredRedirectEntries: 0, buckets: [{ partition: 'main', bucketOfflineRange: { from: 0, to: 99 }, offlineAt: 0 }] }
     : null;
   return Buffer.from(serializeClusterProperties({ ...parseClusterProperties({ clusterName: CLUSTER }), failoutProperties: failout }));
 }

@@ -1,8 +1,7 @@
 // A minimal xDS resolver for the fallback benchmark: follows LDS → RDS → CDS → EDS the way gRPC's
 // resolver does (a new name at one level replaces the watch there) and reports each endpoint it
 // reaches, with the time it got there.
-import type { XdsClient, XdsWatcher } from '../../lib/xds';
-import type { RouteConfiguration } from '../../lib/xds/resource-types';
+import type { RouteConfiguration, XdsClient, XdsWatcher } from '../../lib/xds';
 import { clock } from '../lib/workers';
 
 function onUpdateOnly<T>(onUpdate: (value: T) => void): XdsWatcher<T> {

@@ -9,8 +9,7 @@
 //      (1 s × 1.6, ±20 %, capped at --fallback-probe-cap-ms).
 // Each run uses a fresh XdsClient; the two management servers are reused.
 // `npm run bench -- xds-fallback [--runs 20] [--min-outage-ms 500] [--max-outage-ms 15000] [--fallback-probe-cap-ms 5000]`.
-import { createXdsClient, parseBootstrap, type ServerSwitchEvent, type XdsClient } from '../../lib/xds';
-import { LDS_TYPE_URL, buildCluster, buildClusterLoadAssignment, buildListener, buildRouteConfiguration } from '../../lib/xds/resource-types';
+import { LDS_TYPE_URL, buildCluster, buildClusterLoadAssignment, buildListener, buildRouteConfiguration, createXdsClient, parseBootstrap, type ServerSwitchEvent, type XdsClient } from '../../lib/xds';
 import { XdsManagementServer, type SnapshotInput } from '../../lib/xds/server';
 import { parseIntOptions } from '../lib/args';
 import { percentile, printTable, round, writeResults, type Row } from '../lib/report';

@@ -3,7 +3,7 @@
 // the physical floor for failout propagation. `npm run bench -- zk-fanout [--watchers 1000]
 // [--processes 4] [--rounds 20] [--warmup 2] [--gap-ms 100]`.
 import { join } from 'node:path';
-import { startZooKeeper, type ZooKeeperServer } from '../../lib/local/zookeeper';
+import { startZooKeeper, type ZooKeeperServer } from '../../lib/local';
 import { createLogger, type Logger } from '../../lib/logging';
 import { connectSession, type ZkSession } from '../../lib/zk';
 import { FANOUT_OPTIONS, fanoutParameters, parseIntOptions, type FanoutParameters } from '../lib/args';

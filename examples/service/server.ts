@@ -23,13 +23,26 @@ async function main(): Promise<void> {
     state,
     enableClusterFailout: true,
     failoutConfigProviderFactory: new ZooKeeperFailoutConfigProviderFactory(),
-    failoutRedirectStrategy: (view) => new WeightedFailoutRedirectStrategy({ view }),
+    failoutRedirectStrategy: (view, context) => new WeightedFailoutRedirectStrategy({ view, registry: context.registry }),
+    // Open connections to a failed-out cluster's peers before its traffic moves there (the default;
+    // spelled out here): through this client's own pools, so redirected requests find them open.
+    warmUp: true,
+    warmUpTimeoutMs: 5_000,
+    warmUpConcurrency: 16,
   };
   const client = buildD2Client(config);
   await state.listenToService(upstream);
 
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
+    if (url.pathname === '/metrics') {
+      // Every counter of the client (redirects, fail-opens, warm-ups, malformed configs) in one registry.
+      void client.registry.metrics().then((text) => {
+        res.writeHead(200, { 'content-type': client.registry.contentType });
+        res.end(text);
+      });
+      return;
+    }
     const member = url.searchParams.get('member') ?? undefined; // same member, same bucket
     client
       .request(`d2://${upstream}/hello`, { routingKey: member, headersTimeout: 2000, bodyTimeout: 2000 })

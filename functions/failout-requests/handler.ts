@@ -1,7 +1,7 @@
 import { getRequestWriter } from '#commons/request-writer';
 import { logger } from '#powertools/logger';
 import { metrics } from '#powertools/metrics';
-import { createHandler } from '../../lib/requests';
+import { createHandler } from '../../lib/requests/lambda';
 
 /**
  * The `failout-requests` Lambda: SQS FIFO change requests → ZooKeeper, exactly once.

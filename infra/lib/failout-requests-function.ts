@@ -9,7 +9,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { parseDuration } from '../../lib/requests/duration';
+import { parseDuration } from '../../lib/requests';
 import { allowAwsApis, allowZooKeeper, type ZooKeeperAccess } from './network';
 
 /** Repository root: the NodejsFunction project root (package.json "imports" and the lock file live there). */

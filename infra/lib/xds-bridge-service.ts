@@ -19,8 +19,7 @@ import {
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { parseBridgeConfig } from '../../lib/bridge/config';
-import { BRIDGE_EMF_METRICS } from '../../lib/bridge/emf';
+import { BRIDGE_EMF_METRICS, parseBridgeConfig } from '../../lib/bridge/contract';
 import { allowAwsApis, allowZooKeeper, type ControlPlane, type ZooKeeperAccess } from './network';
 
 const REPO_ROOT = join(__dirname, '..', '..');

@@ -10,11 +10,10 @@
  * Concurrency: event-loop only. `config`, `session`, `client`, `resolver`, `sync`, `election` and
  * `metrics` are fixed after `start`; `roleValue` and `fullSyncDone` change in `takeOver`/`standDown`/`stop`.
  */
-import { clusterPath, servicePath, urisPath } from '../d2/paths';
+import { clusterPath, servicePath, urisPath } from '../d2/data';
 import { createLogger, type Logger } from '../logging';
-import { createXdsClient, type XdsClient, type XdsClientDump } from '../xds/client';
-import { LeaderElection } from '../zk/leader-election';
-import { ZkSession } from '../zk/session';
+import { createXdsClient, type XdsClient, type XdsClientDump } from '../xds';
+import { LeaderElection, ZkSession } from '../zk';
 import { AdminServer } from './admin-server';
 import type { BridgeConfig } from './config';
 import { D2Sync, type SyncStats } from './d2-sync';

@@ -6,9 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { z } from 'zod';
-import { assertNodeName } from '../d2/paths';
-import { parseBootstrap, type Bootstrap } from '../xds/bootstrap';
-import { isXdsError } from '../xds/errors';
+import { assertNodeName } from '../d2/data';
+import { isXdsError, parseBootstrap, type Bootstrap } from '../xds';
 import { assertIsError, BridgeError } from './errors';
 
 /** One followed service, with its defaults filled in. */

@@ -10,12 +10,9 @@
  * Concurrency: passes run one at a time through a {@link CoalescingTask}; `dirty`, `mirror` and
  * `lifecycle` change only on the event loop, the mirror only inside a pass.
  */
-import { clusterPath, servicePath, urisPath } from '../d2/paths';
+import { clusterPath, servicePath, urisPath } from '../d2/data';
 import { createLogger, type Logger } from '../logging';
-import { CoalescingTask } from '../zk/coalescing-task';
-import { isZkError } from '../zk/errors';
-import type { ZkSession } from '../zk/session';
-import type { MultiOp } from '../zk/types';
+import { CoalescingTask, isZkError, type MultiOp, type ZkReader } from '../zk';
 import type { WriteBudget } from './config';
 import { batchPlans, planNode, planUris } from './diff';
 import { assertIsError } from './errors';
@@ -35,7 +32,8 @@ export interface SyncHooks {
 
 /** Options of {@link D2Sync}. */
 export interface D2SyncOptions {
-  readonly session: ZkSession;
+  /** Where entities are read from (writes go through `write`, fenced on leadership). */
+  readonly session: ZkReader;
   readonly basePath: string;
   readonly budget: WriteBudget;
   /** Runs one batch atomically, fenced on leadership (rejects with ZkError `notLeader` when not leading). */

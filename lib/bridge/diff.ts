@@ -6,7 +6,7 @@
  * changed meanwhile — by the request worker writing `failoutProperties`, say — fails the batch
  * instead of being overwritten; the sync then re-reads and plans again.
  */
-import type { MultiOp } from '../zk/types';
+import type { MultiOp } from '../zk';
 import type { EntityTarget, NodeView, UrisView } from './model';
 
 /** Operations for one entity and the view after they succeed. */

@@ -7,11 +7,8 @@
  * cluster node; and the persistent URI children whose name starts with {@link URI_CHILD_PREFIX}.
  * Every other key — `failoutProperties` above all — is carried over untouched.
  */
-import { parseClusterProperties, serializeClusterProperties } from '../d2/codecs/cluster';
-import { parseServiceProperties, serializeServiceProperties } from '../d2/codecs/service';
-import { serializeUriProperties } from '../d2/codecs/uri';
-import { assertNodeName } from '../d2/paths';
-import type { ClusterLoadAssignment, Endpoint } from '../xds/resource-types';
+import { assertNodeName, parseClusterProperties, parseServiceProperties, serializeClusterProperties, serializeServiceProperties, serializeUriProperties } from '../d2/data';
+import type { ClusterLoadAssignment, Endpoint } from '../xds';
 import { BridgeError } from './errors';
 
 /** Marks the URI children the bridge created (servers' own announcements never carry it). */

@@ -3,8 +3,8 @@
  * must not share counters). Gauges read their value at scrape time from the bridge.
  */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { MultiOp } from '../zk/types';
-import type { XdsClientDump } from '../xds/client';
+import type { XdsClientDump } from '../xds';
+import type { MultiOp } from '../zk';
 
 /** What the gauges read at scrape time. */
 export interface MetricsSource {

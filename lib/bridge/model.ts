@@ -2,7 +2,7 @@
  * Shapes shared by the bridge's roles: what the resolver knows about xDS, what the sync should make
  * of each ZooKeeper entity, and what ZooKeeper holds. Types only.
  */
-import type { Endpoint } from '../xds/resource-types';
+import type { Endpoint } from '../xds';
 
 /**
  * What the resolver knows about one xDS-derived value: nothing yet, a value, or that it does not

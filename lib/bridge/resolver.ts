@@ -11,10 +11,7 @@
  * Concurrency: watcher callbacks run on the event loop, one at a time per watcher; every state change
  * happens there, and each is announced through `onChange` with the entity keys it affects.
  */
-import type { XdsClient } from '../xds/client';
-import type { XdsError } from '../xds/errors';
-import type { ClusterLoadAssignment, Cluster, Listener, RouteConfiguration } from '../xds/resource-types';
-import type { XdsWatcher } from '../xds/watcher';
+import type { ClusterLoadAssignment, Cluster, Listener, RouteConfiguration, XdsClient, XdsError, XdsWatcher } from '../xds';
 import type { ServiceConfig } from './config';
 import { assertIsError } from './errors';
 import { d2ClusterName, usableEndpoints } from './mapping';

@@ -2,7 +2,7 @@
  * From a RouteConfiguration to the clusters a service's requests go to, as gRPC's xDS resolver picks
  * them (gRFC A28): the virtual host whose domains best match the service name, then its default route.
  */
-import type { Route, RouteConfiguration, VirtualHost } from '../xds/resource-types';
+import type { Route, RouteConfiguration, VirtualHost } from '../xds';
 import type { ServiceRoute } from './model';
 
 /** How a domain pattern matches; lower is better (gRPC `findVirtualHostForDomain`). */

@@ -1,5 +1,12 @@
-import { BUCKETS, parseFailoutConfig } from '../failout';
-import type { FailoutPropertiesJson } from '../d2';
+import {
+  assertIsError,
+  BUCKETS,
+  effectiveBucket,
+  isBucketConfigActiveAt,
+  parseClusterProperties,
+  redirectWeight,
+  type FailoutProperties,
+} from '../d2/data';
 
 /**
  * What `failout status` says about one cluster:
@@ -7,7 +14,8 @@ import type { FailoutPropertiesJson } from '../d2';
  * - `scheduled`: a window starts later, none is active;
  * - `ended`: windows exist but all have ended (scheduled ends need no write, so this is normal);
  * - `serving`: no failout at all;
- * - `malformed`: the stored failout properties do not parse (clients ignore them and keep the last good state).
+ * - `malformed`: the cluster node does not parse, a malformed failout included (clients ignore the whole
+ *   document and keep the last good state).
  */
 export type ClusterFailoutState = 'failed-out' | 'scheduled' | 'ended' | 'serving' | 'malformed';
 
@@ -35,42 +43,42 @@ export interface ClusterStatus {
 }
 
 /**
- * Describes a cluster from the text of its `/d2/clusters/<cluster>` node at time `now`. Only
- * `failoutProperties` is read; missing, `null` or `{}` means no failout (architecture contract).
+ * Describes a cluster from the text of its `/d2/clusters/<cluster>` node at time `now`. The node is read
+ * with the cluster codec, as clients read it; missing, `null` or `{}` failout properties mean no failout.
  */
 export function describeCluster(cluster: string, nodeText: string, now: number): ClusterStatus {
-  let raw: unknown;
+  let props: FailoutProperties | null;
   try {
-    raw = (JSON.parse(nodeText) as { failoutProperties?: unknown } | null)?.failoutProperties;
+    props = parseClusterProperties(nodeText).failoutProperties;
   } catch (err) {
-    return { cluster, state: 'malformed', peers: [], windows: [], problem: `cluster node is not JSON: ${(err as Error).message}` };
+    assertIsError(err);
+    return { cluster, state: 'malformed', peers: [], windows: [], problem: err.message };
   }
-  if (raw === undefined || raw === null || (typeof raw === 'object' && Object.keys(raw).length === 0)) {
-    return { cluster, state: 'serving', peers: [], windows: [] };
-  }
-  let config;
-  try {
-    config = parseFailoutConfig(cluster, raw as FailoutPropertiesJson);
-  } catch (err) {
-    return { cluster, state: 'malformed', peers: [], windows: [], problem: (err as Error).message };
-  }
-  if (!config) return { cluster, state: 'serving', peers: [], windows: [] };
-  const windows = config.windows.map((w): WindowStatus => ({
-    offlineAt: new Date(w.offlineAt).toISOString(),
-    onlineAt: w.onlineAt === undefined ? null : new Date(w.onlineAt).toISOString(),
-    active: w.offlineAt <= now && (w.onlineAt === undefined || now < w.onlineAt),
-    buckets: { from: w.buckets.from, to: w.buckets.to },
-    sharePct: Math.round(((w.buckets.to - w.buckets.from + 1) / BUCKETS) * 100),
-    requestId: w.requestId ?? null,
-    requestedBy: w.requestedBy ?? null,
-    reason: w.reason ?? null,
-  }));
+  return describeFailout(cluster, props, now);
+}
+
+/** Describes a cluster's typed failout properties (null: none) at time `now`. */
+export function describeFailout(cluster: string, props: FailoutProperties | null, now: number): ClusterStatus {
+  if (props === null) return { cluster, state: 'serving', peers: [], windows: [] };
+  const windows = props.buckets.map((b): WindowStatus => {
+    const w = effectiveBucket(b);
+    return {
+      offlineAt: new Date(w.offlineAt).toISOString(),
+      onlineAt: w.onlineAt === undefined ? null : new Date(w.onlineAt).toISOString(),
+      active: isBucketConfigActiveAt(b, now),
+      buckets: { from: w.range.from, to: w.range.to },
+      sharePct: Math.round(((w.range.to - w.range.from + 1) / BUCKETS) * 100),
+      requestId: b.requestId ?? null,
+      requestedBy: b.requestedBy ?? null,
+      reason: b.reason ?? null,
+    };
+  });
   const state: ClusterFailoutState = windows.some((w) => w.active)
     ? 'failed-out'
-    : config.windows.some((w) => w.offlineAt > now)
+    : props.buckets.some((b) => effectiveBucket(b).offlineAt > now)
       ? 'scheduled'
       : windows.length > 0
         ? 'ended'
         : 'serving';
-  return { cluster, state, peers: config.peers.map((p) => ({ cluster: p.cluster, weight: p.weight })), windows };
+  return { cluster, state, peers: props.redirects.map((r) => ({ cluster: r.peer, weight: redirectWeight(r) })), windows };
 }

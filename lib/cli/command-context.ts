@@ -1,6 +1,6 @@
 import { hostname, userInfo } from 'node:os';
 import { Option, type Command } from 'commander';
-import type { RequestRecord } from '../requests/request-record';
+import type { RequestRecord } from '../requests';
 import { CliConnections } from './connections';
 import { EXIT } from './errors';
 import type { CliIo } from './io';

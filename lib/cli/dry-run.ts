@@ -1,6 +1,5 @@
-import { serializeClusterProperties } from '../d2';
-import { judgeRequest } from '../requests/judge-request';
-import { parseChangeRequest, type Rejection } from '../requests/schema';
+import { serializeClusterProperties } from '../d2/data';
+import { judgeRequest, parseChangeRequest, type Rejection } from '../requests';
 import type { ZkSession } from '../zk';
 import { describeCluster, type ClusterStatus } from './cluster-status';
 import type { RequestBody } from './request-body';

@@ -1,4 +1,4 @@
-import type { RequestRecord } from '../requests/request-record';
+import type { RequestRecord } from '../requests';
 import type { ClusterStatus } from './cluster-status';
 
 /** Human text for the CLI's results. Pure: tests compare strings. */

@@ -1,5 +1,5 @@
 import { isZkError, type ZkSession } from '../zk';
-import { decodeRequestRecord, requestRecordPath, type RequestRecord } from '../requests/request-record';
+import { decodeRequestRecord, requestRecordPath, type RequestRecord } from '../requests';
 import { CliError, assertIsError, usageError } from './errors';
 
 /**

@@ -1,3 +1,4 @@
+import { eligibleHosts } from './eligible-hosts';
 import type { LoadBalancerState } from './load-balancer-state';
 import type { ClusterProperties, MergedUriProperties } from './model';
 
@@ -12,10 +13,12 @@ export interface ClusterInfoProvider {
   /** The cluster's merged announced URIs, or undefined when not followed or absent. */
   getUris(cluster: string): MergedUriProperties | undefined;
   /**
-   * Hosts that can take traffic: announced with a weight above zero and not in the cluster's
-   * `bannedUris` (rest.li `getClusterCount`, without its scheme and partition arguments).
+   * Hosts that can take a request (rest.li `getClusterCount(cluster, scheme, partition)`, partition 0):
+   * announced with a weight above zero, not in the cluster's `bannedUris`, sendable (http or https),
+   * and in the first of `schemes` (a service's `prioritizedSchemes`) that has any; no schemes: all of
+   * them. The same rule as the D2 client's host pick.
    */
-  getHostCount(cluster: string): number;
+  getHostCount(cluster: string, schemes?: readonly string[]): number;
 }
 
 /** What {@link createClusterInfoProvider} reads (`LoadBalancerState` fits). */
@@ -23,12 +26,14 @@ export type ClusterInfoSource = Pick<LoadBalancerState, 'getUris' | 'getClusterP
 
 interface HostCount {
   readonly uris: MergedUriProperties;
-  readonly banned: readonly string[] | undefined;
+  readonly cluster: ClusterProperties | undefined;
   readonly count: number;
 }
 
+const NO_SCHEMES: readonly string[] = Object.freeze([]);
+
 class StateClusterInfoProvider implements ClusterInfoProvider {
-  /** Host counts per cluster, valid while the state hands out the same URI and ban-list objects. */
+  /** Host counts per cluster and scheme list, valid while the state hands out the same URI and cluster objects. */
   private readonly counts = new Map<string, HostCount>();
 
   constructor(private readonly state: ClusterInfoSource) {}
@@ -43,21 +48,21 @@ class StateClusterInfoProvider implements ClusterInfoProvider {
 
   /**
    * The failout strategy asks this for every peer of every redirected request, so the count is kept
-   * per URI snapshot: the state replaces those objects on every change, so identity says when to recount.
+   * per URI and cluster snapshot: the state replaces those objects on every change, so identity says
+   * when to recount.
    */
-  getHostCount(cluster: string): number {
+  getHostCount(cluster: string, schemes: readonly string[] = NO_SCHEMES): number {
+    const key = schemes.length === 0 ? cluster : `${cluster}\u0000${schemes.join(',')}`;
     const uris = this.state.getUris(cluster);
     if (!uris) {
-      this.counts.delete(cluster);
+      this.counts.delete(key);
       return 0;
     }
-    const banned = this.state.getClusterProperties(cluster)?.bannedUris;
-    const cached = this.counts.get(cluster);
-    if (cached && cached.uris === uris && cached.banned === banned) return cached.count;
-    const bannedSet = new Set(banned ?? []);
-    let count = 0;
-    for (const host of uris.hosts) if (host.weight > 0 && !bannedSet.has(host.uri)) count++;
-    this.counts.set(cluster, { uris, banned, count });
+    const properties = this.state.getClusterProperties(cluster);
+    const cached = this.counts.get(key);
+    if (cached && cached.uris === uris && cached.cluster === properties) return cached.count;
+    const count = eligibleHosts(uris, properties, schemes).length;
+    this.counts.set(key, { uris, cluster: properties, count });
     return count;
   }
 }

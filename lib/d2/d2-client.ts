@@ -1,6 +1,7 @@
 import { Pool, type Dispatcher } from 'undici';
 import { createLogger, type Logger } from '../logging';
 import { rewriteD2Uri } from './codecs/uri-rewrite';
+import { eligibleHosts, type Host } from './eligible-hosts';
 import { D2Error } from './errors';
 import type { LoadBalancerState } from './load-balancer-state';
 import type { ClusterProperties, MergedUriProperties, ServiceProperties } from './model';
@@ -60,6 +61,23 @@ export interface WarmUpResult {
   readonly durationMs: number;
 }
 
+/**
+ * Picks the cluster of a request once its service is known (a `FailoutClient` redirecting a failed-out
+ * cluster's requests). D2Client calls it between its one service lookup and its host pick, so a
+ * routed request parses its URL and looks its service up once.
+ */
+export interface ClusterRouter {
+  /**
+   * The cluster the request goes to: undefined (or the service's own cluster) keeps it; a promise
+   * while the decision waits for discovery data. Throwing (or rejecting) fails the request.
+   * @param service - the service named by the URL.
+   * @param properties - its properties; its own cluster (`clusterName`) is loaded.
+   * @param url - the `d2://` URL as given.
+   * @param key - the caller's routing key, passed through.
+   */
+  route(service: string, properties: ServiceProperties, url: string, key: string | undefined): string | undefined | Promise<string | undefined>;
+}
+
 /** Options for {@link D2Client}. */
 export interface D2ClientOptions {
   /** Where discovery data comes from; shared, not owned (close it yourself after the client). */
@@ -72,16 +90,18 @@ export interface D2ClientOptions {
   readonly random?: () => number;
   /** How long `close()` lets in-flight requests finish before destroying pools. Default 1 s. */
   readonly closeGraceMs?: number;
+  /**
+   * A cluster that nobody followed when a request was routed to it (`requestToCluster`, a router's
+   * choice) is followed by the client itself until no request has gone there for this long. Default
+   * 60 s (rest.li's peer watch teardown delay). A cluster somebody else follows, such as a failout
+   * peer that its manager watches, is used without a hold of the client's own, so the client never
+   * keeps a failout's peer watch alive after the failout ends.
+   */
+  readonly borrowedClusterIdleMs?: number;
   /** Default a `d2-client` logger from `createLogger`. */
   readonly logger?: Logger;
 }
 
-interface Host {
-  readonly uri: string;
-  readonly origin: string;
-  /** Length of `scheme://authority` in `uri`: what precedes the wire path in a rewritten URL. */
-  readonly prefixLength: number;
-}
 
 /** One cluster's candidates for one scheme preference, valid while the state hands out the same objects. */
 interface Selection {
@@ -90,8 +110,14 @@ interface Selection {
   readonly rotation: WeightedRoundRobin<Host>;
 }
 
-const AUTHORITY = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/[^/?#]*/;
-const SENDABLE = new Set(['http', 'https']);
+/** A hold the client took on a cluster nobody else followed, and when a request last went there. */
+interface BorrowedCluster {
+  readonly load: Promise<void>;
+  lastUsed: number;
+  timer: NodeJS.Timeout | undefined;
+}
+
+const NO_SCHEMES: readonly string[] = Object.freeze([]);
 
 /**
  * Sends `d2://<service>/<path>` requests: service → its cluster (or a given cluster) → a host by
@@ -104,7 +130,9 @@ const SENDABLE = new Set(['http', 'https']);
  * - Errors: `D2Error` `malformed` (not a d2 URL), `unknownService`, `unknownCluster` (no readable
  *   cluster properties), `noHosts`, `closed`; `discoveryTimeout` when discovery data does not load in
  *   `discoveryTimeoutMs`. HTTP statuses are returned, not thrown.
- * - A service or cluster the client touched stays followed (one hold each) until `close()`.
+ * - A service the client touched stays followed (one hold each) until `close()`; its cluster is held by
+ *   the service. Another cluster a request was routed to is followed only while nobody else does, and
+ *   released after `borrowedClusterIdleMs` without requests (see {@link D2ClientOptions}).
  *
  * Concurrency: all on the event loop; selections are rebuilt lazily when the state hands out a new URI
  * or cluster object, and pools of hosts no selection uses any more are closed gracefully.
@@ -115,10 +143,16 @@ export class D2Client {
   private readonly discoveryTimeoutMs: number;
   private readonly random: () => number;
   private readonly pools = new Map<string, Pool>();
-  private readonly selections = new Map<string, Selection>();
-  private readonly schemeKeys = new WeakMap<readonly string[], string>();
+  /** Selections by scheme list (joined) and cluster. */
+  private readonly selections = new Map<string, Map<string, Selection>>();
+  /** The same inner maps by the scheme array's identity: stable for as long as a service object is, so no key is built per request. */
+  private readonly selectionsBySchemes = new WeakMap<readonly string[], Map<string, Selection>>();
+  /** {@link hostCount}'s answers by scheme array and cluster, with the state version they hold for. */
+  private readonly hostCounts = new WeakMap<readonly string[], Map<string, { version: number; count: number }>>();
   private readonly serviceLoads = new Map<string, Promise<void>>();
-  private readonly clusterLoads = new Map<string, Promise<void>>();
+  /** Clusters this client follows itself because nobody else did when a request was routed there. */
+  private readonly borrowed = new Map<string, BorrowedCluster>();
+  private readonly borrowedIdleMs: number;
   /** Clusters warmed by this client: their pools stay open while the state still lists their hosts. */
   private readonly warmed = new Set<string>();
   private lifecycle: 'open' | 'closed' = 'open';
@@ -128,11 +162,12 @@ export class D2Client {
     this.log = options.logger ?? createLogger('d2-client');
     this.discoveryTimeoutMs = options.discoveryTimeoutMs ?? 10_000;
     this.random = options.random ?? Math.random;
+    this.borrowedIdleMs = Math.max(0, options.borrowedClusterIdleMs ?? 60_000);
   }
 
   /** Sends a request for `d2://<service>/<path>` to a host of the service's cluster. */
   async request(url: string | URL, init: D2RequestInit = {}): Promise<D2Response> {
-    return this.send(await this.resolve(url), init);
+    return this.send(await this.resolveRouted(url, undefined, undefined), init);
   }
 
   /** Sends a request for `d2://<service>/<path>` to a host of `cluster`, keeping the service's path. */
@@ -140,21 +175,63 @@ export class D2Client {
     return this.send(await this.resolveInCluster(cluster, url), init);
   }
 
+  /** Sends a request to the cluster `router` picks (see {@link ClusterRouter}); `key` is passed to it. */
+  async requestRouted(url: string | URL, init: D2RequestInit, router: ClusterRouter, key: string | undefined): Promise<D2Response> {
+    return this.send(await this.resolveRouted(url, router, key), init);
+  }
+
   /** Chooses the host a request would go to, without sending; advances the rotation like a request. */
-  async resolve(url: string | URL): Promise<D2Target> {
-    const d2 = parseD2Url(url);
-    // Synchronous when everything is loaded: no extra awaits on the hot path.
-    const service = this.loadedService(d2.service) ?? (await this.serviceProperties(d2.service));
-    if (!this.state.isClusterLoaded(service.clusterName)) await this.clusterLoaded(service.clusterName);
-    return this.pick(d2.service, service, service.clusterName, d2.text);
+  resolve(url: string | URL): Promise<D2Target> {
+    return this.resolveRouted(url, undefined, undefined);
   }
 
   /** Like {@link resolve}, for a given cluster instead of the service's own. */
   async resolveInCluster(cluster: string, url: string | URL): Promise<D2Target> {
     const d2 = parseD2Url(url);
     const service = this.loadedService(d2.service) ?? (await this.serviceProperties(d2.service));
-    if (!this.clusterLoads.has(cluster) || !this.state.isClusterLoaded(cluster)) await this.clusterLoaded(cluster, true);
+    await this.useCluster(cluster);
     return this.pick(d2.service, service, cluster, d2.text);
+  }
+
+  /**
+   * Like {@link resolve}, with the cluster chosen by `router` (undefined: the service's own). The URL
+   * is parsed and the service looked up once, for the router and the host pick alike.
+   */
+  async resolveRouted(url: string | URL, router: ClusterRouter | undefined, key: string | undefined): Promise<D2Target> {
+    const d2 = parseD2Url(url);
+    // Synchronous when everything is loaded: no extra awaits on the hot path.
+    const service = this.loadedService(d2.service) ?? (await this.serviceProperties(d2.service));
+    const own = service.clusterName;
+    // The router decides on the own cluster's properties (its failout), so they are loaded first.
+    if (!this.state.isClusterLoaded(own)) await this.ownClusterLoaded(own);
+    if (router === undefined) return this.pick(d2.service, service, own, d2.text);
+    let chosen = router.route(d2.service, service, d2.text, key);
+    if (typeof chosen === 'object') chosen = await chosen;
+    if (chosen === undefined || chosen === own) return this.pick(d2.service, service, own, d2.text);
+    const used = this.useCluster(chosen);
+    if (used !== undefined) await used;
+    return this.pick(d2.service, service, chosen, d2.text);
+  }
+
+  /**
+   * Hosts of `cluster` a request with these `schemes` (a service's `prioritizedSchemes`) could go to:
+   * the same rules, and the same cached selection, as the host pick. 0 when the cluster is unknown.
+   */
+  hostCount(cluster: string, schemes: readonly string[] = NO_SCHEMES): number {
+    // Asked for every peer of every redirected request: while the state's version holds, the last
+    // answer does, with no lookup of the cluster's data.
+    const counts = this.hostCountsFor(schemes);
+    const version = this.state.version;
+    const cached = counts.get(cluster);
+    if (cached !== undefined && cached.version === version) return cached.count;
+    const count = this.selection(cluster, schemes).rotation.size;
+    if (cached !== undefined) {
+      cached.version = version;
+      cached.count = count;
+    } else {
+      counts.set(cluster, { version, count });
+    }
+    return count;
   }
 
   /**
@@ -198,9 +275,12 @@ export class D2Client {
     if (this.lifecycle === 'closed') return;
     this.lifecycle = 'closed';
     for (const service of this.serviceLoads.keys()) this.state.stopListenToService(service);
-    for (const cluster of this.clusterLoads.keys()) this.state.stopListenToCluster(cluster);
+    for (const [cluster, borrowed] of this.borrowed) {
+      clearTimeout(borrowed.timer);
+      this.state.stopListenToCluster(cluster);
+    }
     this.serviceLoads.clear();
-    this.clusterLoads.clear();
+    this.borrowed.clear();
     this.selections.clear();
     const pools = [...this.pools.values()];
     this.pools.clear();
@@ -250,16 +330,62 @@ export class D2Client {
     return properties;
   }
 
-  /** Waits until the cluster is loaded; `hold` keeps it followed by this client (routing to a peer). */
-  private async clusterLoaded(cluster: string, hold = false): Promise<void> {
-    if (!hold && this.state.isClusterLoaded(cluster)) return;
-    let load = this.clusterLoads.get(cluster);
-    if (!load) {
-      load = this.state.listenToCluster(cluster);
-      this.clusterLoads.set(cluster, load);
-      load.catch(() => undefined);
+  /**
+   * Waits (bounded) for the service's own cluster, which the service's hold keeps followed. A cluster
+   * that is not followed (a `clusterName` that cannot name a node) reads as unknown in the pick.
+   */
+  private async ownClusterLoaded(cluster: string): Promise<void> {
+    const loading = this.state.whenClusterLoaded(cluster);
+    if (loading !== undefined) await this.withTimeout(loading, `cluster ${cluster}`);
+  }
+
+  /**
+   * Makes `cluster` usable for a request: at once (undefined) when loaded, marking a borrowed hold as
+   * used; otherwise borrows a hold (released after `borrowedClusterIdleMs` without use) and waits for it.
+   */
+  private useCluster(cluster: string): Promise<void> | undefined {
+    const borrowed = this.borrowed.size === 0 ? undefined : this.borrowed.get(cluster);
+    if (borrowed !== undefined) borrowed.lastUsed = performance.now();
+    if (this.state.isClusterLoaded(cluster)) return undefined;
+    if (borrowed !== undefined) return this.withTimeout(borrowed.load, `cluster ${cluster}`);
+    return this.borrow(cluster);
+  }
+
+  private borrow(cluster: string): Promise<void> {
+    this.assertOpen();
+    const load = this.state.listenToCluster(cluster);
+    load.catch(() => undefined);
+    // listenToCluster takes its hold synchronously or none at all (bad name, closed state).
+    if (this.state.isListeningToCluster(cluster)) {
+      const borrowed: BorrowedCluster = { load, lastUsed: performance.now(), timer: undefined };
+      this.borrowed.set(cluster, borrowed);
+      // Counted from the load's end: a slow load must not be released before its first pick.
+      const schedule = (): void => {
+        if (this.borrowed.get(cluster) !== borrowed) return;
+        borrowed.lastUsed = performance.now();
+        this.scheduleReturn(cluster, borrowed);
+      };
+      load.then(schedule, schedule);
     }
-    if (!this.state.isClusterLoaded(cluster)) await this.withTimeout(load, `cluster ${cluster}`);
+    return this.withTimeout(load, `cluster ${cluster}`);
+  }
+
+  /** Releases a borrowed hold once it has gone `borrowedClusterIdleMs` without use. */
+  private scheduleReturn(cluster: string, borrowed: BorrowedCluster): void {
+    const idleFor = performance.now() - borrowed.lastUsed;
+    borrowed.timer = setTimeout(
+      () => {
+        if (this.borrowed.get(cluster) !== borrowed) return;
+        if (performance.now() - borrowed.lastUsed < this.borrowedIdleMs) {
+          this.scheduleReturn(cluster, borrowed);
+          return;
+        }
+        this.borrowed.delete(cluster);
+        this.state.stopListenToCluster(cluster);
+      },
+      Math.max(0, this.borrowedIdleMs - idleFor),
+    );
+    borrowed.timer.unref();
   }
 
   private pick(serviceName: string, service: ServiceProperties, cluster: string, d2Url: string): D2Target {
@@ -273,22 +399,28 @@ export class D2Client {
     return { service: serviceName, cluster, host: host.uri, url, origin: host.origin, path: path === '' ? '/' : path };
   }
 
+  private hostCountsFor(schemes: readonly string[]): Map<string, { version: number; count: number }> {
+    let counts = this.hostCounts.get(schemes);
+    if (counts === undefined) this.hostCounts.set(schemes, (counts = new Map()));
+    return counts;
+  }
+
   private selection(cluster: string, schemes: readonly string[]): Selection {
-    // Keyed by the schemes array's identity first: it is stable for as long as the service object is.
-    let schemesKey = this.schemeKeys.get(schemes);
-    if (schemesKey === undefined) {
-      schemesKey = schemes.join(',');
-      this.schemeKeys.set(schemes, schemesKey);
+    let byCluster = this.selectionsBySchemes.get(schemes);
+    if (byCluster === undefined) {
+      const key = schemes.join(',');
+      byCluster = this.selections.get(key);
+      if (byCluster === undefined) this.selections.set(key, (byCluster = new Map()));
+      this.selectionsBySchemes.set(schemes, byCluster);
     }
-    const key = `${cluster}\u0000${schemesKey}`;
     const uris = this.state.getUris(cluster);
     const properties = this.state.getClusterProperties(cluster);
-    const cached = this.selections.get(key);
+    const cached = byCluster.get(cluster);
     if (cached && cached.uris === uris && cached.cluster === properties) return cached;
     const hosts = eligibleHosts(uris, properties, schemes);
     const rotation = new WeightedRoundRobin(hosts, { random: this.random });
     const selection = { uris, cluster: properties, rotation };
-    this.selections.set(key, selection);
+    byCluster.set(cluster, selection);
     if (cached) this.prunePools();
     return selection;
   }
@@ -305,7 +437,9 @@ export class D2Client {
   /** Closes (gracefully) the pools of hosts that neither a selection nor a warmed cluster offers any more. */
   private prunePools(): void {
     const used = new Set<string>();
-    for (const selection of this.selections.values()) for (const host of selection.rotation.candidates()) used.add(host.origin);
+    for (const byCluster of this.selections.values()) {
+      for (const selection of byCluster.values()) for (const host of selection.rotation.candidates()) used.add(host.origin);
+    }
     for (const cluster of this.warmed) {
       // Warm connections wait for traffic that has not arrived yet (a failout about to start).
       const hosts = eligibleHosts(this.state.getUris(cluster), this.state.getClusterProperties(cluster), []);
@@ -347,36 +481,6 @@ function parseD2Url(url: string | URL): { service: string; text: string } {
   return { service: text.slice(5, end), text };
 }
 
-/** Hosts that may take traffic, with their weights; see D2Client for the rules. */
-function eligibleHosts(
-  uris: MergedUriProperties | undefined,
-  cluster: ClusterProperties | undefined,
-  schemes: readonly string[],
-): { item: Host; weight: number }[] {
-  if (!uris) return [];
-  const banned = new Set(cluster?.bannedUris ?? []);
-  const byScheme = new Map<string, { item: Host; weight: number }[]>();
-  for (const host of uris.hosts) {
-    const match = AUTHORITY.exec(host.uri);
-    const scheme = match?.[1]?.toLowerCase();
-    if (!match || !scheme || !SENDABLE.has(scheme) || !(host.weight > 0) || banned.has(host.uri)) continue;
-    let origin: string;
-    try {
-      origin = new URL(host.uri).origin;
-    } catch {
-      continue;
-    }
-    const list = byScheme.get(scheme) ?? [];
-    list.push({ item: { uri: host.uri, origin, prefixLength: match[0].length }, weight: host.weight });
-    byScheme.set(scheme, list);
-  }
-  if (schemes.length === 0) return [...byScheme.values()].flat();
-  for (const scheme of schemes) {
-    const list = byScheme.get(scheme.toLowerCase());
-    if (list && list.length > 0) return list;
-  }
-  return [];
-}
 
 function joinPath(base: string, path: string): string {
   const left = base.replace(/[?#].*$/s, '').replace(/\/+$/, '');

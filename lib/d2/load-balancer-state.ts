@@ -1,30 +1,72 @@
-import type { ZkSession } from '../zk';
+import type { ZkWatcher } from '../zk';
 import { createLogger, type Logger } from '../logging';
 import { parseClusterProperties } from './codecs/cluster';
 import { parseServiceProperties } from './codecs/service';
 import { D2Error, type D2Entity } from './errors';
-import type { ClusterProperties, FailoutPropertiesJson, MergedUriProperties, ServiceProperties } from './model';
+import type { ClusterProperties, FailoutProperties, MergedUriProperties, ServiceProperties } from './model';
 import { assertNodeName, clusterPath, normalizeBasePath, servicePath, urisPath } from './paths';
 import { ZooKeeperPropertyStore, type PropertyStoreStats, type PropertySubscriber } from './property-store';
 import { ZooKeeperUriStore, type UriStoreStats } from './uri-store';
 
 /**
- * Hears clusters come and go (rest.li `LoadBalancerClusterListener`). `onClusterAdded` fires on every
- * good update of a followed cluster's properties, not only the first; `onClusterRemoved` when its node
- * is deleted, when nobody follows it any more, and for every known cluster at shutdown. Calls are
- * synchronous on the event loop; a listener that throws is logged and does not stop the others.
+ * What changed about one followed cluster, as {@link LoadBalancerState} tells its cluster listeners:
+ * - `properties`: a good value of the cluster's properties was loaded or written (every one, not only
+ *   the first); `properties` is that value.
+ * - `uris`: the cluster's announced hosts changed (a host came, went or changed weight); `uris` is the
+ *   new merged snapshot, undefined when `<basePath>/uris/<cluster>` is gone.
+ * - `removed`: the cluster's node was deleted, nobody follows it any more, or the state shuts down.
+ * - `malformed`: a write of the cluster's properties could not be read; the last good value stays in
+ *   effect and no `properties` change follows (`error` says what is wrong).
+ *
+ * Each change carries the value, so a listener never reads the state back to guess what happened.
+ */
+export type ClusterChange =
+  | {
+      /** New properties. */
+      readonly kind: 'properties';
+      /** The cluster. */
+      readonly cluster: string;
+      /** The properties now in effect. */
+      readonly properties: ClusterProperties;
+    }
+  | {
+      /** New announced hosts. */
+      readonly kind: 'uris';
+      /** The cluster. */
+      readonly cluster: string;
+      /** The merged hosts now in effect; undefined when the cluster's URI node is gone. */
+      readonly uris: MergedUriProperties | undefined;
+    }
+  | {
+      /** The cluster is gone (deleted, unfollowed, or the state shut down). */
+      readonly kind: 'removed';
+      /** The cluster. */
+      readonly cluster: string;
+    }
+  | {
+      /** An unreadable write; the last good properties stay. */
+      readonly kind: 'malformed';
+      /** The cluster. */
+      readonly cluster: string;
+      /** Why the write could not be read. */
+      readonly error: Error;
+    };
+
+/**
+ * Hears what happens to followed clusters (rest.li `LoadBalancerClusterListener`, whose
+ * `onClusterAdded(name)` made every listener read the state back and guess; URI changes were lost that
+ * way). Calls are synchronous on the event loop, in the order the stores saw the changes; a listener
+ * that throws is logged and does not stop the others.
  */
 export interface LoadBalancerClusterListener {
-  /** The cluster's properties were loaded or updated (every good update, and at once on registration). */
-  onClusterAdded(cluster: string): void;
-  /** The cluster's node was deleted, nobody follows it any more, or the state is shutting down. */
-  onClusterRemoved(cluster: string): void;
+  /** One change of one followed cluster; see {@link ClusterChange}. */
+  onClusterChange(change: ClusterChange): void;
 }
 
 /** Options for {@link LoadBalancerState}. */
 export interface LoadBalancerStateOptions {
   /** The ZooKeeper session the stores read and watch through; shared, not owned (shutdown leaves it open). */
-  readonly session: ZkSession;
+  readonly session: ZkWatcher;
   /** D2 base path; default `/d2`, trailing slashes stripped. */
   readonly basePath?: string;
   /** Called for every unreadable document (after it is logged and counted); the last good state stays. */
@@ -60,7 +102,7 @@ interface ClusterWatch {
   holds: number;
   propertiesLoaded: boolean;
   urisLoaded: boolean;
-  /** Listeners heard `onClusterAdded` and not `onClusterRemoved` since. */
+  /** Listeners heard `properties` and not `removed` since. */
   announced: boolean;
   readonly ready: Gate;
   readonly unsubscribe: (() => void)[];
@@ -86,7 +128,7 @@ interface ServiceWatch {
  *   service that started using the same cluster meanwhile (a race rest.li has).
  * - `listenToService(name)` resolves once the service is loaded and, if it exists, its cluster too; the
  *   service holds its cluster for as long as it is followed, and moves the hold when `clusterName` changes.
- * - Cluster listeners registered late hear `onClusterAdded` for every cluster already known, at once
+ * - Cluster listeners registered late hear the `properties` and `uris` of every cluster already known, at once
  *   (rest.li replays nothing).
  * - Unreadable documents never replace good ones (see {@link ZooKeeperPropertyStore}).
  *
@@ -101,8 +143,18 @@ export class LoadBalancerState {
   private readonly listeners = new Set<LoadBalancerClusterListener>();
   private readonly log: Logger;
   private lifecycle: 'started' | 'shutdown' = 'started';
+  private changes = 0;
   /** The normalized base path (for callers that build paths next to ours). */
   readonly basePath: string;
+
+  /**
+   * Bumped on every change of any followed cluster's properties or URIs (and when one is released):
+   * while it stays the same, everything derived from clusters (host counts, selections) still holds,
+   * so hot paths compare one number instead of looking the data up again.
+   */
+  get version(): number {
+    return this.changes;
+  }
 
   constructor(options: LoadBalancerStateOptions) {
     this.log = options.logger ?? createLogger('d2-state');
@@ -113,7 +165,10 @@ export class LoadBalancerState {
       directory: clusterPath(this.basePath),
       kind: 'cluster',
       parse: (data) => parseClusterProperties(data),
-      onMalformed: report && ((name, err) => report('cluster', name, err)),
+      onMalformed: (name, error) => {
+        report?.('cluster', name, error);
+        if (this.clusters.has(name)) this.notify({ kind: 'malformed', cluster: name, error });
+      },
       logger: this.log,
     });
     this.serviceStore = new ZooKeeperPropertyStore({
@@ -148,9 +203,10 @@ export class LoadBalancerState {
     const watch = this.clusters.get(cluster);
     if (!watch || --watch.holds > 0) return;
     this.clusters.delete(cluster);
+    this.changes++;
     for (const unsubscribe of watch.unsubscribe) unsubscribe();
     watch.ready.open();
-    if (watch.announced) this.notify((l) => l.onClusterRemoved(cluster), cluster);
+    if (watch.announced) this.notify({ kind: 'removed', cluster });
   }
 
   /** True while at least one hold on the cluster is taken (also while it is still loading). */
@@ -162,6 +218,16 @@ export class LoadBalancerState {
   isClusterLoaded(cluster: string): boolean {
     const watch = this.clusters.get(cluster);
     return !!watch && watch.propertiesLoaded && watch.urisLoaded;
+  }
+
+  /**
+   * Resolves when a followed cluster that is still loading has loaded (or is released); undefined when
+   * it is loaded already or nobody follows it. Takes no hold: for callers that wait on somebody else's.
+   */
+  whenClusterLoaded(cluster: string): Promise<void> | undefined {
+    const watch = this.clusters.get(cluster);
+    if (!watch || (watch.propertiesLoaded && watch.urisLoaded)) return undefined;
+    return watch.ready.promise;
   }
 
   /**
@@ -202,20 +268,26 @@ export class LoadBalancerState {
   }
 
   /**
-   * Adds a cluster listener and, at once, calls its `onClusterAdded` for every cluster already known.
-   * Registering the same listener twice is a no-op. Returns the unregister function.
+   * Adds a cluster listener and, at once, tells it the `properties` (and the `uris`, when it has
+   * announced hosts) of every cluster already known (rest.li replays nothing, so a late listener missed them). Registering
+   * the same listener twice is a no-op. Returns the unregister function.
    */
   registerClusterListener(listener: LoadBalancerClusterListener): () => void {
     if (!this.listeners.has(listener)) {
       this.listeners.add(listener);
       for (const [cluster, watch] of this.clusters) {
-        if (watch.announced) this.call(() => listener.onClusterAdded(cluster), cluster);
+        const properties = this.clusterStore.get(cluster);
+        if (!watch.announced || properties === undefined) continue;
+        this.call(listener, { kind: 'properties', cluster, properties });
+        // As the live path: `uris` only for a cluster that has announced hosts.
+        const uris = watch.urisLoaded ? this.uriStore.get(cluster) : undefined;
+        if (uris !== undefined) this.call(listener, { kind: 'uris', cluster, uris });
       }
     }
     return () => this.unregisterClusterListener(listener);
   }
 
-  /** Removes a cluster listener (no `onClusterRemoved` calls are made for it). */
+  /** Removes a cluster listener (it hears no `removed` changes). */
   unregisterClusterListener(listener: LoadBalancerClusterListener): void {
     this.listeners.delete(listener);
   }
@@ -239,16 +311,17 @@ export class LoadBalancerState {
   }
 
   /**
-   * The cluster's raw `failoutProperties` as the codec gives them: undefined when the cluster is not
-   * known (not followed, absent or never readable), `null` when it has none (absent, `null` or `{}`).
-   * The failout module parses the list items.
+   * The cluster's typed `failoutProperties` from its last good document (the codec validated them):
+   * undefined when the cluster is not known (not followed, absent or never readable), `null` when it has
+   * none (absent, `null` or `{}`). A malformed failout makes its document unreadable, so the last good
+   * value stays in effect.
    */
-  getFailoutProperties(cluster: string): FailoutPropertiesJson | null | undefined {
+  getFailoutProperties(cluster: string): FailoutProperties | null | undefined {
     const properties = this.clusterStore.get(cluster);
     return properties === undefined ? undefined : properties.failoutProperties;
   }
 
-  /** Clusters followed and known (their listeners heard onClusterAdded), sorted. */
+  /** Clusters followed and known (their listeners heard `properties` and not `removed` since), sorted. */
   knownClusters(): string[] {
     return [...this.clusters].filter(([, w]) => w.announced).map(([name]) => name).sort();
   }
@@ -259,7 +332,7 @@ export class LoadBalancerState {
   }
 
   /**
-   * Stops everything: listeners hear `onClusterRemoved` for every known cluster (as in rest.li), all
+   * Stops everything: listeners hear `removed` for every known cluster (as in rest.li), all
    * watches close, and pending listenTo* calls reject with a `closed` D2Error. The session stays open
    * (it belongs to the caller). Safe to call twice.
    */
@@ -267,7 +340,7 @@ export class LoadBalancerState {
     if (this.lifecycle === 'shutdown') return;
     this.lifecycle = 'shutdown';
     for (const [cluster, watch] of this.clusters) {
-      if (watch.announced) this.notify((l) => l.onClusterRemoved(cluster), cluster);
+      if (watch.announced) this.notify({ kind: 'removed', cluster });
       watch.ready.open();
     }
     for (const watch of this.services.values()) watch.ready.open();
@@ -299,34 +372,47 @@ export class LoadBalancerState {
     const properties: PropertySubscriber<ClusterProperties> = {
       onInitialize: (_name, value) => {
         if (!current()) return;
+        this.changes++;
         watch.propertiesLoaded = true;
-        if (value) this.announce(cluster, watch);
+        if (value) this.announce(cluster, watch, value);
         this.checkClusterReady(watch);
       },
-      onAdd: () => {
-        if (current()) this.announce(cluster, watch);
+      onAdd: (_name, value) => {
+        if (!current()) return;
+        this.changes++;
+        this.announce(cluster, watch, value);
       },
       onRemove: () => {
-        if (!current() || !watch.announced) return;
+        if (!current()) return;
+        this.changes++;
+        if (!watch.announced) return;
         watch.announced = false;
-        this.notify((l) => l.onClusterRemoved(cluster), cluster);
+        this.notify({ kind: 'removed', cluster });
       },
     };
+    // Every URI change is told: a failout peer parked without hosts must hear its first host arrive.
+    const urisChanged = (value: MergedUriProperties | undefined): void => {
+      if (!current()) return;
+      this.changes++;
+      if (watch.urisLoaded) this.notify({ kind: 'uris', cluster, uris: value });
+    };
     const uris: PropertySubscriber<MergedUriProperties> = {
-      onInitialize: () => {
+      onInitialize: (_name, value) => {
         if (!current()) return;
+        this.changes++;
         watch.urisLoaded = true;
+        if (value) urisChanged(value);
         this.checkClusterReady(watch);
       },
-      onAdd: () => undefined,
-      onRemove: () => undefined,
+      onAdd: (_name, value) => urisChanged(value),
+      onRemove: () => urisChanged(undefined),
     };
     watch.unsubscribe.push(this.clusterStore.subscribe(cluster, properties), this.uriStore.subscribe(cluster, uris));
   }
 
-  private announce(cluster: string, watch: ClusterWatch): void {
+  private announce(cluster: string, watch: ClusterWatch, properties: ClusterProperties): void {
     watch.announced = true;
-    this.notify((l) => l.onClusterAdded(cluster), cluster);
+    this.notify({ kind: 'properties', cluster, properties });
   }
 
   private checkClusterReady(watch: ClusterWatch): void {
@@ -368,15 +454,15 @@ export class LoadBalancerState {
     if (previous !== undefined) this.stopListenToCluster(previous);
   }
 
-  private notify(call: (listener: LoadBalancerClusterListener) => void, cluster: string): void {
-    for (const listener of [...this.listeners]) this.call(() => call(listener), cluster);
+  private notify(change: ClusterChange): void {
+    for (const listener of [...this.listeners]) if (this.listeners.has(listener)) this.call(listener, change);
   }
 
-  private call(fn: () => void, cluster: string): void {
+  private call(listener: LoadBalancerClusterListener, change: ClusterChange): void {
     try {
-      fn();
+      listener.onClusterChange(change);
     } catch (err) {
-      this.log.error({ err, cluster }, 'cluster listener threw');
+      this.log.error({ err, cluster: change.cluster, change: change.kind }, 'cluster listener threw');
     }
   }
 }

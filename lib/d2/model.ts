@@ -126,15 +126,83 @@ export interface Canary<T> {
 }
 
 /**
- * `failoutProperties` of a cluster, kept raw: the failout module parses the list items.
- * An absent, `null` or `{}` value means "no failout" and is modelled as `null`, not as this type.
+ * How a `failoutRedirectConfigs` entry names its peer: `peer` (what this project writes), `fabric`
+ * (rest.li's serializer tests and its abandoned typed model), or both keys with the same value.
  */
-export interface FailoutPropertiesJson {
-  /** Defaults to `[]`. Items are opaque JSON values. */
-  failoutRedirectConfigs: unknown[];
-  /** Defaults to `[]`. Items are opaque JSON values. */
-  failoutBucketConfigs: unknown[];
-  /** Keys of this object the codec did not interpret, kept verbatim for the writer. */
+export type FailoutPeerKey = 'peer' | 'fabric' | 'both';
+
+/**
+ * One `failoutRedirectConfigs` entry: a peer that takes a failed-out cluster's traffic.
+ * rest.li keeps entries as opaque maps; the codec reads the keys ARCHITECTURE "Failout properties" gives
+ * them, and writes an entry back with the keys it was read with (absent stays absent).
+ */
+export interface FailoutRedirectConfig {
+  /** The peer cluster: a non-empty string, unique within the list. */
+  peer: string;
+  /** The key(s) the entry names the peer with, so the writer spells it back the same way. Absent: `peer`. */
+  peerKey?: FailoutPeerKey;
+  /** Relative share of the redirected traffic: a positive integer. Absent means 1 (`DEFAULT_WEIGHT`). */
+  weight?: number;
+  /** Keys of this entry the codec did not interpret, kept verbatim for the writer; absent when none. */
+  extra?: UnknownKeys;
+}
+
+/** An inclusive range of the 100 request buckets, `0 <= from <= to <= 99`. */
+export interface FailoutBucketRange {
+  /** First bucket of the range (an integer, 0–99). */
+  from: number;
+  /** Last bucket of the range (an integer, `from`–99). */
+  to: number;
+  /** Keys of this object the codec did not interpret, kept verbatim for the writer; absent when none. */
+  extra?: UnknownKeys;
+}
+
+/**
+ * One `failoutBucketConfigs` entry: an offline window. Buckets in the range are redirected from
+ * `offlineAt` until `onlineAt` (epoch ms). Every key is optional, as in rest.li's serializer tests
+ * (`{"partition":"main"}`, `{}`); an absent key keeps its meaning through the documented default and is
+ * written back absent. Read the effective values through `failoutBucketWindow`.
+ */
+export interface FailoutBucketConfig {
+  /** A non-empty partition name. Absent means `main` (`DEFAULT_PARTITION`); it does not narrow routing. */
+  partition?: string;
+  /** The redirected buckets. Absent means all of them, 0–99 (`ALL_BUCKETS`). */
+  bucketOfflineRange?: FailoutBucketRange;
+  /** When the window starts (epoch ms, finite, >= 0). Absent means 0: offline since always. */
+  offlineAt?: number;
+  /** When the window ends (epoch ms, later than the effective `offlineAt`). Absent: until removed. */
+  onlineAt?: number;
+  /** Id of the change request that wrote the entry (metadata). */
+  requestId?: string;
+  /** Who asked for the failout (metadata). */
+  requestedBy?: string;
+  /** Why the cluster was failed out (metadata). */
+  reason?: string;
+  /** Names of the alarms that end this window (a safety stop condition). */
+  stopAlarms?: string[];
+  /** The drill this window belongs to, when a drill wrote it. */
+  drill?: string;
+  /** Keys of this entry the codec did not interpret, kept verbatim for the writer; absent when none. */
+  extra?: UnknownKeys;
+}
+
+/**
+ * A cluster's `failoutProperties`, typed and validated by `lib/d2/codecs/failout.ts` (the one codec of
+ * the format: ARCHITECTURE "Failout properties"). An absent, `null` or `{}` value means "no failout" and
+ * is modelled as `null`, not as this type; this type with two empty lists is a failout that is never
+ * active (rest.li vector 18).
+ */
+export interface FailoutProperties {
+  /** `failoutRedirectConfigs` without its `{}` entries, in order. Defaults to `[]`. */
+  redirects: FailoutRedirectConfig[];
+  /**
+   * How many `failoutRedirectConfigs` entries were the empty map `{}` (rest.li's serializer tests write
+   * `[{}]`). They name no peer, so routing ignores them; the writer puts them back after `redirects`.
+   */
+  ignoredRedirectEntries: number;
+  /** `failoutBucketConfigs`, in order. Defaults to `[]`. */
+  buckets: FailoutBucketConfig[];
+  /** Keys of this object the codec did not interpret, kept verbatim for the writer; absent when none. */
   extra?: UnknownKeys;
 }
 
@@ -176,8 +244,8 @@ export interface ClusterConfig {
 export interface ClusterProperties extends ClusterConfig {
   /** `null` unless both `canaryConfigs` and `canaryDistributionStrategy` are non-empty (see {@link Canary}). */
   canary: Canary<ClusterConfig> | null;
-  /** Raw failout properties; `null` when absent, `null` or `{}` (no failout). Parsed by `lib/failout`. */
-  failoutProperties: FailoutPropertiesJson | null;
+  /** Typed failout properties; `null` when absent, `null` or `{}` (no failout). See {@link FailoutProperties}. */
+  failoutProperties: FailoutProperties | null;
 }
 
 /** One entry of a method-level override's `names`. */

@@ -1,4 +1,4 @@
-import type { DataState, DataWatch, Stat, ZkSession } from '../zk';
+import type { DataState, Stat, Watch, ZkWatcher } from '../zk';
 import { createLogger, type Logger } from '../logging';
 import { callSafely, publishSafely } from './subscribers';
 import { assertIsError, D2Error } from './errors';
@@ -79,7 +79,7 @@ export type PropertyParser<T> = (data: Buffer, name: string, stat: Stat) => T;
 /** Options for {@link ZooKeeperPropertyStore}. */
 export interface PropertyStoreOptions<T> {
   /** The ZooKeeper session the watches go through; shared, not owned (closing the store leaves it open). */
-  readonly session: ZkSession;
+  readonly session: ZkWatcher;
   /** The directory holding one znode per property, e.g. `/d2/clusters` (see `paths.ts`). */
   readonly directory: string;
   /** Turns each version of a znode into a property; a throw marks that write unreadable. */
@@ -98,7 +98,7 @@ interface Entry<T> {
   version: bigint | undefined;
   rejected: { version: bigint; error: Error } | undefined;
   readonly subscribers: Set<PropertySubscriber<T>>;
-  readonly watch: DataWatch;
+  readonly watch: Watch;
 }
 
 /** Lifecycle of a store (Curator's STARTED / CLOSED; a store starts when built). */

@@ -1,4 +1,4 @@
-import type { ChildrenState, ChildrenWatch, DataState, DataWatch, ZkSession } from '../zk';
+import type { ChildrenState, DataState, Watch, ZkWatcher } from '../zk';
 import { createLogger, type Logger } from '../logging';
 import { callSafely, publishSafely } from './subscribers';
 import { parseUriProperties } from './codecs/uri';
@@ -10,7 +10,7 @@ import type { PropertySnapshot, PropertySource, PropertyStatus, PropertySubscrib
 /** Options for {@link ZooKeeperUriStore}. */
 export interface UriStoreOptions {
   /** The ZooKeeper session the watches go through; shared, not owned (closing the store leaves it open). */
-  readonly session: ZkSession;
+  readonly session: ZkWatcher;
   /** `<base>/uris` (see `paths.ts`): one child directory per cluster. */
   readonly directory: string;
   /** Called for every announcement that cannot be read, after it is logged and counted. */
@@ -42,7 +42,7 @@ interface Child {
   version: bigint;
   /** czxid: creation order, which decides which of two announcements of one URI wins. */
   created: bigint;
-  readonly watch: DataWatch;
+  readonly watch: Watch;
 }
 
 interface ClusterEntry {
@@ -50,7 +50,7 @@ interface ClusterEntry {
   status: PropertyStatus;
   readonly children: Map<string, Child>;
   readonly subscribers: Set<PropertySubscriber<MergedUriProperties>>;
-  readonly watch: ChildrenWatch;
+  readonly watch: Watch;
   /** pzxid of the children list last seen (a child removal bumps it). */
   listVersion: bigint;
   /** What was last published: the included children and their versions, to skip no-op updates. */

@@ -1,4 +1,8 @@
-import { BUCKETS } from './failout-config';
+import { BUCKETS as BUCKET_COUNT } from './failout-config';
+
+// Read once: a re-exported binding is a getter call per use once compiled to CommonJS, and this runs
+// on every redirected request.
+const BUCKETS: number = BUCKET_COUNT;
 
 /**
  * The request bucket (0–99) of a routing key: a stable hash of the key, so the same member or session

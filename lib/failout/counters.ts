@@ -4,6 +4,8 @@ import { Counter, type Registry } from 'prom-client';
 export interface FailoutCounter<L extends string> {
   /** Adds 1 for the given label values (in `labelNames` order). */
   inc(...values: string[]): void;
+  /** {@link FailoutCounter.inc} for a counter with exactly two labels, without allocating (the request path). */
+  inc2(first: string, second: string): void;
   /** The total for the given label values, 0 when never incremented. */
   get(...values: string[]): number;
   /** Every label combination seen, with its total. */
@@ -81,8 +83,15 @@ export function createFailoutCounter<L extends string>(options: FailoutCounterOp
     },
   });
   return {
-    inc: (...values: string[]) => {
+    inc(...values: string[]) {
       cellOf(values).total++;
+    },
+    inc2(first: string, second: string) {
+      // The request path's counters have two labels: look the cell up without building an array.
+      const level = root.get(first) as Map<string, unknown> | undefined;
+      const cell = level?.get(second) as Cell | undefined;
+      if (cell !== undefined) cell.total++;
+      else cellOf([first, second]).total++;
     },
     get: (...values: string[]) => {
       let level: unknown = root;

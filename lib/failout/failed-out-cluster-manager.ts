@@ -1,4 +1,4 @@
-import type { LoadBalancerState } from '../d2';
+import { eligibleHosts, type LoadBalancerState } from '../d2';
 import { createLogger, type Logger } from '../logging';
 import type { ConnectionWarmUpHandler, FailoutConfig } from './types';
 
@@ -26,7 +26,8 @@ export const systemScheduler: FailoutScheduler = {
  * - `warming`: loaded, the warm-up handler is opening connections.
  * - `warm`: loaded and warmed up (or no handler configured). Never warmed again while watched.
  * - `missing`: loaded, but the peer cluster does not exist or has no hosts: not warmed up (rest.li
- *   counts it as established and warms nothing). Re-checked by {@link FailedoutClusterManager.peerClusterUpdated}.
+ *   counts it as established and warms nothing). Re-checked by {@link FailedoutClusterManager.peerChanged}
+ *   whenever the peer's properties or hosts change, and warmed up once it has hosts.
  * - `failed`: `listenToCluster` rejected (bad name, state shut down): no hold is held.
  * - `tearingDown`: dropped from the config; the hold is released when the teardown delay ends.
  */
@@ -59,6 +60,10 @@ export interface FailedoutClusterManagerOptions {
   readonly now?: () => number;
   /** Called once the config is undefined and the last peer hold is released (the provider drops the manager). */
   readonly onIdle?: () => void;
+  /** Called when the manager starts watching a peer (the provider indexes peer → managers by it). */
+  readonly onPeerWatched?: (peer: string) => void;
+  /** Called when the manager forgets a peer watch (after its teardown, or at shutdown). */
+  readonly onPeerReleased?: (peer: string) => void;
   /** Default a `failout-manager` logger from `createLogger`. */
   readonly logger?: Logger;
 }
@@ -76,6 +81,9 @@ interface PeerWatch {
   /** The config the peer was (re-)added with: what the warm-up is given (rest.li passes it too). */
   config: FailoutConfig;
 }
+
+/** Warm-ups open connections to hosts of any sendable scheme. */
+const NO_SCHEMES: readonly string[] = Object.freeze([]);
 
 /** setTimeout's ceiling; a later boundary is re-evaluated when this runs out. */
 const MAX_TIMER_MS = 2_147_483_647;
@@ -109,9 +117,13 @@ export class FailedoutClusterManager {
   private readonly scheduler: FailoutScheduler;
   private readonly now: () => number;
   private readonly onIdle: (() => void) | undefined;
+  private readonly onPeerWatched: ((peer: string) => void) | undefined;
+  private readonly onPeerReleased: ((peer: string) => void) | undefined;
   private readonly log: Logger;
   private readonly peers = new Map<string, PeerWatch>();
   private config: FailoutConfig | undefined;
+  /** The config every peer of which was found watched and loaded (the routing fast path); reset when a watch starts. */
+  private loadedFor: FailoutConfig | undefined;
   private boundaryTimer: unknown;
   private lifecycle: 'running' | 'shutdown' = 'running';
 
@@ -124,6 +136,8 @@ export class FailedoutClusterManager {
     this.scheduler = options.scheduler ?? systemScheduler;
     this.now = options.now ?? Date.now;
     this.onIdle = options.onIdle;
+    this.onPeerWatched = options.onPeerWatched;
+    this.onPeerReleased = options.onPeerReleased;
     this.log = options.logger ?? createLogger('failout-manager');
   }
 
@@ -148,12 +162,43 @@ export class FailedoutClusterManager {
   }
 
   /**
-   * The load balancer state heard about `cluster` again (its properties changed). A peer that was
-   * `missing` is re-checked and warmed up if it now exists with hosts.
+   * A watched peer's properties or hosts changed (the provider calls this only for this manager's
+   * peers). A peer that was `missing` is re-checked and warmed up if it now exists with hosts.
    */
-  peerClusterUpdated(cluster: string): void {
-    const watch = this.peers.get(cluster);
-    if (watch?.status === 'missing') this.afterLoad(cluster, watch, watch.attempt);
+  peerChanged(peer: string): void {
+    const watch = this.peers.get(peer);
+    if (watch?.status === 'missing') this.afterLoad(peer, watch, watch.attempt);
+  }
+
+  /**
+   * While the failout is active and some peer is still loading: resolves when every such peer has
+   * loaded (so a decision made then sees the peers' hosts, as rest.li's rewritten URI makes D2 wait).
+   * Undefined when nothing is loading. A window that has just started is evaluated first, so its
+   * peers are being watched before anyone decides on them.
+   */
+  whenPeersLoaded(): Promise<void> | undefined {
+    const config = this.config;
+    // Called on every redirected request: one comparison once the peers have loaded.
+    if (config === this.loadedFor || this.lifecycle !== 'running' || config === undefined) return undefined;
+    if (this.hasUnwatchedPeer(config) && config.isFailedOut(this.now())) {
+      // The boundary timer has not fired yet (timers run late): start the peer watches now.
+      this.evaluate();
+    }
+    let pending: Promise<void>[] | undefined;
+    for (const watch of this.peers.values()) if (watch.status === 'listening') (pending ??= []).push(watch.loaded);
+    if (pending === undefined) {
+      if (!this.hasUnwatchedPeer(config)) this.loadedFor = config;
+      return undefined;
+    }
+    return Promise.all(pending).then(
+      () => undefined,
+      () => undefined,
+    );
+  }
+
+  private hasUnwatchedPeer(config: FailoutConfig): boolean {
+    for (const peer of config.getPeerClusters()) if (peer !== this.cluster && !this.peers.has(peer)) return true;
+    return false;
   }
 
   /** Releases every hold now, clears every timer and shuts the warm-up handler down. Idempotent. */
@@ -170,6 +215,7 @@ export class FailedoutClusterManager {
 
   /** Applies the stored config at the current time, and schedules the next window boundary. */
   private evaluate(): void {
+    this.loadedFor = undefined;
     this.clearBoundaryTimer();
     const config = this.config;
     const now = this.now();
@@ -220,6 +266,7 @@ export class FailedoutClusterManager {
     const held = this.state.isListeningToCluster(peer);
     const watch: PeerWatch = { status: 'listening', held, loaded, attempt: 0, resume: 'listening', teardown: undefined, config };
     this.peers.set(peer, watch);
+    this.onPeerWatched?.(peer);
     this.whenLoaded(peer, watch);
   }
 
@@ -228,6 +275,7 @@ export class FailedoutClusterManager {
     this.scheduler.clearTimeout(watch.teardown);
     watch.teardown = undefined;
     watch.config = config;
+    this.loadedFor = undefined;
     // Its warm-up was cancelled when it was dropped: start again from "loading" (the load may be done).
     watch.status = watch.resume === 'warming' ? 'listening' : watch.resume;
     if (watch.status === 'listening') this.whenLoaded(peer, watch);
@@ -275,12 +323,11 @@ export class FailedoutClusterManager {
     });
   }
 
-  /** The peer cluster exists and has a host with weight above zero that is not banned. */
+  /** The peer cluster exists and has a host a D2 client could send to (the pick's own rule, any scheme). */
   private hasHosts(peer: string): boolean {
     const properties = this.state.getClusterProperties(peer);
     if (!properties) return false;
-    const banned = new Set(properties.bannedUris);
-    return (this.state.getUris(peer)?.hosts ?? []).some((h) => h.weight > 0 && !banned.has(h.uri));
+    return eligibleHosts(this.state.getUris(peer), properties, NO_SCHEMES).length > 0;
   }
 
   private removeAll(): void {
@@ -309,6 +356,8 @@ export class FailedoutClusterManager {
     if (watch.teardown !== undefined) this.scheduler.clearTimeout(watch.teardown);
     watch.teardown = undefined;
     this.peers.delete(peer);
+    this.loadedFor = undefined;
+    this.onPeerReleased?.(peer);
     if (watch.held) this.state.stopListenToCluster(peer);
   }
 

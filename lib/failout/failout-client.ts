@@ -1,9 +1,9 @@
 import { Registry } from 'prom-client';
-import type { D2RequestInit, D2Response, D2Target, ServiceProperties } from '../d2';
+import type { ClusterRouter, D2RequestInit, D2Response, D2Target, ServiceProperties } from '../d2';
 import { createLogger, type Logger } from '../logging';
 import { createFailoutCounter, type FailoutCounter } from './counters';
 import { FailoutError, isFailoutError } from './errors';
-import type { FailoutConfigProvider, FailoutRedirectStrategy } from './types';
+import type { FailoutConfig, FailoutConfigProvider, FailoutRedirectStrategy, FailoutRequest } from './types';
 
 /** Options of one request: D2's, plus the routing key that picks the request's bucket. */
 export type FailoutRequestInit = D2RequestInit & {
@@ -17,45 +17,37 @@ export interface FailoutResolveOptions {
   readonly routingKey?: string;
 }
 
-/** What {@link FailoutClient} needs of the client it wraps (`D2Client` fits). */
+/**
+ * What {@link FailoutClient} needs of the client it wraps (`D2Client` fits): sends and resolves with the
+ * cluster picked by a {@link ClusterRouter} after the client's own service lookup, so the URL is parsed
+ * and the service looked up once for the decision and the host pick alike.
+ */
 export interface FailoutDelegate {
-  /** Sends a `d2://<service>/<path>` request to a host of the service's own cluster (not redirected). */
-  request(url: string | URL, init?: D2RequestInit): Promise<D2Response>;
-  /** Sends a `d2://<service>/<path>` request to a host of `cluster` (the peer chosen by the strategy). */
-  requestToCluster(cluster: string, url: string | URL, init?: D2RequestInit): Promise<D2Response>;
-  /** The host {@link FailoutDelegate.request} would send to, without sending. */
-  resolve(url: string | URL): Promise<D2Target>;
-  /** The host {@link FailoutDelegate.requestToCluster} would send to, without sending. */
-  resolveInCluster(cluster: string, url: string | URL): Promise<D2Target>;
+  /** Sends a `d2://<service>/<path>` request to a host of the cluster `router` picks. */
+  requestRouted(url: string | URL, init: D2RequestInit, router: ClusterRouter, key: string | undefined): Promise<D2Response>;
+  /** The host {@link FailoutDelegate.requestRouted} would send to, without sending. */
+  resolveRouted(url: string | URL, router: ClusterRouter, key: string | undefined): Promise<D2Target>;
   /** Closes the wrapped client; called once by {@link FailoutClient.close}. */
   close(): Promise<void>;
-}
-
-/** What {@link FailoutClient} needs of the load balancer state (`LoadBalancerState` fits). */
-export interface FailoutServiceLookup {
-  /** The service's properties (its `clusterName`); undefined when not followed, not loaded, absent or unreadable. */
-  getServiceProperties(service: string): ServiceProperties | undefined;
-  /** True once the service is loaded, whether or not it exists. */
-  isServiceLoaded(service: string): boolean;
-  /** Follows the service (one hold per call); resolves once it is loaded and, when it exists, its cluster too. */
-  listenToService(service: string): Promise<void>;
-  /** Releases one hold taken by {@link FailoutServiceLookup.listenToService}. */
-  stopListenToService(service: string): void;
 }
 
 /** Options for {@link FailoutClient}. */
 export interface FailoutClientOptions {
   /** The client requests go through; owned: `close()` closes it (a delegator, as in rest.li). */
   readonly d2: FailoutDelegate;
-  /** Maps a service to its cluster; shared, not owned. */
-  readonly state: FailoutServiceLookup;
-  /** Gives each cluster's failout config; shared, not owned (never started or shut down by the client). */
-  readonly provider: Pick<FailoutConfigProvider, 'getFailoutConfig'>;
+  /**
+   * Gives each cluster's failout config, and says when its peers are still loading; shared, not owned
+   * (never started or shut down by the client).
+   */
+  readonly provider: Pick<FailoutConfigProvider, 'getFailoutConfig' | 'whenPeersLoaded'>;
   /** Picks the target cluster of a request whose cluster is failed out. */
   readonly strategy: FailoutRedirectStrategy;
   /** Clock for `isFailedOut`; default `Date.now`. */
   readonly now?: () => number;
-  /** How long a request waits for its service to load before going out unchanged. Default 10 s. */
+  /**
+   * How long a decision waits for a failed-out cluster's peers to load before deciding on what is
+   * known (a peer still loading then counts as having no hosts: fail open, or closed). Default 10 s.
+   */
   readonly discoveryTimeoutMs?: number;
   /** Where the counters register; default a private registry, so nothing is global. */
   readonly registry?: Registry;
@@ -108,35 +100,34 @@ type Route = string | undefined;
 /** The cluster label of a fail-open whose cluster could not be told. */
 const UNKNOWN_CLUSTER = '(unknown)';
 
-
 /**
  * A D2 client delegator that redirects the requests of failed-out clusters (rest.li `FailoutClient`):
- * service → its cluster (from the load balancer state) → the cluster's failout config (from the
+ * service → its cluster (looked up once, by the wrapped client) → the cluster's failout config (from the
  * provider) → when failed out, the strategy names the target cluster, once per request.
  *
  * - The rewrite happens once, before the delegate's retries or backup requests (it is the outermost
  *   wrapper, as in rest.li's builder); the request is sent exactly once (rest.li bug #804), also when
  *   the send fails: no second attempt on the original cluster.
- * - When the cluster cannot be told (service lookup fails or times out, provider throws), the original
- *   request goes out, as rest.li does on a load balancer error.
+ * - The decision is made on loaded data: the service's own cluster (its failout config) is loaded
+ *   before it, and while the failed-out cluster's peers are still loading (a service that starts
+ *   during a failout) it waits for them, up to `discoveryTimeoutMs` — as rest.li's rewritten URI makes
+ *   D2 wait for the peer. Only then does a peer without hosts count as ineligible.
+ * - When the provider throws, the original request goes out, as rest.li does on a load balancer error.
  * - When the strategy throws, the error is logged and counted and the original request goes out
  *   (rest.li lets it escape); a `FailoutError` `noEligiblePeer` (fail closed) is the one exception: it
  *   is counted and rejects the request.
  * - {@link resolve} runs the same decision without sending (benchmarks, diagnostics).
  *
- * Concurrency: all on the event loop. With the service loaded the decision is synchronous: no extra
+ * Concurrency: all on the event loop. With everything loaded the decision is synchronous: no extra
  * await over the bare client.
  */
-export class FailoutClient {
+export class FailoutClient implements ClusterRouter {
   private readonly d2: FailoutDelegate;
-  private readonly state: FailoutServiceLookup;
-  private readonly provider: Pick<FailoutConfigProvider, 'getFailoutConfig'>;
+  private readonly provider: Pick<FailoutConfigProvider, 'getFailoutConfig' | 'whenPeersLoaded'>;
   private readonly strategy: FailoutRedirectStrategy;
   private readonly now: () => number;
   private readonly discoveryTimeoutMs: number;
   private readonly log: Logger;
-  /** Services this client holds in the state (one hold each, released by close). */
-  private readonly serviceLoads = new Map<string, Promise<void>>();
   private readonly redirected: FailoutCounter<'cluster' | 'peer'>;
   private readonly failOpen: FailoutCounter<'cluster' | 'reason'>;
   private readonly failClosed: FailoutCounter<'cluster'>;
@@ -145,7 +136,6 @@ export class FailoutClient {
 
   constructor(options: FailoutClientOptions) {
     this.d2 = options.d2;
-    this.state = options.state;
     this.provider = options.provider;
     this.strategy = options.strategy;
     this.now = options.now ?? Date.now;
@@ -164,29 +154,14 @@ export class FailoutClient {
    * @throws FailoutError `noEligiblePeer` when the strategy fails closed; the delegate's errors as they are.
    */
   request(url: string | URL, init: FailoutRequestInit = {}): Promise<D2Response> {
-    const key = init.routingKey;
     // Strip the key only when present: no copy of the options on the common path.
-    const sendInit: D2RequestInit = 'routingKey' in init ? withoutKey(init) : init;
-    let route: Route | Promise<Route>;
-    try {
-      route = this.route(url, key);
-    } catch (err) {
-      return Promise.reject(err as Error);
-    }
-    if (typeof route === 'object') return route.then((r) => this.send(r, url, sendInit));
-    return this.send(route, url, sendInit);
+    if (!('routingKey' in init)) return this.d2.requestRouted(url, init, this, undefined);
+    return this.d2.requestRouted(url, withoutKey(init), this, init.routingKey);
   }
 
   /** The host a request would go to, by the same decision as {@link request}, without sending. */
   resolve(url: string | URL, options: FailoutResolveOptions = {}): Promise<D2Target> {
-    let route: Route | Promise<Route>;
-    try {
-      route = this.route(url, options.routingKey);
-    } catch (err) {
-      return Promise.reject(err as Error);
-    }
-    if (typeof route === 'object') return route.then((r) => this.resolveTo(r, url));
-    return this.resolveTo(route, url);
+    return this.d2.resolveRouted(url, this, options.routingKey);
   }
 
   /** Counters since construction. */
@@ -199,60 +174,46 @@ export class FailoutClient {
     };
   }
 
-  /** Releases the service holds this client took, then closes the wrapped client. Safe to call twice. */
+  /** Closes the wrapped client. Safe to call twice. */
   async close(): Promise<void> {
     if (this.lifecycle === 'closed') return;
     this.lifecycle = 'closed';
-    for (const service of this.serviceLoads.keys()) this.state.stopListenToService(service);
-    this.serviceLoads.clear();
     await this.d2.close();
   }
 
-  private send(route: Route, url: string | URL, init: D2RequestInit): Promise<D2Response> {
-    return route === undefined ? this.d2.request(url, init) : this.d2.requestToCluster(route, url, init);
-  }
-
-  private resolveTo(route: Route, url: string | URL): Promise<D2Target> {
-    return route === undefined ? this.d2.resolve(url) : this.d2.resolveInCluster(route, url);
-  }
-
-  /** The decision: synchronous when the service is loaded, a promise while it loads. */
-  private route(url: string | URL, key: string | undefined): Route | Promise<Route> {
-    const text = typeof url === 'string' ? url : url.href;
-    const service = serviceOf(text);
-    // Not a d2 URL: the delegate rejects it with its own error.
-    if (service === undefined || this.lifecycle === 'closed') return undefined;
-    let properties: ServiceProperties | undefined;
-    try {
-      properties = this.state.getServiceProperties(service);
-    } catch (err) {
-      return this.lookupFailed(err, service, undefined);
-    }
-    if (properties) return this.decide(text, service, properties.clusterName, key);
-    // Loaded and absent: the delegate reports the unknown service.
-    if (this.state.isServiceLoaded(service)) return undefined;
-    return this.loadService(service).then(
-      () => {
-        const loaded = this.state.getServiceProperties(service);
-        return loaded ? this.decide(text, service, loaded.clusterName, key) : undefined;
-      },
-      (err: unknown) => this.lookupFailed(err, service, undefined),
-    );
-  }
-
-  private decide(url: string, service: string, cluster: string, key: string | undefined): Route {
-    let config;
+  /**
+   * ClusterRouter: the failout decision, called by the wrapped client with the service it looked up.
+   * Synchronous when the peers are loaded, a promise while they load.
+   */
+  route(service: string, properties: ServiceProperties, url: string, key: string | undefined): Route | Promise<Route> {
+    if (this.lifecycle === 'closed') return undefined;
+    const cluster = properties.clusterName;
+    let config: FailoutConfig | undefined;
+    let loading: Promise<void> | undefined;
+    let now: number;
     try {
       config = this.provider.getFailoutConfig(cluster);
+      // The clock is read only for a cluster that has a failout config: most have none.
+      if (config === undefined || !config.isFailedOut((now = this.now()))) return undefined;
+      loading = this.provider.whenPeersLoaded?.(cluster);
     } catch (err) {
       return this.lookupFailed(err, service, cluster);
     }
-    if (config === undefined) return undefined;
-    const now = this.now();
-    if (!config.isFailedOut(now)) return undefined;
+    const schemes = properties.prioritizedSchemes;
+    if (loading === undefined) return this.redirect(config, url, service, cluster, key, now, schemes);
+    const decided = config;
+    const decide = (): Route => this.redirect(decided, url, service, cluster, key, this.now(), schemes);
+    return withTimeout(loading, this.discoveryTimeoutMs, cluster).then(decide, (err: unknown) => {
+      this.log.warn({ err, service, cluster }, 'failout peers still loading; deciding on what is known');
+      return decide();
+    });
+  }
+
+  private redirect(config: FailoutConfig, url: string, service: string, cluster: string, key: string | undefined, now: number, schemes: readonly string[]): Route {
     let target: unknown;
     try {
-      target = this.strategy.redirect(config, key === undefined ? { url, service, cluster, now } : { url, service, cluster, key, now });
+      const request: FailoutRequest = key === undefined ? { url, service, cluster, now, schemes } : { url, service, cluster, key, now, schemes };
+      target = this.strategy.redirect(config, request);
     } catch (err) {
       if (isFailoutError(err, 'noEligiblePeer')) {
         this.failClosed.inc(cluster);
@@ -264,7 +225,7 @@ export class FailoutClient {
     if (typeof target !== 'string' || target === '') {
       return this.strategyFailed(new FailoutError('strategyFailed', `strategy returned ${String(target)}`, { cluster }), service, cluster);
     }
-    this.redirected.inc(cluster, target);
+    this.redirected.inc2(cluster, target);
     return target;
   }
 
@@ -280,36 +241,6 @@ export class FailoutClient {
     this.log.warn({ err, service, cluster }, 'failed to build request URI; original request URI will be used');
     return undefined;
   }
-
-  /** Follows the service once per client and waits (bounded) for it to load. */
-  private loadService(service: string): Promise<void> {
-    let load = this.serviceLoads.get(service);
-    if (!load) {
-      try {
-        load = this.state.listenToService(service);
-      } catch (err) {
-        // A closed state or a service name that cannot be a node: the delegate will say which.
-        return Promise.reject(err as Error);
-      }
-      // Registered before awaiting: concurrent first requests share one hold, and close() releases it.
-      this.serviceLoads.set(service, load);
-      load.catch(() => undefined);
-    }
-    return withTimeout(load, this.discoveryTimeoutMs, service);
-  }
-}
-
-/** The authority of a `d2://` URL (a scan, not a regex: this runs on every request); undefined otherwise. */
-function serviceOf(text: string): string | undefined {
-  // `d2://`, scheme case-insensitive, checked by char code: no substring per request.
-  if (text.length < 6 || (text.charCodeAt(0) | 0x20) !== 0x64 /* d */ || !text.startsWith('2://', 1)) return undefined;
-  let end = 5;
-  while (end < text.length) {
-    const c = text.charCodeAt(end);
-    if (c === 0x2f /* / */ || c === 0x3f /* ? */ || c === 0x23 /* # */) break;
-    end++;
-  }
-  return end === 5 ? undefined : text.slice(5, end);
 }
 
 function withoutKey(init: FailoutRequestInit): D2RequestInit {
@@ -317,10 +248,10 @@ function withoutKey(init: FailoutRequestInit): D2RequestInit {
   return rest;
 }
 
-function withTimeout(load: Promise<void>, ms: number, service: string): Promise<void> {
+function withTimeout(load: Promise<void>, ms: number, cluster: string): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new FailoutError('lookupFailed', `service ${service} not loaded within ${ms} ms`)), ms);
+    timer = setTimeout(() => reject(new FailoutError('lookupFailed', `peers of ${cluster} not loaded within ${ms} ms`, { cluster })), ms);
   });
   return Promise.race([load, timeout]).finally(() => clearTimeout(timer));
 }

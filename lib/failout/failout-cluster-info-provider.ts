@@ -1,6 +1,12 @@
 import { createClusterInfoProvider, type ClusterInfoProvider, type ClusterInfoSource, type ClusterProperties, type MergedUriProperties } from '../d2';
 import type { FailoutClusterView, FailoutConfig, FailoutConfigProvider } from './types';
 
+/** Counts the hosts a request could go to (`D2Client.hostCount` fits). */
+export interface HostCounter {
+  /** Hosts of `cluster` a request with these `schemes` could go to; 0 when unknown. */
+  hostCount(cluster: string, schemes?: readonly string[]): number;
+}
+
 /**
  * D2's {@link ClusterInfoProvider} plus `getFailoutConfig` (rest.li `ClusterInfoProvider.getFailoutConfig`,
  * served by the load balancer facade from its provider), and the {@link FailoutClusterView} the
@@ -15,13 +21,28 @@ import type { FailoutClusterView, FailoutConfig, FailoutConfigProvider } from '.
  */
 export class FailoutClusterInfoProvider implements ClusterInfoProvider, FailoutClusterView {
   private readonly clusters: ClusterInfoProvider;
+  private readonly hosts: HostCounter | undefined;
 
-  /** `provider` undefined (failout disabled): every cluster reads as having no failout. */
+  /**
+   * `provider` undefined (failout disabled): every cluster reads as having no failout. `hosts`: where
+   * host counts come from — the D2 client that sends the requests (its own host rule and cached
+   * selections, as `buildD2Client` wires it); default counted from `state` by the same rule.
+   */
   constructor(
-    state: ClusterInfoSource,
+    private readonly state: ClusterInfoSource & { readonly version?: number },
     private readonly provider: Pick<FailoutConfigProvider, 'getFailoutConfig'> | undefined,
+    hosts?: HostCounter,
   ) {
     this.clusters = createClusterInfoProvider(state);
+    this.hosts = hosts;
+  }
+
+  /**
+   * The state's version when it has one (LoadBalancerState): the provider's configs and the host
+   * counts change only with the state's data, which bumps it.
+   */
+  get version(): number | undefined {
+    return this.state.version;
   }
 
   /** The cluster's properties, or undefined when not followed, absent or never readable. */
@@ -34,9 +55,9 @@ export class FailoutClusterInfoProvider implements ClusterInfoProvider, FailoutC
     return this.clusters.getUris(cluster);
   }
 
-  /** Hosts with weight above zero that are not banned; 0 for an unknown cluster. */
-  getHostCount(cluster: string): number {
-    return this.clusters.getHostCount(cluster);
+  /** Hosts a request with these `schemes` (a service's `prioritizedSchemes`) could go to; 0 for an unknown cluster. */
+  getHostCount(cluster: string, schemes?: readonly string[]): number {
+    return this.hosts ? this.hosts.hostCount(cluster, schemes) : this.clusters.getHostCount(cluster, schemes);
   }
 
   /** The cluster's failout config while it has failout properties (active or not), else undefined. */

@@ -1,27 +1,32 @@
-import { Counter, Registry } from 'prom-client';
-import type { LoadBalancerClusterListener, LoadBalancerState } from '../d2';
+import { Counter, Gauge, Registry } from 'prom-client';
+import type { ClusterChange, LoadBalancerClusterListener, LoadBalancerState } from '../d2';
 import { createLogger, type Logger } from '../logging';
 import { FailedoutClusterManager, type FailoutScheduler, type PeerWatchStatus } from './failed-out-cluster-manager';
-import { LastGoodFailoutConfigs } from './last-good-failout-configs';
-import type { ConnectionWarmUpHandler, FailoutConfig, FailoutConfigProvider } from './types';
+import { createFailoutConfig } from './failout-config';
+import type { ConnectionWarmUpHandler, FailoutConfig, FailoutConfigProvider, WarmUpHandlerFactory } from './types';
 
 /** Options for {@link ZooKeeperFailoutConfigProvider}. */
 export interface ZooKeeperFailoutConfigProviderOptions {
   /** Shared, not owned: the provider registers on it and takes peer holds, but never shuts it down. */
   readonly state: LoadBalancerState;
   /**
-   * Called once per manager (per cluster that gets failout properties); the manager owns and shuts
-   * down what it returns. Undefined, or returning undefined: peers are watched but not warmed up
-   * (rest.li `createConnectionWarmUpHandler`).
+   * Called once per manager (per cluster that gets failout properties) with that cluster's name; the
+   * manager owns and shuts down what it returns. Undefined, or returning undefined: peers are watched
+   * but not warmed up (rest.li `createConnectionWarmUpHandler`). `buildD2Client` supplies one that
+   * warms the pools of the client it builds.
    */
-  readonly warmUpHandlerFactory?: () => ConnectionWarmUpHandler | undefined;
+  readonly warmUpHandlerFactory?: WarmUpHandlerFactory;
   /** See {@link FailedoutClusterManager}: how long a dropped peer stays watched. Default 60 s. */
   readonly peerWatchTeardownDelayMs?: number;
   /** See {@link FailedoutClusterManager}: peers of a window starting this soon are warmed first. Default 30 s. */
   readonly peerWarmUpLeadMs?: number;
   /** Timers of the managers (peer teardowns, window boundaries). Default the global, unref'd timers. */
   readonly scheduler?: FailoutScheduler;
-  /** Where `failout_config_malformed_total` goes; default a private registry. */
+  /**
+   * Where the provider's metrics go: `failout_config_malformed_total{cluster}` and the gauge
+   * `failout_peer_watches{cluster,peer,status}` (1 per peer watch of a failed-out cluster, by status: a
+   * `missing` peer during a failout has no hosts to take the traffic). Default a private registry.
+   */
   readonly registry?: Registry;
   /** Used by the provider and its managers; default a `failout-provider` logger from `createLogger`. */
   readonly logger?: Logger;
@@ -33,14 +38,16 @@ export interface ZooKeeperFailoutConfigProviderOptions {
  *
  * - `start()` registers as a cluster listener; LoadBalancerState replays the clusters it already knows
  *   at once (rest.li does not, so a late provider missed them until their next change).
- * - `onClusterAdded` (every update) parses the properties through {@link LastGoodFailoutConfigs}: a
- *   malformed update is logged and counted, and the last good config stays in effect. A manager is
- *   created only for a cluster with failout properties (rest.li creates one, and a warm-up handler,
- *   for every cluster). When the properties go away the manager tears its peers down (with the delay)
- *   and is dropped once idle.
- * - `onClusterRemoved` drops the manager at once and shuts it down, releasing its holds and its
- *   warm-up handler (rest.li leaks the handler). Every manager also hears about every cluster update,
- *   so a peer that was missing gets warmed up when it appears.
+ * - A `properties` change builds the config from the typed failout properties the change carries. A
+ *   malformed failout makes its cluster document unreadable: the state keeps the last good properties
+ *   and tells a `malformed` change instead, counted in `failout_config_malformed_total` — the last good
+ *   config stays in effect. A manager is created only for a cluster with failout properties (rest.li
+ *   creates one, and a warm-up handler, for every cluster). When the properties go away the manager
+ *   tears its peers down (with the delay) and is dropped once idle.
+ * - A `removed` change drops the cluster's manager at once and shuts it down, releasing its holds and
+ *   its warm-up handler (rest.li leaks the handler).
+ * - Changes of a peer (`properties`, `uris`) reach only the managers that watch that peer, through a
+ *   peer → managers index, so a peer parked without hosts is warmed up when its first host arrives.
  *
  * Concurrency: event loop only; listener calls are synchronous from LoadBalancerState.
  */
@@ -48,7 +55,9 @@ export class ZooKeeperFailoutConfigProvider implements FailoutConfigProvider, Lo
   private readonly state: LoadBalancerState;
   private readonly options: ZooKeeperFailoutConfigProviderOptions;
   private readonly managers = new Map<string, FailedoutClusterManager>();
-  private readonly configs: LastGoodFailoutConfigs;
+  /** Peer → the managers watching it (a manager adds itself when it starts a watch, leaves on release). */
+  private readonly peerIndex = new Map<string, Set<FailedoutClusterManager>>();
+  private readonly malformed: Counter<'cluster'>;
   private readonly log: Logger;
   private lifecycle: 'latent' | 'started' | 'shutdown' = 'latent';
 
@@ -56,8 +65,9 @@ export class ZooKeeperFailoutConfigProvider implements FailoutConfigProvider, Lo
     this.state = options.state;
     this.options = options;
     this.log = options.logger ?? createLogger('failout-provider');
-    const malformed = malformedCounter(options.registry ?? new Registry());
-    this.configs = new LastGoodFailoutConfigs({ logger: this.log, onMalformed: (cluster) => malformed.inc({ cluster }) });
+    const registry = options.registry ?? new Registry();
+    this.malformed = malformedCounter(registry);
+    peerWatchGauge(registry, this);
   }
 
   /** Registers on the state (hearing every known cluster at once). Starting twice is a no-op. */
@@ -75,11 +85,17 @@ export class ZooKeeperFailoutConfigProvider implements FailoutConfigProvider, Lo
     const managers = [...this.managers.values()];
     this.managers.clear();
     for (const manager of managers) manager.shutdown();
+    this.peerIndex.clear();
   }
 
   /** The config while the cluster has failout properties, active or not (evaluate `isFailedOut` per use). */
   getFailoutConfig(cluster: string): FailoutConfig | undefined {
     return this.managers.get(cluster)?.getFailoutConfig();
+  }
+
+  /** See {@link FailoutConfigProvider.whenPeersLoaded}: the cluster's manager waits on its own peer watches. */
+  whenPeersLoaded(cluster: string): Promise<void> | undefined {
+    return this.managers.get(cluster)?.whenPeersLoaded();
   }
 
   /** Clusters that have a manager (a copy): failout properties, or peers still being torn down. */
@@ -92,33 +108,51 @@ export class ZooKeeperFailoutConfigProvider implements FailoutConfigProvider, Lo
     return this.managers.get(cluster)?.peerStates() ?? new Map();
   }
 
-  /** Malformed updates ignored so far. */
+  /**
+   * Unreadable cluster documents the state has ignored so far, keeping their last good properties (a
+   * malformed failout makes its document unreadable). The state's counter: every followed cluster counts.
+   */
   malformedUpdates(): number {
-    return this.configs.stats().malformed;
+    return this.state.stats().clusters.malformed;
   }
 
-  /** LoadBalancerClusterListener: the cluster's properties were (re)loaded. */
-  onClusterAdded(cluster: string): void {
+  /** LoadBalancerClusterListener: one change of one followed cluster. */
+  onClusterChange(change: ClusterChange): void {
     if (this.lifecycle !== 'started') return;
-    const raw = this.state.getFailoutProperties(cluster);
-    // Undefined: the state no longer knows the cluster (a stale call); its removal comes separately.
-    if (raw !== undefined) {
-      const config = this.configs.update(cluster, raw);
-      let manager = this.managers.get(cluster);
-      if (!manager && config !== undefined) manager = this.createManager(cluster);
-      manager?.updateFailoutConfig(config);
+    switch (change.kind) {
+      case 'properties':
+        this.propertiesChanged(change.cluster, createFailoutConfig(change.cluster, change.properties.failoutProperties));
+        this.tellPeerManagers(change.cluster);
+        return;
+      case 'uris':
+        this.tellPeerManagers(change.cluster);
+        return;
+      case 'removed':
+        this.clusterRemoved(change.cluster);
+        return;
+      case 'malformed':
+        this.malformed.inc({ cluster: change.cluster });
+        return;
     }
-    for (const manager of [...this.managers.values()]) manager.peerClusterUpdated(cluster);
   }
 
-  /** LoadBalancerClusterListener: the cluster is gone (deleted, no longer followed, or shutdown). */
-  onClusterRemoved(cluster: string): void {
-    this.configs.remove(cluster);
+  private propertiesChanged(cluster: string, config: FailoutConfig | undefined): void {
+    let manager = this.managers.get(cluster);
+    if (!manager && config !== undefined) manager = this.createManager(cluster);
+    manager?.updateFailoutConfig(config);
+  }
+
+  private clusterRemoved(cluster: string): void {
     const manager = this.managers.get(cluster);
     if (!manager) return;
     this.managers.delete(cluster);
     manager.updateFailoutConfig(undefined);
     manager.shutdown();
+  }
+
+  private tellPeerManagers(peer: string): void {
+    const managers = this.peerIndex.get(peer);
+    if (managers) for (const manager of [...managers]) manager.peerChanged(peer);
   }
 
   private createManager(cluster: string): FailedoutClusterManager {
@@ -130,6 +164,15 @@ export class ZooKeeperFailoutConfigProvider implements FailoutConfigProvider, Lo
       peerWarmUpLeadMs: this.options.peerWarmUpLeadMs,
       scheduler: this.options.scheduler,
       logger: this.log,
+      onPeerWatched: (peer) => {
+        let managers = this.peerIndex.get(peer);
+        if (!managers) this.peerIndex.set(peer, (managers = new Set()));
+        managers.add(manager);
+      },
+      onPeerReleased: (peer) => {
+        const managers = this.peerIndex.get(peer);
+        if (managers?.delete(manager) && managers.size === 0) this.peerIndex.delete(peer);
+      },
       onIdle: () => {
         // Failout properties gone and every peer released: nothing left to manage.
         if (this.managers.get(cluster) !== manager) return;
@@ -143,7 +186,7 @@ export class ZooKeeperFailoutConfigProvider implements FailoutConfigProvider, Lo
 
   private createWarmUpHandler(cluster: string): ConnectionWarmUpHandler | undefined {
     try {
-      return this.options.warmUpHandlerFactory?.();
+      return this.options.warmUpHandlerFactory?.(cluster);
     } catch (err) {
       this.log.error({ err, cluster }, 'warm-up handler factory threw; peers will not be warmed up');
       return undefined;
@@ -151,9 +194,51 @@ export class ZooKeeperFailoutConfigProvider implements FailoutConfigProvider, Lo
   }
 }
 
+/**
+ * The peer watches of every manager, read when the registry is scraped (never on the request path).
+ * Several providers on one registry (a client per state) add up.
+ */
+function peerWatchGauge(registry: Registry, provider: ZooKeeperFailoutConfigProvider): void {
+  const name = 'failout_peer_watches';
+  let entry = gaugeSources.get(registry);
+  if (!entry) {
+    const providers = new Set<WeakRef<ZooKeeperFailoutConfigProvider>>();
+    const gauge = new Gauge({
+      name,
+      help: 'Peer watches of failed-out clusters by status (listening, warming, warm, missing: no hosts, failed, tearingDown)',
+      labelNames: ['cluster', 'peer', 'status'],
+      registers: [registry],
+      collect() {
+        gauge.reset();
+        for (const ref of [...providers]) {
+          const p = ref.deref();
+          if (!p) {
+            providers.delete(ref);
+            continue;
+          }
+          for (const cluster of p.getClusters()) {
+            for (const [peer, status] of p.peerStates(cluster)) gauge.inc({ cluster, peer, status });
+          }
+        }
+      },
+    });
+    entry = { providers };
+    gaugeSources.set(registry, entry);
+  }
+  entry.providers.add(new WeakRef(provider));
+}
+
+/** The providers whose peer watches each registry's gauge reports. */
+const gaugeSources = new WeakMap<Registry, { providers: Set<WeakRef<ZooKeeperFailoutConfigProvider>> }>();
+
 function malformedCounter(registry: Registry): Counter<'cluster'> {
   const name = 'failout_config_malformed_total';
   const existing = registry.getSingleMetric(name);
   if (existing instanceof Counter) return existing as Counter<'cluster'>;
-  return new Counter({ name, help: 'Malformed failoutProperties updates ignored (last good config kept)', labelNames: ['cluster'], registers: [registry] });
+  return new Counter({
+    name,
+    help: 'Cluster documents (failoutProperties included) that could not be read; the last good config stays in effect',
+    labelNames: ['cluster'],
+    registers: [registry],
+  });
 }

@@ -12,18 +12,18 @@ export type {
   FailoutConfigProvider,
   FailoutConfigProviderFactory,
   FailoutPeer,
+  FailoutProviderContext,
   FailoutRedirectStrategy,
   FailoutRequest,
   FailoutWindow,
+  WarmUpHandlerFactory,
 } from './types';
 export { FailoutError, assertIsError, isFailoutError } from './errors';
 export type { FailoutErrorKind, FailoutErrorOptions } from './errors';
-export { ALL_BUCKETS, BUCKETS, DEFAULT_PARTITION, parseFailoutConfig } from './failout-config';
+export { ALL_BUCKETS, BUCKETS, DEFAULT_PARTITION, createFailoutConfig } from './failout-config';
 export { bucketOf, hashKey } from './bucket';
 export { createFailoutCounter } from './counters';
 export type { FailoutCounter, FailoutCounterOptions } from './counters';
-export { LastGoodFailoutConfigs } from './last-good-failout-configs';
-export type { LastGoodFailoutConfigsOptions, LastGoodFailoutConfigsStats } from './last-good-failout-configs';
 export { WeightedFailoutRedirectStrategy } from './weighted-failout-redirect-strategy';
 export type { PeerSkipReason, WeightedFailoutRedirectStrategyOptions, WeightedFailoutRedirectStrategyStats } from './weighted-failout-redirect-strategy';
 export { FailoutClient } from './failout-client';
@@ -34,10 +34,9 @@ export type {
   FailoutDelegate,
   FailoutRequestInit,
   FailoutResolveOptions,
-  FailoutServiceLookup,
 } from './failout-client';
 export { MISSING_PROVIDER_WARNING, MISSING_STRATEGY_WARNING, buildD2Client } from './d2-client-config';
-export type { BuiltD2Client, D2ClientConfig, FailoutRedirectStrategyFactory } from './d2-client-config';
+export type { BuiltD2Client, D2ClientConfig, FailoutRedirectStrategyFactory, FailoutStrategyContext } from './d2-client-config';
 export { FailedoutClusterManager, systemScheduler } from './failed-out-cluster-manager';
 export type { FailedoutClusterManagerOptions, FailoutScheduler, PeerWatchState, PeerWatchStatus } from './failed-out-cluster-manager';
 export { D2ConnectionWarmUpHandler } from './d2-connection-warm-up-handler';
@@ -47,3 +46,4 @@ export type { ZooKeeperFailoutConfigProviderOptions } from './failout-config-pro
 export { ZooKeeperFailoutConfigProviderFactory } from './failout-config-provider-factory';
 export type { ZooKeeperFailoutConfigProviderFactoryOptions } from './failout-config-provider-factory';
 export { FailoutClusterInfoProvider } from './failout-cluster-info-provider';
+export type { HostCounter } from './failout-cluster-info-provider';

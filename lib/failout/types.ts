@@ -1,4 +1,6 @@
+import type { Registry } from 'prom-client';
 import type { LoadBalancerState } from '../d2';
+import type { Logger } from '../logging';
 
 // The contracts lib/failout's parts share (rest.li D2's clusterfailout package, in TypeScript).
 // Implementations live one per file next to this one.
@@ -72,6 +74,11 @@ export interface FailoutRequest {
   readonly key?: string;
   /** The time the caller judged the config failed out at (epoch ms); strategies use it rather than read the clock again. */
   readonly now?: number;
+  /**
+   * The service's `prioritizedSchemes` (empty: any sendable scheme): a peer is eligible only with a
+   * host this service would send to.
+   */
+  readonly schemes?: readonly string[];
 }
 
 /**
@@ -85,10 +92,19 @@ export interface FailoutRedirectStrategy {
 
 /** What the redirect strategy needs to know about other clusters (peer eligibility). */
 export interface FailoutClusterView {
+  /**
+   * Changes whenever `getFailoutConfig` or `getHostCount` could answer differently (their windows'
+   * time dependence aside), so a strategy may keep their answers while it holds; undefined: never
+   * keep them.
+   */
+  readonly version?: number;
   /** The failout config of `cluster`, or undefined when it has no failout properties. */
   getFailoutConfig(cluster: string): FailoutConfig | undefined;
-  /** Hosts with weight > 0 that the client would send to; 0 for an unknown cluster. */
-  getHostCount(cluster: string): number;
+  /**
+   * Hosts the client would send to: weight > 0, not banned, and in the first of `schemes` that has
+   * any (no schemes: http and https); 0 for an unknown cluster.
+   */
+  getHostCount(cluster: string, schemes?: readonly string[]): number;
 }
 
 /**
@@ -113,14 +129,45 @@ export interface FailoutConfigProvider {
   getFailoutConfig(cluster: string): FailoutConfig | undefined;
   /** Clusters that have a manager (a copy). */
   getClusters(): string[];
+  /**
+   * While `cluster` is failed out and some of its peers are still loading: resolves once they have
+   * loaded, so that the redirect decision sees their hosts. Undefined when nothing is loading.
+   * Optional: without it, a decision made while a peer loads treats the peer as having no hosts.
+   */
+  whenPeersLoaded?(cluster: string): Promise<void> | undefined;
   /** Starts following the load balancer state's clusters. */
   start(): void;
   /** Stops following the state and releases every cluster's manager. */
   shutdown(): void;
 }
 
+/**
+ * Creates the warm-up handler of one failed-out cluster's manager (rest.li
+ * `createConnectionWarmUpHandler`, which takes nothing and so could only warm some other client's
+ * pools); undefined: its peers are watched, not warmed.
+ */
+export type WarmUpHandlerFactory = (cluster: string) => ConnectionWarmUpHandler | undefined;
+
+/**
+ * What `buildD2Client` hands the provider factory: the client being built, so that warm-ups open the
+ * very connections its requests then use, and the settings and registry of its config.
+ */
+export interface FailoutProviderContext {
+  /** Warms peers through the client being built; undefined when the config turns warm-up off. */
+  readonly warmUpHandlerFactory?: WarmUpHandlerFactory;
+  /** How long a peer stays watched after the failout that needed it ends, in ms. */
+  readonly peerWatchTeardownDelayMs?: number;
+  /** Where the provider's counters go (the config's registry). */
+  readonly registry?: Registry;
+  /** The config's logger, if it gave one. */
+  readonly logger?: Logger;
+}
+
 /** Creates the provider for a load balancer state (rest.li `FailoutConfigProviderFactory`). */
 export interface FailoutConfigProviderFactory {
-  /** A new, not yet started provider over `state`. */
-  create(state: LoadBalancerState): FailoutConfigProvider;
+  /**
+   * A new, not yet started provider over `state`. `context` comes from `buildD2Client`; a factory's
+   * own explicit options take precedence over it.
+   */
+  create(state: LoadBalancerState, context?: FailoutProviderContext): FailoutConfigProvider;
 }

@@ -2,6 +2,7 @@ import { Registry } from 'prom-client';
 import { WeightedRoundRobin } from '../d2';
 import { createLogger, type Logger } from '../logging';
 import { bucketOf } from './bucket';
+import { BUCKETS } from './failout-config';
 import { createFailoutCounter, type FailoutCounter } from './counters';
 import { FailoutError } from './errors';
 import type { FailoutClusterView, FailoutConfig, FailoutRedirectStrategy, FailoutRequest } from './types';
@@ -56,6 +57,37 @@ export interface WeightedFailoutRedirectStrategyStats {
   }[];
 }
 
+/** What the view says of one peer of a config, for one scheme list. */
+interface PeerFacts {
+  readonly cluster: string;
+  /** The peer is the failed-out cluster itself. */
+  readonly self: boolean;
+  /** The peer's own failout config (evaluated per request: its windows depend on bucket and time). */
+  readonly config: FailoutConfig | undefined;
+  /** The peer has a host this service would send to. */
+  readonly hasHosts: boolean;
+}
+
+/** The peers' facts for one scheme list, and the view version they hold for. */
+interface PeerFactsEntry {
+  readonly version: number | undefined;
+  readonly peers: readonly PeerFacts[];
+  /** Some peer has a failout config of its own (the request's bucket then matters). */
+  readonly anyFailout: boolean;
+}
+
+/** What a strategy keeps of one config. */
+interface ConfigFacts {
+  /** Every window covers buckets 0–99: every request of the cluster moves while it is failed out. */
+  readonly allBuckets: boolean;
+  readonly bySchemes: Map<readonly string[] | undefined, PeerFactsEntry>;
+  /** The config's rotations, by the set of eligible peers (a bit mask over `config.peers`). */
+  readonly rotations: Rotations;
+}
+
+/** The bucket passed on when no rule depends on it (every window and no peer window looks at it). */
+const ANY_BUCKET = -1;
+
 /** The rotations of one config, by the set of eligible peers (a bit mask over `config.peers`). */
 type Rotations = Map<number, WeightedRoundRobin<string>>;
 
@@ -64,7 +96,8 @@ type Rotations = Map<number, WeightedRoundRobin<string>>;
  * ({@link bucketOf}; random without a key). A bucket that no active window of the cluster covers stays
  * on the cluster. Otherwise a peer is chosen by smooth weighted round robin among the eligible peers:
  * a peer is skipped when it is the cluster itself, when it is failed out for the same bucket (no chained
- * failout), or when it has no hosts. With no eligible peer the request stays (fail open) unless
+ * failout), or when it has no host this request's service would send to (its `prioritizedSchemes`,
+ * banned hosts, weights). With no eligible peer the request stays (fail open) unless
  * `failClosed` is set.
  *
  * One rotation is kept per config object and eligible-peer set, so the split follows the weights among
@@ -78,7 +111,11 @@ export class WeightedFailoutRedirectStrategy implements FailoutRedirectStrategy 
   private readonly random: () => number;
   private readonly failClosed: boolean;
   private readonly log: Logger;
-  private readonly rotations = new WeakMap<FailoutConfig, Rotations>();
+  /**
+   * Per config: its bucket shape, per scheme list what the view said of each peer, and its rotations
+   * (one lookup per request; a new config object starts fresh).
+   */
+  private readonly facts = new WeakMap<FailoutConfig, ConfigFacts>();
   private readonly noEligible: FailoutCounter<'cluster' | 'outcome'>;
   private readonly skippedPeers: FailoutCounter<'cluster' | 'peer' | 'reason'>;
 
@@ -110,11 +147,20 @@ export class WeightedFailoutRedirectStrategy implements FailoutRedirectStrategy 
    */
   redirect(config: FailoutConfig, request: FailoutRequest): string {
     const now = request.now ?? this.now();
-    const bucket = bucketOf(request.key, this.random);
-    if (!config.isBucketFailedOut(bucket, now)) return config.cluster;
-    const mask = this.eligibleMask(config, bucket, now);
+    const facts = this.configFacts(config);
+    const peers = this.peerFacts(config, facts, request.schemes);
+    let bucket = ANY_BUCKET;
+    if (facts.allBuckets && !peers.anyFailout) {
+      // Every window moves every bucket and no peer has a failout of its own: the bucket cannot change
+      // the answer, so the key is not hashed.
+      if (!config.isFailedOut(now)) return config.cluster;
+    } else {
+      bucket = bucketOf(request.key, this.random);
+      if (!config.isBucketFailedOut(bucket, now)) return config.cluster;
+    }
+    const mask = this.eligibleMask(config, peers.peers, bucket, now);
     if (mask === 0) return this.noEligiblePeer(config, bucket);
-    return this.rotation(config, mask).next() ?? config.cluster;
+    return this.rotation(config, facts, mask).next() ?? config.cluster;
   }
 
   /** Counters since construction. */
@@ -128,33 +174,50 @@ export class WeightedFailoutRedirectStrategy implements FailoutRedirectStrategy 
   /**
    * Bit i set when `config.peers[i]` may take a request of `bucket`. Peers beyond the 31st never take
    * traffic: a bit mask keeps the hot path allocation-free, and no real failout lists that many peers.
+   * What does not depend on the request (self, hosts, which peers have a failout of their own) is
+   * kept per config and scheme list while the view's `version` holds; only the peers' own windows are
+   * evaluated per request (they depend on the bucket and the time).
    */
-  private eligibleMask(config: FailoutConfig, bucket: number, now: number): number {
-    const peers = config.peers;
-    const n = Math.min(peers.length, 31);
+  private eligibleMask(config: FailoutConfig, peers: readonly PeerFacts[], bucket: number, now: number): number {
     let mask = 0;
-    for (let i = 0; i < n; i++) {
-      const peer = peers[i]!.cluster;
-      const reason = this.skipReason(config.cluster, peer, bucket, now);
+    for (let i = 0; i < peers.length; i++) {
+      const peer = peers[i]!;
+      const reason = peer.self ? 'self' : peer.config?.isBucketFailedOut(bucket, now) === true ? 'failedOut' : peer.hasHosts ? undefined : 'noHosts';
       if (reason === undefined) mask |= 1 << i;
-      else this.skippedPeers.inc(config.cluster, peer, reason);
+      else this.skippedPeers.inc(config.cluster, peer.cluster, reason);
     }
     return mask;
   }
 
-  private skipReason(cluster: string, peer: string, bucket: number, now: number): PeerSkipReason | undefined {
-    if (peer === cluster) return 'self';
-    if (this.view.getFailoutConfig(peer)?.isBucketFailedOut(bucket, now) === true) return 'failedOut';
-    if (this.view.getHostCount(peer) <= 0) return 'noHosts';
-    return undefined;
+  private configFacts(config: FailoutConfig): ConfigFacts {
+    let facts = this.facts.get(config);
+    if (facts === undefined) {
+      const allBuckets = config.windows.every((w) => w.buckets.from <= 0 && w.buckets.to >= BUCKETS - 1);
+      this.facts.set(config, (facts = { allBuckets, bySchemes: new Map(), rotations: new Map() }));
+    }
+    return facts;
   }
 
-  private rotation(config: FailoutConfig, mask: number): WeightedRoundRobin<string> {
-    let byMask = this.rotations.get(config);
-    if (!byMask) {
-      byMask = new Map();
-      this.rotations.set(config, byMask);
-    }
+  private peerFacts(config: FailoutConfig, facts: ConfigFacts, schemes: readonly string[] | undefined): PeerFactsEntry {
+    const version = this.view.version;
+    const cached = facts.bySchemes.get(schemes);
+    if (cached !== undefined && version !== undefined && cached.version === version) return cached;
+    const peers = config.peers.slice(0, 31).map(
+      (p): PeerFacts => ({
+        cluster: p.cluster,
+        self: p.cluster === config.cluster,
+        config: this.view.getFailoutConfig(p.cluster),
+        // Only hosts this service would send to count: a peer with https hosts only cannot take an http service's request.
+        hasHosts: this.view.getHostCount(p.cluster, schemes) > 0,
+      }),
+    );
+    const entry = { version, peers, anyFailout: peers.some((p) => p.config !== undefined) };
+    facts.bySchemes.set(schemes, entry);
+    return entry;
+  }
+
+  private rotation(config: FailoutConfig, facts: ConfigFacts, mask: number): WeightedRoundRobin<string> {
+    const byMask = facts.rotations;
     let rotation = byMask.get(mask);
     if (!rotation) {
       const candidates = config.peers.filter((_peer, i) => i < 31 && (mask & (1 << i)) !== 0).map((p) => ({ item: p.cluster, weight: p.weight }));
@@ -167,7 +230,7 @@ export class WeightedFailoutRedirectStrategy implements FailoutRedirectStrategy 
   private noEligiblePeer(config: FailoutConfig, bucket: number): string {
     if (this.failClosed) {
       this.noEligible.inc(config.cluster, 'failClosed');
-      throw new FailoutError('noEligiblePeer', `no peer of failed-out cluster ${config.cluster} can take bucket ${bucket}`, { cluster: config.cluster });
+      throw new FailoutError('noEligiblePeer', `no peer of failed-out cluster ${config.cluster} can take ${bucket === ANY_BUCKET ? 'its requests' : `bucket ${bucket}`}`, { cluster: config.cluster });
     }
     this.noEligible.inc(config.cluster, 'failOpen');
     this.log.debug({ cluster: config.cluster, bucket }, 'no eligible failout peer; request stays on its cluster');

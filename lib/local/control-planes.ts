@@ -3,7 +3,7 @@
  * two control planes sharing one source of truth would be. A stopped server keeps receiving snapshots
  * and serves the latest when it starts again.
  */
-import { EDS_TYPE_URL } from '../xds/resource-types';
+import { EDS_TYPE_URL } from '../xds';
 import { XdsManagementServer } from '../xds/server';
 import { LOCAL_CLUSTER, type Backend, type SampleTopology } from './topology';
 

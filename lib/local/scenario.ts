@@ -3,8 +3,7 @@
  * over a running {@link LocalStack}: six steps, each with an expectation measured on the real traffic,
  * and a pass/fail table. Requests go through the `failout` CLI (`run(argv, io)`, in-process).
  */
-import { run } from '../cli/program';
-import type { CliIo } from '../cli/io';
+import { run, type CliIo } from '../cli';
 import type { LocalStack } from './stack';
 import { LOCAL_CLUSTER, type Backend } from './topology';
 import { summarize, type Sample } from './traffic';

@@ -8,10 +8,10 @@ import { Logger as PowertoolsLogger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { parseBridgeConfig, XdsBridge } from '../bridge';
 import { LoadBalancerState } from '../d2';
-import { parseFailoutConfig, type FailoutConfig } from '../failout';
+import { createFailoutConfig, type FailoutConfig } from '../failout';
 import { createLogger, type Logger } from '../logging';
-import { createHandler } from '../requests/lambda-handler';
-import { RequestWriter } from '../requests/request-writer';
+import { RequestWriter } from '../requests';
+import { createHandler } from '../requests/lambda';
 import { ZkSession } from '../zk';
 import { ControlPlanes, type ControlPlaneName } from './control-planes';
 import { SqsPoller } from './sqs-poller';
@@ -52,7 +52,7 @@ export interface ClusterView {
   readonly name: string;
   readonly hosts: number;
   readonly failout: FailoutConfig | undefined;
-  /** A malformed failout (the clients ignore it). */
+  /** Why the latest write of the cluster's document could not be read (the clients keep the last good one). */
   readonly problem?: string;
 }
 
@@ -80,6 +80,8 @@ export class LocalStack {
   private replicaSeq = 0;
   private stopping: Promise<void> | undefined;
   private trafficValue: TrafficGenerator | undefined;
+  /** Clusters whose latest document write was unreadable, and why (cleared by the next good write). */
+  private readonly problems = new Map<string, string>();
 
   private constructor(
     private readonly options: LocalStackOptions,
@@ -90,7 +92,15 @@ export class LocalStack {
     readonly poller: SqsPoller,
     readonly observer: LoadBalancerState,
     private readonly log: Logger,
-  ) {}
+  ) {
+    // The clients keep the last good document; the view says that a newer one was refused, and why.
+    observer.registerClusterListener({
+      onClusterChange: (change) => {
+        if (change.kind === 'malformed') this.problems.set(change.cluster, change.error.message);
+        else if (change.kind === 'properties' || change.kind === 'removed') this.problems.delete(change.cluster);
+      },
+    });
+  }
 
   /** Starts every part, in dependency order; on a failure stops what already runs and rethrows. */
   static async start(options: LocalStackOptions = {}): Promise<LocalStack> {
@@ -168,11 +178,8 @@ export class LocalStack {
   clusterViews(): ClusterView[] {
     return CLUSTERS.map((name) => {
       const hosts = this.observer.getUris(name)?.hosts.length ?? 0;
-      try {
-        return { name, hosts, failout: parseFailoutConfig(name, this.observer.getFailoutProperties(name)) };
-      } catch (err) {
-        return { name, hosts, failout: undefined, problem: err instanceof Error ? err.message : String(err) };
-      }
+      // The state holds validated properties: a malformed failout leaves the last good one in effect.
+      return { name, hosts, failout: createFailoutConfig(name, this.observer.getFailoutProperties(name) ?? null), problem: this.problems.get(name) };
     });
   }
 
@@ -182,6 +189,7 @@ export class LocalStack {
       rate: this.traffic.rate,
       samplesSince: (since) => this.traffic.samplesSince(since),
       totals: () => this.traffic.counts,
+      warmUps: () => this.traffic.warmUps(),
       clusters: () => this.clusterViews(),
       replicas: () => this.replicaViews(),
       planes: () => [

@@ -6,7 +6,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { buildCluster, buildClusterLoadAssignment, buildListener, buildRouteConfiguration } from '../xds/resource-types';
+import { buildCluster, buildClusterLoadAssignment, buildListener, buildRouteConfiguration } from '../xds';
 import type { SnapshotInput } from '../xds/server';
 
 export const SERVICE = 'greetings';

@@ -37,6 +37,15 @@ export interface TrafficSummary {
   readonly lastError: string | undefined;
 }
 
+/** The client's warm-up counters (`failout_warmups_*_total`, summed over peers). */
+export interface WarmUpCounts {
+  readonly started: number;
+  readonly succeeded: number;
+  readonly failed: number;
+  /** Warm-up requests that got a response: connections opened ahead of the traffic. */
+  readonly connections: number;
+}
+
 /** Options of {@link TrafficGenerator.start}. */
 export interface TrafficOptions {
   readonly connectString: string;
@@ -75,6 +84,8 @@ export class TrafficGenerator {
   private sent = 0;
   private startedAt = 0;
   private totals = { ok: 0, errors: 0 };
+  private warm: WarmUpCounts = { started: 0, succeeded: 0, failed: 0, connections: 0 };
+  private ticks = 0;
 
   private constructor(
     private readonly options: Required<Omit<TrafficOptions, 'logger'>>,
@@ -89,11 +100,17 @@ export class TrafficGenerator {
     const session = new ZkSession({ connectString: options.connectString, sessionTimeoutMs: 10_000, logger: log });
     await session.start();
     const state = new LoadBalancerState({ session, logger: log });
+    // As a service wires it (README): failout on, and the peers warmed up through this client's own
+    // pools before the traffic moves; every counter in the client's registry.
     const client = buildD2Client({
       state,
       enableClusterFailout: true,
-      failoutConfigProviderFactory: new ZooKeeperFailoutConfigProviderFactory({ logger: log }),
-      failoutRedirectStrategy: (view) => new WeightedFailoutRedirectStrategy({ view }),
+      failoutConfigProviderFactory: new ZooKeeperFailoutConfigProviderFactory(),
+      failoutRedirectStrategy: (view, context) => new WeightedFailoutRedirectStrategy({ view, registry: context.registry }),
+      warmUp: true,
+      warmUpTimeoutMs: 2_000,
+      warmUpConcurrency: 16,
+      peerWatchTeardownDelayMs: 60_000,
       logger: log,
     });
     const generator = new TrafficGenerator({ rate: options.rate ?? 50, members: options.members ?? 1000, keepMs: options.keepMs ?? 120_000, connectString: options.connectString }, session, state, client);
@@ -114,6 +131,11 @@ export class TrafficGenerator {
   /** Requests answered since start: successes and failures. */
   get counts(): { ok: number; errors: number } {
     return { ...this.totals };
+  }
+
+  /** The warm-up counters as of the last second (read from the client's registry). */
+  warmUps(): WarmUpCounts {
+    return this.warm;
   }
 
   /** Samples of requests sent at or after `since` (epoch ms), optionally before `until`. */
@@ -142,7 +164,24 @@ export class TrafficGenerator {
       for (let i = 0; i < Math.min(owed, this.options.rate); i++) this.sendOne();
       const cutoff = now - this.options.keepMs;
       while (this.samples.length > 0 && this.samples[0]!.at < cutoff) this.samples.shift();
+      if (++this.ticks % 100 === 0) void this.readWarmUps();
     }, 10);
+  }
+
+  private async readWarmUps(): Promise<void> {
+    const sum = async (name: string): Promise<number> => {
+      const metric = this.client.registry.getSingleMetric(name);
+      if (!metric) return 0;
+      return (await metric.get()).values.reduce((total, v) => total + v.value, 0);
+    };
+    try {
+      const [started, succeeded, failed, connections] = await Promise.all(
+        ['failout_warmups_started_total', 'failout_warmups_succeeded_total', 'failout_warmups_failed_total', 'failout_warmup_connections_opened_total'].map(sum),
+      );
+      this.warm = { started: started!, succeeded: succeeded!, failed: failed!, connections: connections! };
+    } catch {
+      // A counter read cannot fail in practice; the view keeps the last numbers if it does.
+    }
   }
 
   private sendOne(): void {

@@ -8,7 +8,7 @@ import type { FailoutConfig } from '../failout';
 import type { ControlPlaneName } from './control-planes';
 import type { ClusterView, ReplicaView, StackEnv } from './stack';
 import type { SqsPollerStats } from './sqs-poller';
-import { summarize, type Sample } from './traffic';
+import { summarize, type Sample, type WarmUpCounts } from './traffic';
 
 /** What the view reads (a {@link LocalStack} fits through {@link stackViewSource}). */
 export interface ViewSource {
@@ -19,6 +19,8 @@ export interface ViewSource {
   replicas(): ReplicaView[];
   planes(): { name: ControlPlaneName; uri: string; state: string }[];
   worker(): SqsPollerStats;
+  /** The traffic client's warm-up counters. */
+  warmUps(): WarmUpCounts;
   /** A host URI → backend name (`lor1-2`). */
   backendName(uri: string): string | undefined;
   env(): StackEnv;
@@ -75,6 +77,8 @@ export function renderView(source: ViewSource, now = Date.now()): string[] {
       `   (since start: ${totals.ok} ok, ${totals.errors} errors)`,
   );
   if (recent.lastError) out.push(`  last error: ${recent.lastError}`);
+  const warm = source.warmUps();
+  out.push(`  peer warm-ups: ${warm.started} started, ${warm.succeeded} succeeded, ${warm.failed} failed, ${warm.connections} connections opened ahead of traffic`);
   out.push(`  ${'cluster'.padEnd(16)} ${'share'.padStart(7)} ${'hosts'.padStart(5)}  ${'backends (requests)'.padEnd(34)} failout`);
   for (const cluster of source.clusters()) {
     const n = recent.byCluster.get(cluster.name) ?? 0;

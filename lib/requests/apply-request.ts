@@ -1,5 +1,4 @@
-import type { ClusterProperties, FailoutPropertiesJson } from '../d2';
-import { DEFAULT_PARTITION, parseFailoutConfig, type FailoutConfig } from '../failout';
+import { DEFAULT_PARTITION, isFailedOutAt, type ClusterProperties, type FailoutBucketConfig, type FailoutProperties } from '../d2/data';
 import { rejectionOf, type Problem, type Rejection } from './rejection';
 import type { ChangeRequest, FailoutChangeRequest } from './schema';
 
@@ -9,8 +8,8 @@ export interface PeerState {
   readonly exists: boolean;
   /** Announced hosts of the peer (children of `/d2/uris/<peer>`). */
   readonly hostCount: number;
-  /** The peer's own failout, when it has a readable one. */
-  readonly failoutConfig: FailoutConfig | undefined;
+  /** The peer's own failout properties; null when it has none or its cluster document is unreadable. */
+  readonly failoutProperties: FailoutProperties | null;
 }
 
 /** The state `applyRequest` judges against. */
@@ -31,7 +30,9 @@ export type ApplyResult = { readonly ok: true; readonly props: ClusterProperties
  *
  * - `restore` removes `failoutProperties` (a cluster that has none is restored again, harmlessly).
  * - `failout` replaces them with one redirect entry per peer and one bucket entry carrying the window,
- *   the request id, who and why. Unknown keys inside the old `failoutProperties` are kept.
+ *   the request id, who and why. Unknown keys inside the old `failoutProperties` are kept; its entries
+ *   (and their unknown keys) are replaced. The result is the typed model: the cluster codec's writer
+ *   checks it with the reader's own rules, so what the worker writes every reader accepts.
  * - Checks at application time: the window has not ended; every peer exists (`unknownPeer`); unless
  *   `force`, no peer is failed out (`peerFailedOut`) and some peer has hosts (`noPeerWithHosts`).
  *   `force` overrides only these two peer-state checks: a peer that does not exist is always a typo.
@@ -41,8 +42,6 @@ export function applyRequest(clusterProps: ClusterProperties, request: ChangeReq
   const problems = [...windowProblems(request, context.now), ...peerProblems(request, context)];
   if (problems.length > 0) return { ok: false, rejection: rejectionOf(problems, request.requestId) };
   const failoutProperties = failoutPropertiesOf(request, clusterProps.failoutProperties);
-  // Never write what the readers would refuse: every client would keep its last good state.
-  parseFailoutConfig(request.cluster, failoutProperties);
   return { ok: true, props: { ...clusterProps, failoutProperties } };
 }
 
@@ -62,7 +61,7 @@ function peerProblems(request: FailoutChangeRequest, context: ApplyContext): Pro
       return;
     }
     hosts += state.hostCount;
-    if (!request.force && state.failoutConfig?.isFailedOut(context.now)) {
+    if (!request.force && isFailedOutAt(state.failoutProperties, context.now)) {
       problems.push({ reason: 'peerFailedOut', message: `${field}: ${JSON.stringify(peer.cluster)} is failed out itself (force overrides)` });
     }
   });
@@ -77,8 +76,8 @@ function rank(problem: Problem): number {
   return problem.reason === 'unknownPeer' ? 0 : 1;
 }
 
-function failoutPropertiesOf(request: FailoutChangeRequest, previous: FailoutPropertiesJson | null): FailoutPropertiesJson {
-  const bucket: Record<string, unknown> = {
+function failoutPropertiesOf(request: FailoutChangeRequest, previous: FailoutProperties | null): FailoutProperties {
+  const bucket: FailoutBucketConfig = {
     partition: DEFAULT_PARTITION,
     bucketOfflineRange: { from: request.buckets.from, to: request.buckets.to },
     offlineAt: request.offlineAt,
@@ -87,9 +86,10 @@ function failoutPropertiesOf(request: FailoutChangeRequest, previous: FailoutPro
   };
   if (request.requestedBy !== undefined) bucket.requestedBy = request.requestedBy;
   if (request.reason !== undefined) bucket.reason = request.reason;
-  const next: FailoutPropertiesJson = {
-    failoutRedirectConfigs: request.peers.map((p) => ({ peer: p.cluster, weight: p.weight })),
-    failoutBucketConfigs: [bucket],
+  const next: FailoutProperties = {
+    redirects: request.peers.map((p) => ({ peer: p.cluster, weight: p.weight })),
+    ignoredRedirectEntries: 0,
+    buckets: [bucket],
   };
   if (previous?.extra !== undefined) next.extra = previous.extra;
   return next;

@@ -1,7 +1,8 @@
 /**
  * lib/requests: failout change requests. The version 1 schema with guard rails, the pure
  * `applyRequest`, request records, the exactly-once ZooKeeper writer, the environment configuration
- * and the `failout-requests` Lambda handler factory.
+ * and the logger port. No Lambda runtime: the `failout-requests` handler factory (middy, Powertools)
+ * is the sub-module `lib/requests/lambda`.
  */
 // The schema-only part (what producers share; the package's `failout/requests` subpath).
 export * from './schema-entry';
@@ -17,5 +18,3 @@ export type { RequestsConfig, SecretReader } from './config';
 export { assertIsError } from './errors';
 export { silentRequestLogger, pinoRequestLogger } from './logger';
 export type { RequestLogger } from './logger';
-export { createHandler, createRecordHandler } from './lambda-handler';
-export type { FailoutRequestsHandler, HandlerDeps, RequestProcessor } from './lambda-handler';

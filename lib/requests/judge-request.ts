@@ -1,5 +1,5 @@
-import { clusterPath, parseClusterProperties, type ClusterProperties } from '../d2';
-import type { ZkSession } from '../zk';
+import { clusterPath, parseClusterProperties, type ClusterProperties } from '../d2/data';
+import type { ZkReader } from '../zk';
 import { applyRequest, type PeerState } from './apply-request';
 import { assertIsError } from './errors';
 import { readPeerStates } from './peer-states';
@@ -22,14 +22,14 @@ export type Judgement =
     }
   | { readonly verdict: 'reject'; readonly path: string; readonly version: number | undefined; readonly rejection: Rejection };
 
-const NO_PEER: PeerState = { exists: false, hostCount: 0, failoutConfig: undefined };
+const NO_PEER: PeerState = { exists: false, hostCount: 0, failoutProperties: null };
 
 /**
  * Judges a parsed request against ZooKeeper as the worker does before writing: read the cluster
  * (unknown → `unknownCluster`, unreadable → `malformedCluster`), read the peers' states, `applyRequest`.
  * Writes nothing; shared by the request writer and the CLI's `--dry-run` so the two cannot drift.
  */
-export async function judgeRequest(session: ZkSession, d2BasePath: string, request: ChangeRequest, now: number): Promise<Judgement> {
+export async function judgeRequest(session: ZkReader, d2BasePath: string, request: ChangeRequest, now: number): Promise<Judgement> {
   const path = clusterPath(d2BasePath, request.cluster);
   const node = await session.read(path);
   if (!node.exists) {

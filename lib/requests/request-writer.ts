@@ -1,5 +1,5 @@
-import { DEFAULT_BASE_PATH, serializeClusterProperties } from '../d2';
-import { isZkError, OPEN_ACL, type AclEntry, type MultiOp, type ZkSession } from '../zk';
+import { DEFAULT_BASE_PATH, serializeClusterProperties } from '../d2/data';
+import { isZkError, OPEN_ACL, type AclEntry, type MultiOp, type ZkReader, type ZkWriter } from '../zk';
 import { assertIsError, RequestError, TransientRequestError } from './errors';
 import { silentRequestLogger, type RequestLogger } from './logger';
 import { isValidName } from './names';
@@ -25,8 +25,8 @@ export const DEFAULT_RETRY_BUDGET: RetryBudget = Object.freeze({ maxAttempts: 10
 
 /** Options of {@link RequestWriter}. Fixed after construction. */
 export interface RequestWriterOptions {
-  /** A started session holding the writer's digest credential. */
-  readonly session: ZkSession;
+  /** A started session holding the writer's digest credential (reads, multi and ensurePath are all it needs). */
+  readonly session: ZkReader & ZkWriter;
   /** D2 base path. Default `/d2`. */
   readonly d2BasePath?: string;
   /** Parent of the request records. Default `/failout/requests`. */
@@ -82,7 +82,7 @@ type Attempt = Omit<Outcome, 'attempts'> | 'conflict';
  * or in many processes (the version check serialises them per cluster).
  */
 export class RequestWriter {
-  private readonly session: ZkSession;
+  private readonly session: ZkReader & ZkWriter;
   private readonly d2BasePath: string;
   private readonly requestsPath: string;
   private readonly limits: Omit<ParseOptions, 'now'>;

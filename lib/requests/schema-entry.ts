@@ -2,8 +2,8 @@
  * `failout/requests`: what producers of change requests share with the worker, and nothing else.
  * The version 1 schema with its guard rails, the rejection reasons, and the request-record path and
  * codec (to read a request's outcome from ZooKeeper). It needs only zod at run time: the Lambda
- * handler factory (middy, Powertools) stays in `lib/requests/index.ts`, which is not part of the
- * package's public subpaths.
+ * handler factory (middy, Powertools) lives in `lib/requests/lambda` and the ZooKeeper writer in
+ * `lib/requests`, neither of which is part of the package's public subpaths.
  *
  * @example
  * ```ts

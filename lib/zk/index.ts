@@ -14,9 +14,12 @@
  * @module failout/zk
  */
 export { ZkSession, connectSession, parentOf } from './session';
+// The narrow faces logic depends on (ZkSession implements all three); see ports.ts.
+export type { ZkReader, ZkWriter, ZkWatcher } from './ports';
 export type { ConnectionState, SessionEvent, ZkSessionOptions, CreateOptions } from './session';
 export type { Watch, WatchHost, WatchLifecycle, DataWatch, ChildrenWatch } from './persistent-watch';
 export { LeaderElection } from './leader-election';
+export { CoalescingTask } from './coalescing-task';
 export type { LeaderElectionEvents, LeaderElectionOptions, ElectionLifecycle } from './leader-election';
 export { ZkError, isZkError, assertIsError } from './errors';
 export type { ZkErrorKind } from './errors';

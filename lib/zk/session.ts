@@ -5,7 +5,8 @@ import { isZkError, ZkError } from './errors';
 import { createLogger, type Logger } from '../logging';
 import { ChildrenWatch, DataWatch, type Watch } from './persistent-watch';
 import * as raw from './raw-ops';
-import type { AclEntry, ChildrenState, CreateMode, DataState, DigestCredential, MultiOp, Stat } from './types';
+import type { ZkReader, ZkWatcher, ZkWriter } from './ports';
+import type { AclEntry, ChildrenState, CreateOptions, DataState, DigestCredential, MultiOp, Stat } from './types';
 
 /**
  * Connection state of a {@link ZkSession}, as recipes see it (Curator's ConnectionState):
@@ -39,15 +40,8 @@ export interface ZkSessionOptions {
   logger?: Logger;
 }
 
-/** Options for {@link ZkSession.create}. */
-export interface CreateOptions {
-  /** Default: `persistent`. */
-  mode?: CreateMode;
-  /** Default: the session's `defaultAcl`. */
-  acl?: readonly AclEntry[];
-  /** Create missing parents (persistent, empty, same ACL). */
-  parents?: boolean;
-}
+// Defined beside the ports (types.ts) so that ports.ts needs nothing from this file; re-exported for old importers.
+export type { CreateOptions } from './types';
 
 /**
  * A ZooKeeper session you can rely on: promise operations, persistent watches that survive reconnects
@@ -56,7 +50,7 @@ export interface CreateOptions {
  * Concurrency: all state changes happen on Node's event loop; `client` and `generation` change only in
  * `replaceClient`, and events from a replaced client are ignored by generation.
  */
-export class ZkSession {
+export class ZkSession implements ZkReader, ZkWriter, ZkWatcher {
   private readonly events = new EventEmitter();
   private readonly log: Logger;
   private readonly sessionTimeoutMs: number;

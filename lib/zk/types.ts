@@ -55,6 +55,16 @@ export type ChildrenState =
 /** Node creation modes. */
 export type CreateMode = 'persistent' | 'ephemeral' | 'persistentSequential' | 'ephemeralSequential';
 
+/** Options for `create` ({@link ZkWriter.create}, `ZkSession.create`). */
+export interface CreateOptions {
+  /** Default: `persistent`. */
+  mode?: CreateMode;
+  /** Default: the session's `defaultAcl`. */
+  acl?: readonly AclEntry[];
+  /** Create missing parents (persistent, empty, same ACL). */
+  parents?: boolean;
+}
+
 /** One operation of an atomic {@link ZkSession.multi}. `version` -1 matches any version. */
 export type MultiOp =
   | {

@@ -24,6 +24,12 @@ describe('the local stack scenario', () => {
     expect({ failed: results.filter((r) => !r.passed).map((r) => r.step), table }).toEqual({ failed: [], table });
     expect(results).toHaveLength(6);
     expect(stack.traffic.counts.errors).toBe(0);
+    // The traffic is wired as the README tells a service to: failouts warmed their peers up first.
+    const deadline = Date.now() + 5_000;
+    while (stack.traffic.warmUps().succeeded === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(stack.traffic.warmUps()).toEqual(expect.objectContaining({ succeeded: expect.any(Number), connections: expect.any(Number) }));
+    expect(stack.traffic.warmUps().succeeded).toBeGreaterThan(0);
+    expect(stack.traffic.warmUps().connections).toBeGreaterThan(0);
   }, 90_000);
 
   it('stops everything it started: ZooKeeper, the queue server, the control planes', async () => {

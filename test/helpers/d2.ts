@@ -8,7 +8,10 @@ import {
   type ServiceProperties,
 } from '../../lib/d2';
 import { clusterPath, servicePath, urisPath } from '../../lib/d2/paths';
-import type { ZkSession } from '../../lib/zk';
+import type { ZkReader, ZkWriter } from '../../lib/zk';
+
+/** What the writers below need: a real ZkSession or the in-memory fake. */
+type Writable = ZkReader & ZkWriter;
 
 /** A cluster document with rest.li's defaults, plus `overrides`. */
 export function clusterDoc(name: string, overrides: Partial<ClusterProperties> = {}): ClusterProperties {
@@ -28,24 +31,24 @@ export function serviceDoc(name: string, cluster: string, path = `/${name}`, ove
 }
 
 /** Creates or overwrites a znode (parents included) with text. */
-export async function put(session: ZkSession, path: string, text: string): Promise<void> {
+export async function put(session: Writable, path: string, text: string): Promise<void> {
   const data = Buffer.from(text, 'utf8');
   if (await session.exists(path)) await session.set(path, data);
   else await session.create(path, data, { parents: true });
 }
 
 /** Writes `<base>/clusters/<name>`. */
-export async function putCluster(session: ZkSession, base: string, props: ClusterProperties): Promise<void> {
+export async function putCluster(session: Writable, base: string, props: ClusterProperties): Promise<void> {
   await put(session, clusterPath(base, props.clusterName), serializeClusterProperties(props));
 }
 
 /** Writes `<base>/services/<name>`. */
-export async function putService(session: ZkSession, base: string, props: ServiceProperties): Promise<void> {
+export async function putService(session: Writable, base: string, props: ServiceProperties): Promise<void> {
   await put(session, servicePath(base, props.serviceName), serializeServiceProperties(props));
 }
 
 /** Writes a persistent URI child `<base>/uris/<cluster>/<child>` announcing one URI (the bridge's way). */
-export async function putUri(session: ZkSession, base: string, cluster: string, child: string, uri: string, weight = 1): Promise<string> {
+export async function putUri(session: Writable, base: string, cluster: string, child: string, uri: string, weight = 1): Promise<string> {
   const path = `${urisPath(base, cluster)}/${child}`;
   await put(session, path, serializeUriProperties({ clusterName: cluster, partitionDesc: { [uri]: { 0: weight } }, uriSpecificProperties: {} }));
   return path;

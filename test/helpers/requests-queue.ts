@@ -4,7 +4,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { parseClusterProperties, serializeClusterProperties } from '../../lib/d2';
 import { SqsPoller, type SqsHandler } from '../../lib/local/sqs-poller';
-import { createHandler } from '../../lib/requests/lambda-handler';
+import { createHandler } from '../../lib/requests/lambda';
 import { RequestWriter, type Outcome, type RequestMeta } from '../../lib/requests/request-writer';
 import { decodeRequestRecord, type RequestRecord } from '../../lib/requests/request-record';
 import type { ZkSession } from '../../lib/zk';

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { clusterPath } from '../../d2/paths';
+import { clusterPath } from '../../d2/data';
 import { isZkError, type ZkSession } from '../../zk';
 import { addConnectionOptions, printJson, withConnections, type CommandRuntime } from '../command-context';
 import { describeCluster, type ClusterStatus } from '../cluster-status';

@@ -7,10 +7,10 @@ import type {
   ClusterConfig,
   ClusterProperties,
   ConnectionOptions,
-  FailoutPropertiesJson,
   SlowStartProperties,
 } from '../model';
 import { appendCanary, CANARY_KEYS, readCanary } from './canary';
+import { failoutPropertiesToJson, readFailoutProperties } from './failout';
 import { isJavaUri } from './java-uri';
 import { decodeDocument, type ObjectReader } from './json';
 import { appendExtra, JavaDouble, writeJson } from './json-writer';
@@ -42,14 +42,15 @@ const SLOW_START_KEYS: ReadonlySet<string> = new Set([
   'minWeightPercent',
 ]);
 const CONNECTION_OPTIONS_KEYS: ReadonlySet<string> = new Set(['connectionJitterSeconds', 'maxDelayedConnectionRatio']);
-const FAILOUT_KEYS: ReadonlySet<string> = new Set(['failoutRedirectConfigs', 'failoutBucketConfigs']);
 
 /**
  * Parses a cluster document.
  * @param input - UTF-8 bytes (a znode's data), JSON text, or an already-parsed object. For an object,
  * number literal kinds are unknown, so an integral number passes where a double is required.
  * @throws D2Error `malformed`, naming the field, for bad JSON, a missing `clusterName`, a wrong type, an
- * invalid banned URI, an unknown partition type, and the other rejections of rest.li's reader.
+ * invalid banned URI, an unknown partition type, and the other rejections of rest.li's reader; and for
+ * `failoutProperties` that break the rules of `codecs/failout.ts` (rest.li: a ClassCastException wrapped in
+ * a `PropertySerializationException`), so the whole document is refused and the store keeps the last good one.
  */
 export function parseClusterProperties(input: unknown): ClusterProperties {
   return decodeDocument(input, 'cluster', (root) => ({
@@ -63,13 +64,14 @@ export function parseClusterProperties(input: unknown): ClusterProperties {
  * Writes a cluster document as rest.li's `ClusterStoreProperties` does: compact JSON, every key of the
  * "keys as written" list, null optional objects left out, doubles with a decimal point, unknown keys last.
  * The canary configuration is written like a bare `ClusterProperties`, with explicit nulls.
- * @throws D2Error `malformed` when the model holds a value JSON cannot represent (NaN, a function).
+ * @throws D2Error `malformed` when the model holds a value JSON cannot represent (NaN, a function), or
+ * `failoutProperties` the reader would refuse.
  */
 export function serializeClusterProperties(props: ClusterProperties): string {
   const out = clusterConfigToJson(props, false);
   appendCanary(out, props.canary, (configs) => appendExtra(clusterConfigToJson(configs, true), configs.extra, CONFIG_KEYS));
   if (props.failoutProperties !== null) {
-    out.set('failoutProperties', failoutToJson(props.failoutProperties));
+    out.set('failoutProperties', failoutPropertiesToJson(props.failoutProperties));
   }
   return writeJson(appendExtra(out, props.extra, STORE_KEYS), 'cluster');
 }
@@ -126,19 +128,6 @@ function readConnectionOptions(r: ObjectReader | null): ConnectionOptions | null
   };
 }
 
-/** Absent, null and `{}` all mean "no failout"; each list defaults to `[]`, its items stay opaque. */
-function readFailoutProperties(root: ObjectReader): FailoutPropertiesJson | null {
-  const r = root.optionalObject('failoutProperties');
-  if (r === null || r.isEmpty()) {
-    return null;
-  }
-  return {
-    failoutRedirectConfigs: r.list('failoutRedirectConfigs'),
-    failoutBucketConfigs: r.list('failoutBucketConfigs'),
-    extra: r.extra(FAILOUT_KEYS),
-  };
-}
-
 /**
  * The configuration's keys without its `extra`.
  * @param writeNulls - true for a bare `ClusterProperties` (the canary configuration), which writes
@@ -188,12 +177,4 @@ function connectionOptionsToJson(o: ConnectionOptions): Map<string, unknown> {
     ['maxDelayedConnectionRatio', new JavaDouble(o.maxDelayedConnectionRatio)],
   ]);
   return appendExtra(out, o.extra, CONNECTION_OPTIONS_KEYS);
-}
-
-function failoutToJson(f: FailoutPropertiesJson): Map<string, unknown> {
-  const out = new Map<string, unknown>([
-    ['failoutRedirectConfigs', f.failoutRedirectConfigs],
-    ['failoutBucketConfigs', f.failoutBucketConfigs],
-  ]);
-  return appendExtra(out, f.extra, FAILOUT_KEYS);
 }

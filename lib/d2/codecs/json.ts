@@ -38,28 +38,50 @@ export function decodeDocument<T>(input: unknown, entity: D2Entity, read: (root:
   }
 }
 
+/**
+ * Like {@link decodeDocument}, for the value of one member given on its own (a cluster's
+ * `failoutProperties`, say): the value is read as if it sat under `key` in an otherwise empty document,
+ * so `read` uses the same getters and every error names `key…` as it would inside the whole document.
+ * @param input - UTF-8 bytes, JSON text, or an already-parsed JSON value of any type.
+ */
+export function decodeMember<T>(input: unknown, entity: D2Entity, key: string, read: (parent: ObjectReader) => T): T {
+  try {
+    const { value, exactNumbers } = readJson(input, entity, key);
+    const parent: Record<string, unknown> = {};
+    defineEntry(parent, key, value);
+    return read(new ObjectReader({ entity, exactNumbers }, parent, ''));
+  } catch (e) {
+    assertIsError(e);
+    if (e instanceof D2Error) {
+      throw e;
+    }
+    throw malformed(entity, key, `could not be read: ${e.message}`, e);
+  }
+}
+
 function readDocument(input: unknown, entity: D2Entity): ObjectReader {
-  let root: unknown;
-  let exactNumbers = true;
+  const { value: root, exactNumbers } = readJson(input, entity, '');
+  if (!isJsonObject(root)) {
+    throw malformed(entity, '', 'must be a JSON object');
+  }
+  return new ObjectReader({ entity, exactNumbers }, root, '');
+}
+
+/** Parses text or bytes, or checks and copies an already-parsed value; `path` names it in errors. */
+function readJson(input: unknown, entity: D2Entity, path: string): { value: unknown; exactNumbers: boolean } {
   if (typeof input === 'string' || input instanceof Uint8Array) {
     const text =
       typeof input === 'string'
         ? input
         : Buffer.from(input.buffer, input.byteOffset, input.byteLength).toString('utf8');
     try {
-      root = parseJsonText(text);
+      return { value: parseJsonText(text), exactNumbers: true };
     } catch (e) {
       assertIsError(e);
-      throw malformed(entity, '', `is not valid JSON (${e.message})`, e);
+      throw malformed(entity, path, `is not valid JSON (${e.message})`, e);
     }
-  } else {
-    exactNumbers = false;
-    root = cloneJson(input, '', entity, 0);
   }
-  if (!isJsonObject(root)) {
-    throw malformed(entity, '', 'must be a JSON object');
-  }
-  return new ObjectReader({ entity, exactNumbers }, root, '');
+  return { value: cloneJson(input, path, entity, 0), exactNumbers: false };
 }
 
 /**

@@ -24,8 +24,8 @@ async function workerWrite(session: ZkSession, path: string, requestId: string):
   for (let attempt = 1; ; attempt++) {
     const { data, stat } = await session.get(path);
     const props = parseClusterProperties(data);
-    const failout = props.failoutProperties ?? { failoutRedirectConfigs: [{ peer: 'greetings-lva1', weight: 1 }], failoutBucketConfigs: [] };
-    const next = { ...props, failoutProperties: { ...failout, failoutBucketConfigs: [...failout.failoutBucketConfigs, { partition: 'main', requestId }] } };
+    const failout = props.failoutProperties ?? { redirects: [{ peer: 'greetings-lva1', weight: 1 }], ignoredRedirectEntries: 0, buckets: [] };
+    const next = { ...props, failoutProperties: { ...failout, buckets: [...failout.buckets, { partition: 'main', requestId }] } };
     try {
       await session.set(path, Buffer.from(serializeClusterProperties(next)), stat.version);
       return attempt;
@@ -74,9 +74,9 @@ describe('bridge concurrent compare-and-set with the request worker', () => {
 
     // Assess: every worker write is there, and the bridge's last value too
     const props = parseClusterProperties(Buffer.from((await readNode(worker, path))!.data));
-    const ids = (props.failoutProperties?.failoutBucketConfigs as { requestId: string }[]).map((b) => b.requestId);
+    const ids = props.failoutProperties?.buckets.map((b) => b.requestId);
     expect(ids).toEqual(Array.from({ length: rounds }, (_, i) => `req-${i}`));
-    expect(props.failoutProperties?.failoutRedirectConfigs).toEqual([{ peer: 'greetings-lva1', weight: 1 }]);
+    expect(props.failoutProperties?.redirects).toEqual([{ peer: 'greetings-lva1', weight: 1 }]);
     expect(props.properties['xds.lbPolicy']).toBe(finalPolicy);
     expect(bridge.syncStats().writes).toBeGreaterThan(3);
     // The bridge's CAS did meet the worker's writes (badVersion), and re-merged instead of overwriting.

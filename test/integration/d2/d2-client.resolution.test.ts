@@ -1,4 +1,4 @@
-import { D2Client, D2Error, LoadBalancerState, ZooKeeperAnnouncer } from '../../../lib/d2';
+import { D2Client, D2Error, LoadBalancerState, ZooKeeperAnnouncer, type ClusterRouter } from '../../../lib/d2';
 import type { ZkSession } from '../../../lib/zk';
 import { clusterDoc, putCluster, putService, putUri, serviceDoc } from '../../helpers/d2';
 import { closeServers, startServer, type RecordingServer } from '../../helpers/http';
@@ -146,6 +146,35 @@ describe('D2Client resolution', () => {
     expect(peer!.paths).toEqual(['/greetings/hi']);
     expect(home!.paths).toEqual([]);
     expect(response.target.cluster).toBe('greetings-lva1');
+  });
+
+  it('sends to the cluster a router picks, once it has seen the loaded service, keeping the service path', async () => {
+    // Prepare
+    const [home, peer] = await Promise.all([startServer('home'), startServer('peer')]);
+    await putCluster(session, base, clusterDoc('greetings-lor1'));
+    await putCluster(session, base, clusterDoc('greetings-lva1'));
+    await putService(session, base, serviceDoc('greetings', 'greetings-lor1', '/greetings'));
+    await putUri(session, base, 'greetings-lor1', 'h', home!.uri);
+    await putUri(session, base, 'greetings-lva1', 'h', peer!.uri);
+    const asked: string[] = [];
+    const router: ClusterRouter = {
+      route: (service, properties, url, key) => {
+        asked.push(`${service}|${properties.clusterName}|${String(state.isClusterLoaded(properties.clusterName))}|${url}|${String(key)}`);
+        return key === 'move' ? 'greetings-lva1' : undefined;
+      },
+    };
+
+    // Act
+    const moved = await client.requestRouted('d2://greetings/hi?x=1', { method: 'POST', body: 'b' }, router, 'move');
+    await moved.body.dump();
+    const kept = await client.requestRouted('d2://greetings/hi', {}, router, 'stay');
+    await kept.body.dump();
+
+    // Assess
+    expect([moved.target.cluster, kept.target.cluster]).toEqual(['greetings-lva1', 'greetings-lor1']);
+    expect(peer!.paths).toEqual(['/greetings/hi?x=1']);
+    expect(home!.paths).toEqual(['/greetings/hi']);
+    expect(asked).toEqual(['greetings|greetings-lor1|true|d2://greetings/hi?x=1|move', 'greetings|greetings-lor1|true|d2://greetings/hi|stay']);
   });
 
   it('resolves without sending, advancing the rotation', async () => {

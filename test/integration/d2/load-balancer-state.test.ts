@@ -1,4 +1,4 @@
-import { LoadBalancerState, parseClusterProperties, serializeClusterProperties, type LoadBalancerClusterListener } from '../../../lib/d2';
+import { LoadBalancerState, parseClusterProperties, serializeClusterProperties, type ClusterChange, type LoadBalancerClusterListener } from '../../../lib/d2';
 import { clusterPath } from '../../../lib/d2/paths';
 import type { ZkSession } from '../../../lib/zk';
 import { clusterDoc, put, putCluster, putService, putUri, serviceDoc } from '../../helpers/d2';
@@ -6,13 +6,17 @@ import { closeSessions, eventually, openSession, uniqueBase } from '../../helper
 
 // LoadBalancerState over a real ZooKeeper: loading, listeners, replay, and keeping the last good state.
 
-/** A listener that records what it hears, in order. */
-function recorder(): LoadBalancerClusterListener & { events: string[] } {
+/** A listener that records what it hears, in order: `kind:cluster` per change, and the changes themselves. */
+function recorder(): LoadBalancerClusterListener & { events: string[]; changes: ClusterChange[] } {
   const events: string[] = [];
+  const changes: ClusterChange[] = [];
   return {
     events,
-    onClusterAdded: (cluster) => events.push(`added:${cluster}`),
-    onClusterRemoved: (cluster) => events.push(`removed:${cluster}`),
+    changes,
+    onClusterChange: (change) => {
+      events.push(`${change.kind}:${change.cluster}`);
+      changes.push(change);
+    },
   };
 }
 
@@ -59,15 +63,15 @@ describe('LoadBalancerState', () => {
     await state.listenToCluster('later');
     const before = { properties: state.getClusterProperties('later'), uris: state.getUris('later'), listening: state.isListeningToCluster('later') };
     await putCluster(session, base, clusterDoc('later'));
-    await eventually(() => listener.events.length > 0, 5000, 'onClusterAdded');
+    await eventually(() => listener.events.length > 0, 5000, 'properties change');
 
     // Assess
     expect(before).toEqual({ properties: undefined, uris: undefined, listening: true });
     expect(state.getFailoutProperties('later')).toBeNull();
-    expect(listener.events).toEqual(['added:later']);
+    expect(listener.events).toEqual(['properties:later']);
   });
 
-  it('calls onClusterAdded again on every change of the cluster properties', async () => {
+  it('tells a properties change again on every change of the cluster properties, carrying the new value', async () => {
     // Prepare
     await putCluster(session, base, clusterDoc('c1'));
     const listener = recorder();
@@ -76,16 +80,17 @@ describe('LoadBalancerState', () => {
 
     // Act
     await putCluster(session, base, clusterDoc('c1', { properties: { masterColo: 'lva1' } }));
-    await eventually(() => listener.events.length === 2, 5000, 'second onClusterAdded');
+    await eventually(() => listener.events.length === 2, 5000, 'second properties change');
 
     // Assess
-    expect(listener.events).toEqual(['added:c1', 'added:c1']);
+    expect(listener.events).toEqual(['properties:c1', 'properties:c1']);
+    expect(listener.changes[1]).toMatchObject({ kind: 'properties', cluster: 'c1', properties: { properties: { masterColo: 'lva1' } } });
     expect(state.getClusterProperties('c1')?.properties).toEqual({ masterColo: 'lva1' });
   });
 
   it('keeps the last good cluster state when a malformed JSON is written, and counts it', async () => {
     // Prepare
-    const failout = { failoutRedirectConfigs: [{ peer: 'c2', weight: 1 }], failoutBucketConfigs: [{ offlineAt: 1 }] };
+    const failout = { redirects: [{ peer: 'c2', weight: 1 }], ignoredRedirectEntries: 0, buckets: [{ offlineAt: 1 }] };
     await putCluster(session, base, clusterDoc('c1', { failoutProperties: failout }));
     const listener = recorder();
     const malformed: string[] = [];
@@ -101,11 +106,32 @@ describe('LoadBalancerState', () => {
 
     // Assess
     expect(malformed).toEqual(['cluster:c1']);
-    expect(listener.events).toEqual(['added:c1']);
-    expect(state.getFailoutProperties('c1')).toMatchObject(failout);
+    expect(listener.events).toEqual(['properties:c1', 'malformed:c1']);
+    expect(listener.changes[1]).toEqual({ kind: 'malformed', cluster: 'c1', error: expect.any(Error) });
+    expect(state.getFailoutProperties('c1')).toEqual(failout);
   });
 
-  it('hears onClusterRemoved when the cluster node is deleted', async () => {
+  it('keeps the last good cluster state when only its failoutProperties are malformed (one last-good rule)', async () => {
+    // Prepare
+    const failout = { redirects: [{ peer: 'c2', weight: 1 }], ignoredRedirectEntries: 0, buckets: [{ offlineAt: 1 }] };
+    await putCluster(session, base, clusterDoc('c1', { failoutProperties: failout }));
+    await state.listenToCluster('c1');
+
+    // Act: valid JSON, a new masterColo, and a weight the failout codec refuses.
+    await put(session, clusterPath(base, 'c1'), JSON.stringify({
+      clusterName: 'c1',
+      properties: { masterColo: 'lva1' },
+      failoutProperties: { failoutRedirectConfigs: [{ peer: 'c2', weight: 0 }], failoutBucketConfigs: [] },
+    }));
+    await eventually(() => state.stats().clusters.malformed === 1, 5000, 'malformed counted');
+    await new Promise((r) => setTimeout(r, QUIET_MS));
+
+    // Assess: the whole document is refused, the new masterColo with it.
+    expect(state.getFailoutProperties('c1')).toEqual(failout);
+    expect(state.getClusterProperties('c1')?.properties).toEqual({});
+  });
+
+  it('tells removed when the cluster node is deleted', async () => {
     // Prepare
     await putCluster(session, base, clusterDoc('c1'));
     const listener = recorder();
@@ -114,10 +140,10 @@ describe('LoadBalancerState', () => {
 
     // Act
     await session.remove(clusterPath(base, 'c1'));
-    await eventually(() => listener.events.length === 2, 5000, 'onClusterRemoved');
+    await eventually(() => listener.events.length === 2, 5000, 'removed change');
 
     // Assess
-    expect(listener.events).toEqual(['added:c1', 'removed:c1']);
+    expect(listener.events).toEqual(['properties:c1', 'removed:c1']);
     expect(state.getClusterProperties('c1')).toBeUndefined();
   });
 
@@ -125,14 +151,18 @@ describe('LoadBalancerState', () => {
     // Prepare
     await putCluster(session, base, clusterDoc('c1'));
     await putCluster(session, base, clusterDoc('c2'));
+    await putUri(session, base, 'c1', 'host-1', 'http://10.0.0.1:8080');
     await Promise.all([state.listenToCluster('c1'), state.listenToCluster('c2'), state.listenToCluster('absent')]);
     const late = recorder();
 
     // Act
     state.registerClusterListener(late);
 
-    // Assess: at once, without waiting for any change, and nothing for the cluster that does not exist.
-    expect(late.events.sort()).toEqual(['added:c1', 'added:c2']);
+    // Assess: at once, without waiting for any change, each cluster's properties then its URIs when it
+    // has any (as a listener registered early heard them), and nothing for the cluster that does not exist.
+    expect(late.events).toEqual(['properties:c1', 'uris:c1', 'properties:c2']);
+    expect(late.changes.filter((c) => c.kind === 'uris')).toEqual([{ kind: 'uris', cluster: 'c1', uris: state.getUris('c1') }]);
+    expect(state.getUris('c1')?.hosts.map((h) => h.uri)).toEqual(['http://10.0.0.1:8080']);
   });
 
   it('keeps listening until every holder stopped, then forgets the cluster', async () => {
@@ -152,7 +182,7 @@ describe('LoadBalancerState', () => {
     expect(afterOne).toBe(true);
     expect(state.isListeningToCluster('c1')).toBe(false);
     expect(state.getClusterProperties('c1')).toBeUndefined();
-    expect(listener.events).toEqual(['added:c1', 'removed:c1']);
+    expect(listener.events).toEqual(['properties:c1', 'removed:c1']);
   });
 
   it('loads a service together with its cluster, and follows a change of its cluster', async () => {
@@ -206,9 +236,9 @@ describe('LoadBalancerState', () => {
     // Act: what the request worker does — read, parse, replace failoutProperties, CAS write.
     const { data, stat } = await session.get(path);
     const props = parseClusterProperties(data);
-    const failout = { ...props.failoutProperties!, failoutRedirectConfigs: [{ peer: 'c2', weight: 2 }] };
+    const failout = { ...props.failoutProperties!, redirects: [{ peer: 'c2', weight: 2 }] };
     await session.set(path, Buffer.from(serializeClusterProperties({ ...props, failoutProperties: failout })), stat.version);
-    await eventually(() => (state.getFailoutProperties('c1')?.failoutRedirectConfigs.length ?? 0) === 1, 5000, 'update seen');
+    await eventually(() => (state.getFailoutProperties('c1')?.redirects.length ?? 0) === 1, 5000, 'update seen');
     const written = JSON.parse((await session.get(path)).data.toString()) as Record<string, unknown>;
 
     // Assess

@@ -1,4 +1,4 @@
-import { D2Client, LoadBalancerState, type FailoutPropertiesJson } from '../../../lib/d2';
+import { D2Client, LoadBalancerState, type FailoutProperties } from '../../../lib/d2';
 import { FailoutClusterInfoProvider } from '../../../lib/failout/failout-cluster-info-provider';
 import { FailoutClient } from '../../../lib/failout/failout-client';
 import { ZooKeeperFailoutConfigProviderFactory } from '../../../lib/failout/failout-config-provider-factory';
@@ -20,10 +20,11 @@ const URL = 'd2://greetings/hello';
 const HOUR = 3_600_000;
 
 /** `failoutProperties` sending `peers` ([cluster, weight]) the buckets `from`–`to`, active for the next hour. */
-function failout(peers: [string, number][], from = 0, to = 99): FailoutPropertiesJson {
+function failout(peers: [string, number][], from = 0, to = 99): FailoutProperties {
   return {
-    failoutRedirectConfigs: peers.map(([peer, weight]) => ({ peer, weight })),
-    failoutBucketConfigs: [{ partition: 'main', bucketOfflineRange: { from, to }, offlineAt: Date.now() - 1000, onlineAt: Date.now() + HOUR, requestId: 'it', reason: 'test' }],
+    redirects: peers.map(([peer, weight]) => ({ peer, weight })),
+    ignoredRedirectEntries: 0,
+    buckets: [{ partition: 'main', bucketOfflineRange: { from, to }, offlineAt: Date.now() - 1000, onlineAt: Date.now() + HOUR, requestId: 'it', reason: 'test' }],
   };
 }
 
@@ -68,7 +69,7 @@ describe('FailoutClient over ZooKeeper', () => {
     provider.start();
     view = new FailoutClusterInfoProvider(state, provider);
     const strategy = new WeightedFailoutRedirectStrategy({ view });
-    client = new FailoutClient({ d2: new D2Client({ state }), state, provider, strategy });
+    client = new FailoutClient({ d2: new D2Client({ state }), provider, strategy });
     // The first request loads the service and its cluster (and the provider hears the cluster).
     await sendMany(client, 1, 1);
   });
@@ -83,9 +84,9 @@ describe('FailoutClient over ZooKeeper', () => {
   });
 
   /** Writes `failoutProperties` of `cluster` (null: none) and waits until the provider has the new value. */
-  async function writeFailout(cluster: string, properties: FailoutPropertiesJson | null): Promise<void> {
+  async function writeFailout(cluster: string, properties: FailoutProperties | null): Promise<void> {
     await putCluster(session, base, clusterDoc(cluster, { failoutProperties: properties }));
-    const expected = properties === null ? undefined : JSON.stringify(properties.failoutBucketConfigs);
+    const expected = properties === null ? undefined : JSON.stringify(properties.buckets);
     await eventually(() => {
       const config = provider.getFailoutConfig(cluster);
       if (expected === undefined) return config === undefined;

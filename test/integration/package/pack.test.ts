@@ -96,10 +96,12 @@ beforeAll(() => {
     join(consumer, 'tsconfig.json'),
     JSON.stringify({
       compilerOptions: { target: 'ES2022', module: 'node16', moduleResolution: 'node16', strict: true, noEmit: true, types: ['node'] },
-      files: ['consumer.ts'],
+      files: ['consumer.ts', 'example-service.ts'],
     }),
   );
   writeFileSync(join(consumer, 'consumer.ts'), consumerTs);
+  // The example a service team copies, against the package as installed (not the source tree).
+  writeFileSync(join(consumer, 'example-service.ts'), readFileSync(join(repo, 'examples/service/server.ts'), 'utf8'));
   writeFileSync(join(consumer, 'consumer.cjs'), consumerCjs);
   writeFileSync(join(consumer, 'consumer.mjs'), consumerMjs);
   const typesNode = `@types/node@${repoPackage.devDependencies['@types/node']}`;
@@ -119,7 +121,7 @@ it('packs only the built library (envoy types compiled in, no .proto files), REA
   expect(packedFiles.filter((f) => /^dist\/(local|cli|bridge|xds\/server)\//.test(f) || f === 'dist/requests/index.js')).toEqual([]);
 });
 
-it('type-checks a TypeScript consumer importing every subpath (node16 resolution, no skipLibCheck)', () => {
+it('type-checks a TypeScript consumer importing every subpath, and examples/service/server.ts (node16 resolution, no skipLibCheck)', () => {
   expect(() => run(process.execPath, [typescript, '-p', consumer], consumer)).not.toThrow();
 }, 60_000);
 

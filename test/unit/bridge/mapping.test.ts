@@ -86,10 +86,10 @@ describe('bridge mapping: service and cluster documents', () => {
   });
 
   it('keeps failoutProperties, unknown keys and other properties of a cluster document', () => {
-    const failout = { failoutRedirectConfigs: [{ peer: 'greetings-lva1', weight: 2 }], failoutBucketConfigs: [{ partition: 'main', offlineAt: 1 }] };
+    const failout = { redirects: [{ peer: 'greetings-lva1', weight: 2 }], ignoredRedirectEntries: 0, buckets: [{ partition: 'main', offlineAt: 1 }] };
     const existing = serializeClusterProperties({ ...parseClusterProperties({ clusterName: 'greetings-lor1', properties: { masterColo: 'lor1' }, owner: 'team-a' }), failoutProperties: { ...failout } });
     const doc = parseClusterProperties(renderCluster(existing, clusterTarget));
-    expect(doc.failoutProperties).toMatchObject(failout);
+    expect(doc.failoutProperties).toEqual(failout);
     expect(doc.extra).toEqual({ owner: 'team-a' });
     expect(doc.properties).toEqual({ masterColo: 'lor1', 'xds.cluster': 'greetings-lor1', 'xds.edsServiceName': 'greetings-eds', 'xds.lbPolicy': 'ROUND_ROBIN' });
   });

@@ -25,6 +25,8 @@ describe('describeCluster', () => {
     ['null failout', null, 'serving'],
     ['empty failout', {}, 'serving'],
     ['malformed failout', { failoutRedirectConfigs: 'nope' }, 'malformed'],
+    ['failout with a window that ends before it starts', { failoutBucketConfigs: [{ offlineAt: NOW, onlineAt: NOW - H }] }, 'malformed'],
+    ["rest.li's opaque entries (fabric, {} redirect, bucket with defaults)", { failoutRedirectConfigs: [{}, { fabric: 'testfabric', weight: 1 }], failoutBucketConfigs: [{ partition: 'main' }] }, 'failed-out'],
   ])('%s → %s', (_name, props, state) => {
     expect(describeCluster('greetings-lor1', clusterJson(props), NOW).state).toBe(state);
   });
@@ -53,8 +55,15 @@ describe('describeCluster', () => {
     });
   });
 
+  it('names the offending field of a malformed failout, as clients would refuse it', () => {
+    expect(describeCluster('greetings-lor1', clusterJson({ failoutRedirectConfigs: [{ peer: 'x', weight: 0 }] }), NOW)).toMatchObject({
+      state: 'malformed',
+      problem: expect.stringContaining('failoutProperties.failoutRedirectConfigs[0].weight'),
+    });
+  });
+
   it('says a node that is not JSON is malformed instead of throwing', () => {
-    expect(describeCluster('c', '{', NOW)).toMatchObject({ state: 'malformed', problem: expect.stringMatching(/not JSON/) });
+    expect(describeCluster('c', '{', NOW)).toMatchObject({ state: 'malformed', problem: expect.stringMatching(/not valid JSON/) });
   });
 });
 

@@ -172,7 +172,7 @@ describe('cluster codec: rest.li test vectors', () => {
     );
 
     // Assess
-    expect(props.failoutProperties).toEqual({ failoutRedirectConfigs: [], failoutBucketConfigs: [], extra: {} });
+    expect(props.failoutProperties).toEqual({ redirects: [], ignoredRedirectEntries: 0, buckets: [] });
   });
 
   it.each([

@@ -170,11 +170,7 @@ describe('cluster codec: lenient cases (§1.1, §3.5)', () => {
     const props = parseClusterProperties(clusterWith({ failoutProperties: '{"failoutBucketConfigs":[{"partition":"main"}]}' }));
 
     // Assess
-    expect(props.failoutProperties).toEqual({
-      failoutRedirectConfigs: [],
-      failoutBucketConfigs: [{ partition: 'main' }],
-      extra: {},
-    });
+    expect(props.failoutProperties).toEqual({ redirects: [], ignoredRedirectEntries: 0, buckets: [{ partition: 'main' }] });
   });
 
   it('keeps unknown keys at every level and writes them back, decimal literals included', () => {
@@ -188,7 +184,7 @@ describe('cluster codec: lenient cases (§1.1, §3.5)', () => {
       connectionOptions: '{"connectionJitterSeconds":10,"maxDelayedConnectionRatio":1.0,"note":2.50}',
       canaryConfigs: jsonDoc(CLUSTER_BASE, { canaryOnly: 'true' }),
       canaryDistributionStrategy: '{"strategy":"percentage","percentageStrategyProperties":{"scope":1.0},"owner":"me"}',
-      failoutProperties: '{"failoutRedirectConfigs":[{"peer":"p","weight":2.0}],"failoutBucketConfigs":[],"v":1}',
+      failoutProperties: '{"failoutRedirectConfigs":[{"peer":"p","weight":2,"share":2.0}],"failoutBucketConfigs":[],"v":1}',
     });
 
     // Act
@@ -200,7 +196,7 @@ describe('cluster codec: lenient cases (§1.1, §3.5)', () => {
     expect(props.partitionProperties.extra).toEqual({ hint: 'x' });
     expect(props.canary?.configs.extra).toEqual({ canaryOnly: true });
     expect(JSON.parse(written)).toMatchObject(JSON.parse(input));
-    for (const literal of ['"nested":[1.0,2]', '"ratio":1.0', '"scope":1.0', '"weight":2.0', '"note":2.5', '"maxDelayedConnectionRatio":1.0']) {
+    for (const literal of ['"nested":[1.0,2]', '"ratio":1.0', '"scope":1.0', '"share":2.0', '"note":2.5', '"maxDelayedConnectionRatio":1.0']) {
       expect(written).toContain(literal);
     }
   });

@@ -1,10 +1,12 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
+import { Registry } from 'prom-client';
 import { LoadBalancerState } from '../../../lib/d2';
 import type { ZkSession } from '../../../lib/zk';
 import { FailoutClusterInfoProvider } from '../../../lib/failout/failout-cluster-info-provider';
 import { buildD2Client, MISSING_PROVIDER_WARNING, MISSING_STRATEGY_WARNING, type D2ClientConfig } from '../../../lib/failout/d2-client-config';
-import type { FailoutConfigProvider, FailoutConfigProviderFactory, FailoutRedirectStrategy } from '../../../lib/failout/types';
+import { D2ConnectionWarmUpHandler } from '../../../lib/failout/d2-connection-warm-up-handler';
+import type { FailoutConfigProvider, FailoutConfigProviderFactory, FailoutProviderContext, FailoutRedirectStrategy } from '../../../lib/failout/types';
 import { configOf } from './config-factories';
 
 // buildD2Client: wraps in a FailoutClient only with the flag, a provider factory and a strategy (rest.li D2ClientBuilder).
@@ -62,25 +64,71 @@ describe('buildD2Client', () => {
     expect(provider.events).toEqual(wrapped ? ['start', 'shutdown'] : []);
   });
 
-  it('gives a strategy factory a view over the provider and the state', () => {
+  it('gives a strategy factory a view over the provider and the state, and the client registry', () => {
     // Prepare
     const provider = { ...tinyProvider(), getFailoutConfig: (cluster: string) => (cluster === 'lor1' ? configOf('lor1', ['lva1']) : undefined) };
     let seen: string[] = [];
+    let registry: Registry | undefined;
 
     // Act
     const client = buildD2Client({
       state,
       enableClusterFailout: true,
       failoutConfigProviderFactory: { create: () => provider },
-      failoutRedirectStrategy: (view) => {
+      failoutRedirectStrategy: (view, context) => {
         seen = [String(view.getFailoutConfig('lor1')?.cluster), String(view.getHostCount('lva1'))];
+        registry = context.registry;
         return strategy;
       },
     });
 
     // Assess
     expect(seen).toEqual(['lor1', '0']);
+    expect(registry).toBe(client.registry);
     return client.close();
+  });
+
+  it.each<[string, Partial<D2ClientConfig>, { warmUp: boolean; teardownMs: number; ownRegistry: boolean }]>([
+    ['the defaults', {}, { warmUp: true, teardownMs: 60_000, ownRegistry: false }],
+    ['warm-up turned off', { warmUp: false }, { warmUp: false, teardownMs: 60_000, ownRegistry: false }],
+    ['a teardown delay', { peerWatchTeardownDelayMs: 5_000 }, { warmUp: true, teardownMs: 5_000, ownRegistry: false }],
+    ['a registry', { registry: new Registry() }, { warmUp: true, teardownMs: 60_000, ownRegistry: true }],
+  ])("hands the provider factory the client's warm-up, teardown delay and registry with %s", async (_name, overrides, expected) => {
+    // Prepare
+    let context: FailoutProviderContext | undefined;
+    const factory: FailoutConfigProviderFactory = {
+      create: (_state, given) => {
+        context = given;
+        return tinyProvider();
+      },
+    };
+
+    // Act
+    const client = buildD2Client({ state, enableClusterFailout: true, failoutRedirectStrategy: strategy, failoutConfigProviderFactory: factory, ...overrides });
+    const handler = context?.warmUpHandlerFactory?.('lor1');
+    await client.close();
+
+    // Assess
+    expect(handler instanceof D2ConnectionWarmUpHandler).toBe(expected.warmUp);
+    expect(context?.peerWatchTeardownDelayMs).toBe(expected.teardownMs);
+    expect(context?.registry).toBe(client.registry);
+    expect(client.registry === overrides.registry).toBe(expected.ownRegistry);
+    handler?.shutdown();
+  });
+
+  it.each<[string, Partial<D2ClientConfig>]>([
+    ['failout disabled', {}],
+    ['failout enabled', { enableClusterFailout: true, failoutRedirectStrategy: strategy, failoutConfigProviderFactory: { create: () => tinyProvider() } }],
+  ])('exposes the registry it was given with %s', async (_name, overrides) => {
+    // Prepare
+    const registry = new Registry();
+
+    // Act
+    const client = buildD2Client({ state, registry, ...overrides });
+    await client.close();
+
+    // Assess
+    expect(client.registry).toBe(registry);
   });
 });
 

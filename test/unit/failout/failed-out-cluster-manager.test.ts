@@ -304,8 +304,8 @@ describe('FailedoutClusterManager (beyond rest.li)', () => {
 
     // Act
     state.addCluster(P1, 2);
-    manager.peerClusterUpdated(P1);
-    manager.peerClusterUpdated(P1);
+    manager.peerChanged(P1);
+    manager.peerChanged(P1);
     await flush();
 
     // Assess
@@ -366,5 +366,123 @@ describe('FailedoutClusterManager (beyond rest.li)', () => {
     // Assess
     expect(before).toBe(0);
     expect(onIdle).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('FailedoutClusterManager.whenPeersLoaded', () => {
+  /** Where a promise stands after queued continuations ran. */
+  async function stateOf(promise: Promise<void> | undefined): Promise<'none' | 'pending' | 'resolved' | 'rejected'> {
+    if (promise === undefined) return 'none';
+    let result: 'pending' | 'resolved' | 'rejected' = 'pending';
+    void promise.then(
+      () => (result = 'resolved'),
+      () => (result = 'rejected'),
+    );
+    await flush();
+    return result;
+  }
+
+  it.each<[string, (manager: FailedoutClusterManager) => void]>([
+    ['there is no config', () => undefined],
+    ['the failout is not active', (manager) => manager.updateFailoutConfig(failoutConfig(CLUSTER, [P1], false))],
+    ['every peer has loaded', (manager) => manager.updateFailoutConfig(failoutConfig(CLUSTER, [P1, P2]))],
+  ])('is undefined when %s', async (_what, arrange) => {
+    // Prepare
+    const { manager } = fixture();
+    arrange(manager);
+    await flush();
+
+    // Act
+    const loading = manager.whenPeersLoaded();
+
+    // Assess
+    expect(loading).toBeUndefined();
+  });
+
+  it('waits for every peer still loading, and is undefined once they have', async () => {
+    // Prepare
+    const { state, manager } = fixture();
+    state.manualLoads = true;
+    manager.updateFailoutConfig(failoutConfig(CLUSTER, [P1, P2]));
+
+    // Act
+    const loading = manager.whenPeersLoaded();
+    state.pendingLoads.get(P1)?.resolve();
+    const afterOne = await stateOf(loading);
+    state.pendingLoads.get(P2)?.resolve();
+    const afterBoth = await stateOf(loading);
+
+    // Assess
+    expect([afterOne, afterBoth]).toEqual(['pending', 'resolved']);
+    expect(manager.whenPeersLoaded()).toBeUndefined();
+  });
+
+  it('resolves, without rejecting, when a peer cannot be watched', async () => {
+    // Prepare
+    const { state, manager } = fixture();
+    state.manualLoads = true;
+    manager.updateFailoutConfig(failoutConfig(CLUSTER, [P1]));
+    const loading = manager.whenPeersLoaded();
+
+    // Act
+    state.pendingLoads.get(P1)?.reject(new Error('bad name'));
+
+    // Assess
+    expect(await stateOf(loading)).toBe('resolved');
+    expect(manager.peerStates().get(P1)).toBe('failed');
+  });
+
+  it('starts watching the peers of a window that has started before its boundary timer ran', async () => {
+    // Prepare: no warm-up lead, so nothing is watched before the window.
+    let now = 1_000_000;
+    const { state, scheduler, manager } = fixture({ peerWarmUpLeadMs: 0, now: () => now });
+    state.manualLoads = true;
+    manager.updateFailoutConfig(scheduledConfig(CLUSTER, [P1], now + 1_000, now + 60_000));
+    const before = [...state.calls];
+
+    // Act: the window starts; the timer is late.
+    now += 1_000;
+    const loading = manager.whenPeersLoaded();
+    state.pendingLoads.get(P1)?.resolve();
+
+    // Assess
+    expect(before).toEqual([]);
+    expect(scheduler.pending()).toEqual([59_000]);
+    expect(state.calls).toEqual([`listen:${P1}`]);
+    expect(await stateOf(loading)).toBe('resolved');
+  });
+});
+
+describe('FailedoutClusterManager peer watch callbacks', () => {
+  it('says when it starts watching a peer and when it forgets it: after the teardown, or at shutdown', async () => {
+    // Prepare
+    const events: string[] = [];
+    const { scheduler, manager } = fixture({ onPeerWatched: (peer) => events.push(`watched:${peer}`), onPeerReleased: (peer) => events.push(`released:${peer}`) });
+    manager.updateFailoutConfig(failoutConfig(CLUSTER, [P1, P2]));
+    await flush();
+
+    // Act
+    manager.updateFailoutConfig(failoutConfig(CLUSTER, [P1]));
+    const whileTearingDown = [...events];
+    scheduler.runAll();
+    manager.shutdown();
+
+    // Assess
+    expect(whileTearingDown).toEqual([`watched:${P1}`, `watched:${P2}`]);
+    expect(events).toEqual([`watched:${P1}`, `watched:${P2}`, `released:${P2}`, `released:${P1}`]);
+  });
+
+  it('does not watch a re-added peer anew while its teardown is pending', async () => {
+    // Prepare
+    const events: string[] = [];
+    const { manager } = fixture({ onPeerWatched: (peer) => events.push(`watched:${peer}`), onPeerReleased: (peer) => events.push(`released:${peer}`) });
+    manager.updateFailoutConfig(failoutConfig(CLUSTER, [P1]));
+    manager.updateFailoutConfig(undefined);
+
+    // Act
+    manager.updateFailoutConfig(failoutConfig(CLUSTER, [P1]));
+
+    // Assess
+    expect(events).toEqual([`watched:${P1}`]);
   });
 });

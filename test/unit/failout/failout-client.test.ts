@@ -1,45 +1,55 @@
 import { Readable } from 'node:stream';
 import { Registry } from 'prom-client';
-import type { D2RequestInit, D2Response, D2Target, ServiceProperties } from '../../../lib/d2';
+import type { ClusterRouter, D2RequestInit, D2Response, D2Target, ServiceProperties } from '../../../lib/d2';
 import { FailoutError } from '../../../lib/failout/errors';
-import { FailoutClient, type FailoutDelegate, type FailoutServiceLookup } from '../../../lib/failout/failout-client';
-import type { FailoutConfig, FailoutRedirectStrategy } from '../../../lib/failout/types';
-import { configOf } from './config-factories';
+import { FailoutClient, type FailoutClientOptions, type FailoutDelegate } from '../../../lib/failout/failout-client';
+import type { FailoutConfig, FailoutRedirectStrategy, FailoutRequest } from '../../../lib/failout/types';
+import { WeightedFailoutRedirectStrategy } from '../../../lib/failout/weighted-failout-redirect-strategy';
+import { serviceDoc } from '../../helpers/d2';
+import { capturingLogger } from '../../helpers/logging';
+import { configOf, viewOf } from './config-factories';
+import { deferred, flush } from './fakes';
 
-// FailoutClient against a fake delegate: rest.li FailoutClientTest's cases plus the weak spots it fixes.
+// FailoutClient as the ClusterRouter of a fake delegate: rest.li FailoutClientTest's cases plus the weak
+// spots it fixes. Parsing the URL and looking the service up now belong to D2Client (asserted in
+// test/unit/d2/d2-client.routed.test.ts); here the delegate does them as D2Client does and asks the
+// client for the cluster.
+
+/** The service every request names: `greetings` in cluster `foo`, http only. */
+const SERVICE: ServiceProperties = serviceDoc('greetings', 'foo', '/greetings');
 
 interface Sent {
-  kind: 'request' | 'requestToCluster' | 'resolve' | 'resolveInCluster';
-  cluster: string | undefined;
+  kind: 'request' | 'resolve';
+  /** What the router answered: undefined keeps the service cluster. */
+  route: string | undefined;
   url: string;
   init: D2RequestInit | undefined;
+  key: string | undefined;
 }
 
-/** Records every call; `fail` makes sends reject. */
+/**
+ * Does what D2Client's routed path does, minus the network: the service is `greetings`, the router is
+ * asked once and awaited, and its error rejects before anything is sent. Records every send; `fail`
+ * makes sends reject after they are recorded.
+ */
 function fakeDelegate(fail?: Error): FailoutDelegate & { sent: Sent[]; closed: number } {
   const sent: Sent[] = [];
-  const respond = (cluster: string): D2Response => ({ statusCode: 200, target: { cluster } }) as unknown as D2Response;
-  const target = (cluster: string, url: string): D2Target => ({ service: 'greetings', cluster, host: 'h', url, origin: 'o', path: '/' });
+  const routeOf = async (url: string | URL, router: ClusterRouter, key: string | undefined): Promise<string | undefined> =>
+    router.route('greetings', SERVICE, String(url), key);
+  const target = (route: string | undefined, url: string): D2Target => ({ service: 'greetings', cluster: route ?? SERVICE.clusterName, host: 'h', url, origin: 'o', path: '/' });
   const delegate = {
     sent,
     closed: 0,
-    request: async (url: string | URL, init?: D2RequestInit) => {
-      sent.push({ kind: 'request', cluster: undefined, url: String(url), init });
+    requestRouted: async (url: string | URL, init: D2RequestInit, router: ClusterRouter, key: string | undefined): Promise<D2Response> => {
+      const route = await routeOf(url, router, key);
+      sent.push({ kind: 'request', route, url: String(url), init, key });
       if (fail) throw fail;
-      return respond('foo');
+      return { statusCode: 200, target: target(route, String(url)) } as unknown as D2Response;
     },
-    requestToCluster: async (cluster: string, url: string | URL, init?: D2RequestInit) => {
-      sent.push({ kind: 'requestToCluster', cluster, url: String(url), init });
-      if (fail) throw fail;
-      return respond(cluster);
-    },
-    resolve: async (url: string | URL) => {
-      sent.push({ kind: 'resolve', cluster: undefined, url: String(url), init: undefined });
-      return target('foo', String(url));
-    },
-    resolveInCluster: async (cluster: string, url: string | URL) => {
-      sent.push({ kind: 'resolveInCluster', cluster, url: String(url), init: undefined });
-      return target(cluster, String(url));
+    resolveRouted: async (url: string | URL, router: ClusterRouter, key: string | undefined): Promise<D2Target> => {
+      const route = await routeOf(url, router, key);
+      sent.push({ kind: 'resolve', route, url: String(url), init: undefined, key });
+      return target(route, String(url));
     },
     close: async () => {
       delegate.closed++;
@@ -48,36 +58,14 @@ function fakeDelegate(fail?: Error): FailoutDelegate & { sent: Sent[]; closed: n
   return delegate;
 }
 
-/** A state that maps service `greetings` to cluster `foo`, or throws / loads late as asked. */
-function fakeState(mode: 'loaded' | 'throws' | 'late' | 'neverLoads' = 'loaded'): FailoutServiceLookup & { holds: number } {
-  let loaded = mode === 'loaded' || mode === 'throws';
-  const props = { serviceName: 'greetings', clusterName: 'foo' } as ServiceProperties;
-  const state = {
-    holds: 0,
-    getServiceProperties: (service: string) => {
-      if (mode === 'throws') throw new Error('load balancer error');
-      return loaded && service === 'greetings' ? props : undefined;
-    },
-    isServiceLoaded: () => loaded,
-    listenToService: async () => {
-      state.holds++;
-      if (mode === 'neverLoads') return new Promise<void>(() => undefined);
-      await new Promise((r) => setTimeout(r, 5));
-      loaded = true;
-    },
-    stopListenToService: () => {
-      state.holds--;
-    },
-  };
-  return state;
-}
-
-/** A strategy that always names `target` (or throws it), recording its calls. */
-function fixedStrategy(target: string | Error): FailoutRedirectStrategy & { calls: number } {
+/** A strategy that always names `target` (or throws it), recording the requests it was asked about. */
+function fixedStrategy(target: string | Error): FailoutRedirectStrategy & { calls: number; requests: FailoutRequest[] } {
   const strategy = {
     calls: 0,
-    redirect: () => {
+    requests: [] as FailoutRequest[],
+    redirect: (_config: FailoutConfig, request: FailoutRequest) => {
       strategy.calls++;
+      strategy.requests.push(request);
       if (target instanceof Error) throw target;
       return target;
     },
@@ -85,14 +73,22 @@ function fixedStrategy(target: string | Error): FailoutRedirectStrategy & { call
   return strategy;
 }
 
-function clientWith(options: { state?: FailoutServiceLookup; config?: FailoutConfig; strategy?: FailoutRedirectStrategy; delegate?: FailoutDelegate; registry?: Registry }): FailoutClient {
+type Provider = FailoutClientOptions['provider'];
+
+/** A provider that knows `config` (for its cluster) and whose peers are loaded. */
+function providerOf(config: FailoutConfig | undefined): Provider {
+  return { getFailoutConfig: (cluster) => (cluster === config?.cluster ? config : undefined), whenPeersLoaded: () => undefined };
+}
+
+function clientWith(options: Partial<FailoutClientOptions> & { config?: FailoutConfig }): FailoutClient {
   return new FailoutClient({
-    d2: options.delegate ?? fakeDelegate(),
-    state: options.state ?? fakeState(),
-    provider: { getFailoutConfig: (cluster) => (cluster === options.config?.cluster ? options.config : undefined) },
+    d2: options.d2 ?? fakeDelegate(),
+    provider: options.provider ?? providerOf(options.config),
     strategy: options.strategy ?? fixedStrategy('foo-baz'),
-    discoveryTimeoutMs: 50,
+    discoveryTimeoutMs: options.discoveryTimeoutMs ?? 50,
     registry: options.registry,
+    logger: options.logger,
+    now: options.now,
   });
 }
 
@@ -105,51 +101,78 @@ const variants: [string, () => D2RequestInit][] = [
   ['a request with a streamed body', () => ({ method: 'POST', body: Readable.from(['chunk']) })],
 ];
 
+/** The load balancer failing while the decision is made (rest.li: an exception from the balancer). */
+const lookupFaults: [string, () => Provider][] = [
+  [
+    'the failout config lookup',
+    () => ({
+      getFailoutConfig: () => {
+        throw new Error('load balancer error');
+      },
+      whenPeersLoaded: () => undefined,
+    }),
+  ],
+  [
+    'the peers lookup',
+    () => ({
+      getFailoutConfig: () => failedOut(),
+      whenPeersLoaded: () => {
+        throw new Error('load balancer error');
+      },
+    }),
+  ],
+];
+
 describe('FailoutClient (rest.li FailoutClientTest)', () => {
-  it.each(variants)('sends the original %s when the load balancer fails, and it succeeds', async (_name, init) => {
-    // Prepare
-    const delegate = fakeDelegate();
-    const client = clientWith({ delegate, state: fakeState('throws'), config: failedOut() });
-    const body = init();
+  it.each(variants.flatMap(([name, init]) => lookupFaults.map(([fault, provider]) => [name, fault, init, provider] as const)))(
+    'sends the original %s when %s fails, and it succeeds',
+    async (_name, _fault, init, provider) => {
+      // Prepare
+      const d2 = fakeDelegate();
+      const strategy = fixedStrategy('foo-baz');
+      const client = clientWith({ d2, provider: provider(), strategy });
+      const body = init();
 
-    // Act
-    const response = await client.request('d2://greetings/hello', body);
+      // Act
+      const response = await client.request('d2://greetings/hello', body);
 
-    // Assess
-    expect(response.statusCode).toBe(200);
-    expect(delegate.sent).toEqual([{ kind: 'request', cluster: undefined, url: 'd2://greetings/hello', init: body }]);
-    expect(client.stats().failOpen).toEqual([{ cluster: '(unknown)', reason: 'lookupError', count: 1 }]);
-  });
+      // Assess
+      expect(response.statusCode).toBe(200);
+      expect(d2.sent).toEqual([{ kind: 'request', route: undefined, url: 'd2://greetings/hello', init: body, key: undefined }]);
+      expect(strategy.calls).toBe(0);
+      expect(client.stats().failOpen).toEqual([{ cluster: 'foo', reason: 'lookupError', count: 1 }]);
+    },
+  );
 
   it.each(variants)('leaves %s unchanged without an active failout', async (_name, init) => {
     // Prepare
-    const delegate = fakeDelegate();
+    const d2 = fakeDelegate();
     const strategy = fixedStrategy('foo-baz');
-    const client = clientWith({ delegate, config: notFailedOut(), strategy });
+    const client = clientWith({ d2, config: notFailedOut(), strategy });
     const body = init();
 
     // Act
     await client.request('d2://greetings/hello', body);
 
     // Assess
-    expect(delegate.sent).toEqual([{ kind: 'request', cluster: undefined, url: 'd2://greetings/hello', init: body }]);
+    expect(d2.sent).toEqual([{ kind: 'request', route: undefined, url: 'd2://greetings/hello', init: body, key: undefined }]);
     expect(strategy.calls).toBe(0);
   });
 
   it.each(variants)('sends %s to the redirected cluster exactly once during a failout', async (_name, init) => {
     // Prepare
-    const delegate = fakeDelegate();
+    const d2 = fakeDelegate();
     const strategy = fixedStrategy('foo-baz');
-    const client = clientWith({ delegate, config: failedOut(), strategy });
+    const client = clientWith({ d2, config: failedOut(), strategy });
     const body = init();
 
     // Act
     const response = await client.request('d2://greetings/hello', body);
 
     // Assess
-    expect(delegate.sent).toEqual([{ kind: 'requestToCluster', cluster: 'foo-baz', url: 'd2://greetings/hello', init: body }]);
+    expect(d2.sent).toEqual([{ kind: 'request', route: 'foo-baz', url: 'd2://greetings/hello', init: body, key: undefined }]);
     expect(strategy.calls).toBe(1);
-    expect((response as unknown as { target: { cluster: string } }).target.cluster).toBe('foo-baz');
+    expect(response.target.cluster).toBe('foo-baz');
     expect(client.stats().redirected).toEqual([{ cluster: 'foo', peer: 'foo-baz', count: 1 }]);
   });
 });
@@ -157,18 +180,20 @@ describe('FailoutClient (rest.li FailoutClientTest)', () => {
 describe('FailoutClient', () => {
   it('fails open when the strategy throws, and logs and counts it', async () => {
     // Prepare
-    const delegate = fakeDelegate();
-    const client = clientWith({ delegate, config: failedOut(), strategy: fixedStrategy(new Error('boom')) });
+    const d2 = fakeDelegate();
+    const { logger, lines } = capturingLogger();
+    const client = clientWith({ d2, config: failedOut(), strategy: fixedStrategy(new Error('boom')), logger });
 
     // Act
     await client.request('d2://greetings/hello');
 
     // Assess
-    expect(delegate.sent.map((s) => s.kind)).toEqual(['request']);
+    expect(d2.sent.map((s) => s.route)).toEqual([undefined]);
     expect(client.stats()).toMatchObject({
       strategyErrors: [{ cluster: 'foo', count: 1 }],
       failOpen: [{ cluster: 'foo', reason: 'strategyError', count: 1 }],
     });
+    expect(lines.map((l) => [l.level, l.msg, l.record.cluster])).toEqual([['warn', 'failout redirect strategy failed; original request will be used', 'foo']]);
   });
 
   it.each([
@@ -176,119 +201,104 @@ describe('FailoutClient', () => {
     ['a non-string', 42 as unknown as string],
   ])('treats a strategy answer that is %s as a strategy error', async (_name, answer) => {
     // Prepare
-    const delegate = fakeDelegate();
-    const client = clientWith({ delegate, config: failedOut(), strategy: fixedStrategy(answer) });
+    const d2 = fakeDelegate();
+    const client = clientWith({ d2, config: failedOut(), strategy: fixedStrategy(answer) });
 
     // Act
     await client.request('d2://greetings/hello');
 
     // Assess
-    expect(delegate.sent.map((s) => s.kind)).toEqual(['request']);
+    expect(d2.sent.map((s) => s.route)).toEqual([undefined]);
     expect(client.stats().strategyErrors).toEqual([{ cluster: 'foo', count: 1 }]);
   });
 
   it('rejects with the typed error and sends nothing when the strategy fails closed', async () => {
     // Prepare
-    const delegate = fakeDelegate();
+    const d2 = fakeDelegate();
     const refusal = new FailoutError('noEligiblePeer', 'no peer', { cluster: 'foo' });
-    const client = clientWith({ delegate, config: failedOut(), strategy: fixedStrategy(refusal) });
+    const client = clientWith({ d2, config: failedOut(), strategy: fixedStrategy(refusal) });
 
     // Act
     const sending = client.request('d2://greetings/hello');
 
     // Assess
     await expect(sending).rejects.toBe(refusal);
-    expect(delegate.sent).toEqual([]);
+    expect(d2.sent).toEqual([]);
     expect(client.stats().failClosed).toEqual([{ cluster: 'foo', count: 1 }]);
   });
 
   it('sends once and does not retry on the original cluster when the redirected send fails (rest.li #804)', async () => {
     // Prepare
-    const delegate = fakeDelegate(new Error('connection refused'));
-    const client = clientWith({ delegate, config: failedOut() });
+    const d2 = fakeDelegate(new Error('connection refused'));
+    const client = clientWith({ d2, config: failedOut() });
 
     // Act
     const sending = client.request('d2://greetings/hello');
 
     // Assess
     await expect(sending).rejects.toThrow('connection refused');
-    expect(delegate.sent.map((s) => [s.kind, s.cluster])).toEqual([['requestToCluster', 'foo-baz']]);
+    expect(d2.sent.map((s) => [s.kind, s.route])).toEqual([['request', 'foo-baz']]);
   });
 
-  it('passes the routing key to the strategy and strips it from what the delegate sees', async () => {
+  it('passes the routing key to the strategy and the delegate, and strips it from the options the delegate sends', async () => {
     // Prepare
-    const delegate = fakeDelegate();
-    const keys: (string | undefined)[] = [];
-    const strategy: FailoutRedirectStrategy = { redirect: (_config, request) => (keys.push(request.key), 'foo-baz') };
-    const client = clientWith({ delegate, config: failedOut(), strategy });
+    const d2 = fakeDelegate();
+    const strategy = fixedStrategy('foo-baz');
+    const client = clientWith({ d2, config: failedOut(), strategy });
 
     // Act
     await client.request('d2://greetings/hello', { routingKey: 'member-7', headers: { a: 'b' } });
 
     // Assess
-    expect(keys).toEqual(['member-7']);
-    expect(delegate.sent[0]!.init).toEqual({ headers: { a: 'b' } });
+    expect(strategy.requests.map((r) => r.key)).toEqual(['member-7']);
+    expect(d2.sent[0]!.init).toEqual({ headers: { a: 'b' } });
+    expect(d2.sent[0]!.key).toBe('member-7');
   });
 
-  it('waits for a service that is not loaded yet, then redirects, holding it until close', async () => {
+  it("tells the strategy the service, its cluster, the URL, the time it judged the failout at and the service's schemes", async () => {
     // Prepare
-    const delegate = fakeDelegate();
-    const state = fakeState('late');
-    const client = clientWith({ delegate, state, config: failedOut() });
-
-    // Act
-    await Promise.all([client.request('d2://greetings/a'), client.request('d2://greetings/b')]);
-    const holdsBeforeClose = state.holds;
-    await client.close();
-
-    // Assess
-    expect(delegate.sent.map((s) => s.cluster)).toEqual(['foo-baz', 'foo-baz']);
-    expect(holdsBeforeClose).toBe(1);
-    expect(state.holds).toBe(0);
-    expect(delegate.closed).toBe(1);
-  });
-
-  it('sends the original request when the service does not load in time', async () => {
-    // Prepare
-    const delegate = fakeDelegate();
-    const client = clientWith({ delegate, state: fakeState('neverLoads'), config: failedOut() });
-
-    // Act
-    await client.request('d2://greetings/hello');
-
-    // Assess
-    expect(delegate.sent.map((s) => s.kind)).toEqual(['request']);
-    expect(client.stats().failOpen).toEqual([{ cluster: '(unknown)', reason: 'lookupError', count: 1 }]);
-  });
-
-  it('leaves a URL that is not d2 to the delegate', async () => {
-    // Prepare
-    const delegate = fakeDelegate();
     const strategy = fixedStrategy('foo-baz');
-    const client = clientWith({ delegate, config: failedOut(), strategy });
+    const client = clientWith({ config: failedOut(), strategy, now: () => 1_234 });
 
     // Act
-    await client.request('http://example.com/x');
+    await client.request('d2://greetings/hello?x=1');
 
     // Assess
-    expect(delegate.sent.map((s) => s.kind)).toEqual(['request']);
-    expect(strategy.calls).toBe(0);
+    expect(strategy.requests).toEqual([{ url: 'd2://greetings/hello?x=1', service: 'greetings', cluster: 'foo', now: 1_234, schemes: ['http'] }]);
+    expect(strategy.requests[0]!.schemes).toBe(SERVICE.prioritizedSchemes);
   });
 
   it.each([
-    ['failed out', failedOut, 'resolveInCluster', 'foo-baz'],
-    ['not failed out', notFailedOut, 'resolve', undefined],
-  ])('resolves by the same decision as it sends (%s)', async (_name, config, kind, cluster) => {
+    ['failed out', failedOut, 'foo-baz', 'foo-baz'],
+    ['not failed out', notFailedOut, undefined, 'foo'],
+  ])('resolves by the same decision as it sends (%s)', async (_name, config, route, cluster) => {
     // Prepare
-    const delegate = fakeDelegate();
-    const client = clientWith({ delegate, config: config() });
+    const d2 = fakeDelegate();
+    const client = clientWith({ d2, config: config() });
 
     // Act
     const target = await client.resolve('d2://greetings/hello', { routingKey: 'k' });
 
     // Assess
-    expect(delegate.sent).toEqual([{ kind, cluster, url: 'd2://greetings/hello', init: undefined }]);
-    expect(target.cluster).toBe(cluster ?? 'foo');
+    expect(d2.sent).toEqual([{ kind: 'resolve', route, url: 'd2://greetings/hello', init: undefined, key: 'k' }]);
+    expect(target.cluster).toBe(cluster);
+  });
+
+  it('closes the wrapped client once, however often it is closed, and routes nothing after', async () => {
+    // Prepare
+    const d2 = fakeDelegate();
+    const strategy = fixedStrategy('foo-baz');
+    const client = clientWith({ d2, config: failedOut(), strategy });
+
+    // Act
+    await client.close();
+    await client.close();
+    const route = client.route('greetings', SERVICE, 'd2://greetings/hello', undefined);
+
+    // Assess
+    expect(d2.closed).toBe(1);
+    expect(route).toBeUndefined();
+    expect(strategy.calls).toBe(0);
   });
 
   it('exposes its counters on the registry it is given', async () => {
@@ -303,5 +313,102 @@ describe('FailoutClient', () => {
 
     // Assess
     expect(text).toContain('failout_client_redirected_total{cluster="foo",peer="foo-baz"} 2');
+  });
+});
+
+describe('FailoutClient while the peers of a failed-out cluster load', () => {
+  /** A provider whose peers of `config.cluster` load when the test calls `finish`, which also gives the peer its hosts in `hosts`. */
+  function loadingProvider(config: FailoutConfig): { provider: Provider; hosts: Record<string, number>; finish(): void; asked: number } {
+    const load = deferred();
+    const hosts: Record<string, number> = {};
+    const state = {
+      provider: {
+        getFailoutConfig: (cluster: string) => (cluster === config.cluster ? config : undefined),
+        whenPeersLoaded: () => {
+          state.asked++;
+          return load.promise;
+        },
+      },
+      hosts,
+      asked: 0,
+      finish: () => {
+        hosts['foo-baz'] = 2;
+        load.resolve();
+      },
+    };
+    return state;
+  }
+
+  it('waits for them, then decides on their hosts and redirects', async () => {
+    // Prepare: the default strategy, reading the peer's hosts through a view.
+    const config = failedOut();
+    const loading = loadingProvider(config);
+    const d2 = fakeDelegate();
+    const strategy = new WeightedFailoutRedirectStrategy({ view: viewOf([config], loading.hosts) });
+    const client = clientWith({ d2, provider: loading.provider, strategy, discoveryTimeoutMs: 5_000 });
+
+    // Act
+    const sending = client.request('d2://greetings/hello');
+    await flush();
+    const sentWhileLoading = [...d2.sent];
+    loading.finish();
+    const response = await sending;
+
+    // Assess
+    expect(sentWhileLoading).toEqual([]);
+    expect(response.target.cluster).toBe('foo-baz');
+    expect(d2.sent.map((s) => s.route)).toEqual(['foo-baz']);
+    expect(loading.asked).toBe(1);
+    expect(strategy.stats().noEligiblePeer).toEqual([]);
+  });
+
+  it('decides on what is known when they do not load within discoveryTimeoutMs: fails open, and logs it', async () => {
+    // Prepare
+    const config = failedOut();
+    const loading = loadingProvider(config);
+    const d2 = fakeDelegate();
+    const { logger, lines } = capturingLogger();
+    const strategy = new WeightedFailoutRedirectStrategy({ view: viewOf([config], loading.hosts) });
+    const client = clientWith({ d2, provider: loading.provider, strategy, discoveryTimeoutMs: 50, logger });
+    const started = performance.now();
+
+    // Act
+    const response = await client.request('d2://greetings/hello');
+    const waited = performance.now() - started;
+
+    // Assess
+    expect(waited).toBeGreaterThanOrEqual(45);
+    expect(response.target.cluster).toBe('foo');
+    expect(d2.sent.map((s) => s.route)).toEqual([undefined]);
+    expect(strategy.stats().noEligiblePeer).toEqual([{ cluster: 'foo', outcome: 'failOpen', count: 1 }]);
+    expect(client.stats().failOpen).toEqual([]);
+    expect(lines.filter((l) => l.level === 'warn').map((l) => [l.msg, l.record.cluster, l.record.service])).toEqual([
+      ['failout peers still loading; deciding on what is known', 'foo', 'greetings'],
+    ]);
+  });
+
+  it('decides at once, without asking whether the peers load, for a cluster that is not failed out', async () => {
+    // Prepare
+    const loading = loadingProvider(notFailedOut());
+    const d2 = fakeDelegate();
+    const client = clientWith({ d2, provider: loading.provider });
+
+    // Act
+    const route = client.route('greetings', SERVICE, 'd2://greetings/hello', undefined);
+
+    // Assess
+    expect(route).toBeUndefined();
+    expect(loading.asked).toBe(0);
+  });
+
+  it('decides synchronously once the peers are loaded (no await over the bare client)', () => {
+    // Prepare
+    const client = clientWith({ config: failedOut() });
+
+    // Act
+    const route = client.route('greetings', SERVICE, 'd2://greetings/hello', 'k');
+
+    // Assess
+    expect(route).toBe('foo-baz');
   });
 });

@@ -1,6 +1,6 @@
 import type { ClusterProperties, MergedUriProperties } from '../../../lib/d2';
 import type { FailoutScheduler, PeerWatchState } from '../../../lib/failout/failed-out-cluster-manager';
-import { parseFailoutConfig } from '../../../lib/failout/failout-config';
+import { createFailoutConfig } from '../../../lib/failout/failout-config';
 import type { ConnectionWarmUpHandler, FailoutConfig } from '../../../lib/failout/types';
 import { clusterDoc } from '../../helpers/d2';
 
@@ -9,9 +9,10 @@ import { clusterDoc } from '../../helpers/d2';
 
 /** A failout config of `cluster` with `peers`; `active` adds a window open since epoch 0. */
 export function failoutConfig(cluster: string, peers: readonly string[], active = true): FailoutConfig {
-  const config = parseFailoutConfig(cluster, {
-    failoutRedirectConfigs: peers.map((peer) => ({ peer })),
-    failoutBucketConfigs: active ? [{ partition: 'main' }] : [],
+  const config = createFailoutConfig(cluster, {
+    redirects: peers.map((peer) => ({ peer })),
+    ignoredRedirectEntries: 0,
+    buckets: active ? [{ partition: 'main' }] : [],
   });
   if (!config) throw new Error('expected a config');
   return config;
@@ -19,9 +20,10 @@ export function failoutConfig(cluster: string, peers: readonly string[], active 
 
 /** A config with one window from `offlineAt` to `onlineAt` (epoch ms). */
 export function scheduledConfig(cluster: string, peers: readonly string[], offlineAt: number, onlineAt: number): FailoutConfig {
-  const config = parseFailoutConfig(cluster, {
-    failoutRedirectConfigs: peers.map((peer) => ({ peer })),
-    failoutBucketConfigs: [{ partition: 'main', offlineAt, onlineAt }],
+  const config = createFailoutConfig(cluster, {
+    redirects: peers.map((peer) => ({ peer })),
+    ignoredRedirectEntries: 0,
+    buckets: [{ partition: 'main', offlineAt, onlineAt }],
   });
   if (!config) throw new Error('expected a config');
   return config;

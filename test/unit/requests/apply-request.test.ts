@@ -1,5 +1,4 @@
-import { parseClusterProperties, serializeClusterProperties } from '../../../lib/d2';
-import { parseFailoutConfig } from '../../../lib/failout';
+import { isFailedOutAt, parseClusterProperties, serializeClusterProperties, type FailoutProperties } from '../../../lib/d2';
 import { applyRequest, parseChangeRequest, type ChangeRequest, type PeerState } from '../../../lib/requests';
 import { failoutInput, HOUR, NOW, restoreInput } from '../../helpers/requests';
 
@@ -8,7 +7,7 @@ const CLUSTER_JSON = {
   properties: { masterColo: 'lor1' },
   darkClusters: { 'greetings-dark': { multiplier: '0.1' } },
   someFutureKey: { kept: [1, 2, 3] },
-  failoutProperties: { failoutRedirectConfigs: [{ peer: 'old' }], failoutBucketConfigs: [{ partition: 'main' }], writerNote: 'kept' },
+  failoutProperties: { failoutRedirectConfigs: [{ peer: 'old', note: 'replaced' }, {}], failoutBucketConfigs: [{ partition: 'main' }], writerNote: 'kept' },
 };
 
 function request(body: object): ChangeRequest {
@@ -17,14 +16,15 @@ function request(body: object): ChangeRequest {
   return result.request;
 }
 
-const healthy: PeerState = { exists: true, hostCount: 3, failoutConfig: undefined };
-const failedOut: PeerState = {
-  exists: true,
-  hostCount: 3,
-  failoutConfig: parseFailoutConfig('p', { failoutRedirectConfigs: [{ peer: 'q' }], failoutBucketConfigs: [{ offlineAt: 0 }] }),
-};
-const empty: PeerState = { exists: true, hostCount: 0, failoutConfig: undefined };
-const missing: PeerState = { exists: false, hostCount: 0, failoutConfig: undefined };
+/** A peer's own failout with one window. */
+function peerFailout(offlineAt: number, onlineAt?: number): FailoutProperties {
+  return { redirects: [{ peer: 'q' }], ignoredRedirectEntries: 0, buckets: [onlineAt === undefined ? { offlineAt } : { offlineAt, onlineAt }] };
+}
+
+const healthy: PeerState = { exists: true, hostCount: 3, failoutProperties: null };
+const failedOut: PeerState = { exists: true, hostCount: 3, failoutProperties: peerFailout(0) };
+const empty: PeerState = { exists: true, hostCount: 0, failoutProperties: null };
+const missing: PeerState = { exists: false, hostCount: 0, failoutProperties: null };
 
 function peers(states: Record<string, PeerState>): (c: string) => PeerState {
   return (c) => states[c] ?? missing;
@@ -61,7 +61,7 @@ describe('applyRequest', () => {
     delete json.failoutProperties;
     delete before.failoutProperties;
     expect(json).toEqual(before);
-    expect(parseFailoutConfig('greetings-lor1', result.props.failoutProperties)?.isFailedOut(NOW)).toBe(true);
+    expect(isFailedOutAt(parseClusterProperties(serializeClusterProperties(result.props)).failoutProperties, NOW)).toBe(true);
   });
 
   it('removes the failout on restore and keeps every other key', () => {
@@ -93,6 +93,36 @@ describe('applyRequest', () => {
   ])('applies with force despite %s', (_what, states) => {
     const r = request(failoutInput({ peers: [{ cluster: 'a' }, { cluster: 'b' }], force: true }));
     expect(applyRequest(props, r, { now: NOW, peers: peers(states) }).ok).toBe(true);
+  });
+
+  it('builds the typed model the codec writes: the request\'s peers and window, the old entries replaced', () => {
+    const r = request(failoutInput({ requestId: 'r-2', peers: [{ cluster: 'a', weight: 3 }], buckets: { from: 10, to: 19 } }));
+    const result = applyRequest(props, r, { now: NOW, peers: peers({ a: healthy }) });
+    expect(result.ok && result.props.failoutProperties).toEqual<FailoutProperties>({
+      redirects: [{ peer: 'a', weight: 3 }],
+      ignoredRedirectEntries: 0,
+      buckets: [
+        {
+          partition: 'main',
+          bucketOfflineRange: { from: 10, to: 19 },
+          offlineAt: NOW,
+          onlineAt: NOW + 2 * HOUR,
+          requestId: 'r-2',
+          requestedBy: 'oncall@example.com',
+          reason: 'INC-4711',
+        },
+      ],
+      extra: { writerNote: 'kept' },
+    });
+  });
+
+  it.each([
+    ['ended', peerFailout(NOW - 2 * HOUR, NOW - HOUR)],
+    ['scheduled to start later', peerFailout(NOW + HOUR)],
+  ])('does not count a peer whose own failout is %s as failed out', (_when, failoutProperties) => {
+    const r = request(failoutInput({ peers: [{ cluster: 'a' }] }));
+    const result = applyRequest(props, r, { now: NOW, peers: peers({ a: { exists: true, hostCount: 1, failoutProperties } }) });
+    expect(result.ok).toBe(true);
   });
 
   it('names every peer problem, unknown peers first', () => {

@@ -1,7 +1,8 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { Context, SQSEvent } from 'aws-lambda';
-import { createHandler, TransientRequestError, type Outcome, type RequestProcessor } from '../../../lib/requests';
+import { TransientRequestError, type Outcome } from '../../../lib/requests';
+import { createHandler, type RequestProcessor } from '../../../lib/requests/lambda';
 import { sqsRecord } from '../../helpers/requests';
 
 process.env.POWERTOOLS_METRICS_NAMESPACE = 'failout-test';

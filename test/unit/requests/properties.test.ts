@@ -1,7 +1,7 @@
 import fc from 'fast-check';
-import { parseClusterProperties, serializeClusterProperties } from '../../../lib/d2';
-import { parseFailoutConfig } from '../../../lib/failout';
+import { isFailedOutAt, parseClusterProperties, serializeClusterProperties } from '../../../lib/d2';
 import { applyRequest, parseChangeRequest, REJECTION_REASONS } from '../../../lib/requests';
+import { failoutPropertiesArbitrary } from '../../helpers/failout-arbitraries';
 import { HOUR, NOW } from '../../helpers/requests';
 
 const name = fc.stringMatching(/^[a-z][a-z0-9-]{0,15}$/);
@@ -66,22 +66,45 @@ describe('properties', () => {
         if (!parsed.ok) return;
         const doc = { clusterName: parsed.request.cluster, ...topExtra, failoutProperties: { failoutRedirectConfigs: [], failoutBucketConfigs: [], ...failoutExtra } };
         const props = parseClusterProperties(JSON.stringify(doc));
-        const result = applyRequest(props, parsed.request, { now: NOW, peers: () => ({ exists: true, hostCount: hosts ? 1 : 0, failoutConfig: undefined }) });
+        const result = applyRequest(props, parsed.request, { now: NOW, peers: () => ({ exists: true, hostCount: hosts ? 1 : 0, failoutProperties: null }) });
         if (!result.ok) {
           expect(hosts || parsed.request.force).toBe(false);
           return;
         }
         const written = JSON.parse(serializeClusterProperties(result.props));
         for (const [key, value] of Object.entries(topExtra)) expect(written[key]).toEqual(value);
-        const reread = parseClusterProperties(serializeClusterProperties(result.props));
-        const config = parseFailoutConfig(reread.clusterName, reread.failoutProperties);
+        const reread = parseClusterProperties(serializeClusterProperties(result.props)).failoutProperties;
         if (parsed.request.action === 'restore') {
-          expect(config).toBeUndefined();
+          expect(reread).toBeNull();
         } else {
           for (const [key, value] of Object.entries(failoutExtra)) expect(written.failoutProperties[key]).toEqual(value);
-          expect(config?.peers.map((p) => p.cluster)).toEqual(parsed.request.peers.map((p) => p.cluster));
-          expect(config?.isFailedOut(parsed.request.offlineAt)).toBe(true);
+          expect(reread?.redirects.map((r) => r.peer)).toEqual(parsed.request.peers.map((p) => p.cluster));
+          expect(isFailedOutAt(reread, parsed.request.offlineAt)).toBe(true);
         }
+      }),
+    );
+  });
+
+  it('every failoutProperties the worker writes reads back as the model it built, whatever failout it replaced', () => {
+    fc.assert(
+      fc.property(failoutBody, fc.option(failoutPropertiesArbitrary, { nil: null }), unknownKeys, (body, previous, topExtra) => {
+        // Prepare
+        const parsed = parseChangeRequest(body, { now: NOW });
+        fc.pre(parsed.ok);
+        if (!parsed.ok) return;
+        const props = { ...parseClusterProperties({ clusterName: parsed.request.cluster, ...topExtra }), failoutProperties: previous };
+
+        // Act
+        const result = applyRequest(props, parsed.request, { now: NOW, peers: () => ({ exists: true, hostCount: 1, failoutProperties: null }) });
+        expect(result.ok).toBe(true);
+        if (!result.ok) return;
+        const after = result.props;
+        const reread = parseClusterProperties(serializeClusterProperties(after));
+
+        // Assess
+        expect(reread.failoutProperties).toEqual(after.failoutProperties);
+        expect(reread.failoutProperties?.extra).toEqual(previous?.extra);
+        expect(reread.extra).toEqual(topExtra);
       }),
     );
   });

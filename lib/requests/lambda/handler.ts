@@ -4,9 +4,9 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { assertIsError, TransientRequestError } from './errors';
+import { assertIsError, TransientRequestError } from '../errors';
+import type { Outcome, RequestWriter } from '../request-writer';
 import { middy } from './middy';
-import type { Outcome, RequestWriter } from './request-writer';
 
 /** What the handler needs of a writer. */
 export type RequestProcessor = Pick<RequestWriter, 'process'>;

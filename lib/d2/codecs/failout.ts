@@ -1,0 +1,341 @@
+/**
+ * The one codec of a cluster's `failoutProperties` (ARCHITECTURE "Failout properties"). The cluster
+ * codec reads and writes the key through it, the request worker builds the typed model and writes it
+ * through it, and the failout runtime (`lib/failout`) and the CLI read what it returns.
+ *
+ * rest.li (`FailoutProperties`, `ClusterPropertiesJsonSerializer`) keeps two lists of opaque maps and
+ * leaves their meaning to LinkedIn's internal provider. This codec gives the entries the meaning the
+ * architecture defines and validates them with one rule table that the reader and the writer share,
+ * so the writer never writes what a reader refuses. Where it differs from rest.li:
+ * - A malformed entry makes the whole cluster document malformed (a `malformed` D2Error), as a
+ *   ClassCastException in rest.li's `fromMap` becomes a `PropertySerializationException`: the property
+ *   store keeps the last good cluster properties, the one "last good" rule of the format.
+ * - rest.li's serializer tests write the redirect entry `{}`. It names no peer, so it is counted
+ *   (`ignoredRedirectEntries`), ignored for routing and written back after the other entries.
+ * - Entries are written back with the keys they were read with (an absent key stays absent, `fabric`
+ *   stays `fabric`), as rest.li writes its maps back; unknown keys are kept at every level. A known
+ *   number is written in its plain form (`"weight":2.0` is read as 2 and written as `2`).
+ */
+
+import { malformed } from '../errors';
+import type {
+  FailoutBucketConfig,
+  FailoutBucketRange,
+  FailoutPeerKey,
+  FailoutProperties,
+  FailoutRedirectConfig,
+  UnknownKeys,
+} from '../model';
+import { decodeMember, fieldPath, type ObjectReader } from './json';
+import { appendExtra, writeJson } from './json-writer';
+
+/** Number of request buckets: a bucket is an integer in `[0, BUCKETS)`. */
+export const BUCKETS = 100;
+
+/** `bucketOfflineRange` when a bucket entry has none: every bucket, so all traffic moves. */
+export const ALL_BUCKETS: Readonly<Pick<FailoutBucketRange, 'from' | 'to'>> = Object.freeze({ from: 0, to: BUCKETS - 1 });
+
+/** `partition` when a bucket entry has none. */
+export const DEFAULT_PARTITION = 'main';
+
+/** `weight` when a redirect entry has none. */
+export const DEFAULT_WEIGHT = 1;
+
+/** The key of the format inside a cluster document; every error path starts with it. */
+const KEY = 'failoutProperties';
+const FAILOUT_KEYS: ReadonlySet<string> = new Set(['failoutRedirectConfigs', 'failoutBucketConfigs']);
+const REDIRECT_KEYS: ReadonlySet<string> = new Set(['peer', 'fabric', 'weight']);
+const RANGE_KEYS: ReadonlySet<string> = new Set(['from', 'to']);
+
+/** A value rule: the problem with `value`, phrased to follow the field name, or undefined when it is fine. */
+type Rule = (value: unknown) => string | undefined;
+
+const isString: Rule = (v) => (typeof v === 'string' ? undefined : 'must be a string');
+const isName: Rule = (v) => (typeof v === 'string' && v !== '' ? undefined : 'must be a non-empty string');
+const isWeight: Rule = (v) => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 1 ? undefined : 'must be a positive integer');
+const isTime: Rule = (v) =>
+  typeof v === 'number' && Number.isFinite(v) && v >= 0 ? undefined : 'must be epoch milliseconds (a non-negative number)';
+const isBucket: Rule = (v) =>
+  typeof v === 'number' && Number.isInteger(v) && v >= 0 && v < BUCKETS ? undefined : `must be an integer from 0 to ${BUCKETS - 1}`;
+const isStringList: Rule = (v) =>
+  Array.isArray(v) && v.every((item) => typeof item === 'string') ? undefined : 'must be a list of strings';
+
+/** The scalar keys of a bucket entry, in writing order, with their rules (`bucketOfflineRange` is nested). */
+const BUCKET_RULES: ReadonlyArray<readonly [keyof FailoutBucketConfig & string, Rule]> = [
+  ['partition', isName],
+  ['offlineAt', isTime],
+  ['onlineAt', isTime],
+  ['requestId', isString],
+  ['requestedBy', isString],
+  ['reason', isString],
+  ['stopAlarms', isStringList],
+  ['drill', isString],
+];
+/** The keys of a bucket entry in writing order: ARCHITECTURE's, which puts the range before the window. */
+const BUCKET_ORDER: ReadonlyArray<keyof FailoutBucketConfig & string> = [
+  'partition',
+  'bucketOfflineRange',
+  ...BUCKET_RULES.map(([key]) => key).filter((key) => key !== 'partition'),
+];
+const BUCKET_KEYS: ReadonlySet<string> = new Set(BUCKET_ORDER);
+
+/**
+ * Parses the value of a cluster's `failoutProperties` on its own (the cluster codec reads it in place).
+ * @param input - JSON text, UTF-8 bytes, or an already-parsed value; `undefined`, `null` and `{}` mean no
+ * failout and give `null`.
+ * @throws D2Error `malformed` (entity `cluster`) naming the field, e.g.
+ * `failoutProperties.failoutRedirectConfigs[1].weight`.
+ */
+export function parseFailoutProperties(input: unknown): FailoutProperties | null {
+  if (input === undefined || input === null) {
+    return null;
+  }
+  return decodeMember(input, 'cluster', KEY, readFailoutProperties);
+}
+
+/**
+ * Writes `failoutProperties` on its own, as compact JSON text (what the cluster codec writes under the key).
+ * @throws D2Error `malformed` naming the field when the model breaks a rule the reader enforces.
+ */
+export function serializeFailoutProperties(props: FailoutProperties): string {
+  return writeJson(failoutPropertiesToJson(props), 'cluster');
+}
+
+/**
+ * Reads `failoutProperties` of a document (the cluster codec's hook). Absent, `null` and `{}` give
+ * `null`; each list defaults to `[]`.
+ */
+export function readFailoutProperties(root: ObjectReader): FailoutProperties | null {
+  const r = root.optionalObject(KEY);
+  if (r === null || r.isEmpty()) {
+    return null;
+  }
+  const props: FailoutProperties = { redirects: [], ignoredRedirectEntries: 0, buckets: [] };
+  const peers = new Set<string>();
+  for (const entry of r.objectList('failoutRedirectConfigs')) {
+    if (entry.isEmpty()) {
+      props.ignoredRedirectEntries++;
+      continue;
+    }
+    const redirect = readRedirect(entry);
+    checkRedirect(redirect, entry.path, peers);
+    props.redirects.push(redirect);
+  }
+  for (const entry of r.objectList('failoutBucketConfigs')) {
+    const bucket = readBucket(entry);
+    checkBucket(bucket, entry.path);
+    props.buckets.push(bucket);
+  }
+  return withExtra(props, r.extra(FAILOUT_KEYS));
+}
+
+/**
+ * The JSON tree of `failoutProperties` for the writer, after the same checks the reader makes.
+ * @throws D2Error `malformed` naming the field when the model breaks a rule.
+ */
+export function failoutPropertiesToJson(props: FailoutProperties): Map<string, unknown> {
+  const ignored = props.ignoredRedirectEntries;
+  if (!Number.isSafeInteger(ignored) || ignored < 0) {
+    throw malformed('cluster', `${KEY}.failoutRedirectConfigs`, `has ${String(ignored)} ignored entries, which is not a count`);
+  }
+  const peers = new Set<string>();
+  const redirects = props.redirects.map((r, i) => {
+    checkRedirect(r, `${KEY}.failoutRedirectConfigs[${i}]`, peers);
+    return redirectToJson(r);
+  });
+  const buckets = props.buckets.map((b, i) => {
+    checkBucket(b, `${KEY}.failoutBucketConfigs[${i}]`);
+    return bucketToJson(b);
+  });
+  const out = new Map<string, unknown>([
+    ['failoutRedirectConfigs', [...redirects, ...Array.from({ length: ignored }, () => new Map())]],
+    ['failoutBucketConfigs', buckets],
+  ]);
+  return appendExtra(out, props.extra, FAILOUT_KEYS);
+}
+
+/** A redirect entry's keys, typed but not yet checked (see {@link checkRedirect}). */
+function readRedirect(e: ObjectReader): FailoutRedirectConfig {
+  const peer = e.has('peer') ? e.raw('peer') : undefined;
+  const fabric = e.has('fabric') ? e.raw('fabric') : undefined;
+  if (peer === undefined && fabric === undefined) {
+    throw e.fail('peer', 'is missing or null');
+  }
+  if (peer !== undefined && fabric !== undefined && peer !== fabric) {
+    throw e.fail('fabric', 'disagrees with peer');
+  }
+  const peerKey: FailoutPeerKey = fabric === undefined ? 'peer' : peer === undefined ? 'fabric' : 'both';
+  const redirect = { peer: peer ?? fabric } as FailoutRedirectConfig;
+  if (peerKey !== 'peer') {
+    redirect.peerKey = peerKey;
+  }
+  if (e.has('weight')) {
+    redirect.weight = e.raw('weight') as number;
+  }
+  return withExtra(redirect, e.extra(REDIRECT_KEYS));
+}
+
+/** A bucket entry's keys, typed but not yet checked (see {@link checkBucket}); null means absent. */
+function readBucket(e: ObjectReader): FailoutBucketConfig {
+  const bucket: Record<string, unknown> = {};
+  const range = e.optionalObject('bucketOfflineRange');
+  if (range !== null) {
+    bucket.bucketOfflineRange = withExtra({ from: range.raw('from'), to: range.raw('to') } as FailoutBucketRange, range.extra(RANGE_KEYS));
+  }
+  for (const [key] of BUCKET_RULES) {
+    if (e.has(key)) {
+      const value = e.raw(key);
+      // A copy: the model must not share a list with the parsed document.
+      bucket[key] = Array.isArray(value) ? [...(value as unknown[])] : value;
+    }
+  }
+  return withExtra(bucket as FailoutBucketConfig, e.extra(BUCKET_KEYS));
+}
+
+/**
+ * The rules of a redirect entry, shared by reader and writer: a non-empty peer named once in the list
+ * (`peers` collects the names seen so far), and a positive integer weight.
+ */
+function checkRedirect(r: FailoutRedirectConfig, path: string, peers: Set<string>): void {
+  const peerField = fieldPath(path, r.peerKey === 'fabric' ? 'fabric' : 'peer');
+  check(peerField, isName(r.peer));
+  if (peers.has(r.peer)) {
+    throw malformed('cluster', peerField, `repeats ${JSON.stringify(r.peer)}`);
+  }
+  peers.add(r.peer);
+  if (r.weight !== undefined) {
+    check(fieldPath(path, 'weight'), isWeight(r.weight));
+  }
+}
+
+/**
+ * The rules of a bucket entry, shared by reader and writer: each present key's rule, a range with
+ * `0 <= from <= to <= 99`, and an `onlineAt` later than the effective `offlineAt` (a window that ends
+ * before it starts is never active: almost certainly a writer bug, so it is refused).
+ */
+function checkBucket(b: FailoutBucketConfig, path: string): void {
+  const range = b.bucketOfflineRange;
+  if (range !== undefined) {
+    const rangePath = fieldPath(path, 'bucketOfflineRange');
+    check(fieldPath(rangePath, 'from'), isBucket(range.from));
+    check(fieldPath(rangePath, 'to'), isBucket(range.to));
+    if (range.from > range.to) {
+      throw malformed('cluster', rangePath, 'must have from <= to');
+    }
+  }
+  for (const [key, rule] of BUCKET_RULES) {
+    if (b[key] !== undefined) {
+      check(fieldPath(path, key), rule(b[key]));
+    }
+  }
+  if (b.onlineAt !== undefined && b.onlineAt <= (b.offlineAt ?? 0)) {
+    throw malformed('cluster', fieldPath(path, 'onlineAt'), 'must be later than offlineAt');
+  }
+}
+
+function check(path: string, problem: string | undefined): void {
+  if (problem !== undefined) {
+    throw malformed('cluster', path, problem);
+  }
+}
+
+function redirectToJson(r: FailoutRedirectConfig): Map<string, unknown> {
+  const out = new Map<string, unknown>();
+  if (r.peerKey !== 'fabric') {
+    out.set('peer', r.peer);
+  }
+  if (r.peerKey === 'fabric' || r.peerKey === 'both') {
+    out.set('fabric', r.peer);
+  }
+  if (r.weight !== undefined) {
+    out.set('weight', r.weight);
+  }
+  return appendExtra(out, r.extra, REDIRECT_KEYS);
+}
+
+function bucketToJson(b: FailoutBucketConfig): Map<string, unknown> {
+  const out = new Map<string, unknown>();
+  for (const key of BUCKET_ORDER) {
+    if (key === 'bucketOfflineRange') {
+      const range = b.bucketOfflineRange;
+      if (range !== undefined) {
+        out.set(key, appendExtra(new Map<string, unknown>([['from', range.from], ['to', range.to]]), range.extra, RANGE_KEYS));
+      }
+    } else if (b[key] !== undefined) {
+      out.set(key, b[key]);
+    }
+  }
+  return appendExtra(out, b.extra, BUCKET_KEYS);
+}
+
+/** Sets `extra` only when there are unknown keys, so a model built without it compares equal to a read one. */
+function withExtra<T extends { extra?: UnknownKeys }>(target: T, extra: UnknownKeys): T {
+  if (Object.keys(extra).length > 0) {
+    target.extra = extra;
+  }
+  return target;
+}
+
+/** A bucket entry with the format's defaults applied: what it means for routing and display. */
+export interface EffectiveFailoutBucket {
+  /** The entry's `partition`, or `main`. */
+  readonly partition: string;
+  /** The entry's `bucketOfflineRange` (without its unknown keys), or 0–99. */
+  readonly range: Readonly<Pick<FailoutBucketRange, 'from' | 'to'>>;
+  /** The entry's `offlineAt`, or 0 (offline since always). */
+  readonly offlineAt: number;
+  /** The entry's `onlineAt`; undefined: offline until the entry is removed. */
+  readonly onlineAt: number | undefined;
+}
+
+/** Applies the defaults of ARCHITECTURE "Failout properties" to one bucket entry. */
+export function effectiveBucket(b: FailoutBucketConfig): EffectiveFailoutBucket {
+  const range = b.bucketOfflineRange;
+  return {
+    partition: b.partition ?? DEFAULT_PARTITION,
+    range: range === undefined ? ALL_BUCKETS : { from: range.from, to: range.to },
+    offlineAt: b.offlineAt ?? 0,
+    onlineAt: b.onlineAt,
+  };
+}
+
+/** A redirect entry's weight: its `weight`, or 1. */
+export function redirectWeight(r: FailoutRedirectConfig): number {
+  return r.weight ?? DEFAULT_WEIGHT;
+}
+
+/**
+ * Whether a bucket entry's window is open at `now`: `offlineAt <= now` and (no `onlineAt` or
+ * `now < onlineAt`). The one statement of the rule: the runtime, the worker's peer check and the CLI
+ * all ask it, so a scheduled start or end takes effect everywhere with no further write.
+ */
+export function isBucketConfigActiveAt(b: FailoutBucketConfig, now: number): boolean {
+  return (b.offlineAt ?? 0) <= now && (b.onlineAt === undefined || now < b.onlineAt);
+}
+
+/** Whether the cluster is failed out at `now`: some bucket entry is active. `null`/`undefined`: no failout. */
+export function isFailedOutAt(props: FailoutProperties | null | undefined, now: number): boolean {
+  if (props === null || props === undefined) {
+    return false;
+  }
+  for (const b of props.buckets) {
+    if (isBucketConfigActiveAt(b, now)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/** Whether request bucket `bucket` (0–99) is redirected at `now`: some active entry's range covers it. */
+export function isBucketFailedOutAt(props: FailoutProperties | null | undefined, bucket: number, now: number): boolean {
+  if (props === null || props === undefined) {
+    return false;
+  }
+  for (const b of props.buckets) {
+    const range = b.bucketOfflineRange ?? ALL_BUCKETS;
+    if (bucket >= range.from && bucket <= range.to && isBucketConfigActiveAt(b, now)) {
+      return true;
+    }
+  }
+  return false;
+}

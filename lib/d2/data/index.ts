@@ -1,0 +1,27 @@
+/**
+ * lib/d2/data: the pure half of lib/d2. The D2 model, its rest.li-compatible JSON codecs, the
+ * ZooKeeper paths where D2 keeps it, and D2's errors. No ZooKeeper session, no undici: import this
+ * face, not `lib/d2`, from code that only reads or writes D2 data (the bridge's mapping, change
+ * requests, the CLI), so it does not load the HTTP client. `lib/d2` re-exports all of it.
+ */
+export * from '../errors';
+export * from '../model';
+export * from '../paths';
+export { parseClusterProperties, serializeClusterProperties } from '../codecs/cluster';
+export {
+  ALL_BUCKETS,
+  BUCKETS,
+  DEFAULT_PARTITION,
+  DEFAULT_WEIGHT,
+  effectiveBucket,
+  isBucketConfigActiveAt,
+  isBucketFailedOutAt,
+  isFailedOutAt,
+  parseFailoutProperties,
+  redirectWeight,
+  serializeFailoutProperties,
+} from '../codecs/failout';
+export type { EffectiveFailoutBucket } from '../codecs/failout';
+export { parseServiceProperties, serializeServiceProperties } from '../codecs/service';
+export { parseUriProperties, serializeUriProperties, urisBySchemeAndPartition } from '../codecs/uri';
+export { rewriteD2Uri } from '../codecs/uri-rewrite';

@@ -1,0 +1,53 @@
+import type { ClusterProperties, MergedUriProperties } from './model';
+
+// Which announced hosts a D2 client sends to: one rule for the host pick, warm-up, and the failout
+// strategy's "does this peer have hosts for this service" (so the three cannot disagree).
+
+/** A host requests can be sent to, with what the pick and the pools need of its URI. */
+export interface Host {
+  /** The announced URI, e.g. `http://10.0.0.7:8080/base`. */
+  readonly uri: string;
+  /** `scheme://host:port`: the pool it goes through. */
+  readonly origin: string;
+  /** Length of `scheme://authority` in `uri`: what precedes the wire path in a rewritten URL. */
+  readonly prefixLength: number;
+}
+
+const AUTHORITY = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/[^/?#]*/;
+const SENDABLE: ReadonlySet<string> = new Set(['http', 'https']);
+
+/**
+ * The hosts of a cluster that may take a request, with their weights: announced with weight above
+ * zero (partition 0, else the lowest), not in the cluster's `bannedUris`, with an http or https URI;
+ * of those, the first of `schemes` (a service's `prioritizedSchemes`, in order) that has any, or all
+ * of them when `schemes` is empty. Empty for an unknown cluster.
+ */
+export function eligibleHosts(
+  uris: MergedUriProperties | undefined,
+  cluster: ClusterProperties | undefined,
+  schemes: readonly string[],
+): { item: Host; weight: number }[] {
+  if (!uris) return [];
+  const banned = new Set(cluster?.bannedUris ?? []);
+  const byScheme = new Map<string, { item: Host; weight: number }[]>();
+  for (const host of uris.hosts) {
+    const match = AUTHORITY.exec(host.uri);
+    const scheme = match?.[1]?.toLowerCase();
+    if (!match || !scheme || !SENDABLE.has(scheme) || !(host.weight > 0) || banned.has(host.uri)) continue;
+    let origin: string;
+    try {
+      origin = new URL(host.uri).origin;
+    } catch {
+      continue;
+    }
+    const list = byScheme.get(scheme) ?? [];
+    list.push({ item: { uri: host.uri, origin, prefixLength: match[0].length }, weight: host.weight });
+    byScheme.set(scheme, list);
+  }
+  if (schemes.length === 0) return [...byScheme.values()].flat();
+  for (const scheme of schemes) {
+    const list = byScheme.get(scheme.toLowerCase());
+    if (list && list.length > 0) return list;
+  }
+  return [];
+}

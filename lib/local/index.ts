@@ -1,0 +1,21 @@
+/**
+ * lib/local: the whole system on one machine (`npm start`, `npm run demo`, through `main.ts`) and its
+ * parts, which the benchmarks reuse: a real ZooKeeper process, a local SQS (fauxqs) with a FIFO queue
+ * pair, the poller that drives a Lambda handler from it, and the scripted scenario. Development
+ * tooling: it loads everything (Powertools, @aws-sdk, the bridge, the xDS server) and is not part of
+ * the package.
+ */
+export { LocalStack, type LocalStackOptions, type ClusterView, type ReplicaView, type StackEnv } from './stack';
+export { runScenario, formatResults, type StepResult } from './scenario';
+export { startZooKeeper, startEnsemble, type SessionTimeouts, type ZooKeeperOptions, type ZooKeeperServer, type ZooKeeperEnsemble } from './zookeeper';
+export {
+  LOCAL_REGION,
+  createFifoQueuePair,
+  localSqsClient,
+  startLocalSqs,
+  type FifoQueueOptions,
+  type FifoQueuePair,
+  type LocalSqs,
+  type LocalSqsOptions,
+} from './sqs';
+export { SqsPoller, type PollerState, type SqsHandler, type SqsPollerOptions, type SqsPollerStats } from './sqs-poller';

@@ -1,0 +1,194 @@
+/**
+ * Persistent watches of the in-memory ZooKeeper, delivering the way lib/zk/persistent-watch.ts does:
+ * every change of the watched path (and every `connected` / `reset` session event) triggers a re-read;
+ * re-reads of one watch are serial and coalesced; a read older than the last delivered state is
+ * dropped and an unchanged one is not delivered; a transient read failure is retried by the next
+ * `connected` / `reset`. Each re-read waits one macrotask first (the real one waits for a round trip),
+ * so changes made in one turn of the event loop reach the listener as one delivery of the latest state.
+ *
+ * Concurrency: `running`, `dirty` and `last` change only on the event loop, inside `refresh`.
+ */
+import type { ChildrenState, DataState, SessionEvent, Stat, Watch, WatchLifecycle } from '../../../lib/zk';
+import { assertIsError, isZkError } from '../../../lib/zk';
+import type { NodeChange } from './znode-tree';
+
+/** What a watch needs from its in-memory session. Reads go through the session, so faults and connection state apply. */
+export interface InMemoryWatchHost {
+  getData(path: string): Promise<{ data: Buffer; stat: Stat }>;
+  exists(path: string): Promise<Stat | undefined>;
+  getChildren(path: string): Promise<{ children: string[]; stat: Stat }>;
+  onSessionEvent(listener: (event: SessionEvent) => void): () => void;
+  onNodeChange(path: string, listener: (change: NodeChange) => void): () => void;
+  /** A read failed for a reason a retry will not fix, or the listener threw (the real watch logs both): kept by the fake. */
+  onWatchError(err: Error, path: string): void;
+  /** A refresh started (+1) or ended (-1); the fake's `idle()` waits for zero. */
+  busy(delta: 1 | -1): void;
+}
+
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+abstract class InMemoryWatch<S extends DataState | ChildrenState> implements Watch {
+  lifecycle: WatchLifecycle = 'latent';
+  readonly ready: Promise<void>;
+  /** The last state delivered to the listener. */
+  last: S | undefined;
+  private resolveReady!: () => void;
+  private running = false;
+  private dirty = false;
+  private readonly unsubscribe: (() => void)[] = [];
+  private readonly closeListeners: (() => void)[] = [];
+
+  constructor(
+    protected readonly host: InMemoryWatchHost,
+    readonly path: string,
+    private readonly listener: (state: S) => void,
+  ) {
+    this.ready = new Promise((resolve) => (this.resolveReady = resolve));
+  }
+
+  start(): void {
+    if (this.lifecycle !== 'latent') return;
+    this.lifecycle = 'started';
+    this.unsubscribe.push(
+      this.host.onSessionEvent((event) => {
+        if (event === 'connected' || event === 'reset') void this.refresh();
+      }),
+      this.host.onNodeChange(this.path, (change) => {
+        if (this.cares(change)) void this.refresh();
+      }),
+    );
+    void this.refresh();
+  }
+
+  close(): void {
+    if (this.lifecycle === 'closed') return;
+    this.lifecycle = 'closed';
+    for (const unsubscribe of this.unsubscribe.splice(0)) unsubscribe();
+    this.resolveReady();
+    for (const listener of this.closeListeners.splice(0)) listener();
+  }
+
+  onClose(listener: () => void): void {
+    this.closeListeners.push(listener);
+  }
+
+  /** Which changes of the path the real watch would be armed for. */
+  protected abstract cares(change: NodeChange): boolean;
+  protected abstract read(): Promise<S>;
+  protected abstract isOlder(next: S, prev: S): boolean;
+  protected abstract isSame(next: S, prev: S): boolean;
+
+  /** lib/zk's CoalescingTask: one pass at a time; calls meanwhile make one more pass afterwards. */
+  private async refresh(): Promise<void> {
+    if (this.lifecycle !== 'started') return;
+    if (this.running) {
+      this.dirty = true;
+      return;
+    }
+    this.running = true;
+    this.host.busy(1);
+    try {
+      do {
+        this.dirty = false;
+        await nextTurn();
+        if (this.lifecycle !== 'started') break;
+        const state = await this.readOnce();
+        if (state && this.lifecycle === 'started') this.deliver(state);
+      } while (this.dirty && this.lifecycle === 'started');
+    } finally {
+      this.running = false;
+      this.host.busy(-1);
+    }
+  }
+
+  private async readOnce(): Promise<S | undefined> {
+    try {
+      return await this.read();
+    } catch (err) {
+      assertIsError(err);
+      if (!isZkError(err, 'connectionLoss', 'sessionExpired', 'timeout', 'closed')) this.host.onWatchError(err, this.path);
+      return undefined;
+    }
+  }
+
+  private deliver(state: S): void {
+    const prev = this.last;
+    if (prev && (this.isOlder(state, prev) || this.isSame(state, prev))) return;
+    this.last = state;
+    try {
+      this.listener(state);
+    } catch (err) {
+      assertIsError(err);
+      // The real watch logs a throwing listener and carries on; so does the fake.
+      this.host.onWatchError(err, this.path);
+    }
+    this.resolveReady();
+  }
+}
+
+/** Data watch: re-reads on create, data change and delete of the path. */
+export class InMemoryDataWatch extends InMemoryWatch<DataState> {
+  protected cares(change: NodeChange): boolean {
+    return change !== 'children';
+  }
+
+  protected async read(): Promise<DataState> {
+    const stat = await this.host.exists(this.path);
+    if (!stat) return { exists: false };
+    try {
+      const { data, stat: current } = await this.host.getData(this.path);
+      return { exists: true, data, stat: current };
+    } catch (err) {
+      // Deleted between the two reads: the change notification makes the watch read again.
+      if (isZkError(err, 'noNode')) return { exists: false };
+      throw err;
+    }
+  }
+
+  protected isOlder(next: DataState, prev: DataState): boolean {
+    if (!next.exists || !prev.exists) return false;
+    return next.stat.czxid < prev.stat.czxid || (next.stat.czxid === prev.stat.czxid && next.stat.mzxid < prev.stat.mzxid);
+  }
+
+  protected isSame(next: DataState, prev: DataState): boolean {
+    if (!next.exists || !prev.exists) return next.exists === prev.exists;
+    return next.stat.czxid === prev.stat.czxid && next.stat.mzxid === prev.stat.mzxid;
+  }
+}
+
+/** Children watch: re-reads on create and delete of the path and of its children. */
+export class InMemoryChildrenWatch extends InMemoryWatch<ChildrenState> {
+  protected cares(change: NodeChange): boolean {
+    return change !== 'data';
+  }
+
+  protected async read(): Promise<ChildrenState> {
+    for (;;) {
+      try {
+        const { children, stat } = await this.host.getChildren(this.path);
+        return { exists: true, children, stat };
+      } catch (err) {
+        if (!isZkError(err, 'noNode')) throw err;
+      }
+      const stat = await this.host.exists(this.path);
+      if (!stat) return { exists: false };
+    }
+  }
+
+  protected isOlder(next: ChildrenState, prev: ChildrenState): boolean {
+    if (!next.exists || !prev.exists) return false;
+    return next.stat.czxid < prev.stat.czxid || (next.stat.czxid === prev.stat.czxid && next.stat.pzxid < prev.stat.pzxid);
+  }
+
+  protected isSame(next: ChildrenState, prev: ChildrenState): boolean {
+    if (!next.exists || !prev.exists) return next.exists === prev.exists;
+    return (
+      next.stat.czxid === prev.stat.czxid &&
+      next.stat.pzxid === prev.stat.pzxid &&
+      next.children.length === prev.children.length &&
+      next.children.every((c, i) => c === prev.children[i])
+    );
+  }
+}

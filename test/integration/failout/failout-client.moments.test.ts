@@ -1,0 +1,253 @@
+import { Registry } from 'prom-client';
+import { LoadBalancerState } from '../../../lib/d2';
+import { clusterPath, servicePath, urisPath } from '../../../lib/d2/paths';
+import {
+  WeightedFailoutRedirectStrategy,
+  ZooKeeperFailoutConfigProviderFactory,
+  buildD2Client,
+  type BuiltD2Client,
+  type D2ClientConfig,
+} from '../../../lib/failout';
+import type { ZkSession } from '../../../lib/zk';
+import { put } from '../../helpers/d2';
+import { closeServers, startServer, type RecordingServer } from '../../helpers/http';
+import { closeSessions, eventually, expireSession, openSession, uniqueBase } from '../../helpers/zk';
+
+// The client side of failout at the moments that matter (issue 13), through the path a service takes:
+// `buildD2Client(config)` over a real ZooKeeper and real HTTP backends. Cluster documents are written
+// as the JSON the worker writes (the contract), not through our codecs.
+
+const LOR1 = 'greetings-lor1';
+const LVA1 = 'greetings-lva1';
+const LTX1 = 'greetings-ltx1';
+const URL = 'd2://greetings/hello';
+const HOUR = 3_600_000;
+
+/** A cluster document, failed out to `peers` (`[cluster, weight]`) for the next hour when given. */
+function clusterJson(name: string, peers?: [string, number][]): string {
+  const doc: Record<string, unknown> = { clusterName: name };
+  if (peers) {
+    doc.failoutProperties = {
+      failoutRedirectConfigs: peers.map(([peer, weight]) => ({ peer, weight })),
+      failoutBucketConfigs: [
+        { partition: 'main', bucketOfflineRange: { from: 0, to: 99 }, offlineAt: Date.now() - 1000, onlineAt: Date.now() + HOUR, requestId: 'it', reason: 'test' },
+      ],
+    };
+  }
+  return JSON.stringify(doc);
+}
+
+function uriJson(cluster: string, uri: string): string {
+  return JSON.stringify({ weights: { [uri]: 1.0 }, clusterName: cluster, partitionDesc: { [uri]: { '0': { weight: 1.0 } } }, uriSpecificProperties: {} });
+}
+
+function serviceJson(name: string, cluster: string, schemes = ['http']): string {
+  return JSON.stringify({ serviceName: name, clusterName: cluster, path: `/${name}`, loadBalancerStrategyList: ['degraderV3'], prioritizedSchemes: schemes });
+}
+
+/** Sends `count` requests, `concurrency` in flight; returns how many each cluster served. */
+async function sendMany(client: BuiltD2Client, count: number, concurrency: number): Promise<Record<string, number>> {
+  const seen: Record<string, number> = {};
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < count) {
+      next++;
+      const response = await client.request(URL);
+      await response.body.dump();
+      seen[response.target.cluster] = (seen[response.target.cluster] ?? 0) + 1;
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return seen;
+}
+
+async function counterValue(registry: Registry, name: string): Promise<number> {
+  const metric = registry.getSingleMetric(name);
+  if (!metric) return 0;
+  const { values } = await metric.get();
+  return values.reduce((sum, v) => sum + v.value, 0);
+}
+
+describe('FailoutClient through buildD2Client, at the moments that matter', () => {
+  let writer: ZkSession;
+  let base: string;
+  let servers: Record<string, RecordingServer>;
+  const opened: { state: LoadBalancerState; client: BuiltD2Client }[] = [];
+
+  beforeEach(async () => {
+    writer = await openSession();
+    base = uniqueBase('failout-moments');
+    servers = {};
+    for (const cluster of [LOR1, LVA1, LTX1]) servers[cluster] = await startServer(cluster);
+  });
+
+  afterEach(async () => {
+    for (const { state, client } of opened.splice(0)) {
+      await client.close();
+      state.shutdown();
+    }
+    await closeServers();
+    await closeSessions();
+  });
+
+  async function writeTopology(failedOutTo?: [string, number][]): Promise<void> {
+    await put(writer, clusterPath(base, LOR1), clusterJson(LOR1, failedOutTo));
+    for (const cluster of [LVA1, LTX1]) await put(writer, clusterPath(base, cluster), clusterJson(cluster));
+    for (const cluster of [LOR1, LVA1, LTX1]) await put(writer, `${urisPath(base, cluster)}/host-1`, uriJson(cluster, servers[cluster]!.uri));
+    await put(writer, servicePath(base, 'greetings'), serviceJson('greetings', LOR1));
+  }
+
+  async function build(session: ZkSession, overrides: Partial<D2ClientConfig> = {}): Promise<{ state: LoadBalancerState; client: BuiltD2Client }> {
+    const state = new LoadBalancerState({ session, basePath: base });
+    const client = buildD2Client({
+      state,
+      enableClusterFailout: true,
+      failoutConfigProviderFactory: new ZooKeeperFailoutConfigProviderFactory(),
+      failoutRedirectStrategy: (view) => new WeightedFailoutRedirectStrategy({ view }),
+      warmUpMaxJitterMs: 0,
+      ...overrides,
+    });
+    opened.push({ state, client });
+    return { state, client };
+  }
+
+  describe('a service started during an active failout', () => {
+    it('sends none of 200 concurrent first requests to the failed-out cluster', async () => {
+      await writeTopology([[LVA1, 2], [LTX1, 1]]);
+      const { client } = await build(await openSession());
+
+      const seen = await sendMany(client, 200, 200);
+
+      expect(servers[LOR1]!.paths).toHaveLength(0);
+      expect(seen[LOR1]).toBeUndefined();
+      expect((seen[LVA1] ?? 0) + (seen[LTX1] ?? 0)).toBe(200);
+    });
+
+    it('sends none of 5 sequential first requests to the failed-out cluster', async () => {
+      await writeTopology([[LVA1, 1]]);
+      const { client } = await build(await openSession());
+
+      const seen = await sendMany(client, 5, 1);
+
+      expect(servers[LOR1]!.paths).toHaveLength(0);
+      expect(seen).toEqual({ [LVA1]: 5 });
+    });
+
+    it('sends none of 200 concurrent first requests to the failed-out cluster after a session expiry', async () => {
+      await writeTopology([[LVA1, 1]]);
+      const session = await openSession();
+      const { state, client } = await build(session);
+      await state.listenToService('greetings');
+      await expireSession(session);
+
+      const seen = await sendMany(client, 200, 200);
+
+      expect(servers[LOR1]!.paths).toHaveLength(0);
+      expect(seen).toEqual({ [LVA1]: 200 });
+    });
+
+    it('keeps sending to the peers when a session expires mid-failout', async () => {
+      await writeTopology([[LVA1, 1]]);
+      const session = await openSession();
+      const { client } = await build(session);
+      await sendMany(client, 5, 1);
+      await expireSession(session);
+
+      const seen = await sendMany(client, 200, 50);
+
+      expect(servers[LOR1]!.paths).toHaveLength(0);
+      expect(seen).toEqual({ [LVA1]: 200 });
+    });
+  });
+
+  it('warms up a peer whose hosts are announced after the failout started', async () => {
+    await writeTopology();
+    await writer.remove(`${urisPath(base, LVA1)}/host-1`);
+    const registry = new Registry();
+    const { client } = await build(await openSession(), { registry });
+    await sendMany(client, 1, 1);
+
+    await put(writer, clusterPath(base, LOR1), clusterJson(LOR1, [[LVA1, 1]]));
+    await eventually(() => client.provider?.getFailoutConfig(LOR1)?.isFailedOut() === true, 10_000, 'failout seen');
+    await new Promise((r) => setTimeout(r, 200));
+    expect(servers[LVA1]!.connections()).toBe(0);
+    await put(writer, `${urisPath(base, LVA1)}/host-1`, uriJson(LVA1, servers[LVA1]!.uri));
+
+    await eventually(() => servers[LVA1]!.connections() > 0, 10_000, 'peer warmed');
+    await eventually(async () => (await counterValue(registry, 'failout_warmups_succeeded_total')) === 1, 10_000, 'warm-up counted');
+    expect(servers[LVA1]!.paths.length).toBeGreaterThan(0);
+  });
+
+  it('tears down every peer watch the failout created once it ends, also after traffic went there', async () => {
+    await writeTopology();
+    const { state, client } = await build(await openSession(), { peerWatchTeardownDelayMs: 300 });
+    await sendMany(client, 1, 1);
+    expect(state.isListeningToCluster(LVA1)).toBe(false);
+
+    await put(writer, clusterPath(base, LOR1), clusterJson(LOR1, [[LVA1, 1]]));
+    await eventually(() => state.isListeningToCluster(LVA1), 10_000, 'peer watched');
+    await eventually(async () => (await sendMany(client, 1, 1))[LVA1] === 1, 10_000, 'redirected');
+    await sendMany(client, 20, 5);
+    await put(writer, clusterPath(base, LOR1), clusterJson(LOR1));
+    await eventually(async () => (await sendMany(client, 1, 1))[LOR1] === 1, 10_000, 'restored');
+
+    await eventually(() => !state.isListeningToCluster(LVA1), 5_000, 'peer watch torn down');
+    expect(state.isListeningToCluster(LOR1)).toBe(true);
+  });
+
+  it('warms the very pools it then sends on: the first redirected request opens no new connection', async () => {
+    await writeTopology();
+    const registry = new Registry();
+    const { client } = await build(await openSession(), { registry });
+    await sendMany(client, 1, 1);
+    expect(servers[LVA1]!.connections()).toBe(0);
+
+    await put(writer, clusterPath(base, LOR1), clusterJson(LOR1, [[LVA1, 1]]));
+    await eventually(async () => (await counterValue(registry, 'failout_warmups_succeeded_total')) === 1, 10_000, 'warm-up done');
+    const warmed = servers[LVA1]!.connections();
+    expect(warmed).toBeGreaterThan(0);
+    expect(await counterValue(registry, 'failout_warmup_connections_opened_total')).toBeGreaterThan(0);
+
+    const seen = await sendMany(client, 1, 1);
+
+    expect(seen).toEqual({ [LVA1]: 1 });
+    expect(servers[LVA1]!.connections()).toBe(warmed);
+    // The manager's peer watch shows in the same registry.
+    expect(await client.registry.metrics()).toContain(`failout_peer_watches{cluster="${LOR1}",peer="${LVA1}",status="warm"} 1`);
+    expect(client.registry).toBe(registry);
+  });
+
+  it('does not warm up when the config turns warm-up off', async () => {
+    await writeTopology();
+    const registry = new Registry();
+    const { client } = await build(await openSession(), { registry, warmUp: false });
+    await sendMany(client, 1, 1);
+
+    await put(writer, clusterPath(base, LOR1), clusterJson(LOR1, [[LVA1, 1]]));
+    await eventually(async () => (await sendMany(client, 1, 1))[LVA1] === 1, 10_000, 'redirected');
+
+    expect(await counterValue(registry, 'failout_warmups_started_total')).toBe(0);
+  });
+
+  it('keeps a request on its cluster when the only peer has no host in a scheme the service speaks', async () => {
+    await writeTopology([[LVA1, 1]]);
+    await put(writer, `${urisPath(base, LVA1)}/host-1`, uriJson(LVA1, `https://127.0.0.1:${servers[LVA1]!.port}`));
+    const { client } = await build(await openSession());
+
+    const seen = await sendMany(client, 10, 2);
+
+    expect(seen).toEqual({ [LOR1]: 10 });
+  });
+
+  it('counts a cluster document the codec rejects in the registry the user gave', async () => {
+    await writeTopology([[LVA1, 1]]);
+    const registry = new Registry();
+    const { client } = await build(await openSession(), { registry });
+    await sendMany(client, 1, 1);
+
+    await put(writer, clusterPath(base, LOR1), '{"clusterName": "greetings-lor1", "failoutProperties": {"failoutRedirectConfigs": "nope"}}');
+
+    await eventually(async () => (await counterValue(registry, 'failout_config_malformed_total')) === 1, 10_000, 'malformed counted');
+    expect(await sendMany(client, 5, 1)).toEqual({ [LVA1]: 5 });
+  });
+});
