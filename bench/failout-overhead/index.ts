@@ -81,6 +81,19 @@ async function interleave(variants: readonly Variant[], batches: number, ops: nu
   return samples;
 }
 
+/**
+ * Per-round ratios: batch b of a variant over batch b of its baseline, both run in the same round a
+ * few milliseconds apart, so drift of the shared machine cancels out; the median of those.
+ */
+function pairedRatio(samples: Map<string, number[]>, variant: string, baseline: string): number {
+  const v = samples.get(variant)!;
+  const base = samples.get(baseline)!;
+  return percentile(
+    v.map((ns, b) => ns / base[b]!),
+    50,
+  );
+}
+
 function rows(kind: string, variants: readonly Variant[], samples: Map<string, number[]>): Row[] {
   return variants.map((v) => {
     const p50 = percentile(samples.get(v.name)!, 50);
@@ -92,6 +105,7 @@ function rows(kind: string, variants: readonly Variant[], samples: Map<string, n
       'ns/op p50': round(p50, 0),
       'ns/op p90': round(percentile(samples.get(v.name)!, 90), 0),
       'ratio (p50)': base === undefined ? '' : round(p50 / base, 3),
+      'paired ratio (p50)': v.baseline === undefined ? '' : round(pairedRatio(samples, v.name, v.baseline), 3),
       'ratio vs D2 peer rotation': also === undefined ? '' : round(p50 / also, 3),
     };
   });

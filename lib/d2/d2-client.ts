@@ -208,6 +208,14 @@ export class D2Client {
     let chosen = router.route(d2.service, service, d2.text, key);
     if (typeof chosen === 'object') chosen = await chosen;
     if (chosen === undefined || chosen === own) return this.pick(d2.service, service, own, d2.text);
+    // A host in the chosen cluster means its data is loaded and followed (the failout manager's peer
+    // watch): pick at once. Otherwise make it usable (borrowing a hold if nobody follows it) and pick.
+    const selection = this.selection(chosen, service.prioritizedSchemes);
+    const host = selection.cluster === undefined ? undefined : selection.rotation.next();
+    if (host !== undefined) {
+      if (this.borrowed.size !== 0) this.touchBorrowed(chosen);
+      return this.target(d2.service, service, chosen, d2.text, host);
+    }
     const used = this.useCluster(chosen);
     if (used !== undefined) await used;
     return this.pick(d2.service, service, chosen, d2.text);
@@ -344,11 +352,17 @@ export class D2Client {
    * used; otherwise borrows a hold (released after `borrowedClusterIdleMs` without use) and waits for it.
    */
   private useCluster(cluster: string): Promise<void> | undefined {
-    const borrowed = this.borrowed.size === 0 ? undefined : this.borrowed.get(cluster);
-    if (borrowed !== undefined) borrowed.lastUsed = performance.now();
+    const borrowed = this.touchBorrowed(cluster);
     if (this.state.isClusterLoaded(cluster)) return undefined;
     if (borrowed !== undefined) return this.withTimeout(borrowed.load, `cluster ${cluster}`);
     return this.borrow(cluster);
+  }
+
+  /** Marks a borrowed hold on `cluster` as used now; returns it (undefined when the cluster is not borrowed). */
+  private touchBorrowed(cluster: string): BorrowedCluster | undefined {
+    const borrowed = this.borrowed.size === 0 ? undefined : this.borrowed.get(cluster);
+    if (borrowed !== undefined) borrowed.lastUsed = performance.now();
+    return borrowed;
   }
 
   private borrow(cluster: string): Promise<void> {
@@ -393,6 +407,11 @@ export class D2Client {
     if (!selection.cluster) throw new D2Error('unknownCluster', `unknown cluster ${JSON.stringify(cluster)} (service ${serviceName})`);
     const host = selection.rotation.next();
     if (!host) throw new D2Error('noHosts', `cluster ${JSON.stringify(cluster)} has no hosts for service ${JSON.stringify(serviceName)}`);
+    return this.target(serviceName, service, cluster, d2Url, host);
+  }
+
+  /** The target of a request sent to `host` (rest.li `D2URIRewriter`). */
+  private target(serviceName: string, service: ServiceProperties, cluster: string, d2Url: string, host: Host): D2Target {
     const url = rewriteD2Uri(host.uri, service.path, d2Url);
     const hash = url.indexOf('#', host.prefixLength);
     const path = url.slice(host.prefixLength, hash < 0 ? undefined : hash);

@@ -160,8 +160,8 @@ export class FailoutClient implements ClusterRouter {
   }
 
   /** The host a request would go to, by the same decision as {@link request}, without sending. */
-  resolve(url: string | URL, options: FailoutResolveOptions = {}): Promise<D2Target> {
-    return this.d2.resolveRouted(url, this, options.routingKey);
+  resolve(url: string | URL, options?: FailoutResolveOptions): Promise<D2Target> {
+    return this.d2.resolveRouted(url, this, options?.routingKey);
   }
 
   /** Counters since construction. */

@@ -57,6 +57,9 @@ export class ZooKeeperFailoutConfigProvider implements FailoutConfigProvider, Lo
   private readonly managers = new Map<string, FailedoutClusterManager>();
   /** Peer → the managers watching it (a manager adds itself when it starts a watch, leaves on release). */
   private readonly peerIndex = new Map<string, Set<FailedoutClusterManager>>();
+  /** The last cluster looked up and its manager (undefined: none); reset whenever `managers` changes. */
+  private lastCluster: string | undefined;
+  private lastManager: FailedoutClusterManager | undefined;
   private readonly malformed: Counter<'cluster'>;
   private readonly log: Logger;
   private lifecycle: 'latent' | 'started' | 'shutdown' = 'latent';
@@ -84,18 +87,34 @@ export class ZooKeeperFailoutConfigProvider implements FailoutConfigProvider, Lo
     this.state.unregisterClusterListener(this);
     const managers = [...this.managers.values()];
     this.managers.clear();
+    this.managersChanged();
     for (const manager of managers) manager.shutdown();
     this.peerIndex.clear();
   }
 
   /** The config while the cluster has failout properties, active or not (evaluate `isFailedOut` per use). */
   getFailoutConfig(cluster: string): FailoutConfig | undefined {
-    return this.managers.get(cluster)?.getFailoutConfig();
+    return this.manager(cluster)?.getFailoutConfig();
   }
 
   /** See {@link FailoutConfigProvider.whenPeersLoaded}: the cluster's manager waits on its own peer watches. */
   whenPeersLoaded(cluster: string): Promise<void> | undefined {
-    return this.managers.get(cluster)?.whenPeersLoaded();
+    return this.manager(cluster)?.whenPeersLoaded();
+  }
+
+  /** The cluster's manager. Both calls of a redirected request ask for the same one: it is remembered. */
+  private manager(cluster: string): FailedoutClusterManager | undefined {
+    if (cluster === this.lastCluster) return this.lastManager;
+    const manager = this.managers.get(cluster);
+    this.lastCluster = cluster;
+    this.lastManager = manager;
+    return manager;
+  }
+
+  /** Forgets the remembered lookup; called on every change of `managers`. */
+  private managersChanged(): void {
+    this.lastCluster = undefined;
+    this.lastManager = undefined;
   }
 
   /** Clusters that have a manager (a copy): failout properties, or peers still being torn down. */
@@ -146,6 +165,7 @@ export class ZooKeeperFailoutConfigProvider implements FailoutConfigProvider, Lo
     const manager = this.managers.get(cluster);
     if (!manager) return;
     this.managers.delete(cluster);
+    this.managersChanged();
     manager.updateFailoutConfig(undefined);
     manager.shutdown();
   }
@@ -177,10 +197,12 @@ export class ZooKeeperFailoutConfigProvider implements FailoutConfigProvider, Lo
         // Failout properties gone and every peer released: nothing left to manage.
         if (this.managers.get(cluster) !== manager) return;
         this.managers.delete(cluster);
+        this.managersChanged();
         manager.shutdown();
       },
     });
     this.managers.set(cluster, manager);
+    this.managersChanged();
     return manager;
   }
 

@@ -74,6 +74,10 @@ interface PeerFactsEntry {
   readonly peers: readonly PeerFacts[];
   /** Some peer has a failout config of its own (the request's bucket then matters). */
   readonly anyFailout: boolean;
+  /** Without peer failouts: the rotation over the eligible peers (undefined when none is eligible). */
+  readonly rotation: WeightedRoundRobin<string> | undefined;
+  /** Without peer failouts: the peers passed over, and why (counted per request). */
+  readonly skipped: readonly { readonly cluster: string; readonly reason: PeerSkipReason }[];
 }
 
 /** What a strategy keeps of one config. */
@@ -83,7 +87,13 @@ interface ConfigFacts {
   readonly bySchemes: Map<readonly string[] | undefined, PeerFactsEntry>;
   /** The config's rotations, by the set of eligible peers (a bit mask over `config.peers`). */
   readonly rotations: Rotations;
+  /** The scheme list asked for last, and its entry: services mostly share one. */
+  lastSchemes: readonly string[] | undefined | typeof NOT_SEEN;
+  lastEntry: PeerFactsEntry | undefined;
 }
+
+/** No scheme list asked for yet (`undefined` is a valid scheme list: any). */
+const NOT_SEEN: unique symbol = Symbol('not seen');
 
 /** The bucket passed on when no rule depends on it (every window and no peer window looks at it). */
 const ANY_BUCKET = -1;
@@ -116,6 +126,9 @@ export class WeightedFailoutRedirectStrategy implements FailoutRedirectStrategy 
    * (one lookup per request; a new config object starts fresh).
    */
   private readonly facts = new WeakMap<FailoutConfig, ConfigFacts>();
+  /** The config asked for last and its facts (a one-entry cache in front of `facts`). */
+  private lastConfig: FailoutConfig | undefined;
+  private lastFacts: ConfigFacts | undefined;
   private readonly noEligible: FailoutCounter<'cluster' | 'outcome'>;
   private readonly skippedPeers: FailoutCounter<'cluster' | 'peer' | 'reason'>;
 
@@ -158,6 +171,11 @@ export class WeightedFailoutRedirectStrategy implements FailoutRedirectStrategy 
       bucket = bucketOf(request.key, this.random);
       if (!config.isBucketFailedOut(bucket, now)) return config.cluster;
     }
+    if (!peers.anyFailout && peers.rotation !== undefined) {
+      // No peer window to evaluate: the eligible set is fixed while the facts hold.
+      for (const skip of peers.skipped) this.skippedPeers.inc(config.cluster, skip.cluster, skip.reason);
+      return peers.rotation.next() ?? config.cluster;
+    }
     const mask = this.eligibleMask(config, peers.peers, bucket, now);
     if (mask === 0) return this.noEligiblePeer(config, bucket);
     return this.rotation(config, facts, mask).next() ?? config.cluster;
@@ -190,18 +208,26 @@ export class WeightedFailoutRedirectStrategy implements FailoutRedirectStrategy 
   }
 
   private configFacts(config: FailoutConfig): ConfigFacts {
+    // Most of the time one cluster is failed out: its facts are one comparison away.
+    if (config === this.lastConfig) return this.lastFacts!;
     let facts = this.facts.get(config);
     if (facts === undefined) {
       const allBuckets = config.windows.every((w) => w.buckets.from <= 0 && w.buckets.to >= BUCKETS - 1);
-      this.facts.set(config, (facts = { allBuckets, bySchemes: new Map(), rotations: new Map() }));
+      this.facts.set(config, (facts = { allBuckets, bySchemes: new Map(), rotations: new Map(), lastSchemes: NOT_SEEN, lastEntry: undefined }));
     }
+    this.lastConfig = config;
+    this.lastFacts = facts;
     return facts;
   }
 
   private peerFacts(config: FailoutConfig, facts: ConfigFacts, schemes: readonly string[] | undefined): PeerFactsEntry {
     const version = this.view.version;
-    const cached = facts.bySchemes.get(schemes);
-    if (cached !== undefined && version !== undefined && cached.version === version) return cached;
+    const cached = schemes === facts.lastSchemes ? facts.lastEntry : facts.bySchemes.get(schemes);
+    if (cached !== undefined && version !== undefined && cached.version === version) {
+      facts.lastSchemes = schemes;
+      facts.lastEntry = cached;
+      return cached;
+    }
     const peers = config.peers.slice(0, 31).map(
       (p): PeerFacts => ({
         cluster: p.cluster,
@@ -211,8 +237,22 @@ export class WeightedFailoutRedirectStrategy implements FailoutRedirectStrategy 
         hasHosts: this.view.getHostCount(p.cluster, schemes) > 0,
       }),
     );
-    const entry = { version, peers, anyFailout: peers.some((p) => p.config !== undefined) };
+    const anyFailout = peers.some((p) => p.config !== undefined);
+    let rotation: WeightedRoundRobin<string> | undefined;
+    const skipped: { cluster: string; reason: PeerSkipReason }[] = [];
+    if (!anyFailout) {
+      let mask = 0;
+      peers.forEach((p, i) => {
+        const reason = p.self ? 'self' : p.hasHosts ? undefined : 'noHosts';
+        if (reason === undefined) mask |= 1 << i;
+        else skipped.push({ cluster: p.cluster, reason });
+      });
+      rotation = mask === 0 ? undefined : this.rotation(config, facts, mask);
+    }
+    const entry: PeerFactsEntry = { version, peers, anyFailout, rotation, skipped };
     facts.bySchemes.set(schemes, entry);
+    facts.lastSchemes = schemes;
+    facts.lastEntry = entry;
     return entry;
   }
 
