@@ -40,7 +40,8 @@ function config(server: string, zk: string, clusters: number, replicaId: string,
     replicaId,
     bootstrap: { xds_servers: [{ server_uri: server, channel_creds: [{ type: 'insecure' }] }], node: { id: 'bench' } },
     services: Array.from({ length: clusters }, (_, c) => `svc-${c}`),
-    zookeeper: { connectString: zk, basePath: '/d2', sessionTimeoutMs: 10_000 },
+    // As deployed: a bridge identity, so nodes get the policy's ACLs and the start-up check walks the tree.
+    zookeeper: { connectString: zk, basePath: '/d2', sessionTimeoutMs: 10_000, credentials: [{ user: 'bench-bridge', password: 'bench' }] },
     writeBudget: { maxOpsPerMulti: 500, maxBytesPerMulti: 900_000, maxOpsPerSecond: rate },
     admin: { host: '127.0.0.1', port: 0 },
   });

@@ -3,7 +3,7 @@
 import { D2Client, LoadBalancerState, WeightedRoundRobin, serializeClusterProperties, serializeServiceProperties, serializeUriProperties } from '../../lib/d2';
 import { clusterPath, parseClusterProperties, parseServiceProperties, servicePath, urisPath } from '../../lib/d2';
 import { startZooKeeper } from '../../lib/local';
-import { connectSession, type ZkSession } from '../../lib/zk';
+import { connectSession, OPEN_ACL, type ZkSession } from '../../lib/zk';
 import { percentile, printTable, round, writeResults, type Row } from '../lib/report';
 
 interface Parameters {
@@ -30,14 +30,14 @@ function parseArgs(args: string[]): Parameters {
 async function loadService(session: ZkSession, hosts: number): Promise<string> {
   const cluster = `bench-${hosts}`;
   const service = `svc-${hosts}`;
-  await session.create(clusterPath(undefined, cluster), Buffer.from(serializeClusterProperties(parseClusterProperties({ clusterName: cluster }))), { parents: true });
+  await session.create(clusterPath(undefined, cluster), Buffer.from(serializeClusterProperties(parseClusterProperties({ clusterName: cluster }))), { parents: true, acl: OPEN_ACL });
   const serviceDoc = parseServiceProperties({ serviceName: service, clusterName: cluster, path: `/${service}`, loadBalancerStrategyList: ['degraderV3'], prioritizedSchemes: ['http'] });
-  await session.create(servicePath(undefined, service), Buffer.from(serializeServiceProperties(serviceDoc)), { parents: true });
-  await session.ensurePath(urisPath(undefined, cluster));
+  await session.create(servicePath(undefined, service), Buffer.from(serializeServiceProperties(serviceDoc)), { parents: true, acl: OPEN_ACL });
+  await session.ensurePath(urisPath(undefined, cluster), OPEN_ACL);
   const creates = Array.from({ length: hosts }, (_, i) => {
     const uri = `http://10.0.${Math.floor(i / 250)}.${i % 250}:8080`;
     const data = serializeUriProperties({ clusterName: cluster, partitionDesc: { [uri]: { 0: 1 + (i % 3) } }, uriSpecificProperties: {} });
-    return session.create(`${urisPath(undefined, cluster)}/host-${i}`, Buffer.from(data));
+    return session.create(`${urisPath(undefined, cluster)}/host-${i}`, Buffer.from(data), { acl: OPEN_ACL });
   });
   await Promise.all(creates);
   return service;

@@ -9,7 +9,7 @@ import { clusterPath, servicePath, urisPath } from '../../lib/d2';
 import { WeightedFailoutRedirectStrategy, ZooKeeperFailoutConfigProviderFactory, buildD2Client, type BuiltD2Client } from '../../lib/failout';
 import type { Registry } from 'prom-client';
 import { startZooKeeper } from '../../lib/local';
-import { connectSession, type ZkSession } from '../../lib/zk';
+import { connectSession, OPEN_ACL, type ZkSession } from '../../lib/zk';
 import { percentile, printTable, round, writeResults, type Row } from '../lib/report';
 
 interface Parameters {
@@ -44,7 +44,7 @@ interface Variant {
 }
 
 async function writeNode(session: ZkSession, path: string, text: string): Promise<void> {
-  await session.create(path, Buffer.from(text), { parents: true });
+  await session.create(path, Buffer.from(text), { parents: true, acl: OPEN_ACL });
 }
 
 /** Clusters plain, lor1 (failed out to lva1:2, ltx1:1), lva1, ltx1, one host each (the local server); services on plain and lor1. */

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { clusterPath, parseClusterProperties, serializeClusterProperties, serializeUriProperties, urisPath, type FailoutProperties } from '../../lib/d2/data';
 import { startZooKeeper, type ZooKeeperServer } from '../../lib/local';
 import { createLogger } from '../../lib/logging';
-import { connectSession, type ZkSession } from '../../lib/zk';
+import { connectSession, OPEN_ACL, type ZkSession } from '../../lib/zk';
 import { percentile, printTable, round, writeResults, type Row } from '../lib/report';
 import { FANOUT_OPTIONS, fanoutParameters, parseIntOptions, type FanoutParameters } from '../lib/args';
 import { calibrate, clock, mean, sleep, spawnWorker, split, type BenchWorker, type ClockCalibration } from '../lib/workers';
@@ -50,7 +50,7 @@ function clusterDocument(failedOut: boolean): Buffer {
 async function prepareClusters(writer: ZkSession): Promise<void> {
   const put = async (path: string, data: Buffer): Promise<void> => {
     if (await writer.exists(path)) await writer.set(path, data);
-    else await writer.create(path, data, { parents: true });
+    else await writer.create(path, data, { parents: true, acl: OPEN_ACL });
   };
   await put(clusterPath(BASE, CLUSTER), clusterDocument(false));
   await put(clusterPath(BASE, PEER), Buffer.from(serializeClusterProperties(parseClusterProperties({ clusterName: PEER }))));

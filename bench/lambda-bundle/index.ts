@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { build } from 'esbuild';
 import { clusterPath, parseClusterProperties, serializeClusterProperties, urisPath } from '../../lib/d2/data';
 import { startZooKeeper } from '../../lib/local';
-import { connectSession } from '../../lib/zk';
+import { connectSession, OPEN_ACL } from '../../lib/zk';
 import { parseIntOptions } from '../lib/args';
 import { percentile, printTable, round, writeResults, type Row } from '../lib/report';
 
@@ -70,12 +70,12 @@ export default async function lambdaBundle(args: string[]): Promise<void> {
   const invokeMs: number[] = [];
   try {
     for (const name of ['cold-a', 'cold-peer']) {
-      await session.create(clusterPath(undefined, name), Buffer.from(serializeClusterProperties(parseClusterProperties({ clusterName: name }))), { parents: true });
-      await session.create(`${urisPath(undefined, name)}/host-1`, Buffer.from('{}'), { parents: true });
+      await session.create(clusterPath(undefined, name), Buffer.from(serializeClusterProperties(parseClusterProperties({ clusterName: name }))), { parents: true, acl: OPEN_ACL });
+      await session.create(`${urisPath(undefined, name)}/host-1`, Buffer.from('{}'), { parents: true, acl: OPEN_ACL });
     }
     for (let i = 0; i < p.runs; i++) {
       const out = execFileSync(process.execPath, [probe, outfile, `cold-${Date.now()}-${i}`], {
-        env: { ...process.env, ZK_CONNECT: zk.connectString, POWERTOOLS_METRICS_DISABLED: 'true', POWERTOOLS_LOG_LEVEL: 'WARN', FAILOUT_LOG_LEVEL: 'warn', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+        env: { ...process.env, ZK_CONNECT: zk.connectString, POWERTOOLS_METRICS_DISABLED: 'true', FAILOUT_ALLOW_OPEN_ACL: '1', POWERTOOLS_LOG_LEVEL: 'WARN', FAILOUT_LOG_LEVEL: 'warn', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
         encoding: 'utf8',
       });
       const timing = JSON.parse(out.trim().split('\n').pop()!) as { requireMs: number; firstInvokeMs: number };

@@ -15,7 +15,7 @@ import { SqsPoller, startLocalSqs, startZooKeeper, type LocalSqs, type ZooKeeper
 import { createLogger, type Logger } from '../../lib/logging';
 import { RequestWriter } from '../../lib/requests';
 import { createHandler } from '../../lib/requests/lambda';
-import { connectSession, type ZkSession } from '../../lib/zk';
+import { connectSession, OPEN_ACL, type ZkSession } from '../../lib/zk';
 import { FANOUT_OPTIONS, fanoutParameters, parseIntOptions } from '../lib/args';
 import { percentile, printTable, round, writeResults, type Row } from '../lib/report';
 import { calibrate, clock, mean, sleep, spawnWorker, split, type BenchWorker } from '../lib/workers';
@@ -56,7 +56,7 @@ interface Round {
 async function seed(session: ZkSession): Promise<void> {
   const put = async (path: string, data: string): Promise<void> => {
     if (await session.exists(path)) await session.set(path, Buffer.from(data));
-    else await session.create(path, Buffer.from(data), { parents: true });
+    else await session.create(path, Buffer.from(data), { parents: true, acl: OPEN_ACL });
   };
   for (const name of [CLUSTER, ...PEERS.map((p) => p.cluster)]) {
     await put(clusterPath(BASE, name), serializeClusterProperties(parseClusterProperties({ clusterName: name })));
@@ -75,7 +75,7 @@ async function startRequestWorker(connectString: string, sqs: LocalSqs, log: Log
     onWrite(clock());
     return multi(ops);
   };
-  const writer = new RequestWriter({ session, d2BasePath: BASE, requestsPath: REQUESTS });
+  const writer = new RequestWriter({ session, d2BasePath: BASE, requestsPath: REQUESTS, recordAcl: OPEN_ACL });
   const handler = createHandler({
     writer,
     logger: new PowertoolsLogger({ serviceName: 'failout-requests-bench', logLevel: 'SILENT' }),

@@ -9,14 +9,14 @@ import { clusterPath, parseClusterProperties, serializeClusterProperties, urisPa
 import { SqsPoller, startLocalSqs, startZooKeeper } from '../../lib/local';
 import { RequestWriter } from '../../lib/requests';
 import { createHandler } from '../../lib/requests/lambda';
-import { connectSession, type ZkSession } from '../../lib/zk';
+import { connectSession, OPEN_ACL, type ZkSession } from '../../lib/zk';
 import { parseIntOptions } from '../lib/args';
 import { percentile, printTable, round, writeResults, type Row } from '../lib/report';
 
 async function seed(session: ZkSession, clusters: readonly string[]): Promise<void> {
   for (const name of clusters) {
-    await session.create(clusterPath(undefined, name), Buffer.from(serializeClusterProperties(parseClusterProperties({ clusterName: name }))), { parents: true });
-    await session.create(`${urisPath(undefined, name)}/host-1`, Buffer.from(JSON.stringify({ clusterName: name, weights: { 'http://10.0.0.1:8080': 1 } })), { parents: true });
+    await session.create(clusterPath(undefined, name), Buffer.from(serializeClusterProperties(parseClusterProperties({ clusterName: name }))), { parents: true, acl: OPEN_ACL });
+    await session.create(`${urisPath(undefined, name)}/host-1`, Buffer.from(JSON.stringify({ clusterName: name, weights: { 'http://10.0.0.1:8080': 1 } })), { parents: true, acl: OPEN_ACL });
   }
 }
 
@@ -38,7 +38,7 @@ async function runOnce(p: Record<'requests' | 'clusters' | 'pollers' | 'batch' |
     let lastApplied = 0;
     let done: () => void = () => undefined;
     const finished = new Promise<void>((resolve) => (done = resolve));
-    const writer = new RequestWriter({ session });
+    const writer = new RequestWriter({ session, recordAcl: OPEN_ACL });
     // One handler per poller, as each Lambda environment has its own (see SqsPoller).
     const makeHandler = (): ReturnType<typeof createHandler> =>
       createHandler({

@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { startZooKeeper, type ZooKeeperServer } from '../../lib/local';
 import { createLogger, type Logger } from '../../lib/logging';
-import { connectSession, type ZkSession } from '../../lib/zk';
+import { connectSession, OPEN_ACL, type ZkSession } from '../../lib/zk';
 import { FANOUT_OPTIONS, fanoutParameters, parseIntOptions, type FanoutParameters } from '../lib/args';
 import { percentile, printTable, round, writeResults, type Row } from '../lib/report';
 import { calibrate, clock, mean, sleep, spawnWorker, split, type BenchWorker, type ClockCalibration } from '../lib/workers';
@@ -77,7 +77,7 @@ export async function measureZkFanout(connectString: string, p: Parameters, log:
   const workers: Worker[] = [];
   try {
     writer = await connectSession({ connectString, sessionTimeoutMs: p.sessionTimeoutMs, logger: log });
-    if (!(await writer.exists(PATH))) await writer.create(PATH, Buffer.from('initial'), { parents: true });
+    if (!(await writer.exists(PATH))) await writer.create(PATH, Buffer.from('initial'), { parents: true, acl: OPEN_ACL });
 
     const setupStarted = clock();
     split(p.watchers, p.processes).forEach((n, i) => workers.push(spawnWorker<ToWorker, FromWorker>(join(__dirname, 'watcher-worker.ts'), i, n)));

@@ -1,5 +1,6 @@
 // A service that adopts failout: it announces itself in D2 (ZooKeeper) and calls `greetings`
 // through FailoutClient, so a failout of greetings' local cluster moves its calls to the peers.
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import {
   LoadBalancerState,
@@ -9,12 +10,25 @@ import {
   buildD2Client,
   type D2ClientConfig,
 } from 'failout';
-import { connectSession } from 'failout/zk';
+import { connectSession, type DigestCredential } from 'failout/zk';
 
 const zkConnect = process.env.ZK_CONNECT ?? '127.0.0.1:2181';
 const port = Number(process.env.PORT ?? 8080);
 const cluster = process.env.CLUSTER ?? 'profiles-lor1'; // where this service announces itself
 const upstream = process.env.UPSTREAM_SERVICE ?? 'greetings'; // the D2 service it calls
+
+/**
+ * The announcer identity (`user:password`) from ZK_ANNOUNCER_DIGEST, or the file ZK_ANNOUNCER_DIGEST_FILE
+ * names (`npm start` prints one): on a secured tree only it may announce under /d2/uris/<cluster>.
+ */
+function announcerCredential(): DigestCredential | undefined {
+  const file = process.env.ZK_ANNOUNCER_DIGEST_FILE;
+  const text = (process.env.ZK_ANNOUNCER_DIGEST ?? (file ? readFileSync(file, 'utf8') : '')).trim();
+  const colon = text.indexOf(':');
+  if (text === '') return undefined;
+  if (colon <= 0) throw new Error('ZK_ANNOUNCER_DIGEST(_FILE) must hold user:password');
+  return { user: text.slice(0, colon), password: text.slice(colon + 1) };
+}
 
 async function main(): Promise<void> {
   const session = await connectSession({ connectString: zkConnect });
@@ -57,7 +71,7 @@ async function main(): Promise<void> {
       });
   });
   server.listen(port, '127.0.0.1');
-  const announcer = new ZooKeeperAnnouncer({ session, cluster, uri: `http://127.0.0.1:${port}` });
+  const announcer = new ZooKeeperAnnouncer({ session, cluster, uri: `http://127.0.0.1:${port}`, credential: announcerCredential() });
   await announcer.markUp();
   console.log(`listening on http://127.0.0.1:${port}, announced in ${cluster}; calling d2://${upstream}`);
 

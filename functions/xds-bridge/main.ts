@@ -12,9 +12,12 @@ const STOP_DEADLINE_MS = 5000;
 const log = createLogger('xds-bridge');
 
 async function main(): Promise<void> {
-  const config = loadBridgeConfig(process.env);
+  // `--allow-open-acl` is FAILOUT_ALLOW_OPEN_ACL=1 on the command line (README "Access control").
+  const config = loadBridgeConfig(process.argv.includes('--allow-open-acl') ? { ...process.env, FAILOUT_ALLOW_OPEN_ACL: '1' } : process.env);
   const bridge = await XdsBridge.start({ config, logger: log });
-  log.info({ replicaId: config.replicaId, services: config.services.length, adminPort: bridge.adminPort, role: bridge.role }, 'xds-bridge started');
+  // Whether the admin endpoints ask for a token, never the token itself.
+  const adminAuth = config.admin.token === undefined ? 'none' : 'bearer';
+  log.info({ replicaId: config.replicaId, services: config.services.length, adminHost: config.admin.host, adminPort: bridge.adminPort, adminAuth, zkTls: config.zookeeper.tls !== undefined, role: bridge.role }, 'xds-bridge started');
   const namespace = process.env.BRIDGE_EMF_NAMESPACE;
   const emf = namespace ? startEmfReporter(bridge, { namespace }) : undefined;
   const stop = (signal: NodeJS.Signals): void => {

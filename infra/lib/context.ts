@@ -11,6 +11,7 @@
  * | `zkSecurityGroupId` / `zkCidr` | how to reach ZooKeeper (exactly one) | required |
  * | `zkManageIngress` | add ingress from our security groups to `zkSecurityGroupId` | `true` |
  * | `zkDigestSecretArn` | full ARN of the secret holding `user:password` | required |
+ * | `zkTlsCaPath` / `zkTlsServername` | TLS to ZooKeeper: the CA's PEM path in the Lambda and the bridge image, the servers' certificate name | plain TCP |
  * | `d2BasePath` | D2 base path | `/d2` |
  * | `bridgeBootstrap` / `bridgeBootstrapFile` | gRPC xDS bootstrap JSON, inline or a file read at synth (exactly one) | required |
  * | `bridgeServices` | services to follow: comma list or JSON array | required |
@@ -38,6 +39,8 @@ export const CONTEXT_KEYS = [
   'zkCidr',
   'zkManageIngress',
   'zkDigestSecretArn',
+  'zkTlsCaPath',
+  'zkTlsServername',
   'd2BasePath',
   'bridgeBootstrap',
   'bridgeBootstrapFile',
@@ -83,6 +86,8 @@ export function failoutPropsFromContext(node: Pick<Node, 'tryGetContext'>): { st
   if (subnetIds && !vpcId) fail('privateSubnetIds', 'needs vpcId');
   if (str('zkSecurityGroupId') && str('zkCidr')) fail('zkCidr', 'give zkSecurityGroupId or zkCidr, not both');
   if (!str('zkSecurityGroupId') && !str('zkCidr')) fail('zkSecurityGroupId', 'give zkSecurityGroupId or zkCidr');
+  const zkTlsCaPath = str('zkTlsCaPath');
+  if (str('zkTlsServername') && !zkTlsCaPath) fail('zkTlsServername', 'needs zkTlsCaPath');
   const topicArn = str('alarmTopicArn');
   const fallbackMinutes = int(get('bridgeFallbackAlarmMinutes'), 'bridgeFallbackAlarmMinutes');
   const retention = int(get('logRetentionDays'), 'logRetentionDays');
@@ -99,6 +104,7 @@ export function failoutPropsFromContext(node: Pick<Node, 'tryGetContext'>): { st
         manageIngress: bool(get('zkManageIngress'), 'zkManageIngress'),
         digestSecretArn: required('zkDigestSecretArn'),
         d2BasePath: str('d2BasePath'),
+        tls: zkTlsCaPath ? { caPath: zkTlsCaPath, servername: str('zkTlsServername') } : undefined,
       },
       bridge: {
         bootstrap: bootstrapFrom(get('bridgeBootstrap'), str('bridgeBootstrapFile')),

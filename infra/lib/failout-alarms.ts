@@ -20,11 +20,27 @@ export interface FailoutAlarmsProps {
   readonly notReadyThreshold?: Duration;
   /** Rejected requests per 5 minutes that fire the alarm. Default 1: every rejection is worth a look. */
   readonly rejectedThreshold?: number;
+  /**
+   * Age of the request queue's oldest message that fires `BlockedGroup`. Default: the queue's visibility
+   * timeout (180 s with the defaults). At least 1 minute, and at most 2 × the visibility timeout less
+   * one minute, so the alarm fires while SQS still counts the message (see {@link FailoutAlarms}).
+   */
+  readonly blockedGroupThreshold?: Duration;
 }
 
 /**
  * The failout alarms, all to one SNS topic (alarm and OK):
  * - `DeadLetters`: the DLQ has a visible message (a request failed transiently `maxReceiveCount` times).
+ * - `BlockedGroup`: the request queue's oldest message has waited a visibility timeout V (default
+ *   threshold V = 6 × the function timeout = 180 s; Maximum per minute, 1 datapoint). The worker
+ *   reports a failing record as a partial batch failure, so Lambda `Errors` stays 0, and with
+ *   Powertools' FIFO processor the rest of the record's cluster group waits behind it: receives at
+ *   about 0, V, 2V, …, the DLQ after `maxReceiveCount` × V (900 s). A healthy message is received
+ *   within seconds and deleted within the function timeout, so an age of V means it was received and
+ *   handed back at least once, or that nothing is consuming the queue; both deserve a page. The alarm
+ *   fires about V + 1–2 minutes in (4–5 minutes), well before the DLQ, and inside the window in which
+ *   `ApproximateAgeOfOldestMessage` still counts the message: SQS leaves a message out of the metric
+ *   after its third receive (at about 2V), hence the upper bound on {@link FailoutAlarmsProps.blockedGroupThreshold}.
  * - `RequestsErrors`: the Lambda reported an invocation error (Errors, Sum per 5 min ≥ 1).
  * - `RequestsRejected`: the handler's EMF `Rejected` (namespace `failout`, service `failout-requests`).
  * - `BridgeOnFallback`: some replica served from a fallback xDS server in every minute of the threshold.
@@ -33,6 +49,7 @@ export interface FailoutAlarmsProps {
  */
 export class FailoutAlarms extends Construct {
   readonly deadLetters: Alarm;
+  readonly blockedGroup: Alarm;
   readonly requestsErrors: Alarm;
   readonly requestsRejected: Alarm;
   readonly bridgeOnFallback: Alarm;
@@ -42,6 +59,7 @@ export class FailoutAlarms extends Construct {
     super(scope, id);
     const fallbackMinutes = wholeMinutes(props.fallbackThreshold ?? Duration.minutes(10), 'fallbackThreshold');
     const notReadyMinutes = wholeMinutes(props.notReadyThreshold ?? Duration.minutes(5), 'notReadyThreshold');
+    const blockedSeconds = blockedGroupSeconds(props.blockedGroupThreshold ?? props.queue.visibilityTimeout, props.queue.visibilityTimeout);
     const action: IAlarmAction = new SnsAction(props.topic);
 
     this.deadLetters = new Alarm(this, 'DeadLetters', {
@@ -50,6 +68,17 @@ export class FailoutAlarms extends Construct {
       threshold: 1,
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       evaluationPeriods: 1,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+    this.blockedGroup = new Alarm(this, 'BlockedGroup', {
+      alarmDescription:
+        `failout: a change request has waited ${blockedSeconds} s in the queue (visibility timeout ${props.queue.visibilityTimeout.toSeconds()} s): ` +
+        'its cluster’s FIFO group is blocked behind a failing request, or nothing consumes the queue; see the failout-requests logs before it reaches the DLQ',
+      metric: props.queue.metricOldestMessageAge(),
+      threshold: blockedSeconds,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+      // An empty, idle queue may report no datapoint at all.
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
     this.requestsErrors = new Alarm(this, 'RequestsErrors', {
@@ -94,8 +123,19 @@ export class FailoutAlarms extends Construct {
 
   /** Every alarm of this construct. */
   all(): Alarm[] {
-    return [this.deadLetters, this.requestsErrors, this.requestsRejected, this.bridgeOnFallback, this.bridgeNotReady];
+    return [this.deadLetters, this.blockedGroup, this.requestsErrors, this.requestsRejected, this.bridgeOnFallback, this.bridgeNotReady];
   }
+}
+
+/** The blocked-group threshold in seconds, checked against the window in which SQS counts a blocked message. */
+function blockedGroupSeconds(threshold: Duration, visibility: Duration): number {
+  const seconds = threshold.toSeconds({ integral: false });
+  // One 1-minute period to evaluate; the message drops out of the metric after its third receive (≈ 2 × visibility).
+  const latest = 2 * visibility.toSeconds() - 60;
+  if (!Number.isInteger(seconds) || seconds < 60 || seconds > latest) {
+    throw new Error(`blockedGroupThreshold must be whole seconds from 60 to ${latest} (2 × the visibility timeout less a minute), got ${threshold.toHumanString()}`);
+  }
+  return seconds;
 }
 
 function wholeMinutes(d: Duration, name: string): number {

@@ -29,11 +29,17 @@ export class FailoutRequestQueue extends Construct {
 
   readonly queue: Queue;
   readonly deadLetterQueue: Queue;
+  /** The request queue's visibility timeout: how long a received message (and its FIFO group) stays locked. */
+  readonly visibilityTimeout: Duration;
+  /** Receives before a message goes to the DLQ. */
+  readonly maxReceiveCount: number;
 
   constructor(scope: Construct, id: string, props: FailoutRequestQueueProps) {
     super(scope, id);
     const factor = props.visibilityFactor ?? 6;
     if (factor < 6) throw new Error(`visibilityFactor must be at least 6, got ${factor}`);
+    this.visibilityTimeout = Duration.seconds(props.consumerTimeout.toSeconds() * factor);
+    this.maxReceiveCount = props.maxReceiveCount ?? FailoutRequestQueue.DEFAULT_MAX_RECEIVE_COUNT;
     this.deadLetterQueue = new Queue(this, 'DeadLetterQueue', {
       fifo: true,
       contentBasedDeduplication: false,
@@ -46,13 +52,22 @@ export class FailoutRequestQueue extends Construct {
       contentBasedDeduplication: false,
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
-      visibilityTimeout: Duration.seconds(props.consumerTimeout.toSeconds() * factor),
-      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: props.maxReceiveCount ?? FailoutRequestQueue.DEFAULT_MAX_RECEIVE_COUNT },
+      visibilityTimeout: this.visibilityTimeout,
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: this.maxReceiveCount },
     });
   }
 
   /** Messages waiting in the DLQ (Maximum per minute by default). */
   metricDeadLetters(options: MetricOptions = {}): Metric {
     return this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: 'Maximum', ...options });
+  }
+
+  /**
+   * Age in seconds of the request queue's oldest message, received or not (Maximum per minute by
+   * default). It sees a FIFO group blocked behind a failing message long before the DLQ does; SQS
+   * leaves a message out of it after its third receive (see `FailoutAlarms.blockedGroup`).
+   */
+  metricOldestMessageAge(options: MetricOptions = {}): Metric {
+    return this.queue.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(1), statistic: 'Maximum', ...options });
   }
 }

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { Metric, type MetricOptions } from 'aws-cdk-lib/aws-cloudwatch';
 import { SubnetType, type IPeer, type ISecurityGroup, type IVpc, type SubnetSelection } from 'aws-cdk-lib/aws-ec2';
+import { Effect, PolicyDocument, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -10,13 +11,28 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { parseDuration } from '../../lib/requests';
-import { allowAwsApis, allowZooKeeper, type ZooKeeperAccess } from './network';
+import { allowAwsApis, allowZooKeeper, zooKeeperTlsEnvironment, type ZooKeeperAccess } from './network';
 
 /** Repository root: the NodejsFunction project root (package.json "imports" and the lock file live there). */
 const REPO_ROOT = join(__dirname, '..', '..');
 
 /** The CloudWatch namespace and `service` dimension of the handler's EMF metrics (Powertools Metrics). */
 export const REQUESTS_METRICS = { namespace: 'failout', service: 'failout-requests' } as const;
+
+/**
+ * What a VPC-attached Lambda's role needs to create, find and remove its network interfaces (the ec2
+ * half of AWSLambdaVPCAccessExecutionRole, without its `logs:*` on every log group). These are the only
+ * actions on `*`: the Describe actions have no resource-level permissions, and Lambda manages the
+ * interfaces (names and ids it picks) in the subnets and security group of the function.
+ */
+const VPC_NETWORK_INTERFACE_ACTIONS = [
+  'ec2:CreateNetworkInterface',
+  'ec2:DescribeNetworkInterfaces',
+  'ec2:DescribeSubnets',
+  'ec2:DeleteNetworkInterface',
+  'ec2:AssignPrivateIpAddresses',
+  'ec2:UnassignPrivateIpAddresses',
+] as const;
 
 /** Props of {@link FailoutRequestsFunction}. */
 export interface FailoutRequestsFunctionProps {
@@ -51,6 +67,11 @@ export interface FailoutRequestsFunctionProps {
  * the package.json `#powertools/*` and `#commons/*` imports), in the VPC's private subnets with its own
  * security group (egress to ZooKeeper and HTTPS only), a log group with retention, read access to the
  * digest secret and nothing wider. {@link bindQueue} subscribes it to the request queue.
+ *
+ * Its role has no AWS-managed policy (issue 14): AWSLambdaBasicExecutionRole and
+ * AWSLambdaVPCAccessExecutionRole both allow log writes to every log group of the account. Inline
+ * policies grant `logs:CreateLogStream`/`logs:PutLogEvents` on the function's own log group, and the
+ * network-interface actions a VPC function needs on `*` (the one cdk-nag acknowledgement, IAM5).
  */
 export class FailoutRequestsFunction extends NodejsFunction {
   /** Timeout when not given. */
@@ -66,6 +87,7 @@ export class FailoutRequestsFunction extends NodejsFunction {
     const timeout = props.timeout ?? FailoutRequestsFunction.DEFAULT_TIMEOUT;
     // Created before super() (as Powertools' FunctionWithLogGroup does): the function needs it at construction.
     const logGroup = new LogGroup(scope, `${id}LogGroup`, { retention: props.logRetention ?? RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
+    const role = FailoutRequestsFunction.createRole(scope, `${id}ServiceRole`, logGroup);
     super(scope, id, {
       entry: join(REPO_ROOT, 'functions', 'failout-requests', 'handler.ts'),
       handler: 'handler',
@@ -78,6 +100,7 @@ export class FailoutRequestsFunction extends NodejsFunction {
       vpc: props.vpc,
       vpcSubnets: props.vpcSubnets ?? { subnetType: SubnetType.PRIVATE_WITH_EGRESS },
       allowAllOutbound: false,
+      role,
       logGroup,
       bundling: {
         minify: true,
@@ -96,6 +119,7 @@ export class FailoutRequestsFunction extends NodejsFunction {
         POWERTOOLS_SERVICE_NAME: REQUESTS_METRICS.service,
         POWERTOOLS_METRICS_NAMESPACE: REQUESTS_METRICS.namespace,
         NODE_OPTIONS: '--enable-source-maps',
+        ...zooKeeperTlsEnvironment(props.zooKeeper),
         ...props.environment,
       },
     });
@@ -111,18 +135,33 @@ export class FailoutRequestsFunction extends NodejsFunction {
       id: 'AwsSolutions-L1',
       reason: 'The runtime is pinned to a named Node.js version (22) on purpose: the bundle is built and tested for it, and NODEJS_LATEST would move under us.',
     });
-    if (this.role) {
-      Validations.of(this.role).acknowledge(
-        {
-          id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
-          reason: 'AWS-managed baseline for Lambda logging (CreateLogStream/PutLogEvents); it grants nothing beyond CloudWatch Logs writes.',
-        },
-        {
-          id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole]',
-          reason: 'AWS-managed baseline a VPC-attached Lambda needs to create and delete its network interfaces; the ENI actions cannot be scoped to resources.',
-        },
-      );
-    }
+    Validations.of(role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        `Only the VPC network-interface actions are on "*" (${VPC_NETWORK_INTERFACE_ACTIONS.join(', ')}): Lambda creates and removes the function's interfaces under names it picks, ` +
+        'and the Describe actions have no resource-level permissions. Log writes are scoped to the function\'s own log group; the secret and the queue to their ARNs.',
+    });
+  }
+
+  /** The execution role: its own log group and the VPC network interfaces, no managed policy. */
+  private static createRole(scope: Construct, id: string, logGroup: LogGroup): Role {
+    return new Role(scope, id, {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: 'failout-requests: its own log group, VPC network interfaces; grants add the secret and the queue',
+      // Inline (not a separate AWS::IAM::Policy): the role carries them when CloudFormation creates the
+      // function, which needs the ENI actions before it can attach to the VPC.
+      inlinePolicies: {
+        Logs: new PolicyDocument({
+          statements: [
+            // logGroupArn ends in `:*`, which covers the group's log streams (PutLogEvents acts on a stream).
+            new PolicyStatement({ effect: Effect.ALLOW, actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [logGroup.logGroupArn] }),
+          ],
+        }),
+        VpcNetworkInterfaces: new PolicyDocument({
+          statements: [new PolicyStatement({ effect: Effect.ALLOW, actions: [...VPC_NETWORK_INTERFACE_ACTIONS], resources: ['*'] })],
+        }),
+      },
+    });
   }
 
   /**

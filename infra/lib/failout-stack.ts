@@ -1,7 +1,7 @@
-import { CfnOutput, Duration, Fn, Stack, type StackProps } from 'aws-cdk-lib';
-import { FlowLogDestination, IpAddresses, Peer, SecurityGroup, Subnet, SubnetType, Vpc, type IVpc, type SubnetSelection } from 'aws-cdk-lib/aws-ec2';
+import { ArnFormat, CfnOutput, Duration, Fn, Stack, type StackProps } from 'aws-cdk-lib';
+import { FlowLogDestination, IpAddresses, Peer, SecurityGroup, Subnet, SubnetType, Vpc, type IPeer, type IVpc, type SubnetSelection } from 'aws-cdk-lib/aws-ec2';
 import type { ContainerImage } from 'aws-cdk-lib/aws-ecs';
-import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Effect, PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -11,7 +11,7 @@ import type { Construct } from 'constructs';
 import { FailoutAlarms } from './failout-alarms';
 import { FailoutRequestQueue } from './failout-request-queue';
 import { FailoutRequestsFunction } from './failout-requests-function';
-import type { ControlPlane, ZooKeeperAccess } from './network';
+import type { ControlPlane, ZooKeeperAccess, ZooKeeperTls } from './network';
 import { OperatorPolicy } from './operator-policy';
 import { XdsBridgeService } from './xds-bridge-service';
 
@@ -38,6 +38,8 @@ export interface FailoutStackProps extends StackProps {
     readonly digestSecretArn: string;
     /** D2 base path. Default `/d2`. */
     readonly d2BasePath?: string;
+    /** TLS to the ensemble: the CA's path in the Lambda and the bridge image (`ZK_TLS_CA`). Default plain TCP. */
+    readonly tls?: ZooKeeperTls;
   };
   readonly bridge: {
     readonly bootstrap: Record<string, unknown>;
@@ -45,6 +47,10 @@ export interface FailoutStackProps extends StackProps {
     readonly controlPlanes: readonly ControlPlane[];
     /** Default: built from `functions/xds-bridge/Dockerfile`. */
     readonly image?: ContainerImage;
+    /** Full ARN of a secret holding the admin bearer token (≥ 32 characters). Default: a generated secret. */
+    readonly adminTokenSecretArn?: string;
+    /** Who may reach the admin port from outside the tasks. Default: nobody. */
+    readonly adminPeers?: readonly IPeer[];
   };
   readonly alarms?: {
     /** Subscribed to the created topic. */
@@ -53,6 +59,8 @@ export interface FailoutStackProps extends StackProps {
     readonly topicArn?: string;
     /** Default 10 minutes. */
     readonly fallbackThreshold?: Duration;
+    /** Age of the oldest queued request that means a blocked FIFO group. Default: the queue's visibility timeout. */
+    readonly blockedGroupThreshold?: Duration;
   };
   /** `MAX_FAILOUT_WINDOW`. Default `72h`. */
   readonly maxFailoutWindow?: string;
@@ -65,7 +73,7 @@ export interface FailoutStackProps extends StackProps {
 /**
  * failout on AWS (ARCHITECTURE.md "Data flow"): the request queue and its DLQ, the `failout-requests`
  * Lambda, the `xds-bridge` Fargate service, the operator policy, the alarms and their topic. Outputs:
- * `QueueUrl`, `DeadLetterQueueUrl`, `OperatorPolicyArn`, `AlarmTopicArn`.
+ * `QueueUrl`, `DeadLetterQueueUrl`, `OperatorPolicyArn`, `BridgeAdminTokenSecretArn`, `AlarmTopicArn`.
  */
 export class FailoutStack extends Stack {
   readonly vpc: IVpc;
@@ -86,6 +94,7 @@ export class FailoutStack extends Stack {
         ? SecurityGroup.fromSecurityGroupId(this, 'ZooKeeperSecurityGroup', props.zooKeeper.securityGroupId, { mutable: props.zooKeeper.manageIngress ?? true })
         : undefined,
       cidr: props.zooKeeper.cidr,
+      tls: props.zooKeeper.tls,
     };
     const digestSecret = Secret.fromSecretCompleteArn(this, 'ZooKeeperDigest', props.zooKeeper.digestSecretArn);
     const awsApiPeer = Peer.ipv4(props.awsApiCidr ?? '0.0.0.0/0');
@@ -114,6 +123,8 @@ export class FailoutStack extends Stack {
       controlPlanes: props.bridge.controlPlanes,
       d2BasePath: props.zooKeeper.d2BasePath,
       image: props.bridge.image,
+      adminTokenSecret: props.bridge.adminTokenSecretArn ? Secret.fromSecretCompleteArn(this, 'BridgeAdminToken', props.bridge.adminTokenSecretArn) : undefined,
+      adminPeers: props.bridge.adminPeers,
       awsApiPeer,
       logRetention,
     });
@@ -132,11 +143,13 @@ export class FailoutStack extends Stack {
       bridge: this.bridge,
       topic: this.alarmTopic,
       fallbackThreshold: props.alarms?.fallbackThreshold,
+      blockedGroupThreshold: props.alarms?.blockedGroupThreshold,
     });
 
     new CfnOutput(this, 'QueueUrl', { value: this.requests.queue.queueUrl, description: 'Change-request queue (FAILOUT_QUEUE_URL for the failout CLI)' });
     new CfnOutput(this, 'DeadLetterQueueUrl', { value: this.requests.deadLetterQueue.queueUrl, description: 'Dead-letter queue of the change requests' });
     new CfnOutput(this, 'OperatorPolicyArn', { value: this.operatorPolicy.managedPolicyArn, description: 'Attach to operator roles' });
+    new CfnOutput(this, 'BridgeAdminTokenSecretArn', { value: this.bridge.adminTokenSecret.secretArn, description: 'The xds-bridge admin bearer token (Authorization: Bearer …) beyond /healthz' });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.alarmTopic.topicArn, description: 'Where the failout alarms go' });
   }
 
@@ -167,10 +180,27 @@ export class FailoutStack extends Stack {
     });
   }
 
+  /**
+   * The alarm topic, encrypted with a customer key (SNS's AWS-managed key does not let CloudWatch
+   * publish). CloudWatch alarms are the key's only service user: it encrypts nothing else (the log
+   * groups use CloudWatch Logs' own encryption). CloudWatch gets the key and the topic only for alarms
+   * of this account and region (`aws:SourceAccount` + `aws:SourceArn`, issue 14): a bare service
+   * principal would let CloudWatch act for an alarm in any account that names this topic (the
+   * confused deputy). Alarm ARNs are not used one by one because the alarms reference the topic, which
+   * references the key: naming them in the key policy would be a dependency cycle.
+   */
   private createAlarmTopic(): Topic {
-    // Encrypted with a customer key (SNS's AWS-managed key does not let CloudWatch publish).
     const key = new Key(this, 'AlarmTopicKey', { enableKeyRotation: true, description: 'failout alarm topic' });
-    key.grant(new ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
-    return new Topic(this, 'AlarmTopic', { displayName: 'failout alarms', masterKey: key, enforceSSL: true });
+    const cloudWatch = new ServicePrincipal('cloudwatch.amazonaws.com');
+    const fromOurAlarms = {
+      StringEquals: { 'aws:SourceAccount': this.account },
+      ArnLike: { 'aws:SourceArn': this.formatArn({ service: 'cloudwatch', resource: 'alarm', resourceName: '*', arnFormat: ArnFormat.COLON_RESOURCE_NAME }) },
+    };
+    key.addToResourcePolicy(new PolicyStatement({ effect: Effect.ALLOW, principals: [cloudWatch], actions: ['kms:Decrypt', 'kms:GenerateDataKey*'], resources: ['*'], conditions: fromOurAlarms }));
+    const topic = new Topic(this, 'AlarmTopic', { displayName: 'failout alarms', masterKey: key, enforceSSL: true });
+    // enforceSSL gives the topic a policy of its own, which replaces SNS's default (the account may publish):
+    // CloudWatch needs an explicit Allow next to the TLS Deny.
+    topic.addToResourcePolicy(new PolicyStatement({ effect: Effect.ALLOW, principals: [cloudWatch], actions: ['sns:Publish'], resources: [topic.topicArn], conditions: fromOurAlarms }));
+    return topic;
   }
 }

@@ -7,5 +7,5 @@ export { FailoutRequestsFunction, REQUESTS_METRICS, type FailoutRequestsFunction
 export { XdsBridgeService, BRIDGE_METRICS, BRIDGE_ADMIN_PORT, bridgeImageFromDockerfile, type XdsBridgeServiceProps } from './xds-bridge-service';
 export { OperatorPolicy, type OperatorPolicyProps } from './operator-policy';
 export { FailoutAlarms, type FailoutAlarmsProps } from './failout-alarms';
-export { allowAwsApis, allowZooKeeper, zooKeeperPorts, type ControlPlane, type ZooKeeperAccess } from './network';
+export { allowAwsApis, allowZooKeeper, zooKeeperPorts, zooKeeperTlsEnvironment, type ControlPlane, type ZooKeeperAccess, type ZooKeeperTls } from './network';
 export { CONTEXT_KEYS, ContextError, failoutPropsFromContext } from './context';

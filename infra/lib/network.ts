@@ -16,6 +16,26 @@ export interface ZooKeeperAccess {
   readonly securityGroup?: ISecurityGroup;
   /** The ensemble's CIDR, when it is not reachable by security group (peered VPC, on premises). */
   readonly cidr?: string;
+  /** TLS to the ensemble's `secureClientPort` (the ports in `connectString` are then the secure ones). Plain TCP when absent. */
+  readonly tls?: ZooKeeperTls;
+}
+
+/**
+ * Where the Lambda and the bridge find the CA that verifies ZooKeeper over TLS, handed to both as
+ * `ZK_TLS_CA` / `ZK_TLS_SERVERNAME` (README "ZooKeeper over TLS"). The PEM file itself is not
+ * deployed by the stack: a Lambda layer puts it under `/opt`, the bridge image carries it.
+ */
+export interface ZooKeeperTls {
+  /** Path of the CA's PEM file at run time, the same in the Lambda and the bridge container (e.g. `/opt/zk-ca.pem`). */
+  readonly caPath: string;
+  /** Name the servers' certificates carry, when the connect string's hosts are addresses. */
+  readonly servername?: string;
+}
+
+/** The `ZK_TLS_*` environment for {@link ZooKeeperAccess.tls}; empty for plain TCP. */
+export function zooKeeperTlsEnvironment(access: ZooKeeperAccess): Record<string, string> {
+  if (!access.tls) return {};
+  return { ZK_TLS_CA: access.tls.caPath, ...(access.tls.servername ? { ZK_TLS_SERVERNAME: access.tls.servername } : {}) };
 }
 
 /** One xDS control plane (or a CIDR holding several), as the bridge dials it. */

@@ -17,10 +17,10 @@ import {
   type ContainerDefinition,
 } from 'aws-cdk-lib/aws-ecs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Secret, type ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { BRIDGE_EMF_METRICS, parseBridgeConfig } from '../../lib/bridge/contract';
-import { allowAwsApis, allowZooKeeper, type ControlPlane, type ZooKeeperAccess } from './network';
+import { allowAwsApis, allowZooKeeper, zooKeeperTlsEnvironment, type ControlPlane, type ZooKeeperAccess } from './network';
 
 const REPO_ROOT = join(__dirname, '..', '..');
 const DOCKERFILE = 'functions/xds-bridge/Dockerfile';
@@ -28,7 +28,7 @@ const DOCKERFILE = 'functions/xds-bridge/Dockerfile';
 /** The CloudWatch namespace and `service` dimension of the bridge's EMF lines (`lib/bridge/emf.ts`). */
 export const BRIDGE_METRICS = { namespace: 'failout', service: 'xds-bridge', ...BRIDGE_EMF_METRICS } as const;
 
-/** The admin port: `/healthz`, `/readyz`, `/metrics`. */
+/** The admin port: `/healthz` (open), and `/readyz`, `/status`, `/config_dump`, `/metrics` (bearer token). */
 export const BRIDGE_ADMIN_PORT = 9901;
 
 /** Props of {@link XdsBridgeService}. */
@@ -58,6 +58,13 @@ export interface XdsBridgeServiceProps {
   readonly awsApiPeer?: IPeer;
   /** Default one month. */
   readonly logRetention?: RetentionDays;
+  /**
+   * The admin bearer token (`BRIDGE_ADMIN_TOKEN`, at least 32 characters), as a plain-text secret.
+   * Default: a generated 48-character secret ({@link XdsBridgeService.adminTokenSecret}).
+   */
+  readonly adminTokenSecret?: ISecret;
+  /** Who may connect to the admin port from outside the task (Prometheus, an operator's bastion). Default: nobody. */
+  readonly adminPeers?: readonly IPeer[];
 }
 
 /**
@@ -68,6 +75,13 @@ export interface XdsBridgeServiceProps {
  * {@link metricFallbackActive} and {@link metricReady}), no public IP, and egress only to ZooKeeper,
  * the control planes and HTTPS for the AWS APIs. The configuration is validated at synth with the
  * bridge's own parser, so a bad bootstrap fails `cdk synth`, not the task.
+ *
+ * Admin endpoints (issue 14): the bridge binds 0.0.0.0 in the task, not only loopback, so that peers
+ * given in `adminPeers` (and nothing else: the security group has no other ingress) can scrape it;
+ * with awsvpc networking the task's interfaces are its loopback and its own ENI, so this is the
+ * task's private address. 0.0.0.0 rather than the ENI's address because the container health check
+ * runs inside the task and dials 127.0.0.1. Every path but `/healthz` needs the bearer token, passed
+ * from Secrets Manager as the ECS secret `BRIDGE_ADMIN_TOKEN`; the health check needs none.
  */
 export class XdsBridgeService extends Construct {
   readonly cluster: Cluster;
@@ -76,6 +90,8 @@ export class XdsBridgeService extends Construct {
   readonly service: FargateService;
   readonly securityGroup: SecurityGroup;
   readonly logGroup: LogGroup;
+  /** The admin bearer token: the given secret, or the generated one. */
+  readonly adminTokenSecret: ISecret;
 
   constructor(scope: Construct, id: string, props: XdsBridgeServiceProps) {
     super(scope, id);
@@ -83,7 +99,7 @@ export class XdsBridgeService extends Construct {
       bootstrap: props.bootstrap,
       services: props.services,
       zookeeper: { connectString: props.zooKeeper.connectString, basePath: props.d2BasePath ?? '/d2' },
-      admin: { port: BRIDGE_ADMIN_PORT },
+      admin: { host: '0.0.0.0', port: BRIDGE_ADMIN_PORT },
     };
     parseBridgeConfig(config);
     if (props.controlPlanes.length === 0) throw new Error('the bridge needs at least one control plane (CIDR and port) to reach');
@@ -92,6 +108,8 @@ export class XdsBridgeService extends Construct {
     allowZooKeeper(this.securityGroup, props.zooKeeper);
     for (const cp of props.controlPlanes) this.securityGroup.addEgressRule(Peer.ipv4(cp.cidr), Port.tcp(cp.port), `xDS control plane ${cp.cidr}:${cp.port}`);
     allowAwsApis(this.securityGroup, props.awsApiPeer);
+    for (const peer of props.adminPeers ?? []) this.securityGroup.addIngressRule(peer, Port.tcp(BRIDGE_ADMIN_PORT), 'xds-bridge admin (bearer token beyond /healthz)');
+    this.adminTokenSecret = props.adminTokenSecret ?? this.generateAdminToken();
 
     this.cluster = new Cluster(this, 'Cluster', { vpc: props.vpc, containerInsightsV2: ContainerInsights.ENABLED });
     this.logGroup = new LogGroup(this, 'LogGroup', { retention: props.logRetention ?? RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
@@ -106,13 +124,15 @@ export class XdsBridgeService extends Construct {
       environment: {
         XDS_BRIDGE_CONFIG: JSON.stringify(config),
         ZK_CONNECT: props.zooKeeper.connectString,
+        ...zooKeeperTlsEnvironment(props.zooKeeper),
         ADMIN_PORT: String(BRIDGE_ADMIN_PORT),
         BRIDGE_EMF_NAMESPACE: BRIDGE_METRICS.namespace,
       },
-      secrets: { ZK_CREDENTIALS: EcsSecret.fromSecretsManager(props.digestSecret) },
+      secrets: { ZK_CREDENTIALS: EcsSecret.fromSecretsManager(props.digestSecret), BRIDGE_ADMIN_TOKEN: EcsSecret.fromSecretsManager(this.adminTokenSecret) },
       portMappings: [{ containerPort: BRIDGE_ADMIN_PORT, name: 'admin' }],
       healthCheck: {
         // The image is node:slim (no curl): ask node itself, as the Dockerfile's HEALTHCHECK does.
+        // /healthz is the one admin path open without the token.
         command: ['CMD', 'node', '-e', `fetch('http://127.0.0.1:${BRIDGE_ADMIN_PORT}/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))`],
         interval: Duration.seconds(10),
         timeout: Duration.seconds(3),
@@ -138,12 +158,25 @@ export class XdsBridgeService extends Construct {
     // cdk-nag AwsSolutions findings accepted on purpose.
     Validations.of(this.taskDefinition).acknowledge({
       id: 'AwsSolutions-ECS2',
-      reason: 'The environment holds only non-secret configuration (bootstrap, service list, connect string, ports); the ZooKeeper credential is an ECS secret from Secrets Manager.',
+      reason: 'The environment holds only non-secret configuration (bootstrap, service list, connect string, ports); the ZooKeeper credential and the admin bearer token are ECS secrets from Secrets Manager.',
     });
     Validations.of(this.taskDefinition.obtainExecutionRole()).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason: 'ecr:GetAuthorizationToken (added for an image asset) has no resource-level permissions; the layer pulls and the secret read stay scoped to their repository and secret.',
     });
+  }
+
+  private generateAdminToken(): Secret {
+    const secret = new Secret(this, 'AdminToken', {
+      description: 'xds-bridge admin bearer token (BRIDGE_ADMIN_TOKEN): /readyz, /status, /config_dump, /metrics',
+      // Letters and digits only: the value goes into an Authorization header as is.
+      generateSecretString: { passwordLength: 48, excludePunctuation: true, includeSpace: false },
+    });
+    Validations.of(secret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason: 'A static bearer token the tasks read at start; rotate it with put-secret-value and a forced new deployment of the service (README "Deploy"). A rotation Lambda would add a function with write access to the secret for no gain.',
+    });
+    return secret;
   }
 
   /** 1 while a replica serves some authority from a fallback xDS server; Maximum per minute by default. */

@@ -14,9 +14,11 @@ import { clusterPath, servicePath, urisPath } from '../d2/data';
 import { createLogger, type Logger } from '../logging';
 import { createXdsClient, type XdsClient, type XdsClientDump } from '../xds';
 import { LeaderElection, ZkSession } from '../zk';
-import { AdminServer } from './admin-server';
+import { prepareBridgeAccess } from './access';
+import { AdminServer, type AdminSource } from './admin-server';
 import type { BridgeConfig } from './config';
 import { D2Sync, type SyncStats } from './d2-sync';
+import type { NodeAcl } from './diff';
 import { assertIsError } from './errors';
 import { BridgeMetrics, fallbackActive } from './metrics';
 import type { EntityKey } from './model';
@@ -70,6 +72,8 @@ export class XdsBridge {
     private readonly session: ZkSession,
     private readonly client: XdsClient,
     private readonly log: Logger,
+    /** The ACL of every node this replica creates (see `access.ts`). */
+    private readonly acl: NodeAcl,
   ) {
     this.metrics = new BridgeMetrics({
       dump: () => this.client.dump(),
@@ -88,6 +92,7 @@ export class XdsBridge {
       budget: config.writeBudget,
       write: (ops) => this.election.fencedMulti(ops),
       target: (key: EntityKey) => entityTarget(key, this.resolver, config),
+      acl,
       hooks: {
         onBatch: (ops) => this.metrics.batchWritten(ops),
         onFailure: (kind) => this.metrics.writeFailed(kind),
@@ -95,7 +100,7 @@ export class XdsBridge {
       },
       logger: log,
     });
-    this.election = new LeaderElection(session, { path: config.zookeeper.electionPath, participantId: config.replicaId, logger: log });
+    this.election = new LeaderElection(session, { path: config.zookeeper.electionPath, participantId: config.replicaId, acl, logger: log });
     this.election.on('leader', () => void this.takeOver());
     this.election.on('notLeader', () => this.standDown());
     client.on('serverSwitch', (e) => {
@@ -113,12 +118,20 @@ export class XdsBridge {
     const log = options.logger ?? createLogger('xds-bridge');
     const session =
       options.session ??
-      new ZkSession({ connectString: config.zookeeper.connectString, sessionTimeoutMs: config.zookeeper.sessionTimeoutMs, credentials: config.zookeeper.credentials, logger: log });
+      new ZkSession({ connectString: config.zookeeper.connectString, sessionTimeoutMs: config.zookeeper.sessionTimeoutMs, credentials: config.zookeeper.credentials, tls: config.zookeeper.tls, logger: log });
     if (!options.session) await session.start();
-    const client = createXdsClient({ bootstrap: config.bootstrap, watchExpiryMs: config.watchExpiryMs, fallbackProbeCapMs: config.fallbackProbeCapMs });
-    const bridge = new XdsBridge(config, session, client, log);
+    let acl: NodeAcl;
     try {
-      if (options.admin ?? true) bridge.admin = await AdminServer.start(config.admin.host, config.admin.port, bridge.adminSource());
+      // Before anything is written: refuses without a credential or on an open tree (unless allowOpenAcl).
+      acl = await prepareBridgeAccess(session, config, log);
+    } catch (err) {
+      await session.close();
+      throw err;
+    }
+    const client = createXdsClient({ bootstrap: config.bootstrap, watchExpiryMs: config.watchExpiryMs, fallbackProbeCapMs: config.fallbackProbeCapMs });
+    const bridge = new XdsBridge(config, session, client, log, acl);
+    try {
+      if (options.admin ?? true) bridge.admin = await AdminServer.start({ ...config.admin, source: bridge.adminSource() });
       bridge.resolver.start();
       if (bridge.roleValue === 'starting') bridge.roleValue = 'standby';
       await bridge.election.start();
@@ -216,7 +229,7 @@ export class XdsBridge {
     this.log.info({ replicaId: this.config.replicaId }, 'leading: full sync');
     try {
       const base = this.config.zookeeper.basePath;
-      for (const dir of [servicePath(base), clusterPath(base), urisPath(base)]) await this.session.ensurePath(dir);
+      for (const dir of [servicePath(base), clusterPath(base), urisPath(base)]) await this.session.ensurePath(dir, this.acl);
     } catch (err) {
       assertIsError(err);
       this.log.warn({ err }, 'could not ensure the D2 directories; the sync retries');
@@ -233,7 +246,7 @@ export class XdsBridge {
     this.log.warn({ replicaId: this.config.replicaId }, 'standing by: leadership lost');
   }
 
-  private adminSource(): Parameters<typeof AdminServer.start>[2] {
+  private adminSource(): AdminSource {
     return {
       healthy: () => this.healthy,
       ready: () => this.ready,

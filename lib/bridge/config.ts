@@ -8,6 +8,10 @@ import { hostname } from 'node:os';
 import { z } from 'zod';
 import { assertNodeName } from '../d2/data';
 import { isXdsError, parseBootstrap, type Bootstrap } from '../xds';
+import type { AclRoles } from '../zk';
+import { ACL_ROLE_VARIABLES, aclRolesFromEnv, allowOpenAclFromEnv, parseAclRoles } from '../zk/config';
+import { loadZkTlsFiles, zkTlsFilesFromEnv, ZkTlsConfigError, type ZkTlsFiles, type ZkTlsOptions } from '../zk/config';
+import { assertAdminToken } from './admin-access';
 import { assertIsError, BridgeError } from './errors';
 
 /** One followed service, with its defaults filled in. */
@@ -46,8 +50,21 @@ export interface BridgeConfig {
     readonly electionPath: string;
     readonly sessionTimeoutMs: number;
     readonly credentials: readonly { user: string; password: string }[];
+    /** TLS to the ensemble's `secureClientPort` (README "ZooKeeper over TLS"); plain TCP when undefined. */
+    readonly tls: ZkTlsOptions | undefined;
   };
   readonly writeBudget: WriteBudget;
+  /**
+   * The identities (digest ids, never passwords) the ACLs of the bridge's nodes grant (README "Access
+   * control"): `requestWriter` may set cluster nodes, `announcer` may announce under `/d2/uris/<cluster>`,
+   * `admin` may do everything. The ids of `zookeeper.credentials` join `bridge` at start.
+   */
+  readonly acl: AclRoles;
+  /**
+   * Start even when ZooKeeper holds nodes of the bridge's tree that anyone could change, and, without
+   * credentials, create nodes with an open ACL. Default false: the bridge refuses and says which nodes.
+   */
+  readonly allowOpenAcl: boolean;
   /** Scheme of the URIs written for endpoints. */
   readonly uriScheme: 'http' | 'https';
   /** How long a resource must stay does-not-exist before its D2 data is removed. */
@@ -56,7 +73,11 @@ export interface BridgeConfig {
   readonly watchExpiryMs: number | undefined;
   /** Retry cap towards the primary while on a fallback server (default: the bootstrap's). */
   readonly fallbackProbeCapMs: number | undefined;
-  readonly admin: { readonly host: string; readonly port: number };
+  /**
+   * The admin endpoints. `host` defaults to loopback; any other address needs `token` (`BRIDGE_ADMIN_TOKEN`,
+   * at least 32 characters), which every path but `/healthz` then requires (`admin-access.ts`).
+   */
+  readonly admin: { readonly host: string; readonly port: number; readonly token: string | undefined };
 }
 
 const name = z.string().min(1);
@@ -70,6 +91,8 @@ const serviceSchema = z.union([
   }),
 ]);
 const positiveInt = z.number().int().positive();
+const digestIds = z.union([z.string(), z.array(z.string())]).optional();
+const ACL_FIELDS = { bridge: 'acl.bridge', requestWriter: 'acl.requestWriter', announcer: 'acl.announcer', admin: 'acl.admin' } as const;
 
 const configSchema = z.strictObject({
   replicaId: name.optional(),
@@ -81,6 +104,8 @@ const configSchema = z.strictObject({
     electionPath: z.string().regex(/^\/./, 'must be an absolute znode path').default('/failout/bridge/leader'),
     sessionTimeoutMs: positiveInt.default(15_000),
     credentials: z.array(z.strictObject({ user: name, password: name })).default([]),
+    // PEM file paths (read at start), as lib/zk's ZkTlsFiles; the ZK_TLS_* variables override field by field.
+    tls: z.strictObject({ caFile: name.optional(), certFile: name.optional(), keyFile: name.optional(), servername: name.optional(), verify: z.boolean().optional() }).optional(),
   }),
   writeBudget: z
     .strictObject({
@@ -89,11 +114,16 @@ const configSchema = z.strictObject({
       maxOpsPerSecond: positiveInt.default(2000),
     })
     .default({ maxOpsPerMulti: 200, maxBytesPerMulti: 512 * 1024, maxOpsPerSecond: 2000 }),
+  acl: z.strictObject({ bridge: digestIds, requestWriter: digestIds, announcer: digestIds, admin: digestIds }).default({}),
+  allowOpenAcl: z.boolean().default(false),
   uriScheme: z.enum(['http', 'https']).default('http'),
   deletionGraceMs: z.number().int().nonnegative().default(30_000),
   watchExpiryMs: positiveInt.optional(),
   fallbackProbeCapMs: positiveInt.optional(),
-  admin: z.strictObject({ host: z.string().default('0.0.0.0'), port: z.number().int().min(0).max(65535).default(9901) }).default({ host: '0.0.0.0', port: 9901 }),
+  // Loopback by default (issue 14): /status and /config_dump show the whole xDS view.
+  admin: z
+    .strictObject({ host: name.default('127.0.0.1'), port: z.number().int().min(0).max(65535).default(9901), token: z.string().optional() })
+    .default({ host: '127.0.0.1', port: 9901 }),
 });
 
 /** zod's issue path as `services[1].name`. */
@@ -146,6 +176,9 @@ export function parseBridgeConfig(input: unknown): BridgeConfig {
     throw new BridgeError('config', issue.message, { field: fieldPath(issue.path) || '(root)', cause: parsed.error });
   }
   const c = parsed.data;
+  const roles = parseAclRoles(c.acl, ACL_FIELDS);
+  if (!roles.ok) throw new BridgeError('config', roles.message, { field: roles.variable });
+  assertAdminToken(c.admin.token);
   const services = c.services.map(normalizeService);
   const seen = new Set<string>();
   services.forEach((s, i) => {
@@ -156,20 +189,37 @@ export function parseBridgeConfig(input: unknown): BridgeConfig {
     replicaId: c.replicaId ?? `${hostname()}-${process.pid}`,
     bootstrap: loadBootstrapField(c.bootstrap),
     services,
-    zookeeper: { ...c.zookeeper },
+    zookeeper: { ...c.zookeeper, tls: c.zookeeper.tls ? loadZooKeeperTls(c.zookeeper.tls) : undefined },
     writeBudget: c.writeBudget,
+    acl: roles.roles,
+    allowOpenAcl: c.allowOpenAcl,
     uriScheme: c.uriScheme,
     deletionGraceMs: c.deletionGraceMs,
     watchExpiryMs: c.watchExpiryMs,
     fallbackProbeCapMs: c.fallbackProbeCapMs,
-    admin: c.admin,
+    admin: { host: c.admin.host, port: c.admin.port, token: c.admin.token },
   };
+}
+
+/** Reads the PEM files of `zookeeper.tls`; a bad one is a config error naming its field. */
+function loadZooKeeperTls(files: ZkTlsFiles): ZkTlsOptions {
+  try {
+    return loadZkTlsFiles(files, { caFile: 'zookeeper.tls.caFile', certFile: 'zookeeper.tls.certFile', keyFile: 'zookeeper.tls.keyFile' });
+  } catch (err) {
+    if (err instanceof ZkTlsConfigError) throw new BridgeError('config', err.detail, { field: err.setting, cause: err });
+    throw err;
+  }
 }
 
 /**
  * Reads the configuration the way the Fargate task gets it: JSON from `XDS_BRIDGE_CONFIG_FILE` or
  * `XDS_BRIDGE_CONFIG`, then environment overrides — `ZK_CONNECT`, `ZK_CREDENTIALS` (`user:password`),
- * `ADMIN_PORT`, `BRIDGE_REPLICA_ID`, and `GRPC_XDS_BOOTSTRAP` (a bootstrap file) when the JSON has none.
+ * `ZK_ACL_WRITER_ID` / `ZK_ACL_ANNOUNCER_ID` / `ZK_ACL_ADMIN_ID` / `ZK_ACL_BRIDGE_ID` (digest ids, see
+ * lib/zk `acl-config.ts`), `FAILOUT_ALLOW_OPEN_ACL=1`,
+ * `ZK_TLS_CA` / `ZK_TLS_CERT` / `ZK_TLS_KEY` (PEM file paths) / `ZK_TLS_SERVERNAME` / `ZK_TLS_VERIFY` (TLS to
+ * ZooKeeper, over `zookeeper.tls` field by field),
+ * `ADMIN_HOST`, `ADMIN_PORT`, `BRIDGE_ADMIN_TOKEN` (the admin bearer token, from a secret), `BRIDGE_REPLICA_ID`,
+ * and `GRPC_XDS_BOOTSTRAP` (a bootstrap file) when the JSON has none.
  * @throws BridgeError `config` naming the field (or the variable) at fault.
  */
 export function loadBridgeConfig(env: NodeJS.ProcessEnv = process.env): BridgeConfig {
@@ -181,11 +231,31 @@ export function loadBridgeConfig(env: NodeJS.ProcessEnv = process.env): BridgeCo
     if (at <= 0) throw new BridgeError('config', 'must be user:password', { field: 'ZK_CREDENTIALS' });
     zookeeper.credentials = [{ user: env.ZK_CREDENTIALS.slice(0, at), password: env.ZK_CREDENTIALS.slice(at + 1) }];
   }
+  const tlsFromEnv = zkTlsFilesFromEnvOrThrow(env);
+  if (tlsFromEnv) zookeeper.tls = { ...(zookeeper.tls as Record<string, unknown> | undefined), ...tlsFromEnv };
   const merged: Record<string, unknown> = { ...raw, zookeeper };
+  // ZK_ACL_* (one per role, comma-separated digest ids) override the JSON's `acl` role by role.
+  const fromEnv = aclRolesFromEnv(env);
+  if (!fromEnv.ok) throw new BridgeError('config', fromEnv.message, { field: fromEnv.variable });
+  const acl: Record<string, unknown> = { ...(raw.acl as Record<string, unknown> | undefined) };
+  for (const [role, variable] of Object.entries(ACL_ROLE_VARIABLES)) if (env[variable]) acl[role] = env[variable];
+  merged.acl = acl;
+  if (allowOpenAclFromEnv(env)) merged.allowOpenAcl = true;
   if (env.ADMIN_PORT) merged.admin = { ...(raw.admin as object | undefined), port: Number(env.ADMIN_PORT) };
+  if (env.ADMIN_HOST) merged.admin = { ...(merged.admin as object | undefined), host: env.ADMIN_HOST };
+  if (env.BRIDGE_ADMIN_TOKEN) merged.admin = { ...(merged.admin as object | undefined), token: env.BRIDGE_ADMIN_TOKEN };
   if (env.BRIDGE_REPLICA_ID) merged.replicaId = env.BRIDGE_REPLICA_ID;
   if (merged.bootstrap === undefined && env.GRPC_XDS_BOOTSTRAP) merged.bootstrap = { file: env.GRPC_XDS_BOOTSTRAP };
   return parseBridgeConfig(merged);
+}
+
+function zkTlsFilesFromEnvOrThrow(env: NodeJS.ProcessEnv): ZkTlsFiles | undefined {
+  try {
+    return zkTlsFilesFromEnv(env);
+  } catch (err) {
+    if (err instanceof ZkTlsConfigError) throw new BridgeError('config', err.detail, { field: err.setting, cause: err });
+    throw err;
+  }
 }
 
 function readRawConfig(env: NodeJS.ProcessEnv): Record<string, unknown> {

@@ -14,7 +14,7 @@ import { clusterPath, servicePath, urisPath } from '../d2/data';
 import { createLogger, type Logger } from '../logging';
 import { CoalescingTask, isZkError, type MultiOp, type ZkReader } from '../zk';
 import type { WriteBudget } from './config';
-import { batchPlans, planNode, planUris } from './diff';
+import { batchPlans, planNode, planUris, type NodeAcl } from './diff';
 import { assertIsError } from './errors';
 import { isBridgeChildName } from './mapping';
 import type { EntityKey, EntityTarget, NodeView, UrisView } from './model';
@@ -40,6 +40,8 @@ export interface D2SyncOptions {
   readonly write: (ops: readonly MultiOp[]) => Promise<unknown>;
   /** The target of an entity now. */
   readonly target: (key: EntityKey) => EntityTarget;
+  /** The ACL of each node the sync creates (required: the bridge's ACL policy). */
+  readonly acl: NodeAcl;
   readonly hooks?: SyncHooks;
   readonly logger?: Logger;
 }
@@ -218,7 +220,8 @@ export class D2Sync {
       try {
         const view = this.mirror.get(key) ?? (await this.load(key));
         const path = this.pathOf(key);
-        plans.push({ key, ...(key.startsWith('uris:') ? planUris(path, view as UrisView, target) : planNode(path, view as NodeView, target)) });
+        const acl = this.options.acl;
+        plans.push({ key, ...(key.startsWith('uris:') ? planUris(path, view as UrisView, target, acl) : planNode(path, view as NodeView, target, acl)) });
       } catch (err) {
         assertIsError(err);
         this.fail(err, [key], taken);

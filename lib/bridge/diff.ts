@@ -5,9 +5,15 @@
  * Every `set` and `remove` carries the version it was planned against (compare-and-set), so a node
  * changed meanwhile — by the request worker writing `failoutProperties`, say — fails the batch
  * instead of being overwritten; the sync then re-reads and plans again.
+ *
+ * Every `create` carries its ACL from `acl` (the bridge's ACL policy, `aclFor`): no node is created
+ * without one.
  */
-import type { MultiOp } from '../zk';
+import type { AclEntry, MultiOp } from '../zk';
 import type { EntityTarget, NodeView, UrisView } from './model';
+
+/** The ACL of a node the bridge creates (its policy: `policyAcl(roles, layout)`, or `OPEN_ACL` when opted in). */
+export type NodeAcl = (path: string) => readonly AclEntry[];
 
 /** Operations for one entity and the view after they succeed. */
 export interface Plan<V> {
@@ -19,7 +25,7 @@ export interface Plan<V> {
  * Plans a service or cluster node. `keep` and a `render` that declines give no operations;
  * `absent` removes an existing node at its version.
  */
-export function planNode(path: string, current: NodeView, target: EntityTarget): Plan<NodeView> {
+export function planNode(path: string, current: NodeView, target: EntityTarget, acl: NodeAcl): Plan<NodeView> {
   if (target.kind === 'absent') {
     return current.exists ? { ops: [{ op: 'remove', path, version: current.version }], after: { exists: false } } : { ops: [], after: current };
   }
@@ -27,7 +33,7 @@ export function planNode(path: string, current: NodeView, target: EntityTarget):
   const data = target.render(current.exists ? current.data : undefined);
   if (data === undefined || (current.exists && current.data === data)) return { ops: [], after: current };
   const buffer = Buffer.from(data, 'utf8');
-  if (!current.exists) return { ops: [{ op: 'create', path, data: buffer, mode: 'persistent' }], after: { exists: true, data, version: 0 } };
+  if (!current.exists) return { ops: [{ op: 'create', path, data: buffer, mode: 'persistent', acl: acl(path) }], after: { exists: true, data, version: 0 } };
   return { ops: [{ op: 'set', path, data: buffer, version: current.version }], after: { exists: true, data, version: current.version + 1 } };
 }
 
@@ -37,11 +43,11 @@ export function planNode(path: string, current: NodeView, target: EntityTarget):
  * children no longer wanted. Only names in `current.children` are ever removed or set, so servers'
  * own (ephemeral) announcements are never touched.
  */
-export function planUris(directory: string, current: UrisView, target: EntityTarget): Plan<UrisView> {
+export function planUris(directory: string, current: UrisView, target: EntityTarget, acl: NodeAcl): Plan<UrisView> {
   if (target.kind !== 'uris') return { ops: [], after: current };
   const ops: MultiOp[] = [];
   const after = new Map(current.children);
-  if (!current.parentExists && target.children.size > 0) ops.push({ op: 'create', path: directory, mode: 'persistent' });
+  if (!current.parentExists && target.children.size > 0) ops.push({ op: 'create', path: directory, mode: 'persistent', acl: acl(directory) });
   for (const [name, have] of current.children) {
     if (!target.children.has(name)) {
       ops.push({ op: 'remove', path: `${directory}/${name}`, version: have.version });
@@ -53,7 +59,7 @@ export function planUris(directory: string, current: UrisView, target: EntityTar
     if (have?.data === data) continue;
     const path = `${directory}/${name}`;
     const buffer = Buffer.from(data, 'utf8');
-    ops.push(have ? { op: 'set', path, data: buffer, version: have.version } : { op: 'create', path, data: buffer, mode: 'persistent' });
+    ops.push(have ? { op: 'set', path, data: buffer, version: have.version } : { op: 'create', path, data: buffer, mode: 'persistent', acl: acl(path) });
     after.set(name, { data, version: have ? have.version + 1 : 0 });
   }
   return { ops, after: { parentExists: current.parentExists || ops.some((o) => o.path === directory), children: after } };

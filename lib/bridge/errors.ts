@@ -7,8 +7,10 @@ import { types } from 'node:util';
  * - `sync`: a ZooKeeper write batch failed for a reason other than lost leadership.
  * - `notLeader`: a write was refused because this replica does not lead (fencing).
  * - `closed`: the bridge was stopped.
+ * - `access`: the bridge refuses to write: it has no ZooKeeper credential, or its tree holds nodes
+ *   anyone could change (README "Access control"; `failout zk secure`, or `allowOpenAcl`).
  */
-export type BridgeErrorKind = 'config' | 'mapping' | 'sync' | 'notLeader' | 'closed';
+export type BridgeErrorKind = 'config' | 'mapping' | 'sync' | 'notLeader' | 'closed' | 'access';
 
 /** Every error lib/bridge throws or reports. Branch on `kind`, never on `message`. */
 export class BridgeError extends Error {

@@ -5,6 +5,7 @@
 export { XdsBridge, type BridgeRole, type BridgeStatus, type XdsBridgeOptions } from './bridge';
 export { loadBridgeConfig, parseBridgeConfig, type BridgeConfig, type ServiceConfig, type WriteBudget } from './config';
 export { BridgeError, isBridgeError, type BridgeErrorKind } from './errors';
+export { bridgeAclLayout, prepareBridgeAccess } from './access';
 export {
   URI_CHILD_PREFIX,
   CLUSTER_PROPERTY_KEYS,
@@ -20,12 +21,12 @@ export {
   type ClusterTarget,
   type ServiceTarget,
 } from './mapping';
-export { batchPlans, planNode, planUris, type Plan } from './diff';
+export { batchPlans, planNode, planUris, type NodeAcl, type Plan } from './diff';
 export { findVirtualHost, selectServiceRoute } from './route-selection';
 export { D2Sync, type D2SyncOptions, type SyncHooks, type SyncLifecycle, type SyncStats } from './d2-sync';
 export { XdsResolver, type XdsResolverOptions, type ServiceView, type ClusterView } from './resolver';
 export { entityTarget } from './targets';
 export { BridgeMetrics, fallbackActive, type MetricsSource } from './metrics';
-export { AdminServer, type AdminSource } from './admin-server';
+export { AdminServer, type AdminServerOptions, type AdminSource } from './admin-server';
 export type { ClusterResolution, EntityKey, EntityTarget, Known, NodeView, ServiceRoute, UrisView } from './model';
 export { BRIDGE_EMF_METRICS, bridgeEmfRecord, startEmfReporter, type EmfReporter, type EmfReporterOptions, type EmfSource } from './emf';

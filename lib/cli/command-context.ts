@@ -18,6 +18,9 @@ export function addConnectionOptions(command: Command): Command {
   return command
     .addOption(new Option('--queue-url <url>', 'the change-request queue (default: $FAILOUT_QUEUE_URL)'))
     .addOption(new Option('--zk <connect>', 'ZooKeeper connect string host:port[,…] (default: $ZK_CONNECT)'))
+    .addOption(new Option('--zk-tls-ca <file>', 'PEM CA that verifies ZooKeeper over TLS (its secureClientPort) (default: $ZK_TLS_CA)'))
+    .addOption(new Option('--zk-tls-cert <file>', 'PEM client certificate, when ZooKeeper requires one (default: $ZK_TLS_CERT)'))
+    .addOption(new Option('--zk-tls-key <file>', 'PEM private key of --zk-tls-cert (default: $ZK_TLS_KEY)'))
     .addOption(new Option('--sqs-endpoint <url>', 'a local SQS endpoint (default: $SQS_ENDPOINT; unset means AWS)'))
     .addOption(new Option('--d2-base <path>', 'D2 base path in ZooKeeper (default: $D2_BASE_PATH or /d2)').hideHelp())
     .addOption(new Option('--requests-base <path>', 'request records path (default: $FAILOUT_REQUESTS_PATH or /failout/requests)').hideHelp());

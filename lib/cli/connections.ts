@@ -1,11 +1,22 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
 import pino from 'pino';
-import { ZkSession } from '../zk';
+import { ZkSession, type DigestCredential } from '../zk';
+import { isZkError, loadZkTlsFiles, ZkTlsConfigError, type ZkTlsFiles, type ZkTlsOptions } from '../zk';
 import { CliError, assertIsError, usageError } from './errors';
 import type { CliSettings } from './settings';
 
 /** How long the CLI waits for ZooKeeper before telling the operator. */
 const ZK_CONNECT_TIMEOUT_MS = 10_000;
+
+/** Reads the PEM files; a bad one is a usage error naming its flag and variable. */
+function loadCliTls(files: ZkTlsFiles): ZkTlsOptions {
+  try {
+    return loadZkTlsFiles(files, { caFile: '--zk-tls-ca / ZK_TLS_CA', certFile: '--zk-tls-cert / ZK_TLS_CERT', keyFile: '--zk-tls-key / ZK_TLS_KEY' });
+  } catch (err) {
+    if (err instanceof ZkTlsConfigError) throw usageError(err.message);
+    throw err;
+  }
+}
 
 /**
  * The connections one CLI run needs, opened on first use and closed by {@link close}: a read-only
@@ -17,17 +28,23 @@ export class CliConnections {
 
   constructor(private readonly settings: CliSettings) {}
 
-  /** The connected ZooKeeper session. */
-  async zk(): Promise<ZkSession> {
+  /**
+   * The connected ZooKeeper session; `credentials` (the admin's, for `failout zk secure`) are added
+   * when the session is first opened in this run.
+   */
+  async zk(credentials: readonly DigestCredential[] = []): Promise<ZkSession> {
     if (this.session) return this.session;
     const connectString = this.settings.zkConnect;
     if (!connectString) throw usageError('no ZooKeeper to read: set ZK_CONNECT or pass --zk host:port');
     // The session logs reconnects as JSON; an operator's terminal wants only our messages.
-    const session = new ZkSession({ connectString, sessionTimeoutMs: 10_000, connectWaitMs: 5000, logger: pino({ level: 'silent' }) });
+    const tls = this.settings.zkTls ? loadCliTls(this.settings.zkTls) : undefined;
+    const session = new ZkSession({ connectString, sessionTimeoutMs: 10_000, connectWaitMs: 5000, credentials, tls, logger: pino({ level: 'silent' }) });
     try {
       await session.start(ZK_CONNECT_TIMEOUT_MS);
     } catch (err) {
       assertIsError(err);
+      // The session logs nothing here (silent logger): the TLS reason reaches the operator only through this message.
+      if (isZkError(err, 'tls')) throw new CliError('unavailable', `could not connect to ZooKeeper at ${connectString} over TLS: ${err.message}; check ZK_TLS_CA / --zk-tls-ca and the server's certificate`, { cause: err });
       throw new CliError('unavailable', `could not connect to ZooKeeper at ${connectString} within ${ZK_CONNECT_TIMEOUT_MS / 1000} s: check ZK_CONNECT / --zk`, { cause: err });
     }
     this.session = session;

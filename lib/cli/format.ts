@@ -1,7 +1,15 @@
-import type { RequestRecord } from '../requests';
+import type { PruneMark, RequestRecord } from '../requests';
+import { escapeControlChars } from '../text';
 import type { ClusterStatus } from './cluster-status';
 
-/** Human text for the CLI's results. Pure: tests compare strings. */
+/**
+ * Human text for the CLI's results. Pure: tests compare strings. Every value from data (names,
+ * reasons, who asked, messages) goes through `safe`: ZooKeeper holds other people's text, and
+ * a control character in it must not reach the operator's terminal (issue 14).
+ */
+
+/** A value from data as the terminal may show it: control characters, newlines included, as escapes. */
+const safe = (text: string): string => escapeControlChars(text);
 
 const STATE_LABEL: Record<ClusterStatus['state'], string> = {
   'failed-out': 'FAILED OUT',
@@ -28,8 +36,8 @@ export function formatRemaining(ms: number): string {
 
 /** Several lines for one cluster: state and window, then peers with weights and shares, then who and why. */
 export function formatClusterStatus(status: ClusterStatus, now: number): string {
-  const lines = [`${status.cluster}  ${STATE_LABEL[status.state]}`];
-  if (status.problem) lines.push(`  problem  ${status.problem}`);
+  const lines = [`${safe(status.cluster)}  ${STATE_LABEL[status.state]}`];
+  if (status.problem) lines.push(`  problem  ${safe(status.problem)}`);
   const total = status.peers.reduce((sum, p) => sum + p.weight, 0);
   const shown = status.windows.filter((w) => status.state !== 'ended' || w === status.windows[status.windows.length - 1]);
   for (const w of shown) {
@@ -38,10 +46,10 @@ export function formatClusterStatus(status: ClusterStatus, now: number): string 
     const starts = !w.active && Date.parse(w.offlineAt) > now ? ` (starts in ${formatRemaining(Date.parse(w.offlineAt) - now)})` : '';
     lines.push(`  window   from ${w.offlineAt} ${end}${left}${starts}`);
     lines.push(`  share    ${w.sharePct}% of traffic (buckets ${w.buckets.from}-${w.buckets.to})`);
-    lines.push(`  by       ${w.requestedBy ?? 'unknown'}${w.reason ? ` — ${w.reason}` : ''}${w.requestId ? `  [request ${w.requestId}]` : ''}`);
+    lines.push(`  by       ${safe(w.requestedBy ?? 'unknown')}${w.reason ? ` — ${safe(w.reason)}` : ''}${w.requestId ? `  [request ${safe(w.requestId)}]` : ''}`);
   }
   if (status.peers.length > 0) {
-    const peers = status.peers.map((p) => `${p.cluster} (weight ${p.weight}, ${Math.round((p.weight / total) * 100)}%)`);
+    const peers = status.peers.map((p) => `${safe(p.cluster)} (weight ${p.weight}, ${Math.round((p.weight / total) * 100)}%)`);
     lines.push(`  peers    ${peers.join(', ')}`);
   }
   return lines.join('\n');
@@ -49,19 +57,28 @@ export function formatClusterStatus(status: ClusterStatus, now: number): string 
 
 /** One or two lines: the outcome, and for a rejection what to do about it. */
 export function formatRecord(record: RequestRecord): string {
-  const at = ` at ${new Date(record.appliedAt).toISOString()}`;
-  const what = `${record.action ?? 'request'} ${record.cluster ?? ''}`.trimEnd();
+  const at = Number.isFinite(record.appliedAt) && Math.abs(record.appliedAt) <= 8.64e15 ? ` at ${new Date(record.appliedAt).toISOString()}` : '';
+  const what = safe(`${record.action ?? 'request'} ${record.cluster ?? ''}`.trimEnd());
+  const id = safe(record.requestId);
   switch (record.status) {
     case 'applied':
-      return `request ${record.requestId}: applied (${what})${at}${record.clusterVersion === null ? '' : `, cluster node version ${record.clusterVersion}`}`;
+      return `request ${id}: applied (${what})${at}${record.clusterVersion === null ? '' : `, cluster node version ${record.clusterVersion}`}`;
     case 'duplicate':
-      return `request ${record.requestId}: duplicate (${what}) — it had already been applied; nothing changed${at}`;
+      return `request ${id}: duplicate (${what}) — it had already been applied; nothing changed${at}`;
     case 'rejected':
       return [
-        `request ${record.requestId}: REJECTED (${what}): ${record.reason ?? 'no reason given'}${record.message ? ` — ${record.message}` : ''}`,
+        `request ${id}: REJECTED (${what}): ${record.reason ?? 'no reason given'}${record.message ? ` — ${safe(record.message)}` : ''}`,
         '  nothing was changed; fix the request and send it again (add --force only to override peer-state checks)',
       ].join('\n');
     default:
-      return `request ${record.requestId}: ${record.status} (${what})${at}`;
+      return `request ${id}: ${String(record.status)} (${what})${at}`;
   }
+}
+
+/** What `failout request` says of a record pruned after the retention. */
+export function formatPruned(requestId: string, madeAt: number, mark: PruneMark): string {
+  return [
+    `request ${safe(requestId)}: pruned — it was made at ${new Date(madeAt).toISOString()}, and records older than ${formatRemaining(mark.retentionMs)} are removed`,
+    `  (every record written before ${new Date(mark.prunedBefore).toISOString()} is gone); its outcome is no longer recorded`,
+  ].join('\n');
 }

@@ -4,8 +4,9 @@ import { outCommand } from './commands/out';
 import { requestCommand } from './commands/request';
 import { restoreCommand } from './commands/restore';
 import { statusCommand } from './commands/status';
+import { zkCommand } from './commands/zk';
 import { CliError, EXIT } from './errors';
-import { processIo, type CliIo } from './io';
+import { escapingIo, processIo, type CliIo } from './io';
 
 const OVERVIEW = `
 Requests go to the SQS FIFO queue ($FAILOUT_QUEUE_URL); the request worker applies them to ZooKeeper
@@ -16,6 +17,8 @@ Examples:
   failout status
   failout restore greetings-lor1 --wait
   failout request <id> --json
+  failout zk check                 (exit 1 when a node can be changed without credentials)
+  ZK_ADMIN_DIGEST=admin:… failout zk secure --dry-run
 
 Exit codes: 0 success, 1 request rejected (or its outcome unknown / a service unreachable), 2 usage error.
 `;
@@ -28,7 +31,7 @@ export function buildProgram(rt: CommandRuntime): Command {
     .showHelpAfterError('(add --help for usage and examples)')
     .exitOverride()
     .configureOutput({ writeOut: (text) => rt.io.stdout(text), writeErr: (text) => rt.io.stderr(text) });
-  for (const make of [outCommand, restoreCommand, statusCommand, requestCommand]) {
+  for (const make of [outCommand, restoreCommand, statusCommand, requestCommand, zkCommand]) {
     const command = make(rt);
     // Subcommands inherit neither exitOverride nor the output hooks: set them on each.
     command
@@ -45,6 +48,8 @@ export function buildProgram(rt: CommandRuntime): Command {
  * throws and never exits the process: `main.ts` does that, tests call this directly.
  */
 export async function run(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
+  // Whatever a command prints passes one escaping guard: text from data never drives the terminal.
+  io = escapingIo(io);
   let exitCode: number = EXIT.ok;
   const rt: CommandRuntime = { io, setExit: (code) => (exitCode = code) };
   const program = buildProgram(rt);

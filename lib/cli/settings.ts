@@ -1,3 +1,5 @@
+import { zkTlsFilesFromEnv, ZkTlsConfigError, type ZkTlsFiles } from '../zk/config';
+import { usageError } from './errors';
 import type { CliIo } from './io';
 
 /** Connection flags every command accepts; each overrides its environment variable. */
@@ -7,6 +9,9 @@ export interface ConnectionFlags {
   sqsEndpoint?: string;
   d2Base?: string;
   requestsBase?: string;
+  zkTlsCa?: string;
+  zkTlsCert?: string;
+  zkTlsKey?: string;
 }
 
 /** Where the CLI sends requests and reads state, after flags and environment are merged. */
@@ -15,6 +20,12 @@ export interface CliSettings {
   readonly queueUrl: string | undefined;
   /** `--zk` / `ZK_CONNECT`. */
   readonly zkConnect: string | undefined;
+  /**
+   * TLS to ZooKeeper: `--zk-tls-ca` / `ZK_TLS_CA`, `--zk-tls-cert` / `ZK_TLS_CERT`, `--zk-tls-key` /
+   * `ZK_TLS_KEY` (PEM file paths, read when the session opens), `ZK_TLS_SERVERNAME`, `ZK_TLS_VERIFY`.
+   * Undefined: plain TCP.
+   */
+  readonly zkTls: ZkTlsFiles | undefined;
   /** `--sqs-endpoint` / `SQS_ENDPOINT`: a local SQS (fauxqs); unset means AWS. */
   readonly sqsEndpoint: string | undefined;
   /** `AWS_REGION`, else the region in an AWS queue URL, else `us-east-1`. */
@@ -36,11 +47,27 @@ export function resolveSettings(flags: ConnectionFlags, env: CliIo['env']): CliS
   return {
     queueUrl,
     zkConnect: pick(flags.zk, 'ZK_CONNECT'),
+    zkTls: resolveZkTls(flags, env, pick),
     sqsEndpoint: pick(flags.sqsEndpoint, 'SQS_ENDPOINT'),
     region: nonEmpty(env.AWS_REGION) ?? nonEmpty(env.AWS_DEFAULT_REGION) ?? regionOfQueueUrl(queueUrl) ?? 'us-east-1',
     d2Base: pick(flags.d2Base, 'D2_BASE_PATH') ?? DEFAULT_D2_BASE,
     requestsBase: pick(flags.requestsBase, 'FAILOUT_REQUESTS_PATH') ?? DEFAULT_REQUESTS_BASE,
   };
+}
+
+/** The ZK_TLS_* settings with the flags over the variables. @throws CliError `usage` for a bad ZK_TLS_VERIFY. */
+function resolveZkTls(flags: ConnectionFlags, env: CliIo['env'], pick: (flag: string | undefined, variable: string) => string | undefined): ZkTlsFiles | undefined {
+  try {
+    return zkTlsFilesFromEnv({
+      ...env,
+      ZK_TLS_CA: pick(flags.zkTlsCa, 'ZK_TLS_CA'),
+      ZK_TLS_CERT: pick(flags.zkTlsCert, 'ZK_TLS_CERT'),
+      ZK_TLS_KEY: pick(flags.zkTlsKey, 'ZK_TLS_KEY'),
+    });
+  } catch (err) {
+    if (err instanceof ZkTlsConfigError) throw usageError(err.message);
+    throw err;
+  }
 }
 
 /** `https://sqs.eu-west-1.amazonaws.com/…` → `eu-west-1`; undefined for other URLs. */

@@ -318,6 +318,16 @@ export interface ServiceProperties extends ServiceConfig {
 /** Partition id → weight of one URI (`PartitionData`). */
 export type PartitionWeights = Record<number, number>;
 
+/**
+ * The largest host weight (issue 14): 2^32 − 1, the range of xDS's `load_balancing_weight`, so every
+ * weight the bridge copies from a control plane fits. rest.li takes any double; two hosts announced
+ * with 1.7e308 made the balancer's sum Infinity and skewed its split to 39:1. The URI codec refuses a
+ * weight outside [0, MAX_HOST_WEIGHT] (the child is malformed, the store keeps its last good), and
+ * {@link mergeUriProperties} clamps weights of models built in code. Any sum of such weights stays
+ * finite and exact enough (2^32 × 2^20 hosts < 2^53).
+ */
+export const MAX_HOST_WEIGHT = 4_294_967_295;
+
 /** One `/d2/uris/<cluster>/<child>` announcement (normally one URI). */
 export interface UriProperties {
   /** Required; the merged view uses the ZooKeeper node name instead. */
@@ -336,7 +346,8 @@ export interface UriHost {
   uri: string;
   /**
    * The weight of partition 0 when the host serves it, else the weight of the lowest partition id it
-   * serves, else 0 (a host announced with no partition). Partition-aware code should read `partitions`.
+   * serves, else 0 (a host announced with no partition), clamped into [0, {@link MAX_HOST_WEIGHT}].
+   * Partition-aware code should read `partitions` (as announced).
    */
   weight: number;
   /** Partition id → weight. */
@@ -390,14 +401,26 @@ export function mergeUriProperties(clusterName: string, children: readonly UriPr
   };
 }
 
-/** Partition 0's weight, else the lowest partition's, else 0; see {@link UriHost.weight}. */
+/**
+ * Partition 0's weight, else the lowest partition's, else 0; see {@link UriHost.weight}. Clamped into
+ * [0, {@link MAX_HOST_WEIGHT}] (NaN counts as 0): the codec bounds what it reads, but a model built in
+ * code reaches the balancer through here too.
+ */
 function hostWeight(partitions: PartitionWeights): number {
   if (Object.hasOwn(partitions, 0)) {
-    return partitions[0];
+    return clampWeight(partitions[0]);
   }
   const ids = Object.keys(partitions).map(Number);
   if (ids.length === 0) {
     return 0;
   }
-  return partitions[Math.min(...ids)];
+  return clampWeight(partitions[Math.min(...ids)]);
+}
+
+function clampWeight(weight: number | undefined): number {
+  // `>= 0` is false for NaN, and undefined (a sparse model) reads as no weight.
+  if (weight === undefined || !(weight >= 0)) {
+    return 0;
+  }
+  return Math.min(weight, MAX_HOST_WEIGHT);
 }

@@ -1,4 +1,5 @@
 import { D2Error } from './errors';
+import { znodeNameProblem } from './names';
 
 /**
  * Where D2 keeps its data in ZooKeeper (rest.li `balancer/zkfs/ZKFSUtil.java`):
@@ -30,11 +31,13 @@ export function normalizeBasePath(base: string = DEFAULT_BASE_PATH): string {
 
 /**
  * Rejects a name that would not be a single znode name: a slash would reach into another cluster's
- * subtree, and ZooKeeper refuses empty, `.` and `..` components and the NUL character.
+ * subtree, and ZooKeeper refuses empty, `.` and `..` components, NUL and the other characters of
+ * {@link znodeNameProblem}.
  */
 export function assertNodeName(name: string, what: string): void {
-  if (name === '' || name === '.' || name === '..' || name.includes('/') || name.includes('\u0000')) {
-    throw new D2Error('malformed', `${what} ${JSON.stringify(name)} is not a valid znode name`);
+  const problem = znodeNameProblem(name);
+  if (problem !== undefined) {
+    throw new D2Error('malformed', `${what} ${JSON.stringify(name)} is not a valid znode name: it ${problem}`);
   }
 }
 

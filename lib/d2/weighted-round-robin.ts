@@ -43,9 +43,9 @@ export class WeightedRoundRobin<T> {
       weights.push(candidate.weight);
     }
     this.items = items;
-    this.weights = Float64Array.from(weights);
+    this.weights = Float64Array.from(scaled(weights));
     this.scores = new Float64Array(items.length);
-    this.total = weights.reduce((sum, w) => sum + w, 0);
+    this.total = this.weights.reduce((sum, w) => sum + w, 0);
     const random = options.random;
     if (random) {
       // A random start keeps the long-run shares: an item's pick count after k picks is
@@ -59,7 +59,10 @@ export class WeightedRoundRobin<T> {
     return this.items.length;
   }
 
-  /** Sum of the weights of the candidates that can be picked. */
+  /**
+   * Sum of the weights of the candidates that can be picked, in the units `next()` works in: the
+   * weights as given, or scaled to the largest one when their sum would not be finite. Always finite.
+   */
   get totalWeight(): number {
     return this.total;
   }
@@ -90,4 +93,17 @@ export class WeightedRoundRobin<T> {
     scores[best] = bestScore - this.total;
     return this.items[best];
   }
+}
+
+/**
+ * The weights as given, or divided by the largest when their sum is not finite (issue 14: two hosts
+ * of weight 1.7e308 made the total Infinity, every score Infinity or NaN, and the split 39:1). Scaling
+ * keeps every ratio, and with the largest weight 1 the sum is at most the number of candidates. A
+ * weight tiny next to the largest may become 0 (a share below 2^-1074 of the traffic, i.e. none).
+ */
+function scaled(weights: readonly number[]): readonly number[] {
+  const total = weights.reduce((sum, w) => sum + w, 0);
+  if (Number.isFinite(total)) return weights;
+  const max = Math.max(...weights);
+  return weights.map((w) => w / max);
 }

@@ -1,9 +1,9 @@
-import { isZkError, type SessionEvent, type ZkSession } from '../zk';
+import { aclFor, aclLayout, digestId, isZkError, type AclEntry, type AclRoles, type DigestCredential, type SessionEvent, type ZkSession } from '../zk';
 import { createLogger, type Logger } from '../logging';
 import { parseUriProperties, serializeUriProperties } from './codecs/uri';
 import { assertIsError, D2Error } from './errors';
 import type { PartitionWeights, UriProperties } from './model';
-import { assertNodeName, urisPath } from './paths';
+import { assertNodeName, normalizeBasePath, urisPath } from './paths';
 
 /** Options for {@link ZooKeeperAnnouncer}. */
 export interface ZooKeeperAnnouncerOptions {
@@ -25,6 +25,19 @@ export interface ZooKeeperAnnouncerOptions {
   readonly prefix?: string;
   /** Default a `d2-announcer` logger from `createLogger`. */
   readonly logger?: Logger;
+  /**
+   * The announcer identity's digest credential (README "Access control"): added to the session (see
+   * `ZkSession.addCredential`; everyone using the session then acts with it), so that the announcer
+   * may create and delete children of `<base>/uris/<cluster>` on a secured tree. Without one the
+   * session's own credentials are used (none: only an open cluster directory lets it announce).
+   */
+  readonly credential?: DigestCredential;
+  /**
+   * The other roles' identities (digest ids), for the announcement node's ACL: the policy's
+   * `<base>/uris/<cluster>/<child>` row (everyone reads, the bridge may write, the admin everything).
+   * Default none: everyone may read it, nobody change it; it goes with the session.
+   */
+  readonly aclRoles?: AclRoles;
 }
 
 /** What the announcer is asked to be: `up` (announced, and re-announced after a new session), `down`, `closed`. */
@@ -41,6 +54,11 @@ export type AnnouncerTarget = 'down' | 'up' | 'closed';
  * although its reply was lost, would otherwise keep announcing a host that marked itself down.
  * Persistent children (the bridge's) are never touched.
  *
+ * The announcement is created with its ACL from the one policy (lib/zk `aclFor`), never an open one.
+ * The cluster directory must exist: on a secured tree announcers may not create it (no CREATE on
+ * `<base>/uris`); the bridge creates it when the cluster has endpoints, or the admin with
+ * `failout zk secure --cluster <name>`. A missing directory fails `markUp` with ZkError `noNode`.
+ *
  * Concurrency: operations run one at a time on a promise queue; `target` changes only in the public
  * calls, `nodePath` only inside queued operations.
  */
@@ -48,6 +66,8 @@ export class ZooKeeperAnnouncer {
   private readonly session: ZkSession;
   private readonly directory: string;
   private readonly data: Buffer;
+  /** The ACL of each announcement node (fixed: the path differs only in the sequence number). */
+  private readonly acl: readonly AclEntry[];
   private readonly prefix: string;
   private readonly log: Logger;
   private readonly unsubscribe: () => void;
@@ -69,6 +89,10 @@ export class ZooKeeperAnnouncer {
     // Serialized once: a bad URI or weight fails here, as a malformed D2Error, not at markUp time.
     this.data = Buffer.from(serializeUriProperties(properties), 'utf8');
     parseUriProperties(this.data);
+    const announcer = options.credential ? [digestId(options.credential.user, options.credential.password)] : [];
+    const roles: AclRoles = { ...options.aclRoles, announcer: [...(options.aclRoles?.announcer ?? []), ...announcer] };
+    this.acl = aclFor(`${this.directory}/${this.prefix}-`, roles, aclLayout({ d2BasePath: normalizeBasePath(options.basePath) }));
+    if (options.credential) this.session.addCredential(options.credential);
     this.unsubscribe = this.session.on((event) => this.onSessionEvent(event));
   }
 
@@ -144,7 +168,8 @@ export class ZooKeeperAnnouncer {
   }
 
   private async announce(): Promise<string> {
-    const path = await this.session.create(`${this.directory}/${this.prefix}-`, this.data, { mode: 'ephemeralSequential', parents: true });
+    // No `parents`: announcers never create the cluster directory (see the class doc).
+    const path = await this.session.create(`${this.directory}/${this.prefix}-`, this.data, { mode: 'ephemeralSequential', acl: this.acl });
     this.path = path;
     return path;
   }

@@ -7,7 +7,15 @@
  */
 export { LocalStack, type LocalStackOptions, type ClusterView, type ReplicaView, type StackEnv } from './stack';
 export { runScenario, formatResults, type StepResult } from './scenario';
-export { startZooKeeper, startEnsemble, type SessionTimeouts, type ZooKeeperOptions, type ZooKeeperServer, type ZooKeeperEnsemble } from './zookeeper';
+export {
+  startZooKeeper,
+  startEnsemble,
+  type SessionTimeouts,
+  type ZooKeeperOptions,
+  type ZooKeeperServer,
+  type ZooKeeperEnsemble,
+  type ZooKeeperTlsOptions,
+} from './zookeeper';
 export {
   LOCAL_REGION,
   createFifoQueuePair,

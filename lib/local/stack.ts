@@ -4,15 +4,19 @@
  * the request worker (the poller driving the real Lambda handler) and a traffic generator calling
  * through FailoutClient. Everything on 127.0.0.1; nothing is a stand-in.
  */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Logger as PowertoolsLogger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { parseBridgeConfig, XdsBridge } from '../bridge';
-import { LoadBalancerState } from '../d2';
+import { LoadBalancerState, urisPath } from '../d2';
 import { createFailoutConfig, type FailoutConfig } from '../failout';
 import { createLogger, type Logger } from '../logging';
-import { RequestWriter } from '../requests';
+import { RequestWriter, pinoRequestLogger, resolveWriterAcl } from '../requests';
 import { createHandler } from '../requests/lambda';
-import { ZkSession } from '../zk';
+import { digestId, policyAcl, ZkSession, type AclRoles, type DigestCredential } from '../zk';
 import { ControlPlanes, type ControlPlaneName } from './control-planes';
 import { SqsPoller } from './sqs-poller';
 import { startLocalSqs, type LocalSqs } from './sqs';
@@ -61,6 +65,64 @@ export interface StackEnv {
   readonly FAILOUT_QUEUE_URL: string;
   readonly SQS_ENDPOINT: string;
   readonly ZK_CONNECT: string;
+  /**
+   * A file (mode 0600) holding the announcer identity's `user:password`, for services that announce
+   * themselves (examples/service reads it): the path is shown, never the password.
+   */
+  readonly ZK_ANNOUNCER_DIGEST_FILE: string;
+}
+
+/**
+ * The ZooKeeper identities of the stack's components (README "Access control"), fresh at every start:
+ * the bridge and the request writer each write only their own paths, as deployed; nothing is created
+ * with an open ACL. The passwords live only in this process (never in the view, the logs or `env()`).
+ */
+interface LocalIdentities {
+  readonly bridge: DigestCredential;
+  readonly writer: DigestCredential;
+  readonly announcer: DigestCredential;
+}
+
+function freshIdentities(): LocalIdentities {
+  const secret = (): string => randomBytes(18).toString('base64url');
+  return {
+    bridge: { user: 'failout-local-bridge', password: secret() },
+    writer: { user: 'failout-local-writer', password: secret() },
+    announcer: { user: 'failout-local-announcer', password: secret() },
+  };
+}
+
+/** The identities as the components' ACLs name them (digest ids, no passwords). */
+function rolesOf(identities: LocalIdentities): AclRoles {
+  const id = (c: DigestCredential): string => digestId(c.user, c.password);
+  return { bridge: [id(identities.bridge)], requestWriter: [id(identities.writer)], announcer: [id(identities.announcer)] };
+}
+
+/**
+ * Clusters whose servers announce themselves instead of coming from xDS (examples/service's
+ * `profiles-lor1`). Announcers may not create a cluster directory; the stack makes it, as an operator
+ * would with `failout zk secure --cluster <name>`.
+ */
+const SELF_ANNOUNCED_CLUSTERS = ['profiles-lor1'] as const;
+
+/**
+ * Prepares what a self-announcing service needs: the cluster directories (made with the bridge's
+ * identity, with the policy's ACL) and the announcer credential in a file only this user can read.
+ * Returns the file's path.
+ */
+async function prepareAnnouncers(connectString: string, identities: LocalIdentities, stops: Stops): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), 'failout-local-'));
+  stops.add(async () => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'announcer.digest');
+  writeFileSync(file, `${identities.announcer.user}:${identities.announcer.password}\n`, { mode: 0o600 });
+  const session = new ZkSession({ connectString, sessionTimeoutMs: 10_000, credentials: [identities.bridge] });
+  await session.start();
+  try {
+    for (const cluster of SELF_ANNOUNCED_CLUSTERS) await session.ensurePath(urisPath(undefined, cluster), policyAcl(rolesOf(identities)));
+  } finally {
+    await session.close();
+  }
+  return file;
 }
 
 /** Everything started, stopped in reverse order. */
@@ -92,6 +154,8 @@ export class LocalStack {
     readonly poller: SqsPoller,
     readonly observer: LoadBalancerState,
     private readonly log: Logger,
+    private readonly identities: LocalIdentities,
+    private readonly announcerDigestFile: string,
   ) {
     // The clients keep the last good document; the view says that a newer one was refused, and why.
     observer.registerClusterListener({
@@ -119,7 +183,8 @@ export class LocalStack {
       const planes = await ControlPlanes.start({ topology, primaryPort: options.primaryPort, fallbackPort: options.fallbackPort });
       stops.add(() => planes.close());
 
-      const worker = await startRequestWorker(zk.connectString, sqs, log);
+      const identities = freshIdentities();
+      const worker = await startRequestWorker(zk.connectString, sqs, log, identities);
       stops.add(() => worker.session.close());
       stops.add(() => worker.poller.stop());
 
@@ -129,7 +194,8 @@ export class LocalStack {
       const observer = new LoadBalancerState({ session: observerSession, logger: log });
       stops.add(async () => observer.shutdown());
 
-      const stack = new LocalStack(options, stops, zk, sqs, planes, worker.poller, observer, log);
+      const announcerDigestFile = await prepareAnnouncers(zk.connectString, identities, stops);
+      const stack = new LocalStack(options, stops, zk, sqs, planes, worker.poller, observer, log, identities, announcerDigestFile);
       progress('starting two bridge replicas…');
       for (let i = 0; i < 2; i++) await stack.startReplica();
       stops.add(() => Promise.all(stack.replicas.map((r) => r.stop())));
@@ -160,7 +226,7 @@ export class LocalStack {
 
   /** What the CLI needs (default D2 and request paths). */
   env(): StackEnv {
-    return { FAILOUT_QUEUE_URL: this.sqs.queueUrl, SQS_ENDPOINT: this.sqs.endpoint, ZK_CONNECT: this.zk.connectString };
+    return { FAILOUT_QUEUE_URL: this.sqs.queueUrl, SQS_ENDPOINT: this.sqs.endpoint, ZK_CONNECT: this.zk.connectString, ZK_ANNOUNCER_DIGEST_FILE: this.announcerDigestFile };
   }
 
   /** The leading replica, if any. */
@@ -205,6 +271,7 @@ export class LocalStack {
   /** Starts one more bridge replica (it stands by unless nobody leads). */
   async startReplica(): Promise<XdsBridge> {
     const id = `bridge-${String.fromCharCode(97 + (this.replicaSeq++ % 26))}`;
+    const roles = rolesOf(this.identities);
     const config = parseBridgeConfig({
       replicaId: id,
       bootstrap: {
@@ -212,7 +279,8 @@ export class LocalStack {
         node: { id: 'failout-local-bridge' },
       },
       services: [SERVICE],
-      zookeeper: { connectString: this.zk.connectString, sessionTimeoutMs: this.options.bridgeSessionTimeoutMs ?? 4000 },
+      zookeeper: { connectString: this.zk.connectString, sessionTimeoutMs: this.options.bridgeSessionTimeoutMs ?? 4000, credentials: [this.identities.bridge] },
+      acl: { requestWriter: roles.requestWriter, announcer: roles.announcer },
       admin: { host: '127.0.0.1', port: 0 },
       deletionGraceMs: 5000,
       fallbackProbeCapMs: 1000,
@@ -256,12 +324,19 @@ export class LocalStack {
  * (lib/requests `createHandler` over a `RequestWriter` on a ZooKeeper session of its own), as one
  * Lambda execution environment would.
  */
-async function startRequestWorker(connectString: string, sqs: LocalSqs, log: Logger): Promise<{ session: ZkSession; poller: SqsPoller }> {
+async function startRequestWorker(connectString: string, sqs: LocalSqs, log: Logger, identities: LocalIdentities): Promise<{ session: ZkSession; poller: SqsPoller }> {
   // Powertools would print an EMF document per invocation; the view shows the outcomes instead.
   process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
-  const session = new ZkSession({ connectString, sessionTimeoutMs: 10_000, logger: log });
+  const credential = identities.writer;
+  const session = new ZkSession({ connectString, sessionTimeoutMs: 10_000, credentials: [credential], logger: log });
   await session.start();
-  const writer = new RequestWriter({ session });
+  // As the Lambda does (functions/commons/request-writer.ts): refuse an open tree, then the policy's ACLs.
+  const config = { d2BasePath: '/d2', requestsPath: '/failout/requests', aclRoles: { bridge: [digestId(identities.bridge.user, identities.bridge.password)] }, allowOpenAcl: false };
+  const recordAcl = await resolveWriterAcl({ session, config, credential, logger: pinoRequestLogger(log) }).catch(async (err: unknown) => {
+    await session.close();
+    throw err;
+  });
+  const writer = new RequestWriter({ session, recordAcl });
   const handler = createHandler({
     writer,
     logger: new PowertoolsLogger({ serviceName: 'failout-requests', logLevel: powertoolsLevel(process.env.FAILOUT_LOG_LEVEL ?? (process.env.JEST_WORKER_ID ? 'silent' : 'info')) }),

@@ -3,8 +3,13 @@
  * failout state and window, the bridge replicas (leader, active control plane), the control planes,
  * request outcomes and the worker's counters; plus the commands to try. `renderView` is pure over a
  * {@link ViewSource}; `LiveView` redraws it every second.
+ *
+ * Names, peers, problems and errors come from ZooKeeper and the traffic: every line of a frame goes
+ * through lib/text's one escaping function, so only the view's own screen control (home, clear) ever
+ * reaches the terminal (issue 14).
  */
 import type { FailoutConfig } from '../failout';
+import { escapeControlChars } from '../text';
 import type { ControlPlaneName } from './control-planes';
 import type { ClusterView, ReplicaView, StackEnv } from './stack';
 import type { SqsPollerStats } from './sqs-poller';
@@ -50,6 +55,7 @@ export function commandsText(env: StackEnv, keys: boolean): string[] {
   const lines = [
     'In another terminal (from this directory):',
     `  export FAILOUT_QUEUE_URL=${env.FAILOUT_QUEUE_URL} SQS_ENDPOINT=${env.SQS_ENDPOINT} ZK_CONNECT=${env.ZK_CONNECT}`,
+    `  (a service announcing itself, examples/service: ZK_ANNOUNCER_DIGEST_FILE=${env.ZK_ANNOUNCER_DIGEST_FILE})`,
     '  npx failout out greetings-lor1 --peer greetings-lva1:2 --peer greetings-ltx1:1 --for 30m --wait',
     '  npx failout out greetings-lor1 --peer greetings-lva1 --for 30m --buckets 0-49 --wait',
     '  npx failout restore greetings-lor1 --wait',
@@ -100,7 +106,8 @@ export function renderView(source: ViewSource, now = Date.now()): string[] {
   out.push(`request worker: ${w.batches} batches, ${w.records} requests, ${w.deleted} acknowledged, ${w.failures} left for retry, ${w.sqsErrors} SQS errors`);
   out.push('');
   out.push(...commandsText(source.env(), true));
-  return out;
+  // Per line, so a newline inside a value shows as `\n` instead of starting a line of its own.
+  return out.map((line) => escapeControlChars(line));
 }
 
 /** Redraws the view every second on a terminal stream. */
@@ -121,8 +128,9 @@ export class LiveView {
 
   draw(): void {
     const frame = renderView(this.source);
-    // Home, clear the screen, draw.
-    this.write(`\x1b[H\x1b[2J${frame.join('\n')}\n${this.note ? `\n${this.note}\n` : ''}`);
+    // Home, clear the screen, draw: the only control sequence written; the note may quote an error.
+    const note = this.note ? `\n${escapeControlChars(this.note)}\n` : '';
+    this.write(`\x1b[H\x1b[2J${frame.join('\n')}\n${note}`);
   }
 
   stop(): void {

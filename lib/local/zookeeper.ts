@@ -20,6 +20,21 @@ export interface ZooKeeperOptions {
   sessionTimeouts?: SessionTimeouts;
   /** Milliseconds to wait for `imok`. Default 30 s (the first JVM start on a cold machine is slow). */
   readyTimeoutMs?: number;
+  /** Also serve TLS on a second port (`secureClientPort`); the plain port stays for `ruok` and plain clients. */
+  tls?: ZooKeeperTlsOptions;
+}
+
+/**
+ * TLS for a local server: ZooKeeper 3.8's Netty connection factory with PEM key and trust stores
+ * (`ssl.keyStore.type=PEM`), so tests need openssl only, no keytool.
+ */
+export interface ZooKeeperTlsOptions {
+  /** PEM file: the server's PKCS#8 private key followed by its certificate (chain). */
+  keyStoreFile: string;
+  /** PEM file: the CA certificates that client certificates must chain to. */
+  trustStoreFile: string;
+  /** Require a client certificate (`ssl.clientAuth=need`); default false (`none`). */
+  requireClientCert?: boolean;
 }
 
 /** A standalone ZooKeeper server on 127.0.0.1. */
@@ -27,6 +42,8 @@ export interface ZooKeeperServer {
   /** `127.0.0.1:<port>`. */
   readonly connectString: string;
   readonly port: number;
+  /** `127.0.0.1:<securePort>` when started with `tls`, else undefined. */
+  readonly secureConnectString: string | undefined;
   /** Pid of the running JVM, or undefined while stopped. */
   readonly pid: number | undefined;
   /** Stops the JVM, keeping the data directory; `start()` brings the same server back. */
@@ -50,6 +67,7 @@ const TICK_MS = 2000;
 interface MemberSpec {
   dir: string;
   clientPort: number;
+  securePort?: number;
   config: string;
   install: ZooKeeperInstallation;
   readyTimeoutMs: number;
@@ -74,6 +92,28 @@ function configText(dataDir: string, clientPort: number, options: ZooKeeperOptio
   return [...lines, ...extra].join('\n') + '\n';
 }
 
+/** zoo.cfg lines for `secureClientPort` (only the Netty factory serves TLS). */
+function tlsConfigLines(securePort: number, tls: ZooKeeperTlsOptions): string[] {
+  return [
+    `secureClientPort=${securePort}`,
+    'secureClientPortAddress=127.0.0.1',
+    'serverCnxnFactory=org.apache.zookeeper.server.NettyServerCnxnFactory',
+    `ssl.keyStore.location=${tls.keyStoreFile}`,
+    'ssl.keyStore.type=PEM',
+    `ssl.trustStore.location=${tls.trustStoreFile}`,
+    'ssl.trustStore.type=PEM',
+    `ssl.clientAuth=${tls.requireClientCert ? 'need' : 'none'}`,
+  ];
+}
+
+/**
+ * The Netty factory needs netty-codec and netty-resolver, which Debian's zookeeper.jar manifest does
+ * not list (it names only buffer, common, handler, transport); a release tarball's lib/* has them.
+ */
+function tlsClasspath(install: ZooKeeperInstallation): string {
+  return `${install.classpath}:/usr/share/java/netty-codec.jar:/usr/share/java/netty-resolver.jar`;
+}
+
 /** One server process; halt/start keep its port and data, stop removes them. */
 class ZooKeeperProcess implements ZooKeeperServer {
   private child: ChildProcess | undefined;
@@ -87,6 +127,10 @@ class ZooKeeperProcess implements ZooKeeperServer {
 
   get port(): number {
     return this.spec.clientPort;
+  }
+
+  get secureConnectString(): string | undefined {
+    return this.spec.securePort === undefined ? undefined : `127.0.0.1:${this.spec.securePort}`;
   }
 
   get pid(): number | undefined {
@@ -165,9 +209,12 @@ export async function startZooKeeper(options: ZooKeeperOptions = {}): Promise<Zo
   const dataDir = join(dir, 'data');
   mkdirSync(dataDir);
   const clientPort = options.port ?? (await freePort());
+  const securePort = options.tls ? await freePort() : undefined;
   const config = join(dir, 'zoo.cfg');
-  writeFileSync(config, configText(dataDir, clientPort, options));
-  const server = new ZooKeeperProcess({ dir, clientPort, config, install, readyTimeoutMs: options.readyTimeoutMs ?? 30_000 });
+  const tlsLines = options.tls && securePort !== undefined ? tlsConfigLines(securePort, options.tls) : [];
+  writeFileSync(config, configText(dataDir, clientPort, options, tlsLines));
+  const classpath = options.tls ? tlsClasspath(install) : install.classpath;
+  const server = new ZooKeeperProcess({ dir, clientPort, securePort, config, install: { ...install, classpath }, readyTimeoutMs: options.readyTimeoutMs ?? 30_000 });
   try {
     await server.start();
   } catch (err) {
@@ -178,7 +225,7 @@ export async function startZooKeeper(options: ZooKeeperOptions = {}): Promise<Zo
 }
 
 /** Starts an ensemble of `size` members (3 for fault tests) and waits until every member serves. */
-export async function startEnsemble(size = 3, options: Omit<ZooKeeperOptions, 'port'> = {}): Promise<ZooKeeperEnsemble> {
+export async function startEnsemble(size = 3, options: Omit<ZooKeeperOptions, 'port' | 'tls'> = {}): Promise<ZooKeeperEnsemble> {
   const install = ensureZooKeeper();
   const ports: { client: number; peer: number; election: number }[] = [];
   for (let i = 0; i < size; i++) ports.push({ client: await freePort(), peer: await freePort(), election: await freePort() });

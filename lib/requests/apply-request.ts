@@ -47,7 +47,9 @@ export function applyRequest(clusterProps: ClusterProperties, request: ChangeReq
 
 function windowProblems(request: FailoutChangeRequest, now: number): Problem[] {
   if (request.onlineAt > now) return [];
-  return [{ reason: 'badWindow', message: `onlineAt: ${new Date(request.onlineAt).toISOString()} passed before the request could be applied` }];
+  // Never `toISOString()` on a value no Date holds (NaN): judging must not throw (issue 14).
+  const shown = Number.isFinite(request.onlineAt) ? new Date(request.onlineAt).toISOString() : String(request.onlineAt);
+  return [{ reason: 'badWindow', message: `onlineAt: ${shown} passed before the request could be applied` }];
 }
 
 function peerProblems(request: FailoutChangeRequest, context: ApplyContext): Problem[] {

@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import type { DigestCredential } from '../zk';
+import type { AclRoles, DigestCredential } from '../zk';
+import { aclRolesFromEnv, allowOpenAclFromEnv } from '../zk/config';
+import { loadZkTlsFromEnv, ZkTlsConfigError, type ZkTlsOptions } from '../zk/config';
 import { parseDuration } from './duration';
 import { RequestError } from './errors';
 import { DEFAULT_REQUEST_LIMITS } from './schema';
@@ -14,11 +16,16 @@ import { DEFAULT_REQUEST_LIMITS } from './schema';
  * | `FAILOUT_REQUESTS_PATH` | parent of the request records | `/failout/requests` |
  * | `MAX_FAILOUT_WINDOW` | longest window end ahead: ISO-8601 (`PT72H`) or short (`72h`) | `72h` |
  * | `MAX_REQUEST_BYTES`, `MAX_PEERS` | guard rails | 16384, 10 |
+ * | `FAILOUT_RECORD_RETENTION` | how long request records are kept before the worker prunes them: ISO-8601 (`P30D`) or short (`30d`), at least 1 day | `30d` |
  * | `ZK_SESSION_TIMEOUT_MS`, `ZK_CONNECT_TIMEOUT_MS` | session timeout, first-connect wait | 15000, 10000 |
  * | `ZK_DIGEST_SECRET_ARN` | Secrets Manager secret holding `user:password` (or JSON `{user, password}`) | — |
  * | `ZK_DIGEST` | `user:password` in plain text, for local runs | — |
+ * | `ZK_TLS_CA`, `ZK_TLS_CERT`, `ZK_TLS_KEY` | PEM file paths: TLS to ZooKeeper's `secureClientPort` (also `ZK_TLS_SERVERNAME`, `ZK_TLS_VERIFY`; README "ZooKeeper over TLS") | plain TCP |
+ * | `ZK_ACL_BRIDGE_ID`, `ZK_ACL_ADMIN_ID` (`ZK_ACL_WRITER_ID`, `ZK_ACL_ANNOUNCER_ID`) | other roles' digest ids, for the ACLs of nodes the writer creates | — |
+ * | `FAILOUT_ALLOW_OPEN_ACL` | `1`: write even into a tree anyone may change, and without a credential create open nodes | — |
  *
- * At most one of the two digest variables; with neither, the writer connects without credentials.
+ * At most one of the two digest variables. With neither, the writer refuses to start unless
+ * `FAILOUT_ALLOW_OPEN_ACL=1` (see `resolveWriterAcl`).
  */
 export interface RequestsConfig {
   readonly zkConnect: string;
@@ -27,9 +34,17 @@ export interface RequestsConfig {
   readonly maxWindowMs: number;
   readonly maxBodyBytes: number;
   readonly maxPeers: number;
+  /** `FAILOUT_RECORD_RETENTION` in ms: records older than this are pruned (lib/requests `record-retention.ts`). */
+  readonly recordRetentionMs: number;
   readonly sessionTimeoutMs: number;
   readonly connectTimeoutMs: number;
+  /** TLS to ZooKeeper from `ZK_TLS_*` (files read); undefined: plain TCP. Logs as file paths, never contents. */
+  readonly tls: ZkTlsOptions | undefined;
   readonly digest: { readonly source: 'secret'; readonly arn: string } | { readonly source: 'plain'; readonly credential: DigestCredential } | { readonly source: 'none' };
+  /** Other roles' identities (digest ids) for the ACLs the writer gives what it creates; its own comes from its credential. */
+  readonly aclRoles: AclRoles;
+  /** `FAILOUT_ALLOW_OPEN_ACL`: accept a tree anyone may change (and, without a credential, create open nodes). */
+  readonly allowOpenAcl: boolean;
 }
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
@@ -45,6 +60,12 @@ const envSchema = z.object({
     .refine((v) => (parseDuration(v) ?? 0) > 0, 'must be a positive duration such as PT72H or 72h'),
   MAX_REQUEST_BYTES: positiveInt(DEFAULT_REQUEST_LIMITS.maxBodyBytes),
   MAX_PEERS: positiveInt(DEFAULT_REQUEST_LIMITS.maxPeers),
+  // At least a day: a record is what makes a redelivered message a duplicate, and SQS redelivers for
+  // as long as the message is retained (the queue's retention; the README says to keep above it).
+  FAILOUT_RECORD_RETENTION: z
+    .string()
+    .default('30d')
+    .refine((v) => (parseDuration(v) ?? 0) >= 86_400_000, 'must be a duration of at least one day such as P30D or 30d'),
   ZK_SESSION_TIMEOUT_MS: positiveInt(15_000),
   ZK_CONNECT_TIMEOUT_MS: positiveInt(10_000),
   ZK_DIGEST_SECRET_ARN: z.string().min(1).optional(),
@@ -63,6 +84,8 @@ export function loadRequestsConfig(env: NodeJS.ProcessEnv = process.env): Reques
     throw new RequestError('invalidConfig', `invalid configuration: ${problems.join('; ')}`, { variable: String(parsed.error.issues[0]?.path[0] ?? '') });
   }
   const e = parsed.data;
+  const roles = aclRolesFromEnv(env);
+  if (!roles.ok) throw new RequestError('invalidConfig', `invalid configuration: ${roles.variable} ${roles.message}`, { variable: roles.variable });
   if (e.ZK_DIGEST_SECRET_ARN && e.ZK_DIGEST) {
     throw new RequestError('invalidConfig', 'invalid configuration: ZK_DIGEST_SECRET_ARN and ZK_DIGEST are exclusive; set one', { variable: 'ZK_DIGEST' });
   }
@@ -73,14 +96,27 @@ export function loadRequestsConfig(env: NodeJS.ProcessEnv = process.env): Reques
     maxWindowMs: parseDuration(e.MAX_FAILOUT_WINDOW)!,
     maxBodyBytes: e.MAX_REQUEST_BYTES,
     maxPeers: e.MAX_PEERS,
+    recordRetentionMs: parseDuration(e.FAILOUT_RECORD_RETENTION)!,
     sessionTimeoutMs: e.ZK_SESSION_TIMEOUT_MS,
     connectTimeoutMs: e.ZK_CONNECT_TIMEOUT_MS,
+    tls: loadTls(env),
     digest: e.ZK_DIGEST_SECRET_ARN
       ? { source: 'secret', arn: e.ZK_DIGEST_SECRET_ARN }
       : e.ZK_DIGEST
         ? { source: 'plain', credential: parseDigest(e.ZK_DIGEST, 'ZK_DIGEST') }
         : { source: 'none' },
+    aclRoles: roles.roles,
+    allowOpenAcl: allowOpenAclFromEnv(env),
   };
+}
+
+function loadTls(env: NodeJS.ProcessEnv): ZkTlsOptions | undefined {
+  try {
+    return loadZkTlsFromEnv(env);
+  } catch (err) {
+    if (err instanceof ZkTlsConfigError) throw new RequestError('invalidConfig', `invalid configuration: ${err.message}`, { variable: err.setting, cause: err });
+    throw err;
+  }
 }
 
 /** Fetches a secret's value (Powertools Parameters' `getSecret` in the Lambda). */

@@ -14,8 +14,16 @@ const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 const UNIT_MS: Record<string, number> = { ms: 1, s: SECOND, m: MINUTE, h: HOUR, d: DAY };
 
-/** Milliseconds of an ISO-8601 or short duration, or undefined when `text` is neither. */
+/**
+ * Milliseconds of an ISO-8601 or short duration, or undefined when `text` is neither or its digits
+ * overflow a double. A huge finite duration is returned as is: the window check says how far too long.
+ */
 export function parseDuration(text: string): number | undefined {
+  const ms = parseDurationMs(text);
+  return ms !== undefined && Number.isFinite(ms) ? ms : undefined;
+}
+
+function parseDurationMs(text: string): number | undefined {
   const short = SHORT.exec(text);
   if (short) return Math.round(Number(short[1]) * UNIT_MS[short[2]!]!);
   const iso = ISO.exec(text);

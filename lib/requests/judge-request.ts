@@ -1,5 +1,5 @@
-import { clusterPath, parseClusterProperties, type ClusterProperties } from '../d2/data';
-import type { ZkReader } from '../zk';
+import { clusterPath, parseClusterProperties, serializeClusterProperties, type ClusterProperties } from '../d2/data';
+import { isZkError, type ZkReader } from '../zk';
 import { applyRequest, type PeerState } from './apply-request';
 import { assertIsError } from './errors';
 import { readPeerStates } from './peer-states';
@@ -8,7 +8,8 @@ import type { ChangeRequest } from './schema';
 
 /**
  * What a request would do to the live state right now:
- * - `apply`: the cluster node at `version` (its text and properties) and the properties to write;
+ * - `apply`: the cluster node at `version` (its text and properties), the properties to write, and
+ *   their text as the cluster codec writes it (checked by the codec: what every reader accepts);
  * - `reject`: the rejection, and the cluster node's version when there is one (the writer records the
  *   rejection behind a check of that version, so the verdict is tied to the state it was reached on).
  */
@@ -19,6 +20,8 @@ export type Judgement =
       readonly version: number;
       readonly beforeText: string;
       readonly after: ClusterProperties;
+      /** `after` as the cluster codec writes it: the data of the cluster node's `setData`. */
+      readonly afterText: string;
     }
   | { readonly verdict: 'reject'; readonly path: string; readonly version: number | undefined; readonly rejection: Rejection };
 
@@ -26,27 +29,42 @@ const NO_PEER: PeerState = { exists: false, hostCount: 0, failoutProperties: nul
 
 /**
  * Judges a parsed request against ZooKeeper as the worker does before writing: read the cluster
- * (unknown → `unknownCluster`, unreadable → `malformedCluster`), read the peers' states, `applyRequest`.
- * Writes nothing; shared by the request writer and the CLI's `--dry-run` so the two cannot drift.
+ * (unknown → `unknownCluster`, unreadable → `malformedCluster`), read the peers' states, `applyRequest`,
+ * and write the result with the cluster codec. Writes nothing; shared by the request writer and the
+ * CLI (its checks before sending, and `--dry-run`) so they cannot drift.
+ *
+ * Never throws for the request's sake (issue 14): whatever cannot be judged or written (a window the
+ * codec refuses, a name no path can hold) is an `unjudgeable` rejection, recorded and acknowledged
+ * like any other, instead of an error that SQS would retry into the DLQ while the rest of the
+ * cluster's FIFO group waits. Only ZooKeeper's own errors propagate (the writer classifies them).
  */
 export async function judgeRequest(session: ZkReader, d2BasePath: string, request: ChangeRequest, now: number): Promise<Judgement> {
-  const path = clusterPath(d2BasePath, request.cluster);
-  const node = await session.read(path);
-  if (!node.exists) {
-    const rejection = rejectionOf([{ reason: 'unknownCluster', message: `cluster: ${JSON.stringify(request.cluster)} has no node at ${path}` }], request.requestId);
-    return { verdict: 'reject', path, version: undefined, rejection };
-  }
-  const version = node.stat.version;
-  let props: ClusterProperties;
+  let path = `${d2BasePath}/clusters/${request.cluster}`;
+  let version: number | undefined;
   try {
-    props = parseClusterProperties(node.data);
+    path = clusterPath(d2BasePath, request.cluster);
+    const node = await session.read(path);
+    if (!node.exists) {
+      const rejection = rejectionOf([{ reason: 'unknownCluster', message: `cluster: ${JSON.stringify(request.cluster)} has no node at ${path}` }], request.requestId);
+      return { verdict: 'reject', path, version: undefined, rejection };
+    }
+    version = node.stat.version;
+    let props: ClusterProperties;
+    try {
+      props = parseClusterProperties(node.data);
+    } catch (e) {
+      assertIsError(e);
+      return { verdict: 'reject', path, version, rejection: rejectionOf([{ reason: 'malformedCluster', message: `${path}: ${e.message}` }], request.requestId) };
+    }
+    const peers = request.action === 'failout' ? await readPeerStates(session, d2BasePath, request.peers.map((p) => p.cluster)) : new Map<string, PeerState>();
+    const result = applyRequest(props, request, { now, peers: (c) => peers.get(c) ?? NO_PEER });
+    if (!result.ok) return { verdict: 'reject', path, version, rejection: result.rejection };
+    const afterText = serializeClusterProperties(result.props);
+    return { verdict: 'apply', path, version, beforeText: node.data.toString('utf8'), after: result.props, afterText };
   } catch (e) {
     assertIsError(e);
-    const rejection = rejectionOf([{ reason: 'malformedCluster', message: `${path}: ${e.message}` }], request.requestId);
+    if (isZkError(e)) throw e;
+    const rejection = rejectionOf([{ reason: 'unjudgeable', message: `could not be judged: ${e.message}` }], request.requestId);
     return { verdict: 'reject', path, version, rejection };
   }
-  const peers = request.action === 'failout' ? await readPeerStates(session, d2BasePath, request.peers.map((p) => p.cluster)) : new Map<string, PeerState>();
-  const result = applyRequest(props, request, { now, peers: (c) => peers.get(c) ?? NO_PEER });
-  if (!result.ok) return { verdict: 'reject', path, version, rejection: result.rejection };
-  return { verdict: 'apply', path, version, beforeText: node.data.toString('utf8'), after: result.props };
 }

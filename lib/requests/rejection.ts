@@ -36,6 +36,12 @@ export const REJECTION_REASONS = [
   'peerFailedOut',
   /** No peer has any announced host. Overridden by `force`. */
   'noPeerWithHosts',
+  /**
+   * The request passed every check but could not be judged or written as a valid cluster document
+   * (a guard: judging never throws, so no input can turn into retries that block its cluster's FIFO
+   * group). The message says what failed; it points at a gap in the checks above.
+   */
+  'unjudgeable',
 ] as const;
 
 /** One of {@link REJECTION_REASONS}. */
@@ -45,7 +51,10 @@ export type RejectionReason = (typeof REJECTION_REASONS)[number];
 export interface Rejection {
   /** The reason of the first problem found. */
   readonly reason: RejectionReason;
-  /** Human-readable, says what is wrong and where (`peers[1].cluster: ...`); problems joined by `; `. */
+  /**
+   * Human-readable, says what is wrong and where (`peers[1].cluster: ...`); problems joined by `; `,
+   * at most {@link MAX_REJECTION_MESSAGE_BYTES} (the first problems, then how many more there are).
+   */
   readonly message: string;
   /** The request's id when it could be read (a valid name), so the rejection is recorded under it. */
   readonly requestId?: string;
@@ -59,10 +68,56 @@ export interface Problem {
   readonly message: string;
 }
 
-/** Folds problems into one rejection: the first problem's reason, every message. */
+/**
+ * Largest rejection message, in UTF-8 bytes (issue 14). A 14 KB body whose `peers` were 7,000 zeros
+ * named 7,000 problems, a 433 KB message; a larger body's broke ZooKeeper's packet limit and turned the
+ * rejection into a DLQ message. The first problems tell the operator what to fix.
+ */
+export const MAX_REJECTION_MESSAGE_BYTES = 2048;
+
+/** Longest single problem message kept whole, in characters (a 16 KB name quoted in full helps nobody). */
+const MAX_PROBLEM_CHARS = 512;
+
+/** Room kept for the `; … and N more problems (M in all)` tail. */
+const TAIL_BYTES = 64;
+
+/**
+ * Folds problems into one rejection: the first problem's reason, and the problems' messages joined by
+ * `; ` up to {@link MAX_REJECTION_MESSAGE_BYTES} (each cut at 512 characters), then how many more.
+ */
 export function rejectionOf(problems: readonly Problem[], requestId?: string): Rejection {
   const first = problems[0];
   if (!first) throw new Error('rejectionOf needs at least one problem');
-  const message = problems.map((p) => p.message).join('; ');
+  const message = joinWithin(problems.map((p) => cutText(p.message, MAX_PROBLEM_CHARS)), MAX_REJECTION_MESSAGE_BYTES);
   return requestId === undefined ? { reason: first.reason, message } : { reason: first.reason, message, requestId };
+}
+
+/** `parts` joined by `; ` within `maxBytes`: as many as fit (the first always, cut to fit), then a count of the rest. */
+function joinWithin(parts: readonly string[], maxBytes: number): string {
+  const all = parts.join('; ');
+  if (Buffer.byteLength(all, 'utf8') <= maxBytes) return all;
+  let text = '';
+  let bytes = 0;
+  let used = 0;
+  for (const part of parts) {
+    const add = (used === 0 ? 0 : 2) + Buffer.byteLength(part, 'utf8');
+    if (bytes + add > maxBytes - TAIL_BYTES) break;
+    text += used === 0 ? part : `; ${part}`;
+    bytes += add;
+    used++;
+  }
+  if (used === 0) return cutText(parts[0]!, Math.floor((maxBytes - TAIL_BYTES) / 4));
+  return `${text}; … and ${parts.length - used} more problems (${parts.length} in all)`;
+}
+
+/**
+ * `text` cut to at most `maxChars` UTF-16 units (never inside a surrogate pair), marked
+ * `… (N characters cut)`; unchanged when it fits.
+ */
+export function cutText(text: string, maxChars: number): string {
+  if (text.length <= maxChars) return text;
+  let end = maxChars;
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end--;
+  return `${text.slice(0, end)}… (${text.length - end} characters cut)`;
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { RequestError } from './errors';
-import { nameProblem } from './names';
-import { REJECTION_REASONS, type RejectionReason } from './rejection';
+import { requestIdProblem } from './names';
+import { cutText, REJECTION_REASONS, type RejectionReason } from './rejection';
 
 /**
  * The request record (ARCHITECTURE.md "Request record"): `/failout/requests/<requestId>`, created in
@@ -12,6 +12,13 @@ import { REJECTION_REASONS, type RejectionReason } from './rejection';
 
 /** Default parent of the records. */
 export const DEFAULT_REQUESTS_PATH = '/failout/requests';
+
+/**
+ * Largest encoded record, in bytes (issue 14): far below ZooKeeper's packet limit (jute.maxbuffer,
+ * 1 MB), so a rejection is always recordable, and small enough that a busy month of records stays
+ * small. The message is what gives way (see {@link encodeRequestRecord}).
+ */
+export const MAX_RECORD_BYTES = 4096;
 
 /** What happened to a request. */
 export type RequestStatus = 'applied' | 'rejected' | 'duplicate';
@@ -55,13 +62,42 @@ const recordSchema = z.object({
 
 /** `<base>/<id>`; `base` defaults to `/failout/requests`. @throws RequestError `invalidArgument` for an id that is no znode name. */
 export function requestRecordPath(base: string = DEFAULT_REQUESTS_PATH, id: string): string {
-  const problem = nameProblem(id, 'request id');
+  const problem = requestIdProblem(id, 'request id');
   if (problem) throw new RequestError('invalidArgument', problem.message, { requestId: id });
   return `${base.replace(/\/+$/, '')}/${id}`;
 }
 
-/** The record as stored: compact JSON, UTF-8. */
+/**
+ * The record as stored: compact JSON, UTF-8, at most {@link MAX_RECORD_BYTES}. A record that would be
+ * larger has its `message` cut (marked `… (N characters cut)`), then, if it still does not fit, its
+ * `requestedBy` dropped; the other fields are bounded names, numbers and enums.
+ */
 export function encodeRequestRecord(record: RequestRecord): Buffer {
+  const whole = encode(record);
+  if (whole.length <= MAX_RECORD_BYTES) return whole;
+  const { requestedBy: _dropped, ...withoutRequester } = record;
+  const fitted = withMessageCut(record) ?? withMessageCut(withoutRequester);
+  if (fitted) return fitted;
+  throw new RequestError('invalidArgument', `the request record of ${record.requestId} does not fit in ${MAX_RECORD_BYTES} bytes`, { requestId: record.requestId });
+}
+
+/** The record with its message cut to the longest prefix that fits, or undefined when even none fits. */
+function withMessageCut(record: RequestRecord): Buffer | undefined {
+  const message = record.message ?? '';
+  const cut = (keep: number): Buffer => encode(record.message === undefined ? record : { ...record, message: cutText(message, keep) });
+  if (cut(0).length > MAX_RECORD_BYTES) return undefined;
+  // Binary search for the longest prefix: a message's bytes per character vary (1 to 6 in JSON).
+  let fits = 0;
+  let tooLong = message.length + 1;
+  while (tooLong - fits > 1) {
+    const mid = Math.floor((fits + tooLong) / 2);
+    if (cut(mid).length <= MAX_RECORD_BYTES) fits = mid;
+    else tooLong = mid;
+  }
+  return cut(fits);
+}
+
+function encode(record: RequestRecord): Buffer {
   return Buffer.from(JSON.stringify(record), 'utf8');
 }
 

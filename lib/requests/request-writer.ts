@@ -1,9 +1,11 @@
-import { DEFAULT_BASE_PATH, serializeClusterProperties } from '../d2/data';
-import { isZkError, OPEN_ACL, type AclEntry, type MultiOp, type ZkReader, type ZkWriter } from '../zk';
+import { DEFAULT_BASE_PATH } from '../d2/data';
+import { isZkError, resolveAcl, type AclSource, type MultiOp, type ZkReader, type ZkWriter } from '../zk';
 import { assertIsError, RequestError, TransientRequestError } from './errors';
 import { silentRequestLogger, type RequestLogger } from './logger';
 import { isValidName } from './names';
 import { judgeRequest } from './judge-request';
+import type { RecordRetention } from './record-retention';
+import { RecordSweeper, type SweepResult } from './record-sweeper';
 import type { Rejection, RejectionReason } from './rejection';
 import { decodeRequestRecord, DEFAULT_REQUESTS_PATH, encodeRequestRecord, requestRecordPath, type RequestRecord, type RequestStatus } from './request-record';
 import { parseChangeRequest, type ChangeRequest, type ParseOptions } from './schema';
@@ -34,14 +36,23 @@ export interface RequestWriterOptions {
   /** Guard-rail limits (max window, body size, peers). */
   readonly limits?: Omit<ParseOptions, 'now'>;
   readonly retryBudget?: Partial<RetryBudget>;
-  /** ACL of created records (and of the records' parent when the writer creates it). Default open. */
-  readonly recordAcl?: readonly AclEntry[];
+  /**
+   * Required, no default: the ACL of created records and of the records' parent (and its parents)
+   * when the writer creates them; the policy (`policyAcl`, see `resolveWriterAcl`) gives each its own.
+   */
+  readonly recordAcl: AclSource;
   readonly logger?: RequestLogger;
   /** Epoch ms. Default `Date.now`. */
   readonly clock?: () => number;
   /** In [0, 1). Default `Math.random`. */
   readonly random?: () => number;
   readonly sleep?: (ms: number) => Promise<void>;
+  /**
+   * Retention of the request records: the writer prunes older ones in {@link RequestWriter.sweepIfDue}
+   * (the Lambda handler calls it after each batch). Default 30 days, swept at most hourly; `false`:
+   * never prune (another process does).
+   */
+  readonly retention?: Partial<RecordRetention> | false;
 }
 
 /** Where a request came from. */
@@ -87,24 +98,30 @@ export class RequestWriter {
   private readonly requestsPath: string;
   private readonly limits: Omit<ParseOptions, 'now'>;
   private readonly budget: RetryBudget;
-  private readonly recordAcl: readonly AclEntry[];
+  private readonly recordAcl: AclSource;
   private readonly log: RequestLogger;
   private readonly clock: () => number;
   private readonly random: () => number;
   private readonly sleep: (ms: number) => Promise<void>;
+  private readonly sweeper: RecordSweeper | undefined;
 
   constructor(options: RequestWriterOptions) {
     if (!options.session) throw new RequestError('invalidArgument', 'RequestWriter needs a session');
+    if (!options.recordAcl) throw new RequestError('invalidArgument', 'RequestWriter needs a recordAcl: records are never created without an ACL');
     this.session = options.session;
     this.d2BasePath = options.d2BasePath ?? DEFAULT_BASE_PATH;
     this.requestsPath = options.requestsPath ?? DEFAULT_REQUESTS_PATH;
     this.limits = options.limits ?? {};
     this.budget = { ...DEFAULT_RETRY_BUDGET, ...options.retryBudget };
-    this.recordAcl = options.recordAcl ?? OPEN_ACL;
+    this.recordAcl = options.recordAcl;
     this.log = options.logger ?? silentRequestLogger;
     this.clock = options.clock ?? Date.now;
     this.random = options.random ?? Math.random;
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.sweeper =
+      options.retention === false
+        ? undefined
+        : new RecordSweeper({ ...options.retention, session: this.session, acl: this.recordAcl, requestsPath: this.requestsPath, clock: this.clock, logger: this.log });
   }
 
   /** Processes one message body. Resolves when the message may be acknowledged; see the class doc for what throws. */
@@ -125,6 +142,19 @@ export class RequestWriter {
     try {
       const node = await this.session.read(requestRecordPath(this.requestsPath, id));
       return node.exists ? decodeRequestRecord(node.data) : undefined;
+    } catch (e) {
+      throw this.classify(e);
+    }
+  }
+
+  /**
+   * Prunes records older than the retention when no sweep ran within its interval (any worker's);
+   * undefined when it did not sweep or retention is off. Errors are the session's, classified as
+   * {@link RequestWriter.process} classifies them; a caller that only tidies up may ignore them.
+   */
+  async sweepIfDue(): Promise<SweepResult | undefined> {
+    try {
+      return await this.sweeper?.sweepIfDue();
     } catch (e) {
       throw this.classify(e);
     }
@@ -165,7 +195,7 @@ export class RequestWriter {
       status: 'applied',
       clusterVersion: version + 1,
     };
-    const data = Buffer.from(serializeClusterProperties(judgement.after), 'utf8');
+    const data = Buffer.from(judgement.afterText, 'utf8');
     return this.commit(
       [
         { op: 'check', path, version },
@@ -195,7 +225,7 @@ export class RequestWriter {
    */
   private async commit(ops: MultiOp[], record: RequestRecord): Promise<Attempt> {
     const recordPath = requestRecordPath(this.requestsPath, record.requestId);
-    const all: MultiOp[] = [...ops, { op: 'create', path: recordPath, data: encodeRequestRecord(record), acl: this.recordAcl }];
+    const all: MultiOp[] = [...ops, { op: 'create', path: recordPath, data: encodeRequestRecord(record), acl: resolveAcl(this.recordAcl, recordPath) }];
     const createIndex = all.length - 1;
     for (let parentCreated = false; ; parentCreated = true) {
       try {

@@ -1,7 +1,8 @@
 /**
  * `failout/requests`: what producers of change requests share with the worker, and nothing else.
- * The version 1 schema with its guard rails, the rejection reasons, and the request-record path and
- * codec (to read a request's outcome from ZooKeeper). It needs only zod at run time: the Lambda
+ * The version 1 schema with its guard rails, the rejection reasons, the request-record path and
+ * codec (to read a request's outcome from ZooKeeper, and to tell a pruned record from an absent one),
+ * and request ids that carry their time (UUIDv7). It needs only zod at run time: the Lambda
  * handler factory (middy, Powertools) lives in `lib/requests/lambda` and the ZooKeeper writer in
  * `lib/requests`, neither of which is part of the package's public subpaths.
  *
@@ -25,13 +26,18 @@ export {
   restoreRequestSchema,
   parseChangeRequest,
   DEFAULT_REQUEST_LIMITS,
+  EARLIEST_INSTANT,
+  LATEST_INSTANT,
 } from './schema';
 export type { ChangeRequest, ChangeRequestInput, FailoutChangeRequest, RestoreChangeRequest, ParseOptions, ParseResult } from './schema';
-export { REJECTION_REASONS } from './rejection';
+export { REJECTION_REASONS, MAX_REJECTION_MESSAGE_BYTES } from './rejection';
 export type { Problem, Rejection, RejectionReason } from './rejection';
 export { parseDuration, formatDuration } from './duration';
-export { nameProblem, isValidName, MAX_NAME_LENGTH } from './names';
-export { DEFAULT_REQUESTS_PATH, requestRecordPath, encodeRequestRecord, decodeRequestRecord } from './request-record';
+export { nameProblem, isValidName, requestIdProblem, isValidRequestId, MAX_NAME_LENGTH } from './names';
+export { DEFAULT_REQUESTS_PATH, MAX_RECORD_BYTES, requestRecordPath, encodeRequestRecord, decodeRequestRecord } from './request-record';
 export type { RequestRecord, RequestStatus } from './request-record';
+export { newRequestId, requestIdTime } from './request-id';
+export { DEFAULT_RECORD_RETENTION, PRUNE_MARK_NODE, decodePruneMark, encodePruneMark, lookUpRequestRecord, pruneMarkPath, readPruneMark } from './record-retention';
+export type { PruneMark, RecordLookup, RecordRetention } from './record-retention';
 export { RequestError, TransientRequestError, isRequestError } from './errors';
 export type { RequestErrorKind, RequestErrorOptions, TransientReason } from './errors';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import { findControlChar } from '../text';
 import { parseDuration, formatDuration } from './duration';
-import { isValidName, nameProblem } from './names';
+import { isValidRequestId, nameProblem, requestIdProblem } from './names';
 import { rejectionOf, type Problem, type Rejection } from './rejection';
 
 export { REJECTION_REASONS, type Rejection, type RejectionReason } from './rejection';
@@ -10,8 +11,31 @@ export { REJECTION_REASONS, type Rejection, type RejectionReason } from './rejec
  * MessageGroupId = cluster and MessageDeduplicationId = requestId.
  */
 
-/** An instant: ISO-8601 with a zone (`2026-11-30T16:00:00Z`, `+01:00`) or epoch milliseconds. */
-const instantSchema = z.union([z.iso.datetime({ offset: true }), z.number().int().nonnegative()]);
+/**
+ * An instant: ISO-8601 with a zone (`2026-11-30T16:00:00Z`, `+01:00`) or epoch milliseconds. Both
+ * forms (and the end a `duration` gives) must lie in [{@link EARLIEST_INSTANT}, {@link LATEST_INSTANT}];
+ * that is checked with the window (`badWindow`), the same for every form (issue 14).
+ */
+const instantSchema = z.union([z.iso.datetime({ offset: true }), z.number().int()]);
+
+/** 1970-01-01T00:00:00.000Z: the earliest instant a window may name (D2 stores epoch ms, never negative). */
+export const EARLIEST_INSTANT = 0;
+/** 9999-12-31T23:59:59.999Z: the latest instant a window may name (the last ISO-8601 four-digit year). */
+export const LATEST_INSTANT = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+/**
+ * Free text an operator types (who, why): bounded, and without control characters (C0, DEL, C1, bidi
+ * and line-separator controls). It is shown in other operators' terminals and consoles; an ESC
+ * sequence in it could draw a fake "all clear" there (issue 14).
+ */
+const freeText = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .superRefine((text, ctx) => {
+      const found = findControlChar(text);
+      if (found) ctx.addIssue({ code: 'custom', message: `must not contain control characters (${found.codePoint} at index ${found.index})` });
+    });
 
 const peerSchema = z.strictObject({
   /** The peer cluster that takes the redirected traffic; a valid name, not the cluster itself, listed once. */
@@ -40,10 +64,10 @@ const common = {
   requestId: z.string(),
   /** The D2 cluster to fail out or restore: the SQS MessageGroupId; a valid name. */
   cluster: z.string(),
-  /** Who asked (e.g. an e-mail address); at most 256 characters. Stored in the request record and, for a failout, in the failout. */
-  requestedBy: z.string().max(256).optional(),
-  /** Why (e.g. an incident id); at most 1024 characters. A failout stores it with its window. */
-  reason: z.string().max(1024).optional(),
+  /** Who asked (e.g. an e-mail address); at most 256 characters, no control characters. Stored in the request record and, for a failout, in the failout. */
+  requestedBy: freeText(256).optional(),
+  /** Why (e.g. an incident id); at most 1024 characters, no control characters. A failout stores it with its window. */
+  reason: freeText(1024).optional(),
   /** Overrides only the peer-state checks (peer failed out, no peer with hosts). */
   force: z.boolean().optional(),
 };
@@ -55,11 +79,11 @@ export const failoutRequestSchema = z.strictObject({
   action: z.literal('failout'),
   /** Where the traffic goes: at least one peer, at most `maxPeers` (default 10). */
   peers: z.array(peerSchema).min(1),
-  /** When the failout starts (ISO-8601 with a zone, or epoch ms). Default: the time of parsing. */
+  /** When the failout starts (ISO-8601 with a zone, or epoch ms; from 1970 to 9999). Default: the time of parsing. */
   offlineAt: instantSchema.optional(),
-  /** When the failout ends (ISO-8601 with a zone, or epoch ms). Give this or `duration`, not both. */
+  /** When the failout ends (ISO-8601 with a zone, or epoch ms; from 1970 to 9999). Give this or `duration`, not both. */
   onlineAt: instantSchema.optional(),
-  /** Window length from `offlineAt`, e.g. `PT2H` (no years or months). Give this or `onlineAt`, not both. */
+  /** Window length from `offlineAt`, e.g. `PT2H` (no years or months; ending by 9999). Give this or `onlineAt`, not both. */
   duration: durationSchema.optional(),
   /** Inclusive range of the 100 traffic buckets to redirect. Default: 0–99 (all traffic). */
   buckets: bucketsSchema.optional(),
@@ -180,7 +204,10 @@ export function parseChangeRequest(body: string | unknown, options: ParseOptions
   const text = typeof body === 'string' ? body : JSON.stringify(body ?? null);
   const bytes = Buffer.byteLength(text, 'utf8');
   if (bytes > limits.maxBodyBytes) {
-    return reject([{ reason: 'oversize', message: `body is ${bytes} bytes; at most ${limits.maxBodyBytes} are accepted` }]);
+    // Recorded under the request id when the body has a usable one, so its sender (`--wait`) finds it.
+    // Parsing at most an SQS message (1 MiB) costs little; the checks after it would cost more.
+    const problem: Problem = { reason: 'oversize', message: `body is ${bytes} bytes; at most ${limits.maxBodyBytes} are accepted` };
+    return reject([problem], readableRequestId(typeof body === 'string' ? parseOrUndefined(body) : body));
   }
   let json: unknown = body;
   if (typeof body === 'string') {
@@ -210,11 +237,19 @@ function reject(problems: readonly Problem[], requestId?: string): ParseResult {
   return { ok: false, rejection: rejectionOf(problems, requestId) };
 }
 
+function parseOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The request id of a body that failed later checks, when it is usable as a record name. */
 function readableRequestId(json: unknown): string | undefined {
   if (typeof json !== 'object' || json === null) return undefined;
   const id = (json as { requestId?: unknown }).requestId;
-  return typeof id === 'string' && isValidName(id) ? id : undefined;
+  return typeof id === 'string' && isValidRequestId(id) ? id : undefined;
 }
 
 /** `peers[1].cluster`, or `(body)` for the root. */
@@ -227,7 +262,7 @@ type FailoutInput = z.output<typeof failoutRequestSchema>;
 type RestoreInput = z.output<typeof restoreRequestSchema>;
 
 function nameProblems(input: FailoutInput | RestoreInput): Problem[] {
-  const problems = [nameProblem(input.requestId, 'requestId'), nameProblem(input.cluster, 'cluster')];
+  const problems = [requestIdProblem(input.requestId, 'requestId'), nameProblem(input.cluster, 'cluster')];
   if (input.action === 'failout') input.peers.forEach((p, i) => problems.push(nameProblem(p.cluster, `peers[${i}].cluster`)));
   return problems.filter((p): p is Problem => p !== undefined);
 }
@@ -259,6 +294,12 @@ function normaliseWindow(input: FailoutInput, now: number, maxWindowMs: number):
   }
   const offlineAt = input.offlineAt === undefined ? now : instant(input.offlineAt);
   const onlineAt = input.onlineAt !== undefined ? instant(input.onlineAt) : offlineAt + parseDuration(input.duration!)!;
+  const bounds = [
+    ...(input.offlineAt === undefined ? [] : boundProblems('offlineAt', input.offlineAt, offlineAt)),
+    ...(input.onlineAt !== undefined ? boundProblems('onlineAt', input.onlineAt, onlineAt) : boundProblems('duration', input.duration!, onlineAt)),
+  ];
+  // Out of range, nothing else about the window can be said (or written: D2 refuses it).
+  if (bounds.length > 0) return { problems: bounds };
   const problems: Problem[] = [];
   if (onlineAt <= offlineAt) {
     problems.push({ reason: 'badWindow', message: `onlineAt: ${iso(onlineAt)} is not after offlineAt ${iso(offlineAt)}` });
@@ -274,8 +315,24 @@ function instant(value: string | number): number {
   return typeof value === 'number' ? value : Date.parse(value);
 }
 
+/**
+ * The range check of one end of a window, the same for each form: `given` as the request wrote it (an
+ * ISO string, epoch ms, or the `duration` that gave this end) and `ms` what it resolves to.
+ */
+function boundProblems(field: 'offlineAt' | 'onlineAt' | 'duration', given: string | number, ms: number): Problem[] {
+  const shown = field === 'duration' ? String(given) : iso(ms);
+  if (Number.isNaN(ms)) return [{ reason: 'badWindow', message: `${field}: ${JSON.stringify(given)} is not an instant` }];
+  if (field === 'duration') {
+    return ms > LATEST_INSTANT ? [{ reason: 'badWindow', message: `duration: ${shown} ends after ${iso(LATEST_INSTANT)}` }] : [];
+  }
+  if (ms < EARLIEST_INSTANT) return [{ reason: 'badWindow', message: `${field}: ${shown} is before ${iso(EARLIEST_INSTANT)}` }];
+  if (ms > LATEST_INSTANT) return [{ reason: 'badWindow', message: `${field}: ${shown} is after ${iso(LATEST_INSTANT)}` }];
+  return [];
+}
+
+/** ISO-8601 text of an epoch-ms instant, or the number itself when no Date can hold it. Never throws. */
 function iso(ms: number): string {
-  return Number.isFinite(ms) ? new Date(ms).toISOString() : String(ms);
+  return Number.isFinite(ms) && Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString() : String(ms);
 }
 
 function baseOf(input: FailoutInput | RestoreInput): ChangeRequestBase {

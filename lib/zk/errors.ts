@@ -18,6 +18,11 @@ export type ZkErrorKind =
   | 'timeout'
   | 'closed'
   | 'notLeader'
+  // No server completed a TLS handshake (start() timed out): a certificate the CA does not verify, a
+  // name mismatch, a missing client certificate, a plain-text port; or node-zookeeper-client's internals
+  // changed so TLS cannot be installed. Not transient: it needs a fix.
+  // (Unusable TLS settings are a ZkTlsConfigError, thrown while reading the configuration.)
+  | 'tls'
   | 'other';
 
 const KIND_BY_CODE: ReadonlyMap<number, ZkErrorKind> = new Map<number, ZkErrorKind>([

@@ -5,7 +5,7 @@ import { CoalescingTask } from './coalescing-task';
 import { assertIsError, isZkError, ZkError } from './errors';
 import type { DataWatch } from './persistent-watch';
 import type { SessionEvent, ZkSession } from './session';
-import type { MultiOp } from './types';
+import type { AclSource, MultiOp } from './types';
 
 /** Options for {@link LeaderElection}. */
 export interface LeaderElectionOptions {
@@ -13,6 +13,11 @@ export interface LeaderElectionOptions {
   path: string;
   /** Written into the candidate node; `leaderId()` returns the leader's. */
   participantId: string;
+  /**
+   * Required, no default: the ACL of the candidate nodes and of `path` and its parents when missing
+   * (the bridge passes its ACL policy). Deleting a candidate needs DELETE on `path`.
+   */
+  acl: AclSource;
   /** Default: a `leader-election` logger. */
   logger?: Logger;
 }
@@ -88,7 +93,7 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
     if (this.lifecycleValue !== 'latent') throw new ZkError('other', 'leader election cannot be started more than once');
     this.lifecycleValue = 'started';
     this.unsubscribe = this.session.on((event) => this.onSessionEvent(event));
-    await this.session.ensurePath(this.options.path);
+    await this.session.ensurePath(this.options.path, this.options.acl);
     await this.evaluate();
   }
 
@@ -180,7 +185,7 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
     const own = candidates.find((name) => name.startsWith(this.prefix));
     if (!own) {
       const data = Buffer.from(this.options.participantId, 'utf8');
-      await this.session.create(`${this.options.path}/${this.prefix}`, data, { mode: 'ephemeralSequential' });
+      await this.session.create(`${this.options.path}/${this.prefix}`, data, { mode: 'ephemeralSequential', acl: this.options.acl });
       candidates = await this.candidates();
     }
     const index = candidates.findIndex((name) => name.startsWith(this.prefix));

@@ -8,7 +8,7 @@
  * `ZkSession` keeps, and a fake must keep them too.
  */
 import type { Watch } from './persistent-watch';
-import type { AclEntry, ChildrenState, CreateOptions, DataState, MultiOp, Stat } from './types';
+import type { AclEntry, AclSource, ChildrenState, CreateOptions, DataState, MultiOp, Stat } from './types';
 
 /** Reads znodes. No method arms a watch; use {@link ZkWatcher} to follow changes. */
 export interface ZkReader {
@@ -40,9 +40,10 @@ export interface ZkWriter {
   /**
    * Creates a node and resolves its actual path (sequential modes append a 10-digit counter).
    * Rejects with `nodeExists`, `noNode` (missing parent, unless `options.parents`),
-   * `noChildrenForEphemerals`, `noAuth` (no CREATE permission on the parent) or `invalidAcl`.
+   * `noChildrenForEphemerals`, `noAuth` (no CREATE permission on the parent) or `invalidAcl` (also
+   * when `options.acl` is missing: there is no default ACL).
    */
-  create(path: string, data?: Buffer, options?: CreateOptions): Promise<string>;
+  create(path: string, data: Buffer | undefined, options: CreateOptions): Promise<string>;
   /** Writes a node's data and resolves its new stat; rejects with `noNode`, `badVersion` or `noAuth`. */
   set(path: string, data: Buffer, version?: number): Promise<Stat>;
   /** Deletes a node; rejects with `noNode`, `badVersion`, `notEmpty` or `noAuth` (no DELETE permission on the parent). */
@@ -53,8 +54,21 @@ export interface ZkWriter {
    * and its `path` (the first failing op; ZooKeeper does not evaluate the rest).
    */
   multi(ops: readonly MultiOp[]): Promise<(string | undefined)[]>;
-  /** Creates every missing node of `path` (persistent, empty, with `acl`); existing nodes are left alone. */
-  ensurePath(path: string, acl?: readonly AclEntry[]): Promise<void>;
+  /** Creates every missing node of `path` (persistent, empty, each with its ACL from `acl`); existing nodes are left alone. */
+  ensurePath(path: string, acl: AclSource): Promise<void>;
+}
+
+/** Reads and changes ACLs (`failout zk secure` and `check`, and the components' start-up check). */
+export interface ZkAclAccess {
+  /** The node's ACL and stat; rejects with `noNode`, or `noAuth` without READ or ADMIN permission. */
+  getAcl(path: string): Promise<{
+    /** The node's ACL entries, as stored. */
+    acl: AclEntry[];
+    /** The node's stat; `aversion` is the ACL version {@link ZkAclAccess.setAcl} compares. */
+    stat: Stat;
+  }>;
+  /** Replaces the node's ACL if its ACL version is still `aclVersion` (-1: any); rejects with `noNode`, `badVersion` or `noAuth` (no ADMIN). */
+  setAcl(path: string, acl: readonly AclEntry[], aclVersion?: number): Promise<Stat>;
 }
 
 /**

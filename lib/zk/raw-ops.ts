@@ -1,5 +1,5 @@
-import { CreateMode as RawCreateMode, Exception, type Client, type Event } from 'node-zookeeper-client';
-import { toRawAcl, OPEN_ACL } from './acl';
+import { CreateMode as RawCreateMode, Exception, type ACL, type Client, type Event } from 'node-zookeeper-client';
+import { fromRawAcl, resolveAcl, toRawAcl } from './acl';
 import { toZkError, zkErrorFromCode, ZkError } from './errors';
 import { toStat, type AclEntry, type CreateMode, type MultiOp, type Stat } from './types';
 
@@ -74,6 +74,26 @@ export function setData(client: Client, path: string, data: Buffer, version: num
   });
 }
 
+/** getACL: the node's ACL and stat; rejects with `noNode`, or `noAuth` without READ or ADMIN permission. */
+export function getAcl(client: Client, path: string): Promise<{ acl: AclEntry[]; stat: Stat }> {
+  return new Promise((resolve, reject) => {
+    client.getACL(path, (error: Error | Exception | null, acls: ACL[] | undefined, stat: Parameters<typeof toStat>[0]) => {
+      if (error) reject(toZkError(error, path));
+      else resolve({ acl: fromRawAcl(acls ?? []), stat: toStat(stat) });
+    });
+  });
+}
+
+/** setACL with an ACL-version check (-1: any); rejects with `noNode`, `badVersion` or `noAuth` (no ADMIN permission). */
+export function setAcl(client: Client, path: string, acl: readonly AclEntry[], aclVersion: number): Promise<Stat> {
+  return new Promise((resolve, reject) => {
+    client.setACL(path, toRawAcl(resolveAcl(acl, path)), aclVersion, (error: Error | Exception | null, stat: Parameters<typeof toStat>[0]) => {
+      if (error) reject(toZkError(error, path));
+      else resolve(toStat(stat));
+    });
+  });
+}
+
 /** remove with a version check (-1: any version). */
 export function remove(client: Client, path: string, version: number): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -112,7 +132,8 @@ export function multi(client: Client, ops: readonly MultiOp[]): Promise<(string 
         pinVersion(op.version);
         break;
       case 'create':
-        tx.create(op.path, op.data ?? EMPTY, toRawAcl(op.acl ?? OPEN_ACL), MODES[op.mode ?? 'persistent']);
+        // No default: a multi create without an ACL (possible from untyped callers) fails before anything is sent.
+        tx.create(op.path, op.data ?? EMPTY, toRawAcl(resolveAcl(op.acl, op.path)), MODES[op.mode ?? 'persistent']);
         break;
       case 'set':
         tx.setData(op.path, op.data, op.version);

@@ -1,12 +1,14 @@
 import { EventEmitter } from 'node:events';
 import { createClient, State, type Client } from 'node-zookeeper-client';
-import { OPEN_ACL } from './acl';
+import { resolveAcl } from './acl';
 import { isZkError, ZkError } from './errors';
 import { createLogger, type Logger } from '../logging';
 import { ChildrenWatch, DataWatch, type Watch } from './persistent-watch';
 import * as raw from './raw-ops';
-import type { ZkReader, ZkWatcher, ZkWriter } from './ports';
-import type { AclEntry, ChildrenState, CreateOptions, DataState, DigestCredential, MultiOp, Stat } from './types';
+import type { ZkAclAccess, ZkReader, ZkWatcher, ZkWriter } from './ports';
+import type { AclEntry, AclSource, ChildrenState, CreateOptions, DataState, DigestCredential, MultiOp, Stat } from './types';
+import { assertZkTlsOptions, type ZkTlsOptions } from './tls-config';
+import { describeTlsFailure, installTlsTransport, type TlsConnectFailure, type TlsTransport } from './tls-transport';
 
 /**
  * Connection state of a {@link ZkSession}, as recipes see it (Curator's ConnectionState):
@@ -34,10 +36,10 @@ export interface ZkSessionOptions {
   credentials?: readonly DigestCredential[];
   /** How long an operation waits for a connection before failing with `connectionLoss`. Default: the session timeout. */
   connectWaitMs?: number;
-  /** Default ACL for created nodes. Default: open. */
-  defaultAcl?: readonly AclEntry[];
   /** Logger for session events. Default: a `zk-session` logger. */
   logger?: Logger;
+  /** Connect over TLS (the servers' `secureClientPort`); plain TCP when absent. See `tls-transport.ts`. */
+  tls?: ZkTlsOptions;
 }
 
 // Defined beside the ports (types.ts) so that ports.ts needs nothing from this file; re-exported for old importers.
@@ -50,13 +52,16 @@ export type { CreateOptions } from './types';
  * Concurrency: all state changes happen on Node's event loop; `client` and `generation` change only in
  * `replaceClient`, and events from a replaced client are ignored by generation.
  */
-export class ZkSession implements ZkReader, ZkWriter, ZkWatcher {
+export class ZkSession implements ZkReader, ZkWriter, ZkWatcher, ZkAclAccess {
   private readonly events = new EventEmitter();
   private readonly log: Logger;
   private readonly sessionTimeoutMs: number;
   private readonly connectWaitMs: number;
-  private readonly defaultAcl: readonly AclEntry[];
+  /** Digest credentials re-added to every new client: the options' plus {@link addCredential}'s. */
+  private readonly credentials: DigestCredential[];
   private client: Client | undefined;
+  /** The current client's TLS transport (with `options.tls`); changes with `client`. */
+  private tlsTransport: TlsTransport | undefined;
   private generation = 0;
   private lostTimer: NodeJS.Timeout | undefined;
   private kickTimer: NodeJS.Timeout | undefined;
@@ -69,7 +74,8 @@ export class ZkSession implements ZkReader, ZkWriter, ZkWatcher {
     if (!options.connectString) throw new ZkError('other', 'connectString is required');
     this.sessionTimeoutMs = options.sessionTimeoutMs ?? 15_000;
     this.connectWaitMs = options.connectWaitMs ?? this.sessionTimeoutMs;
-    this.defaultAcl = options.defaultAcl ?? OPEN_ACL;
+    this.credentials = [...(options.credentials ?? [])];
+    if (options.tls) assertZkTlsOptions(options.tls);
     this.log = options.logger ?? createLogger('zk-session');
     this.events.setMaxListeners(0);
   }
@@ -101,6 +107,11 @@ export class ZkSession implements ZkReader, ZkWriter, ZkWatcher {
     | undefined {
     if (!this.client || !this.everConnected) return undefined;
     return { id: this.client.getSessionId(), password: this.client.getSessionPassword() };
+  }
+
+  /** With TLS: the last failed connect attempt (its TLS reason) since the session last connected; else undefined. */
+  get lastTlsFailure(): TlsConnectFailure | undefined {
+    return this.tlsTransport?.lastFailure;
   }
 
   /** Negotiated session timeout in milliseconds (requested value until connected). */
@@ -140,9 +151,9 @@ export class ZkSession implements ZkReader, ZkWriter, ZkWatcher {
   async start(timeoutMs = 30_000): Promise<void> {
     if (this.stateValue !== 'latent') throw new ZkError('other', 'session already started');
     this.stateValue = 'connecting';
-    this.replaceClient();
     try {
-      await this.waitConnected(timeoutMs);
+      this.replaceClient();
+      await this.waitConnected(timeoutMs, true);
     } catch (err) {
       await this.close();
       throw err;
@@ -160,7 +171,9 @@ export class ZkSession implements ZkReader, ZkWriter, ZkWatcher {
     this.client = undefined;
     this.generation++;
     this.events.emit('closed');
-    if (client) {
+    // A client that never connected (a refused TLS handshake, an unreachable ensemble) has no session to
+    // close and, already DISCONNECTED, never emits 'disconnected': waiting would only cost the full second.
+    if (client && client.getState() !== State.DISCONNECTED) {
       // close() sends closeSession and drops the socket; give it a moment to reach the server.
       const closed = new Promise<void>((resolve) => {
         client.once('disconnected', () => resolve());
@@ -168,6 +181,8 @@ export class ZkSession implements ZkReader, ZkWriter, ZkWatcher {
       });
       client.close();
       await closed;
+    } else {
+      client?.close();
     }
   }
 
@@ -207,29 +222,62 @@ export class ZkSession implements ZkReader, ZkWriter, ZkWatcher {
     return raw.getChildren(await this.connectedClient(), path);
   }
 
-  /** Creates a node; resolves its actual path (sequential modes append a counter). */
-  async create(path: string, data?: Buffer, options: CreateOptions = {}): Promise<string> {
-    const acl = options.acl ?? this.defaultAcl;
+  /**
+   * Creates a node with `options.acl` (required: no default ACL); resolves its actual path (sequential
+   * modes append a counter). @throws ZkError `invalidAcl` without an ACL, before anything is sent.
+   */
+  async create(path: string, data: Buffer | undefined, options: CreateOptions): Promise<string> {
+    const acl = resolveAcl(options?.acl, path);
     const mode = options.mode ?? 'persistent';
     try {
       return await raw.create(await this.connectedClient(), path, data, mode, acl);
     } catch (err) {
       if (!options.parents || !isZkError(err, 'noNode')) throw err;
-      await this.ensurePath(parentOf(path), acl);
+      await this.ensurePath(parentOf(path), options.acl);
       return raw.create(await this.connectedClient(), path, data, mode, acl);
     }
   }
 
-  /** Creates every missing node of `path` (persistent, empty). Existing nodes are left alone. */
-  async ensurePath(path: string, acl: readonly AclEntry[] = this.defaultAcl): Promise<void> {
+  /**
+   * Creates every missing node of `path` (persistent, empty), each with its ACL from `acl` (required).
+   * Existing nodes are left alone, ACL included.
+   */
+  async ensurePath(path: string, acl: AclSource): Promise<void> {
     if (path === '/' || path === '') return;
+    if (!acl) resolveAcl(acl, path); // throws: no ACL, even when nothing turns out to be missing
     if (await this.exists(path)) return;
     await this.ensurePath(parentOf(path), acl);
     try {
-      await raw.create(await this.connectedClient(), path, undefined, 'persistent', acl);
+      await raw.create(await this.connectedClient(), path, undefined, 'persistent', resolveAcl(acl, path));
     } catch (err) {
       if (!isZkError(err, 'nodeExists')) throw err;
     }
+  }
+
+  /** The node's ACL and stat (`stat.aversion` for {@link setAcl}); rejects with `noNode`, or `noAuth` without READ or ADMIN. */
+  async getAcl(path: string): Promise<{
+    /** The node's ACL entries. */
+    acl: AclEntry[];
+    /** The node's stat. */
+    stat: Stat;
+  }> {
+    return raw.getAcl(await this.connectedClient(), path);
+  }
+
+  /** Replaces a node's ACL if its ACL version is still `aclVersion` (-1: any); needs ADMIN on the node. */
+  async setAcl(path: string, acl: readonly AclEntry[], aclVersion = -1): Promise<Stat> {
+    return raw.setAcl(await this.connectedClient(), path, acl, aclVersion);
+  }
+
+  /**
+   * Adds a digest credential to this session from now on: to the live connection at once, and to every
+   * session made after expiry. ZooKeeper authenticates connections, not callers: everyone using this
+   * session acts with the credential (an announcer given one, say).
+   */
+  addCredential(credential: DigestCredential): void {
+    if (this.credentials.some((c) => c.user === credential.user && c.password === credential.password)) return;
+    this.credentials.push(credential);
+    this.client?.addAuthInfo('digest', Buffer.from(`${credential.user}:${credential.password}`));
   }
 
   /** Compare-and-set write: fails with `badVersion` when the node changed since `version` (-1: any). */
@@ -318,7 +366,8 @@ export class ZkSession implements ZkReader, ZkWriter, ZkWatcher {
     return this.client;
   }
 
-  private waitConnected(timeoutMs: number): Promise<void> {
+  /** Waits for `connected`; on timeout the error carries the last TLS failure (kind `tls` for `start`). */
+  private waitConnected(timeoutMs: number, starting = false): Promise<void> {
     if (this.stateValue === 'connected') return Promise.resolve();
     return new Promise((resolve, reject) => {
       const done = (error?: ZkError): void => {
@@ -332,10 +381,21 @@ export class ZkSession implements ZkReader, ZkWriter, ZkWatcher {
         if (event === 'connected') done();
       };
       const onClosed = (): void => done(new ZkError('closed', 'session is closed'));
-      const timer = setTimeout(() => done(new ZkError('connectionLoss', `not connected within ${timeoutMs} ms`)), timeoutMs);
+      const timer = setTimeout(() => done(this.notConnectedError(timeoutMs, starting)), timeoutMs);
       this.events.on('event', onEvent);
       this.events.on('closed', onClosed);
     });
+  }
+
+  /**
+   * A TLS refusal at start is a configuration fault (kind `tls`); for operations it stays the transient
+   * `connectionLoss` (recipes retry those, and a certificate being rotated heals), with the reason.
+   */
+  private notConnectedError(timeoutMs: number, starting: boolean): ZkError {
+    const failure = this.tlsTransport?.lastFailure;
+    if (!failure) return new ZkError('connectionLoss', `not connected within ${timeoutMs} ms`);
+    const kind = starting && failure.phase === 'tls' ? 'tls' : 'connectionLoss';
+    return new ZkError(kind, `not connected within ${timeoutMs} ms: ${describeTlsFailure(failure)}`, { cause: failure.error });
   }
 
   /** Makes a new client (a new session), adds auth, and connects. The old client is closed. */
@@ -347,7 +407,9 @@ export class ZkSession implements ZkReader, ZkWriter, ZkWatcher {
       spinDelay: 200,
       retries: 0,
     });
-    for (const c of this.options.credentials ?? []) client.addAuthInfo('digest', Buffer.from(`${c.user}:${c.password}`));
+    // Before connect(): the transport replaces this client's socket; a client it cannot patch throws.
+    this.tlsTransport = this.options.tls ? installTlsTransport(client, this.options.tls, this.log) : undefined;
+    for (const c of this.credentials) client.addAuthInfo('digest', Buffer.from(`${c.user}:${c.password}`));
     client.on('state', (state: State) => {
       if (generation === this.generation) this.onClientState(state);
     });

@@ -4,6 +4,8 @@ import type { Stat as RawStat } from 'node-zookeeper-client';
 export interface Stat {
   /** Data version, for compare-and-set (`set(path, data, version)`). */
   readonly version: number;
+  /** ACL version, for compare-and-set of the ACL (`setAcl(path, acl, aversion)`). */
+  readonly aversion: number;
   /** Children version; bumps on every child create or delete. */
   readonly cversion: number;
   /** Zxid of the node's creation; tells a re-created node from the one before. */
@@ -55,13 +57,22 @@ export type ChildrenState =
 /** Node creation modes. */
 export type CreateMode = 'persistent' | 'ephemeral' | 'persistentSequential' | 'ephemeralSequential';
 
+/**
+ * The ACL of created nodes: one list for every node, or a function of the path (an ACL policy such as
+ * `policyAcl`), so that missing parents made along the way each get their own.
+ */
+export type AclSource = readonly AclEntry[] | ((path: string) => readonly AclEntry[]);
+
 /** Options for `create` ({@link ZkWriter.create}, `ZkSession.create`). */
 export interface CreateOptions {
   /** Default: `persistent`. */
   mode?: CreateMode;
-  /** Default: the session's `defaultAcl`. */
-  acl?: readonly AclEntry[];
-  /** Create missing parents (persistent, empty, same ACL). */
+  /**
+   * Required, no default: the ACL of the node (and, with `parents`, of each missing parent). There is
+   * no silent open ACL; pass `OPEN_ACL` explicitly where everyone may really change the node.
+   */
+  acl: AclSource;
+  /** Create missing parents (persistent, empty, with `acl`). */
   parents?: boolean;
 }
 
@@ -84,8 +95,8 @@ export type MultiOp =
       readonly data?: Buffer;
       /** Default: `persistent`. */
       readonly mode?: CreateMode;
-      /** Default: {@link OPEN_ACL} (not the session's `defaultAcl`). */
-      readonly acl?: readonly AclEntry[];
+      /** Required, no default: the created node's ACL. */
+      readonly acl: readonly AclEntry[];
     }
   | {
       /** Compare-and-set write of a node's data. */
@@ -135,6 +146,7 @@ function zxid(buffer: Buffer): bigint {
 export function toStat(raw: RawStat): Stat {
   return {
     version: raw.version,
+    aversion: raw.aversion,
     cversion: raw.cversion,
     czxid: zxid(raw.czxid),
     mzxid: zxid(raw.mzxid),

@@ -1,3 +1,4 @@
+import { run } from '../../lib/cli/program';
 import { formatResults, runScenario } from '../../lib/local/scenario';
 import { LocalStack } from '../../lib/local/stack';
 
@@ -31,6 +32,18 @@ describe('the local stack scenario', () => {
     expect(stack.traffic.warmUps().succeeded).toBeGreaterThan(0);
     expect(stack.traffic.warmUps().connections).toBeGreaterThan(0);
   }, 90_000);
+
+  it('leaves no node anyone may change: every component ran under its own identity (failout zk check exits 0)', async () => {
+    // Prepare
+    if (!stack) throw new Error('the stack did not start');
+    let stdout = '';
+
+    // Act
+    const code = await run(['zk', 'check'], { stdout: (t) => void (stdout += t), stderr: (t) => void (stdout += t), env: { ...stack.env() }, now: () => Date.now() });
+
+    // Assess
+    expect({ code, stdout }).toEqual({ code: 0, stdout: expect.stringContaining('none can be changed without credentials') });
+  }, 30_000);
 
   it('stops everything it started: ZooKeeper, the queue server, the control planes', async () => {
     // Prepare

@@ -46,7 +46,12 @@ export function worldSnapshot(version: string, world: World): SnapshotInput {
   };
 }
 
-/** A bridge configuration for `services`, xDS `serverUris` in priority order, D2 under `base`. */
+/**
+ * A bridge configuration for `services`, xDS `serverUris` in priority order, D2 under `base`. By
+ * default the bridge runs without credentials and with `allowOpenAcl`, so it creates open nodes that
+ * the tests' unauthenticated sessions may change (they play the request worker, operators, servers);
+ * access-control tests pass `zookeeper.credentials`, `acl` and `allowOpenAcl: false` as overrides.
+ */
 export function bridgeConfig(serverUris: readonly string[], services: readonly string[], base: string, overrides: Record<string, unknown> = {}): BridgeConfig {
   return parseBridgeConfig({
     replicaId: `replica-${Math.random().toString(36).slice(2, 8)}`,
@@ -56,6 +61,7 @@ export function bridgeConfig(serverUris: readonly string[], services: readonly s
     admin: { host: '127.0.0.1', port: 0 },
     deletionGraceMs: 1000,
     fallbackProbeCapMs: 500,
+    allowOpenAcl: true,
     ...overrides,
   });
 }

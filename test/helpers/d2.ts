@@ -8,7 +8,7 @@ import {
   type ServiceProperties,
 } from '../../lib/d2';
 import { clusterPath, servicePath, urisPath } from '../../lib/d2/paths';
-import type { ZkReader, ZkWriter } from '../../lib/zk';
+import { OPEN_ACL, type AclSource, type ZkReader, type ZkWriter } from '../../lib/zk';
 
 /** What the writers below need: a real ZkSession or the in-memory fake. */
 type Writable = ZkReader & ZkWriter;
@@ -30,11 +30,15 @@ export function serviceDoc(name: string, cluster: string, path = `/${name}`, ove
   return { ...base, ...overrides };
 }
 
-/** Creates or overwrites a znode (parents included) with text. */
-export async function put(session: Writable, path: string, text: string): Promise<void> {
+/**
+ * Creates or overwrites a znode (parents included) with text. `acl` is the ACL of what it creates:
+ * the open one unless given, because these helpers play an unconstrained writer that stands in for
+ * the bridge and the request writer (tests about access control pass the policy's).
+ */
+export async function put(session: Writable, path: string, text: string, acl: AclSource = OPEN_ACL): Promise<void> {
   const data = Buffer.from(text, 'utf8');
   if (await session.exists(path)) await session.set(path, data);
-  else await session.create(path, data, { parents: true });
+  else await session.create(path, data, { parents: true, acl });
 }
 
 /** Writes `<base>/clusters/<name>`. */

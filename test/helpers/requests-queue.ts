@@ -7,11 +7,15 @@ import { SqsPoller, type SqsHandler } from '../../lib/local/sqs-poller';
 import { createHandler } from '../../lib/requests/lambda';
 import { RequestWriter, type Outcome, type RequestMeta } from '../../lib/requests/request-writer';
 import { decodeRequestRecord, type RequestRecord } from '../../lib/requests/request-record';
-import type { ZkSession } from '../../lib/zk';
+import { OPEN_ACL, type ZkSession } from '../../lib/zk';
 
 /**
  * Shared pieces of the queue end-to-end tests: D2 clusters to fail out, the REAL handler
  * (lib/requests createHandler over a real RequestWriter) behind the local poller, and request bodies.
+ *
+ * These tests are about the queue, not access control: the seeding session and the writer play
+ * unconstrained writers without credentials, so what they create gets the open ACL, explicitly
+ * (test/integration/access/roles.test.ts runs the writer under its identity).
  */
 
 // Powertools would print an EMF document per invocation and a log line per record.
@@ -35,10 +39,10 @@ export async function seedClusters(session: ZkSession, paths: TestPaths, names: 
     const cluster = { clusterName: name, prioritizedSchemes: ['http'], properties: { owner: 'team-x' }, someFutureKey: { kept: true } };
     // In the codec's canonical form (rest.li writes defaults out), so "untouched" compares like with like.
     const text = serializeClusterProperties(parseClusterProperties(JSON.stringify(cluster)));
-    await session.create(`${paths.d2Base}/clusters/${name}`, Buffer.from(text), { parents: true });
+    await session.create(`${paths.d2Base}/clusters/${name}`, Buffer.from(text), { parents: true, acl: OPEN_ACL });
     if (options.hosts !== false) {
       const uri = { clusterName: name, weights: { [`http://127.0.0.1:1/${name}`]: 1 } };
-      await session.create(`${paths.d2Base}/uris/${name}/host-1`, Buffer.from(JSON.stringify(uri)), { parents: true });
+      await session.create(`${paths.d2Base}/uris/${name}/host-1`, Buffer.from(JSON.stringify(uri)), { parents: true, acl: OPEN_ACL });
     }
   }
 }
@@ -68,7 +72,7 @@ export type ProcessWrapper = (body: string, meta: RequestMeta, next: (body: stri
  * interpose (fail a cluster's messages transiently) without replacing the writer.
  */
 export function realHandler(session: ZkSession, paths: TestPaths, log: OutcomeLog = { outcomes: [] }, wrap?: ProcessWrapper): SqsHandler {
-  const writer = new RequestWriter({ session, d2BasePath: paths.d2Base, requestsPath: paths.requestsPath });
+  const writer = new RequestWriter({ session, d2BasePath: paths.d2Base, requestsPath: paths.requestsPath, recordAcl: OPEN_ACL });
   const next = async (body: string, meta: RequestMeta): Promise<Outcome> => {
     const outcome = await writer.process(body, meta);
     log.outcomes.push(outcome);

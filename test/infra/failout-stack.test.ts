@@ -100,12 +100,11 @@ describe('FailoutStack (default props: sandbox VPC, ZooKeeper by security group)
   describe('permissions', () => {
     it('lets the Lambda read the digest secret, and nothing wider on Secrets Manager', () => {
       const secretStatements = statements(template).filter((s) => actionsOf(s).some((a) => a.startsWith('secretsmanager:')));
-      // The Lambda's role and the bridge's execution role (ECS secrets), both on exactly this secret.
-      expect(secretStatements).toHaveLength(2);
-      for (const s of secretStatements) {
-        expect(actionsOf(s).sort()).toEqual(['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue']);
-        expect(s.Resource).toBe(SECRET_ARN);
-      }
+      const adminTokenId = Object.keys(template.findResources('AWS::SecretsManager::Secret'))[0];
+      // The Lambda's role and the bridge's execution role (ECS secrets) on the digest secret; the
+      // execution role alone on the bridge's admin token (test/infra/bridge-admin.test.ts).
+      expect(secretStatements.map((s) => s.Resource)).toEqual([SECRET_ARN, SECRET_ARN, { Ref: adminTokenId }]);
+      for (const s of secretStatements) expect(actionsOf(s).sort()).toEqual(['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue']);
     });
 
     it('grants no wildcard action and no "*" resource on SQS or Secrets Manager', () => {
@@ -148,7 +147,10 @@ describe('FailoutStack (default props: sandbox VPC, ZooKeeper by security group)
       const health = container!.HealthCheck as { Command: string[] };
       expect(health.Command[0]).toBe('CMD');
       expect(health.Command.join(' ')).toContain('/healthz');
-      expect(container!.Secrets).toEqual([{ Name: 'ZK_CREDENTIALS', ValueFrom: SECRET_ARN }]);
+      expect(container!.Secrets).toEqual([
+        { Name: 'ZK_CREDENTIALS', ValueFrom: SECRET_ARN },
+        { Name: 'BRIDGE_ADMIN_TOKEN', ValueFrom: { Ref: Object.keys(template.findResources('AWS::SecretsManager::Secret'))[0] } },
+      ]);
       expect(container!.LogConfiguration).toMatchObject({ LogDriver: 'awslogs' });
       const env = Object.fromEntries((container!.Environment as Array<{ Name: string; Value: string }>).map((e) => [e.Name, e.Value]));
       expect(JSON.stringify(env)).not.toContain('password');
@@ -186,8 +188,9 @@ describe('FailoutStack (default props: sandbox VPC, ZooKeeper by security group)
       template.hasResourceProperties('AWS::CloudWatch::Alarm', { ...props, AlarmActions: [{ Ref: topicId }], OKActions: [{ Ref: topicId }] });
     });
 
-    it('has exactly the five alarms and an encrypted topic with the e-mail subscription', () => {
-      template.resourceCountIs('AWS::CloudWatch::Alarm', 5);
+    it('has exactly the six alarms and an encrypted topic with the e-mail subscription', () => {
+      // The five above and the blocked FIFO group (test/infra/blocked-group-alarm.test.ts).
+      template.resourceCountIs('AWS::CloudWatch::Alarm', 6);
       template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: Match.anyValue() });
       template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'oncall@example.com' });
     });

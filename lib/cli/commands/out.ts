@@ -1,11 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import { Command, Option } from 'commander';
+import { newRequestId } from '../../requests';
 import { addConnectionOptions, defaultRequester, printJson, withConnections, type CommandRuntime } from '../command-context';
 import { EXIT } from '../errors';
 import { formatClusterStatus } from '../format';
 import { buildFailoutBody, type OutOptions } from '../request-body';
 import type { ConnectionFlags } from '../settings';
 import { dryRun } from '../dry-run';
+import { judgeBeforeSend, validateLocally } from '../local-check';
 import { DEFAULT_WAIT, sendRequest, type SendOptions } from './send';
 
 const EXAMPLES = `
@@ -41,10 +42,15 @@ export function outCommand(rt: CommandRuntime): Command {
   addConnectionOptions(command).addHelpText('after', EXAMPLES);
   return command.action(async (cluster: string, flags: Flags) => {
     const now = rt.io.now();
-    const body = buildFailoutBody(cluster, flags, { requestId: flags.requestId ?? randomUUID(), now, requestedBy: defaultRequester(rt.io.env) });
+    const body = buildFailoutBody(cluster, flags, { requestId: flags.requestId ?? newRequestId(now), now, requestedBy: defaultRequester(rt.io.env) });
+    // The worker's schema and rules first: a request it can only reject is never sent (exit 2).
+    const request = validateLocally(body, now, rt.io.env);
     await withConnections(flags, rt.io, async (connections, settings) => {
-      if (!flags.dryRun) return sendRequest(rt, connections, settings, body, flags);
-      const result = await dryRun(await connections.zk(), settings, body, now);
+      if (!flags.dryRun) {
+        if (!(await judgeBeforeSend(rt, connections, settings, { body, request, json: flags.json }, now))) return;
+        return sendRequest(rt, connections, settings, body, flags);
+      }
+      const result = await dryRun(await connections.zk(), settings, request, now);
       if (flags.json) printJson(rt.io, { dryRun: true, request: body, ...result });
       else if (result.ok) rt.io.stdout(`dry run: request would be applied; nothing was sent. ${cluster} would then be:\n${formatClusterStatus(result.after, now)}\n`);
       else rt.io.stdout(`dry run: request would be REJECTED: ${result.rejection.reason} — ${result.rejection.message}\nnothing was sent\n`);

@@ -1,8 +1,8 @@
 import { Command } from 'commander';
 import { addConnectionOptions, exitCodeOf, printJson, withConnections, type CommandRuntime } from '../command-context';
-import { CliError } from '../errors';
-import { formatRecord } from '../format';
-import { readRequestRecord } from '../records';
+import { CliError, EXIT } from '../errors';
+import { formatPruned, formatRecord, formatRemaining } from '../format';
+import { lookUpRecord } from '../records';
 import type { ConnectionFlags } from '../settings';
 
 const EXAMPLES = `
@@ -13,7 +13,10 @@ Examples:
 
 type Flags = ConnectionFlags & { json?: boolean };
 
-/** `failout request <id>`: the recorded outcome of one request. Exit 1 when rejected or not (yet) recorded. */
+/**
+ * `failout request <id>`: the recorded outcome of one request. Exit 1 when rejected, not (yet)
+ * recorded, or pruned (records are kept for a retention; see lib/requests `record-retention.ts`).
+ */
 export function requestCommand(rt: CommandRuntime): Command {
   const command = new Command('request')
     .description('show the outcome the worker recorded for a request: applied, duplicate or rejected (with the reason)')
@@ -22,11 +25,19 @@ export function requestCommand(rt: CommandRuntime): Command {
   addConnectionOptions(command).addHelpText('after', EXAMPLES);
   return command.action(async (id: string, flags: Flags) => {
     await withConnections(flags, rt.io, async (connections, settings) => {
-      const record = await readRequestRecord(await connections.zk(), settings.requestsBase, id);
-      if (!record) {
-        if (flags.json) printJson(rt.io, { requestId: id, outcome: null });
-        throw new CliError('rejected', `no record of request ${id} yet: it may still be queued or retrying (check the queue and its DLQ), or the id is wrong`);
+      const lookup = await lookUpRecord(await connections.zk(), settings.requestsBase, id);
+      if (lookup.state === 'pruned') {
+        if (flags.json) printJson(rt.io, { requestId: id, outcome: null, pruned: true, madeAt: new Date(lookup.madeAt).toISOString(), pruneMark: lookup.pruneMark });
+        else rt.io.stdout(`${formatPruned(id, lookup.madeAt, lookup.pruneMark)}\n`);
+        rt.setExit(EXIT.failed);
+        return;
       }
+      if (lookup.state === 'absent') {
+        if (flags.json) printJson(rt.io, { requestId: id, outcome: null });
+        const kept = lookup.pruneMark ? `; records are kept ${formatRemaining(lookup.pruneMark.retentionMs)}, so an older one may have been pruned` : '';
+        throw new CliError('rejected', `no record of request ${id} yet: it may still be queued or retrying (check the queue and its DLQ), or the id is wrong${kept}`);
+      }
+      const record = lookup.record;
       if (flags.json) printJson(rt.io, record);
       else rt.io.stdout(`${formatRecord(record)}\n`);
       rt.setExit(exitCodeOf(record));

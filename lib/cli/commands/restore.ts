@@ -1,6 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { Command } from 'commander';
+import { newRequestId } from '../../requests';
 import { addConnectionOptions, defaultRequester, withConnections, type CommandRuntime } from '../command-context';
+import { judgeBeforeSend, validateLocally } from '../local-check';
 import { buildRestoreBody } from '../request-body';
 import type { ConnectionFlags } from '../settings';
 import { DEFAULT_WAIT, sendRequest, type SendOptions } from './send';
@@ -26,7 +27,13 @@ export function restoreCommand(rt: CommandRuntime): Command {
     .option('--json', 'machine-readable output');
   addConnectionOptions(command).addHelpText('after', EXAMPLES);
   return command.action(async (cluster: string, flags: Flags) => {
-    const body = buildRestoreBody(cluster, flags, { requestId: flags.requestId ?? randomUUID(), requestedBy: defaultRequester(rt.io.env) });
-    await withConnections(flags, rt.io, (connections, settings) => sendRequest(rt, connections, settings, body, flags));
+    const now = rt.io.now();
+    const body = buildRestoreBody(cluster, flags, { requestId: flags.requestId ?? newRequestId(now), requestedBy: defaultRequester(rt.io.env) });
+    // As for `out`: the worker's rules first (exit 2), then its judgement when ZooKeeper is configured.
+    const request = validateLocally(body, now, rt.io.env);
+    await withConnections(flags, rt.io, async (connections, settings) => {
+      if (!(await judgeBeforeSend(rt, connections, settings, { body, request, json: flags.json }, now))) return;
+      return sendRequest(rt, connections, settings, body, flags);
+    });
   });
 }

@@ -46,7 +46,9 @@ export async function sendRequest(rt: CommandRuntime, connections: CliConnection
     return;
   }
   if (!options.json) rt.io.stderr(`sent request ${body.requestId} (${body.action} ${body.cluster}); waiting for the outcome…\n`);
-  const record = await waitForRequestRecord(session, settings.requestsBase, body.requestId, { timeoutMs: waitMs });
+  // Under the request id; under the message id when the worker could not read the id from the body.
+  const ids = messageId === undefined ? [body.requestId] : [body.requestId, messageId];
+  const record = await waitForRequestRecord(session, settings.requestsBase, ids, { timeoutMs: waitMs });
   if (options.json) printJson(rt.io, { requestId: body.requestId, messageId, sent: true, request: body, outcome: record ?? null });
   if (!record) {
     rt.io.stderr(

@@ -18,6 +18,7 @@
  */
 
 import { malformed } from '../errors';
+import { znodeNameProblem } from '../names';
 import type {
   FailoutBucketConfig,
   FailoutBucketRange,
@@ -52,9 +53,18 @@ type Rule = (value: unknown) => string | undefined;
 
 const isString: Rule = (v) => (typeof v === 'string' ? undefined : 'must be a string');
 const isName: Rule = (v) => (typeof v === 'string' && v !== '' ? undefined : 'must be a non-empty string');
+// A peer names a cluster node: a name that cannot be one (`..`, a slash, NUL) is no typo to route
+// around but a document no writer of ours made (issue 14); refusing it keeps every reader's last good.
+const isPeerName: Rule = (v) => {
+  if (typeof v !== 'string' || v === '') return 'must be a non-empty string';
+  const problem = znodeNameProblem(v);
+  return problem === undefined ? undefined : `must be a cluster name, but ${JSON.stringify(v)} ${problem}`;
+};
 const isWeight: Rule = (v) => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 1 ? undefined : 'must be a positive integer');
+/** The latest epoch ms a JavaScript Date can hold: a later "time" cannot even be displayed. */
+const MAX_TIME = 8.64e15;
 const isTime: Rule = (v) =>
-  typeof v === 'number' && Number.isFinite(v) && v >= 0 ? undefined : 'must be epoch milliseconds (a non-negative number)';
+  typeof v === 'number' && v >= 0 && v <= MAX_TIME ? undefined : `must be epoch milliseconds (a number from 0 to ${MAX_TIME})`;
 const isBucket: Rule = (v) =>
   typeof v === 'number' && Number.isInteger(v) && v >= 0 && v < BUCKETS ? undefined : `must be an integer from 0 to ${BUCKETS - 1}`;
 const isStringList: Rule = (v) =>
@@ -193,12 +203,12 @@ function readBucket(e: ObjectReader): FailoutBucketConfig {
 }
 
 /**
- * The rules of a redirect entry, shared by reader and writer: a non-empty peer named once in the list
- * (`peers` collects the names seen so far), and a positive integer weight.
+ * The rules of a redirect entry, shared by reader and writer: a peer that can be a znode name, named
+ * once in the list (`peers` collects the names seen so far), and a positive integer weight.
  */
 function checkRedirect(r: FailoutRedirectConfig, path: string, peers: Set<string>): void {
   const peerField = fieldPath(path, r.peerKey === 'fabric' ? 'fabric' : 'peer');
-  check(peerField, isName(r.peer));
+  check(peerField, isPeerName(r.peer));
   if (peers.has(r.peer)) {
     throw malformed('cluster', peerField, `repeats ${JSON.stringify(r.peer)}`);
   }

@@ -3,7 +3,8 @@
  * (`UriPropertiesJsonSerializer`, `UriProperties`, `PartitionData`).
  */
 
-import type { PartitionWeights, UriProperties } from '../model';
+import { malformed } from '../errors';
+import { MAX_HOST_WEIGHT, type PartitionWeights, type UriProperties } from '../model';
 import { javaUriScheme, isJavaUri } from './java-uri';
 import { decodeDocument, type ObjectReader } from './json';
 import { appendExtra, JavaDouble, writeJson } from './json-writer';
@@ -23,11 +24,13 @@ const INT32_MAX = 2147483647;
 /**
  * Parses one announcement. `partitionDesc` wins over the legacy `weights` map, which is used only when
  * `partitionDesc` is absent or empty (a mismatch is not an error); both are always type-checked, as in
- * rest.li. Partition keys go through `Integer.parseInt`; weights may be any JSON number.
+ * rest.li. Partition keys go through `Integer.parseInt`; weights must be numbers from 0 to
+ * {@link MAX_HOST_WEIGHT} (rest.li takes any double; an unbounded one let two hosts skew a cluster's
+ * split, issue 14).
  * @param input - UTF-8 bytes (a znode's data), JSON text, or an already-parsed object.
  * @throws D2Error `malformed`, naming the field (e.g. `partitionDesc["http://h:1"]["a"]`), for bad JSON,
- * a missing `clusterName`, an invalid URI key, a non-integer partition key, a missing or non-number
- * weight, or a `uriSpecificProperties` that is present but not an object.
+ * a missing `clusterName`, an invalid URI key, a non-integer partition key, a missing, non-number or
+ * out-of-range weight, or a `uriSpecificProperties` that is present but not an object.
  */
 export function parseUriProperties(input: unknown): UriProperties {
   return decodeDocument(input, 'uri', (root) => {
@@ -48,11 +51,13 @@ export function parseUriProperties(input: unknown): UriProperties {
  * Writes one announcement as rest.li does: `weights` only when every URI has exactly partition 0 (so also
  * for no URIs at all), then `clusterName`, `partitionDesc`, `uriSpecificProperties` and the derived
  * `urisBySchemeAndPartition`; weights always with a decimal point (`1.0`); unknown keys last.
- * @throws D2Error `malformed` when a weight is not finite or the model holds a non-JSON value.
+ * @throws D2Error `malformed` when a weight is outside [0, {@link MAX_HOST_WEIGHT}] (what the reader
+ * refuses) or the model holds a non-JSON value.
  */
 export function serializeUriProperties(props: UriProperties): string {
   const out = new Map<string, unknown>();
   const weights = legacyWeights(props.partitionDesc);
+  checkWeights(props.partitionDesc, weights !== null);
   if (weights !== null) {
     out.set('weights', weights);
   }
@@ -116,7 +121,12 @@ function readPartitionDesc(r: ObjectReader | null): Map<string, PartitionWeights
     const weights = new Map<number, number>();
     for (const id of partitions.keys()) {
       const partition = partitions.entryObject(id);
-      weights.set(parsePartitionId(partitions, id), partition.requiredNumber('weight'));
+      const weight = partition.requiredNumber('weight');
+      const problem = weightProblem(weight);
+      if (problem !== undefined) {
+        throw partition.fail('weight', problem);
+      }
+      weights.set(parsePartitionId(partitions, id), weight);
     }
     result.set(uri, Object.fromEntries(weights));
   }
@@ -135,9 +145,34 @@ function readLegacyWeights(r: ObjectReader | null): Map<string, PartitionWeights
     if (typeof weight !== 'number') {
       throw r.fail(uri, weight === null ? 'is null' : 'must be a number', 'entry');
     }
+    const problem = weightProblem(weight);
+    if (problem !== undefined) {
+      throw r.fail(uri, problem, 'entry');
+    }
     result.set(uri, { 0: weight });
   }
   return result;
+}
+
+/** Why a host weight is unusable, or undefined: the reader's and the writer's one rule. */
+function weightProblem(weight: number): string | undefined {
+  return Number.isFinite(weight) && weight >= 0 && weight <= MAX_HOST_WEIGHT ? undefined : `must be a number from 0 to ${MAX_HOST_WEIGHT}`;
+}
+
+/**
+ * The writer's side of {@link weightProblem}, naming the field as the output will hold it: the
+ * legacy `weights` entry when that map is written (it comes first), else the partition's weight.
+ */
+function checkWeights(partitionDesc: Record<string, PartitionWeights>, legacy: boolean): void {
+  for (const [uri, partitions] of Object.entries(partitionDesc)) {
+    for (const [id, weight] of Object.entries(partitions)) {
+      const problem = weightProblem(weight);
+      if (problem !== undefined) {
+        const field = legacy ? `weights[${JSON.stringify(uri)}]` : `partitionDesc[${JSON.stringify(uri)}][${JSON.stringify(id)}].weight`;
+        throw malformed('uri', field, problem);
+      }
+    }
+  }
 }
 
 /** `Integer.parseInt`: optional sign, ASCII digits, 32-bit range. */

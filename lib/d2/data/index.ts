@@ -1,12 +1,13 @@
 /**
  * lib/d2/data: the pure half of lib/d2. The D2 model, its rest.li-compatible JSON codecs, the
- * ZooKeeper paths where D2 keeps it, and D2's errors. No ZooKeeper session, no undici: import this
- * face, not `lib/d2`, from code that only reads or writes D2 data (the bridge's mapping, change
- * requests, the CLI), so it does not load the HTTP client. `lib/d2` re-exports all of it.
+ * ZooKeeper paths where D2 keeps it, the cluster-name grammar, and D2's errors. No ZooKeeper session,
+ * no undici: import this face, not `lib/d2`, from code that only reads or writes D2 data (the bridge's
+ * mapping, change requests, the CLI), so it does not load the HTTP client. `lib/d2` re-exports all of it.
  */
 export * from '../errors';
 export * from '../model';
 export * from '../paths';
+export * from '../names';
 export { parseClusterProperties, serializeClusterProperties } from '../codecs/cluster';
 export {
   ALL_BUCKETS,

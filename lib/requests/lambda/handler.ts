@@ -8,8 +8,8 @@ import { assertIsError, TransientRequestError } from '../errors';
 import type { Outcome, RequestWriter } from '../request-writer';
 import { middy } from './middy';
 
-/** What the handler needs of a writer. */
-export type RequestProcessor = Pick<RequestWriter, 'process'>;
+/** What the handler needs of a writer: `process`, and `sweepIfDue` when it prunes old records. */
+export type RequestProcessor = Pick<RequestWriter, 'process'> & Partial<Pick<RequestWriter, 'sweepIfDue'>>;
 
 /** The handler's dependencies: the Powertools instances and the writer. */
 export interface HandlerDeps {
@@ -32,14 +32,23 @@ export type FailoutRequestsHandler = (event: SQSEvent, context: Context) => Prom
  * The Powertools `parser` integration is deliberately not used: it marks a record that fails the schema
  * as failed, so SQS would retry it and move it to the DLQ; a bad request must instead be recorded and
  * acknowledged at once (never blocking its cluster's group), which the writer does.
+ *
+ * After the batch, the writer prunes request records past their retention (`sweepIfDue`, at most
+ * hourly): only a writer this batch already had (a failed cold start is not retried for it), and a
+ * failed sweep is logged, never a batch item failure.
  */
 export function createHandler(deps: HandlerDeps): FailoutRequestsHandler {
   const processor = new SqsFifoPartialProcessorAsync();
-  const recordHandler = createRecordHandler(deps);
-  const handler = middy(
-    async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> =>
-      processPartialResponse(event, recordHandler, processor, { context, skipGroupOnError: true, throwOnFullBatchFailure: false }),
-  )
+  const writerOf = resolverOf(deps.writer);
+  // The writer a record of the current batch got; one batch at a time per handler (see Powertools).
+  let batchWriter: RequestProcessor | undefined;
+  const recordHandler = createRecordHandler({ ...deps, writer: async () => (batchWriter = await writerOf()) });
+  const handler = middy(async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
+    batchWriter = undefined;
+    const response = await processPartialResponse(event, recordHandler, processor, { context, skipGroupOnError: true, throwOnFullBatchFailure: false });
+    await sweepQuietly(batchWriter, deps.logger);
+    return response;
+  })
     .use(injectLambdaContext(deps.logger, { resetKeys: true }))
     .use(logMetrics(deps.metrics, { captureColdStartMetric: true }));
   return (event, context) => handler(event, context);
@@ -52,7 +61,7 @@ export function createHandler(deps: HandlerDeps): FailoutRequestsHandler {
 export function createRecordHandler(deps: HandlerDeps): (record: SQSRecord) => Promise<Outcome> {
   const { logger, metrics } = deps;
   const clock = deps.clock ?? Date.now;
-  const writerOf = typeof deps.writer === 'function' ? deps.writer : () => deps.writer as RequestProcessor;
+  const writerOf = resolverOf(deps.writer);
   return async (record) => {
     const started = clock();
     const keys = ['messageId', 'messageGroupId', 'requestId', 'cluster', 'outcome', 'reason'];
@@ -75,6 +84,23 @@ export function createRecordHandler(deps: HandlerDeps): (record: SQSRecord) => P
       logger.removeKeys(keys);
     }
   };
+}
+
+function resolverOf(writer: HandlerDeps['writer']): () => RequestProcessor | Promise<RequestProcessor> {
+  return typeof writer === 'function' ? writer : () => writer;
+}
+
+/**
+ * Runs the writer's record sweep (which logs its own figures), logging, never throwing, what goes
+ * wrong: the records wait for the next sweep.
+ */
+async function sweepQuietly(writer: RequestProcessor | undefined, logger: Logger): Promise<void> {
+  try {
+    await writer?.sweepIfDue?.();
+  } catch (e) {
+    assertIsError(e);
+    logger.warn('request record sweep failed; a later batch sweeps again', { error: e });
+  }
 }
 
 function countOutcome(metrics: Metrics, outcome: Outcome, latencyMs: number, queueMs: number | undefined): void {

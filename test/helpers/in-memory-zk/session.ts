@@ -17,10 +17,11 @@ import { EventEmitter } from 'node:events';
 import {
   digestId,
   isZkError,
-  OPEN_ACL,
   parentOf,
+  resolveAcl,
   ZkError,
   type AclEntry,
+  type AclSource,
   type ChildrenState,
   type ConnectionState,
   type CreateOptions,
@@ -30,6 +31,7 @@ import {
   type SessionEvent,
   type Stat,
   type Watch,
+  type ZkAclAccess,
   type ZkErrorKind,
   type ZkReader,
   type ZkWatcher,
@@ -39,7 +41,7 @@ import { InMemoryChildrenWatch, InMemoryDataWatch, type InMemoryWatchHost } from
 import { codeOf, TreeFailure, validatePath, type Caller, type NodeChange, type OpResult, type TreeOp, type ZnodeTree } from './znode-tree';
 
 /** A request as it goes over the wire (node-zookeeper-client's method names). */
-export type WireOp = 'getData' | 'exists' | 'getChildren' | 'create' | 'setData' | 'remove' | 'multi';
+export type WireOp = 'getData' | 'exists' | 'getChildren' | 'create' | 'setData' | 'remove' | 'multi' | 'getACL' | 'setACL';
 
 /** Who sent a request: a direct call, or a persistent watch re-reading. */
 export type RequestSource = 'call' | 'watch';
@@ -78,8 +80,6 @@ export interface Fault extends FaultMatch {
 export interface InMemorySessionOptions {
   /** Digest credentials of the session (its ACL identities). */
   readonly credentials?: readonly DigestCredential[];
-  /** ACL of nodes created by `create` / `ensurePath` without one. Default open (multi creates always default to open). */
-  readonly defaultAcl?: readonly AclEntry[];
   /** How long a request waits for a connection before `connectionLoss`, as ZkSession's option. Default 0: at once. */
   readonly connectWaitMs?: number;
 }
@@ -97,14 +97,13 @@ interface ActiveFault extends Fault {
 }
 
 /** An in-memory ZooKeeper session; make one with `InMemoryZk.session()`. It starts connected. */
-export class InMemoryZkSession implements ZkReader, ZkWriter, ZkWatcher {
+export class InMemoryZkSession implements ZkReader, ZkWriter, ZkWatcher, ZkAclAccess {
   /** Every request this session sent, in order. */
   readonly requests: LoggedRequest[] = [];
   private readonly events = new EventEmitter();
   private readonly faults: ActiveFault[] = [];
   private readonly watches = new Set<Watch>();
   private readonly auth: readonly { scheme: string; id: string }[];
-  private readonly defaultAcl: readonly AclEntry[];
   private readonly connectWaitMs: number;
   private stateValue: ConnectionState = 'connected';
   private id: bigint;
@@ -115,7 +114,6 @@ export class InMemoryZkSession implements ZkReader, ZkWriter, ZkWatcher {
     options: InMemorySessionOptions = {},
   ) {
     this.auth = (options.credentials ?? []).map((c) => ({ scheme: 'digest', id: digestId(c.user, c.password) }));
-    this.defaultAcl = options.defaultAcl ?? OPEN_ACL;
     this.connectWaitMs = options.connectWaitMs ?? 0;
     this.id = server.newSessionId();
     this.events.setMaxListeners(0);
@@ -173,24 +171,26 @@ export class InMemoryZkSession implements ZkReader, ZkWriter, ZkWatcher {
 
   // ---- ZkWriter ----
 
-  async create(path: string, data?: Buffer, options: CreateOptions = {}): Promise<string> {
-    const acl = options.acl ?? this.defaultAcl;
+  async create(path: string, data: Buffer | undefined, options: CreateOptions): Promise<string> {
+    // As ZkSession: no default ACL, a missing one fails before anything is sent.
+    const acl = resolveAcl(options?.acl, path);
     const op: TreeOp = { op: 'create', path, data: data ?? Buffer.alloc(0), mode: options.mode ?? 'persistent', acl };
     try {
       return await this.write('create', op, createdPath);
     } catch (err) {
       if (!options.parents || !isZkError(err, 'noNode')) throw err;
-      await this.ensurePath(parentOf(path), acl);
+      await this.ensurePath(parentOf(path), options.acl);
       return this.write('create', op, createdPath);
     }
   }
 
-  async ensurePath(path: string, acl: readonly AclEntry[] = this.defaultAcl): Promise<void> {
+  async ensurePath(path: string, acl: AclSource): Promise<void> {
     if (path === '/' || path === '') return;
+    if (!acl) resolveAcl(acl, path);
     if (await this.exists(path)) return;
     await this.ensurePath(parentOf(path), acl);
     try {
-      await this.write('create', { op: 'create', path, data: Buffer.alloc(0), mode: 'persistent', acl }, createdPath);
+      await this.write('create', { op: 'create', path, data: Buffer.alloc(0), mode: 'persistent', acl: resolveAcl(acl, path) }, createdPath);
     } catch (err) {
       if (!isZkError(err, 'nodeExists')) throw err;
     }
@@ -205,7 +205,7 @@ export class InMemoryZkSession implements ZkReader, ZkWriter, ZkWatcher {
   }
 
   async multi(ops: readonly MultiOp[]): Promise<(string | undefined)[]> {
-    const treeOps = ops.map((op): TreeOp => (op.op === 'create' ? { op: 'create', path: op.path, data: op.data ?? Buffer.alloc(0), mode: op.mode ?? 'persistent', acl: op.acl ?? OPEN_ACL } : op));
+    const treeOps = ops.map((op): TreeOp => (op.op === 'create' ? { op: 'create', path: op.path, data: op.data ?? Buffer.alloc(0), mode: op.mode ?? 'persistent', acl: resolveAcl(op.acl, op.path) } : op));
     treeOps.forEach(validateOp);
     const paths = ops.map((op) => op.path);
     return this.request('multi', paths, 'call', (fault) => {
@@ -217,6 +217,19 @@ export class InMemoryZkSession implements ZkReader, ZkWriter, ZkWatcher {
         throw err;
       }
     });
+  }
+
+  // ---- ZkAclAccess ----
+
+  async getAcl(path: string): Promise<{ acl: AclEntry[]; stat: Stat }> {
+    validatePath(path);
+    return this.request('getACL', [path], 'call', () => this.single(path, () => this.server.tree.getAcl(path, this.caller())));
+  }
+
+  async setAcl(path: string, acl: readonly AclEntry[], aclVersion = -1): Promise<Stat> {
+    validatePath(path);
+    assert(acl.length > 0, 'acls must be a non-empty array.');
+    return this.request('setACL', [path], 'call', () => this.single(path, () => this.server.tree.setAcl(path, acl, aclVersion, this.caller())));
   }
 
   // ---- ZkWatcher ----

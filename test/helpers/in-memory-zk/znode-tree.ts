@@ -87,6 +87,7 @@ interface Znode {
   readonly acl: readonly AclEntry[];
   readonly children: ReadonlySet<string>;
   readonly version: number;
+  readonly aversion: number;
   readonly cversion: number;
   readonly czxid: bigint;
   readonly mzxid: bigint;
@@ -149,6 +150,7 @@ export class ZnodeTree {
       acl: [{ perms: ['read', 'write', 'create', 'delete', 'admin'], scheme: 'world', id: 'anyone' }],
       children: new Set(),
       version: 0,
+      aversion: 0,
       cversion: 0,
       czxid: 0n,
       mzxid: 0n,
@@ -186,6 +188,33 @@ export class ZnodeTree {
     const node = this.existing(this.nodes, path);
     if (!allowed(node.acl, 'read', caller)) fail('noAuth');
     return { children: [...node.children].sort(), stat: statOf(node) };
+  }
+
+  /**
+   * getACL: NO_NODE, then READ or ADMIN permission (ZOOKEEPER-1392). A caller without ADMIN sees
+   * digest ids with the hash replaced by `x` (`user:x`), as ZooKeeper 3.6+ answers.
+   */
+  getAcl(path: string, caller: Caller): { acl: AclEntry[]; stat: Stat } {
+    const node = this.existing(this.nodes, path);
+    const admin = allowed(node.acl, 'admin', caller);
+    if (!allowed(node.acl, 'read', caller) && !admin) fail('noAuth');
+    const redact = (e: AclEntry): string => (admin || e.scheme !== 'digest' ? e.id : `${e.id.slice(0, e.id.indexOf(':'))}:x`);
+    return { acl: node.acl.map((e) => ({ ...e, id: redact(e), perms: [...e.perms] })), stat: statOf(node) };
+  }
+
+  /**
+   * setACL, in PrepRequestProcessor's order: INVALID_ACL, NO_NODE, ADMIN permission, then the ACL
+   * version. A transaction of its own (a new zxid) that changes neither data nor mzxid, and fires no watch.
+   */
+  setAcl(path: string, acl: readonly AclEntry[], version: number, caller: Caller): Stat {
+    const fixed = fixupAcl(acl, caller);
+    const node = this.existing(this.nodes, path);
+    if (!allowed(node.acl, 'admin', caller)) fail('noAuth');
+    if (version !== -1 && version !== node.aversion) fail('badVersion');
+    const next: Znode = { ...node, acl: fixed, aversion: node.aversion + 1 };
+    this.zxid++;
+    this.nodes = new Map(this.nodes).set(path, next);
+    return statOf(next);
   }
 
   /**
@@ -293,6 +322,7 @@ export class ZnodeTree {
       acl,
       children: new Set(),
       version: 0,
+      aversion: 0,
       cversion: 0,
       czxid: zxid,
       mzxid: zxid,
@@ -326,6 +356,7 @@ export class ZnodeTree {
 function statOf(node: Znode): Stat {
   return {
     version: node.version,
+    aversion: node.aversion,
     cversion: node.cversion,
     czxid: node.czxid,
     mzxid: node.mzxid,

@@ -1,11 +1,14 @@
 import { D2Client, LoadBalancerState, parseClusterProperties, parseServiceProperties, parseUriProperties } from '../../../lib/d2';
 import { uriChildName } from '../../../lib/bridge';
 import type { XdsManagementServer } from '../../../lib/xds/server';
-import type { ZkSession } from '../../../lib/zk';
+import { OPEN_ACL, type ZkSession } from '../../../lib/zk';
 import { bridgeConfig, paths, readNode, readUris, startBridge, stopBridges, worldSnapshot, type World } from '../../helpers/bridge';
 import { closeServers, startServer, type RecordingServer } from '../../helpers/http';
 import { startXdsServer } from '../../helpers/xds-chain';
 import { closeSessions, eventually, openSession, uniqueBase } from '../../helpers/zk';
+
+// lib/zk has no default ACL: this test plays an unconstrained writer and passes the open ACL explicitly
+// (access control itself is tested in test/integration/access/ and test/unit/zk/acl-*.test.ts).
 
 // The bridge's first full sync over a real management server and a real ZooKeeper.
 
@@ -99,9 +102,9 @@ describe('bridge initial sync', () => {
   it('never touches children that servers announced themselves', async () => {
     // Prepare: a server's own ephemeral announcement, even one with the bridge's marker
     xds.setSnapshot('*', worldSnapshot('1', world()));
-    await reader.ensurePath(paths.uris(base, 'greetings-lor1'));
-    const own = await reader.create(`${paths.uris(base, 'greetings-lor1')}/ephemoral-`, Buffer.from('{"clusterName":"greetings-lor1"}'), { mode: 'ephemeralSequential' });
-    const marked = await reader.create(`${paths.uris(base, 'greetings-lor1')}/xds-bridge-impostor`, Buffer.from('{}'), { mode: 'ephemeral' });
+    await reader.ensurePath(paths.uris(base, 'greetings-lor1'), OPEN_ACL);
+    const own = await reader.create(`${paths.uris(base, 'greetings-lor1')}/ephemoral-`, Buffer.from('{"clusterName":"greetings-lor1"}'), { mode: 'ephemeralSequential', acl: OPEN_ACL });
+    const marked = await reader.create(`${paths.uris(base, 'greetings-lor1')}/xds-bridge-impostor`, Buffer.from('{}'), { mode: 'ephemeral', acl: OPEN_ACL });
 
     // Act: the bridge syncs, then every endpoint of the cluster goes away
     const { bridge } = await startBridge(bridgeConfig([xds.uri], ['greetings', 'profiles'], base));

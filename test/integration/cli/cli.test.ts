@@ -1,10 +1,9 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { run } from '../../../lib/cli/program';
-import type { CliIo } from '../../../lib/cli/io';
 import { startLocalSqs, type LocalSqs, type FifoQueuePair } from '../../../lib/local/sqs';
 import type { ZkSession } from '../../../lib/zk';
 import { closeSessions, openSession, sharedConnectString } from '../../helpers/zk';
+import { runCli, type CliResult } from '../../helpers/cli';
 import { failoutBody, queueDepth, realHandler, seedClusters, send, startPollers, stopPollers, testPaths, type TestPaths } from '../../helpers/requests-queue';
 
 // The CLI in-process through run(argv, io), against fauxqs and the shared ZooKeeper, with the real
@@ -16,18 +15,8 @@ let session: ZkSession;
 let paths: TestPaths;
 let env: Record<string, string>;
 
-interface Result {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function cli(...argv: string[]): Promise<Result> {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIo = { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), env, now: () => Date.now() };
-  const code = await run(argv, io);
-  return { code, stdout, stderr };
+function cli(...argv: string[]): Promise<CliResult> {
+  return runCli(env, ...argv);
 }
 
 beforeAll(async () => {
@@ -94,12 +83,13 @@ describe('failout out / restore', () => {
     expect(JSON.parse(record.stdout)).toMatchObject({ requestId, status: 'applied', cluster: 'greetings-lor1', action: 'failout' });
   });
 
-  it('exits 1 with the reason and what to do when the worker rejects the request', async () => {
+  it('exits 1 with the reason and what to do when the request would be rejected (judged before it is sent, issue 14)', async () => {
     startWorker();
     const out = await cli('out', 'greetings-lor1', '--peer', 'greetings-nowhere', '--for', '1h', '--wait');
     expect(out.code).toBe(1);
     expect(out.stdout).toMatch(/REJECTED \(failout greetings-lor1\): unknownPeer/);
     expect(out.stdout).toMatch(/fix the request and send it again/);
+    expect(await queueDepth(sqs.client, queue.queueUrl)).toBe(0);
   });
 
   it('validates with --dry-run against the live state and sends nothing', async () => {
@@ -185,7 +175,7 @@ describe('usage errors exit 2 and say what to do', () => {
 
 it('runs through the real bin (node lib/cli/bin.cjs)', async () => {
   const bin = join(__dirname, '../../../lib/cli/bin.cjs');
-  const result = await new Promise<Result>((resolve, reject) => {
+  const result = await new Promise<CliResult>((resolve, reject) => {
     const child = spawn(process.execPath, [bin, 'status', 'greetings-lor1', '--json'], { env: { ...process.env, ...env } });
     let stdout = '';
     let stderr = '';

@@ -1,5 +1,5 @@
-import { D2Client, D2Error, LoadBalancerState, ZooKeeperAnnouncer, type ClusterRouter } from '../../../lib/d2';
-import type { ZkSession } from '../../../lib/zk';
+import { D2Client, D2Error, LoadBalancerState, urisPath, ZooKeeperAnnouncer, type ClusterRouter } from '../../../lib/d2';
+import { OPEN_ACL, type ZkSession } from '../../../lib/zk';
 import { clusterDoc, putCluster, putService, putUri, serviceDoc } from '../../helpers/d2';
 import { closeServers, startServer, type RecordingServer } from '../../helpers/http';
 import { closeSessions, openSession, proxyOf, uniqueBase } from '../../helpers/zk';
@@ -31,6 +31,8 @@ describe('D2Client resolution', () => {
   });
 
   async function announce(cluster: string, server: RecordingServer, weight: number): Promise<void> {
+    // Stands in for the bridge, which creates the cluster directory (announcers may not): open, explicitly.
+    await session.ensurePath(urisPath(base, cluster), OPEN_ACL);
     const announcer = new ZooKeeperAnnouncer({ session, basePath: base, cluster, uri: server.uri, weight });
     announcers.push(announcer);
     await announcer.markUp();

@@ -1,6 +1,6 @@
 import { LoadBalancerState, ZooKeeperAnnouncer, parseUriProperties } from '../../../lib/d2';
 import { urisPath } from '../../../lib/d2/paths';
-import type { ZkSession } from '../../../lib/zk';
+import { OPEN_ACL, type ZkSession } from '../../../lib/zk';
 import { putUri } from '../../helpers/d2';
 import { closeSessions, eventually, expireSession, openSession, uniqueBase } from '../../helpers/zk';
 
@@ -14,6 +14,10 @@ describe('ZooKeeperAnnouncer', () => {
   beforeEach(async () => {
     observer = await openSession();
     base = uniqueBase('ann');
+    // The cluster directory comes from the bridge (announcers may not create it); here the observer
+    // stands in for it, with the open ACL, explicitly. Announcing under a secured one is in
+    // test/integration/access/roles.test.ts.
+    await observer.ensurePath(urisPath(base, 'c1'), OPEN_ACL);
   });
 
   afterEach(async () => {
@@ -50,6 +54,20 @@ describe('ZooKeeperAnnouncer', () => {
     expect(stat.ephemeralOwner).not.toBe(0n);
     expect(parseUriProperties(data)).toMatchObject({ clusterName: 'c1', partitionDesc: { 'http://127.0.0.1:8080': { 0: 2 } } });
     expect(data.toString()).toContain('"weights":{"http://127.0.0.1:8080":2.0}');
+  });
+
+  it('refuses to announce into a missing cluster directory, and does not create it', async () => {
+    // Prepare
+    const session = await openSession();
+    const server = new ZooKeeperAnnouncer({ session, basePath: base, cluster: 'no-directory', uri: 'http://127.0.0.1:8090' });
+    announcers.push(server);
+
+    // Act
+    const markUp = server.markUp();
+
+    // Assess
+    await expect(markUp).rejects.toMatchObject({ name: 'ZkError', kind: 'noNode' });
+    expect(await observer.exists(urisPath(base, 'no-directory'))).toBeUndefined();
   });
 
   it('removes its node on markDown and on close', async () => {

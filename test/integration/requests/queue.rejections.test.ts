@@ -1,4 +1,5 @@
 import { startLocalSqs, type LocalSqs } from '../../../lib/local/sqs';
+import { MAX_RECORD_BYTES } from '../../../lib/requests';
 import type { ZkSession } from '../../../lib/zk';
 import { closeSessions, eventually, openSession } from '../../helpers/zk';
 import { failoutBody, queueDepth, readRecord, realHandler, seedClusters, send, startPollers, stopPollers, testPaths, type OutcomeLog, type TestPaths } from '../../helpers/requests-queue';
@@ -28,6 +29,11 @@ const CASES: RejectionCase[] = [
   { reason: 'badWindow', cluster: 'r-past', body: (c) => failoutBody(c, [PEER], { duration: undefined, offlineAt: Date.now() - 2 * HOUR, onlineAt: Date.now() - HOUR }) },
   { reason: 'windowTooLong', cluster: 'r-long', body: (c) => failoutBody(c, [PEER], { duration: 'PT73H' }) },
   { reason: 'oversize', cluster: 'r-big', body: (c) => failoutBody(c, [PEER], { reason: 'x'.repeat(20_000) }) },
+  // Issue 14: what used to throw (retried into the DLQ while the group waited) or bloat ZooKeeper.
+  { reason: 'badWindow', cluster: 'r-1969', body: (c) => failoutBody(c, [PEER], { duration: undefined, offlineAt: '1969-12-31T23:00:00Z', onlineAt: new Date(Date.now() + HOUR).toISOString() }) },
+  { reason: 'badWindow', cluster: 'r-0000', body: (c) => failoutBody(c, [PEER], { duration: undefined, offlineAt: '0000-01-01T00:00:00Z', onlineAt: Date.now() + HOUR }) },
+  { reason: 'badSchema', cluster: 'r-zeros', body: (c) => failoutBody(c, [], { peers: Array(7000).fill(0) }) },
+  { reason: 'badSchema', cluster: 'r-esc', body: (c) => failoutBody(c, [PEER], { reason: 'INC\u001b[2J\u001b[Hall clear' }) },
   { reason: 'unknownCluster', cluster: 'r-ghost', body: (c) => failoutBody(c, [PEER]) },
   { reason: 'unknownPeer', cluster: 'r-nopeer', body: (c) => failoutBody(c, ['peer-ghost']) },
   { reason: 'peerFailedOut', cluster: 'r-peerout', body: (c) => failoutBody(c, ['peer-out']) },
@@ -72,9 +78,12 @@ it('records every permanent rejection with its reason, acknowledges it, and appl
 
   await eventually(async () => (await queueDepth(sqs.client, queue.queueUrl)) === 0, 20_000, 'an empty queue');
   for (const { c, messageId, bad, good } of sent) {
-    // Bodies that cannot be read (bad JSON, oversize: not even parsed) are recorded under the SQS message id.
-    const id = typeof bad === 'string' || c.reason === 'oversize' ? messageId : String(bad.requestId);
+    // Bodies that cannot be read (bad JSON) are recorded under the SQS message id; an oversize body
+    // under its request id when it has one (issue 14: so its sender's --wait finds it).
+    const id = typeof bad === 'string' ? messageId : String(bad.requestId);
     const record = await readRecord(session, paths, id);
+    const stored = await session.get(`${paths.requestsPath}/${id}`);
+    expect({ case: c.reason, cluster: c.cluster, bytes: stored.data.length <= MAX_RECORD_BYTES }).toEqual({ case: c.reason, cluster: c.cluster, bytes: true });
     expect({ case: c.reason, status: record?.status, reason: record?.reason }).toEqual({ case: c.reason, status: 'rejected', reason: c.reason });
     expect(record?.message).toEqual(expect.any(String));
     expect({ case: c.reason, next: (await readRecord(session, paths, String(good.requestId)))?.status }).toEqual({ case: c.reason, next: 'applied' });

@@ -2,9 +2,12 @@
  * The in-memory ZooKeeper's contract (test/helpers/zk-contract.ts) against a real server through
  * ZkSession: every case the fake passes in the unit project must pass here too, or the fake lies.
  */
-import type { ZkSession } from '../../../lib/zk';
+import { OPEN_ACL, type ZkSession } from '../../../lib/zk';
 import { ZK_CONTRACT, type ContractCase, type ContractSession } from '../../helpers/zk-contract';
 import { closeSessions, expireSession, openSession, uniqueBase } from '../../helpers/zk';
+
+// lib/zk has no default ACL: this test plays an unconstrained writer and passes the open ACL explicitly
+// (access control itself is tested in test/integration/access/ and test/unit/zk/acl-*.test.ts).
 
 let base: string;
 let admin: ZkSession;
@@ -12,7 +15,7 @@ let admin: ZkSession;
 beforeEach(async () => {
   base = uniqueBase('contract');
   admin = await openSession();
-  await admin.ensurePath(base);
+  await admin.ensurePath(base, OPEN_ACL);
 });
 
 afterEach(async () => {

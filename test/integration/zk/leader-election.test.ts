@@ -1,4 +1,4 @@
-import { LeaderElection, type ZkSession } from '../../../lib/zk';
+import { LeaderElection, OPEN_ACL, type ZkSession } from '../../../lib/zk';
 import { closeSessions, eventually, expireSession, openSession, uniqueBase } from '../../helpers/zk';
 
 describe('leader election', () => {
@@ -7,7 +7,8 @@ describe('leader election', () => {
 
   async function candidate(id: string, session?: ZkSession): Promise<{ election: LeaderElection; session: ZkSession; log: string[] }> {
     const s = session ?? (await openSession({ sessionTimeoutMs: 3000 }));
-    const election = new LeaderElection(s, { path: `${base}/leader`, participantId: id });
+    // The recipe's own behaviour, not access control (see test/integration/access/roles.test.ts): open ACL, explicitly.
+    const election = new LeaderElection(s, { path: `${base}/leader`, participantId: id, acl: OPEN_ACL });
     const log: string[] = [];
     election.on('leader', () => log.push('leader'));
     election.on('notLeader', () => log.push('notLeader'));
@@ -49,7 +50,7 @@ describe('leader election', () => {
     const b = await candidate('b');
     await eventually(() => a.election.isLeader, 5000, 'a leads');
     const data = `${base}/data`;
-    await a.session.create(data, Buffer.from('0'));
+    await a.session.create(data, Buffer.from('0'), { acl: OPEN_ACL });
     const fenceOfA = a.election.fence();
 
     // Act: a's session expires; b takes over; a stale write carrying a's old fence is refused.

@@ -1,5 +1,8 @@
-import type { ChildrenState, DataState, ZkSession } from '../../../lib/zk';
+import { OPEN_ACL, type ChildrenState, type DataState, type ZkSession } from '../../../lib/zk';
 import { closeSessions, eventually, openSession, uniqueBase } from '../../helpers/zk';
+
+// lib/zk has no default ACL: this test plays an unconstrained writer and passes the open ACL explicitly
+// (access control itself is tested in test/integration/access/ and test/unit/zk/acl-*.test.ts).
 
 // Persistent watches over one-shot ZooKeeper watches: every state, latest last, never backwards.
 
@@ -10,7 +13,7 @@ describe('persistent data watch', () => {
   beforeEach(async () => {
     session = await openSession();
     base = uniqueBase('watch');
-    await session.ensurePath(base);
+    await session.ensurePath(base, OPEN_ACL);
   });
 
   afterEach(async () => {
@@ -26,7 +29,7 @@ describe('persistent data watch', () => {
     await watch.ready;
 
     // Act
-    await session.create(path, Buffer.from('a'));
+    await session.create(path, Buffer.from('a'), { acl: OPEN_ACL });
     await eventually(() => seen.length === 2, 5000, 'created');
     await session.set(path, Buffer.from('b'));
     await eventually(() => seen.length === 3, 5000, 'changed');
@@ -41,7 +44,7 @@ describe('persistent data watch', () => {
   it('ends on the last of 200 rapid writes and never goes backwards', async () => {
     // Prepare
     const path = `${base}/rapid`;
-    await session.create(path, Buffer.from('0'));
+    await session.create(path, Buffer.from('0'), { acl: OPEN_ACL });
     const delivered: number[] = [];
     const versions: bigint[] = [];
     const watch = session.watchData(path, (s: DataState) => {
@@ -71,7 +74,7 @@ describe('persistent data watch', () => {
 
     // Act
     watch.close();
-    await session.create(path, Buffer.from('x'));
+    await session.create(path, Buffer.from('x'), { acl: OPEN_ACL });
     await new Promise((r) => setTimeout(r, 100));
 
     // Assess
@@ -105,9 +108,9 @@ describe('persistent children watch', () => {
     await watch.ready;
 
     // Act
-    await session.create(`${base}/a`, undefined, { parents: true });
+    await session.create(`${base}/a`, undefined, { parents: true, acl: OPEN_ACL });
     await eventually(() => childrenNow() === 'a', 5000, 'a');
-    await session.create(`${base}/b`);
+    await session.create(`${base}/b`, undefined, { acl: OPEN_ACL });
     await eventually(() => childrenNow() === 'a,b', 5000, 'b');
     await session.remove(`${base}/a`);
     await eventually(() => childrenNow() === 'b', 5000, 'a removed');

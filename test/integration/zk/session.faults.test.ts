@@ -1,7 +1,10 @@
 import { startEnsemble, startZooKeeper, type ZooKeeperEnsemble, type ZooKeeperServer } from '../../../lib/local/zookeeper';
 import { fourLetterWord } from '../../../lib/local/net';
-import { ZkSession, type DataState, type SessionEvent } from '../../../lib/zk';
+import { OPEN_ACL, ZkSession, type DataState, type SessionEvent } from '../../../lib/zk';
 import { closeSessions, eventually, expireSession, openSession } from '../../helpers/zk';
+
+// lib/zk has no default ACL: this test plays an unconstrained writer and passes the open ACL explicitly
+// (access control itself is tested in test/integration/access/ and test/unit/zk/acl-*.test.ts).
 
 // Faults a ZooKeeper client lives through: forced session expiry, server restarts (short and longer
 // than the session timeout), and losing the ensemble member it is connected to.
@@ -45,7 +48,7 @@ describe('session faults on a standalone server', () => {
     const watcher = await session(4000);
     const writer = await session(10000);
     const paths = ['/expiry/a', '/expiry/b', '/expiry/c'];
-    for (const p of paths) await writer.create(p, Buffer.from('0'), { parents: true }).catch(() => undefined);
+    for (const p of paths) await writer.create(p, Buffer.from('0'), { parents: true, acl: OPEN_ACL }).catch(() => undefined);
     const states = new Map(paths.map((p) => [p, [] as DataState[]]));
     const events: SessionEvent[] = [];
     watcher.on((e) => events.push(e));
@@ -77,7 +80,7 @@ describe('session faults on a standalone server', () => {
   it('keeps the session and its watches through a restart shorter than the session timeout', async () => {
     // Prepare
     const watcher = await session(10000);
-    await watcher.create('/restart/short', Buffer.from('before'), { parents: true }).catch(() => undefined);
+    await watcher.create('/restart/short', Buffer.from('before'), { parents: true, acl: OPEN_ACL }).catch(() => undefined);
     await watcher.set('/restart/short', Buffer.from('before'));
     const states: DataState[] = [];
     const events: SessionEvent[] = [];
@@ -104,7 +107,7 @@ describe('session faults on a standalone server', () => {
     // Prepare
     const watcher = await session(2000);
     const writer = await session(20000);
-    await writer.create('/restart/long', Buffer.from('before'), { parents: true }).catch(() => undefined);
+    await writer.create('/restart/long', Buffer.from('before'), { parents: true, acl: OPEN_ACL }).catch(() => undefined);
     await writer.set('/restart/long', Buffer.from('before'));
     const states: DataState[] = [];
     const events: SessionEvent[] = [];
@@ -143,7 +146,7 @@ describe('session faults on a 3-server ensemble', () => {
     const writer = new ZkSession({ connectString: ensemble.connectString, sessionTimeoutMs: 8000 });
     await watcher.start();
     await writer.start();
-    await writer.create('/ensemble/node', Buffer.from('0'), { parents: true });
+    await writer.create('/ensemble/node', Buffer.from('0'), { parents: true, acl: OPEN_ACL });
     const states: DataState[] = [];
     await watcher.watchData('/ensemble/node', (s) => states.push(s)).ready;
     const sid = `0x${BigInt(`0x${watcher.sessionId}`).toString(16)}`;

@@ -1,5 +1,8 @@
-import { digestAcl, isZkError, readableByAllWritableBy, worldAcl, type ZkSession } from '../../../lib/zk';
+import { digestAcl, isZkError, OPEN_ACL, readableByAllWritableBy, worldAcl, type ZkSession } from '../../../lib/zk';
 import { closeSessions, openSession, uniqueBase } from '../../helpers/zk';
+
+// lib/zk has no default ACL: this test plays an unconstrained writer and passes the open ACL explicitly
+// (access control itself is tested in test/integration/access/ and test/unit/zk/acl-*.test.ts).
 
 describe('session operations', () => {
   let session: ZkSession;
@@ -8,7 +11,7 @@ describe('session operations', () => {
   beforeEach(async () => {
     session = await openSession();
     base = uniqueBase('ops');
-    await session.ensurePath(base);
+    await session.ensurePath(base, OPEN_ACL);
   });
 
   afterEach(async () => {
@@ -19,7 +22,7 @@ describe('session operations', () => {
   it('compare-and-set fails with badVersion when the node changed since the read', async () => {
     // Prepare
     const path = `${base}/cas`;
-    await session.create(path, Buffer.from('v0'));
+    await session.create(path, Buffer.from('v0'), { acl: OPEN_ACL });
     const { stat } = await session.get(path);
     await session.set(path, Buffer.from('other writer'), stat.version);
 
@@ -33,18 +36,18 @@ describe('session operations', () => {
 
   it('creates missing parents and reports nodeExists and noNode by kind', async () => {
     // Act
-    await session.create(`${base}/a/b/c`, Buffer.from('deep'), { parents: true });
+    await session.create(`${base}/a/b/c`, Buffer.from('deep'), { parents: true, acl: OPEN_ACL });
 
     // Assess
     expect((await session.get(`${base}/a/b/c`)).data.toString()).toBe('deep');
-    await expect(session.create(`${base}/a/b/c`)).rejects.toMatchObject({ kind: 'nodeExists' });
+    await expect(session.create(`${base}/a/b/c`, undefined, { acl: OPEN_ACL })).rejects.toMatchObject({ kind: 'nodeExists' });
     await expect(session.get(`${base}/missing`)).rejects.toMatchObject({ kind: 'noNode' });
     expect(await session.read(`${base}/missing`)).toEqual({ exists: false });
   });
 
   it('removes a tree deeper than two levels', async () => {
     // Prepare
-    for (const leaf of ['x/y/z/1', 'x/y/z/2', 'x/y/w', 'x/q']) await session.create(`${base}/${leaf}`, undefined, { parents: true });
+    for (const leaf of ['x/y/z/1', 'x/y/z/2', 'x/y/w', 'x/q']) await session.create(`${base}/${leaf}`, undefined, { parents: true, acl: OPEN_ACL });
 
     // Act
     await session.removeRecursive(`${base}/x`);
@@ -56,19 +59,19 @@ describe('session operations', () => {
   it('applies a multi atomically and names the failing operation', async () => {
     // Prepare
     const node = `${base}/m`;
-    await session.create(node, Buffer.from('1'));
+    await session.create(node, Buffer.from('1'), { acl: OPEN_ACL });
     const { stat } = await session.get(node);
 
     // Act: a good multi, then one whose version check is stale.
     await session.multi([
       { op: 'check', path: node, version: stat.version },
       { op: 'set', path: node, data: Buffer.from('2'), version: stat.version },
-      { op: 'create', path: `${base}/record-1`, data: Buffer.from('r1') },
+      { op: 'create', path: `${base}/record-1`, data: Buffer.from('r1'), acl: OPEN_ACL },
     ]);
     const failed = session.multi([
       { op: 'check', path: node, version: stat.version },
       { op: 'set', path: node, data: Buffer.from('3'), version: -1 },
-      { op: 'create', path: `${base}/record-2` },
+      { op: 'create', path: `${base}/record-2`, acl: OPEN_ACL },
     ]);
 
     // Assess

@@ -1,5 +1,6 @@
 import { loadBridgeConfig, parseBridgeConfig } from '../../../lib/bridge/config';
 import { BridgeError } from '../../../lib/bridge/errors';
+import { digestId } from '../../../lib/zk';
 
 const bootstrap = { xds_servers: [{ server_uri: 'localhost:18000', channel_creds: [{ type: 'insecure' }] }], node: { id: 'bridge' } };
 const valid = { bootstrap, services: ['greetings'], zookeeper: { connectString: '127.0.0.1:2181' } };
@@ -20,7 +21,7 @@ describe('bridge config', () => {
     expect(config.services).toEqual([{ name: 'greetings', listener: 'greetings', path: '/greetings', loadBalancerStrategyList: ['degraderV3'] }]);
     expect(config.zookeeper).toMatchObject({ basePath: '/d2', electionPath: '/failout/bridge/leader', sessionTimeoutMs: 15_000, credentials: [] });
     expect(config.writeBudget).toEqual({ maxOpsPerMulti: 200, maxBytesPerMulti: 512 * 1024, maxOpsPerSecond: 2000 });
-    expect(config).toMatchObject({ uriScheme: 'http', deletionGraceMs: 30_000, admin: { host: '0.0.0.0', port: 9901 } });
+    expect(config).toMatchObject({ uriScheme: 'http', deletionGraceMs: 30_000, admin: { host: '127.0.0.1', port: 9901, token: undefined } });
     expect(config.bootstrap.xdsServers[0]!.serverUri).toBe('localhost:18000');
   });
 
@@ -37,12 +38,54 @@ describe('bridge config', () => {
     expect(fieldOf(input)).toBe(field);
   });
 
+  it('reads the roles\' identities from JSON and ZK_ACL_* (the environment wins), and allowOpenAcl from either', () => {
+    const writer = digestId('writer', 'w');
+    const admin = digestId('admin', 'a');
+    const json = { ...valid, acl: { requestWriter: digestId('old-writer', 'o'), admin: [admin] } };
+
+    const config = loadBridgeConfig({ XDS_BRIDGE_CONFIG: JSON.stringify(json), ZK_ACL_WRITER_ID: writer, FAILOUT_ALLOW_OPEN_ACL: '1' });
+
+    expect(config.acl).toEqual({ requestWriter: [writer], admin: [admin] });
+    expect(config.allowOpenAcl).toBe(true);
+    expect(parseBridgeConfig(valid)).toMatchObject({ acl: {}, allowOpenAcl: false });
+  });
+
+  it('refuses a role identity that is not a digest id, naming the variable and not the value', () => {
+    let error: unknown;
+    try {
+      loadBridgeConfig({ XDS_BRIDGE_CONFIG: JSON.stringify(valid), ZK_ACL_ANNOUNCER_ID: 'announcer:plain-password' });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toMatchObject({ name: 'BridgeError', kind: 'config', field: 'ZK_ACL_ANNOUNCER_ID' });
+    expect(String((error as Error).message)).not.toContain('plain-password');
+    expect(fieldOf({ ...valid, acl: { admin: ['nope'] } })).toBe('acl.admin');
+  });
+
   it('reads JSON from the environment with overrides', () => {
     const config = loadBridgeConfig({ XDS_BRIDGE_CONFIG: JSON.stringify(valid), ZK_CONNECT: 'zk:2181', ZK_CREDENTIALS: 'bridge:s3cret', ADMIN_PORT: '0', BRIDGE_REPLICA_ID: 'r1' });
     expect(config.zookeeper.connectString).toBe('zk:2181');
     expect(config.zookeeper.credentials).toEqual([{ user: 'bridge', password: 's3cret' }]);
     expect(config.admin.port).toBe(0);
     expect(config.replicaId).toBe('r1');
+  });
+
+  it('reads the admin host and bearer token from the environment (the Fargate task binds 0.0.0.0 with a token)', () => {
+    const token = 'a'.repeat(48);
+    const config = loadBridgeConfig({ XDS_BRIDGE_CONFIG: JSON.stringify(valid), ADMIN_HOST: '0.0.0.0', BRIDGE_ADMIN_TOKEN: token });
+    expect(config.admin).toEqual({ host: '0.0.0.0', port: 9901, token });
+  });
+
+  it('refuses an admin token shorter than 32 characters, naming the field and not the value', () => {
+    const short = 'tooShortToken123';
+    let error: unknown;
+    try {
+      loadBridgeConfig({ XDS_BRIDGE_CONFIG: JSON.stringify(valid), BRIDGE_ADMIN_TOKEN: short });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toMatchObject({ kind: 'config', field: 'admin.token' });
+    expect(String((error as Error).message)).not.toContain(short);
   });
 
   it('names the variable when the environment JSON is broken', () => {

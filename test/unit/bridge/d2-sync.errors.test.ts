@@ -3,9 +3,13 @@
  * of its entities and re-reads them on the retry, so a concurrent write (the request worker's
  * `failoutProperties`) is merged rather than lost, whatever the ZooKeeper error kind; `notLeader`
  * pauses instead of retrying. The xDS-driven paths are in test/integration/bridge.
+ *
+ * Every session here is an unconstrained writer (no credentials; nodes get the open ACL, explicitly):
+ * the ACLs the bridge gives its nodes are tested in test/unit/bridge/diff.test.ts and on a real server
+ * in test/integration/access/roles.test.ts.
  */
 import { D2Sync, type EntityKey, type EntityTarget } from '../../../lib/bridge';
-import { ZkError, type ZkErrorKind } from '../../../lib/zk';
+import { OPEN_ACL, ZkError, type ZkErrorKind } from '../../../lib/zk';
 import { InMemoryZk, type InMemoryZkSession } from '../../helpers/in-memory-zk';
 
 const BASE = '/d2';
@@ -41,7 +45,7 @@ async function syncWorld(): Promise<SyncWorld> {
   const zk = new InMemoryZk();
   const session = zk.session();
   const other = zk.session();
-  for (const dir of ['clusters', 'services', 'uris']) await other.ensurePath(`${BASE}/${dir}`);
+  for (const dir of ['clusters', 'services', 'uris']) await other.ensurePath(`${BASE}/${dir}`, OPEN_ACL);
   const targets = new Map<EntityKey, EntityTarget>();
   const failures: string[] = [];
   const w: SyncWorld = {
@@ -60,6 +64,7 @@ async function syncWorld(): Promise<SyncWorld> {
         return session.multi(ops);
       },
       target: (key) => targets.get(key) ?? { kind: 'keep' },
+      acl: () => OPEN_ACL,
       hooks: { onFailure: (kind) => failures.push(kind) },
     }),
   };
@@ -83,7 +88,7 @@ describe('D2Sync recovers from a failed read or batch by re-reading', () => {
       'the request worker wrote failoutProperties between the read and the write',
       'badVersion',
       async (w) => {
-        await w.other.create(CLUSTER_PATH, Buffer.from(JSON.stringify({ clusterName: 'c1', bridgeVersion: 'old' })));
+        await w.other.create(CLUSTER_PATH, Buffer.from(JSON.stringify({ clusterName: 'c1', bridgeVersion: 'old' })), { acl: OPEN_ACL });
         w.session.beforeNext({ op: 'multi' }, async () => {
           await w.other.set(CLUSTER_PATH, Buffer.from(JSON.stringify({ clusterName: 'c1', bridgeVersion: 'old', failoutProperties: FAILOUT })));
         });
@@ -95,7 +100,7 @@ describe('D2Sync recovers from a failed read or batch by re-reading', () => {
       'nodeExists',
       async (w) => {
         w.session.beforeNext({ op: 'multi' }, async () => {
-          await w.other.create(CLUSTER_PATH, Buffer.from(JSON.stringify({ failoutProperties: FAILOUT })));
+          await w.other.create(CLUSTER_PATH, Buffer.from(JSON.stringify({ failoutProperties: FAILOUT })), { acl: OPEN_ACL });
         });
       },
       { clusterName: 'c1', bridgeVersion: 'v2', failoutProperties: FAILOUT },
@@ -104,7 +109,7 @@ describe('D2Sync recovers from a failed read or batch by re-reading', () => {
       'somebody deleted the node it was about to set',
       'noNode',
       async (w) => {
-        await w.other.create(CLUSTER_PATH, Buffer.from(JSON.stringify({ clusterName: 'c1', stale: true })));
+        await w.other.create(CLUSTER_PATH, Buffer.from(JSON.stringify({ clusterName: 'c1', stale: true })), { acl: OPEN_ACL });
         w.session.beforeNext({ op: 'multi' }, async () => {
           await w.other.remove(CLUSTER_PATH);
         });
@@ -134,7 +139,7 @@ describe('D2Sync recovers from a failed read or batch by re-reading', () => {
   it('re-reads the URI children after a failed children read and writes only the bridge children', async () => {
     const w = (world = await syncWorld());
     const server = w.zk.session();
-    await server.create(`${URIS_PATH}/host-announced`, Buffer.from('{}'), { parents: true, mode: 'ephemeral' });
+    await server.create(`${URIS_PATH}/host-announced`, Buffer.from('{}'), { parents: true, mode: 'ephemeral', acl: OPEN_ACL });
     w.session.failNext('sessionExpired', { op: 'getChildren' });
     w.targets.set(URIS_KEY, { kind: 'uris', children: new Map([['xds-bridge-h1', '{"h":1}']]) });
 
@@ -147,8 +152,8 @@ describe('D2Sync recovers from a failed read or batch by re-reading', () => {
   it("never counts a server's ephemeral announcement as its own, even under a bridge name", async () => {
     const w = (world = await syncWorld());
     const server = w.zk.session();
-    await server.create(`${URIS_PATH}/xds-bridge-squatter`, Buffer.from('{}'), { parents: true, mode: 'ephemeral' });
-    await w.other.create(`${URIS_PATH}/xds-bridge-old`, Buffer.from('{"old":1}'));
+    await server.create(`${URIS_PATH}/xds-bridge-squatter`, Buffer.from('{}'), { parents: true, mode: 'ephemeral', acl: OPEN_ACL });
+    await w.other.create(`${URIS_PATH}/xds-bridge-old`, Buffer.from('{"old":1}'), { acl: OPEN_ACL });
     w.targets.set(URIS_KEY, { kind: 'uris', children: new Map() });
 
     await w.sync.activate([URIS_KEY]);

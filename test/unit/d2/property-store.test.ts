@@ -5,7 +5,11 @@
  * over a real server is in test/integration/d2/property-store.test.ts.
  */
 import { D2Error, ZooKeeperPropertyStore, type PropertySubscriber } from '../../../lib/d2';
+import { OPEN_ACL } from '../../../lib/zk';
 import { InMemoryZk, type InMemoryZkSession } from '../../helpers/in-memory-zk';
+
+// lib/zk has no default ACL: this test plays an unconstrained writer and passes the open ACL explicitly
+// (access control itself is tested in test/integration/access/ and test/unit/zk/acl-*.test.ts).
 
 const DIR = '/d2/clusters';
 const PATH = `${DIR}/c1`;
@@ -45,7 +49,7 @@ beforeEach(async () => {
   zk = new InMemoryZk();
   session = zk.session();
   writer = zk.session();
-  await writer.ensurePath(DIR);
+  await writer.ensurePath(DIR, OPEN_ACL);
   malformed = [];
   store = new ZooKeeperPropertyStore({ session, directory: DIR, kind: 'cluster', parse, onMalformed: (name) => malformed.push(name) });
 });
@@ -68,7 +72,7 @@ describe('ZooKeeperPropertyStore initializes once, first', () => {
     ['malformed (not JSON)', NOT_JSON, 'init:c1:none', 'unreadable', 1],
   ])('for a node that is %s', async (_what, data, event, status, malformedCount) => {
     // Prepare
-    if (data) await writer.create(PATH, data);
+    if (data) await writer.create(PATH, data, { acl: OPEN_ACL });
 
     // Act
     const r = await follow();
@@ -94,7 +98,7 @@ describe('ZooKeeperPropertyStore keeps the last good value', () => {
     ['a write that is not JSON', NOT_JSON],
   ])('through %s, reporting it and publishing nothing, until a good write replaces it', async (_what, bad) => {
     // Prepare
-    await writer.create(PATH, GOOD('1'));
+    await writer.create(PATH, GOOD('1'), { acl: OPEN_ACL });
     const r = await follow();
 
     // Act
@@ -114,17 +118,17 @@ describe('ZooKeeperPropertyStore keeps the last good value', () => {
   });
 
   it('publishes remove for a node deleted while unreadable, and add when it comes back good', async () => {
-    await writer.create(PATH, BAD);
+    await writer.create(PATH, BAD, { acl: OPEN_ACL });
     const r = await follow();
     await writer.remove(PATH);
     await zk.idle();
-    await writer.create(PATH, GOOD('3'));
+    await writer.create(PATH, GOOD('3'), { acl: OPEN_ACL });
     await zk.idle();
     expect(r.events).toEqual(['init:c1:none', 'remove:c1', 'add:c1:3']);
   });
 
   it('publishes one add with the latest value for writes made in one turn', async () => {
-    await writer.create(PATH, GOOD('1'));
+    await writer.create(PATH, GOOD('1'), { acl: OPEN_ACL });
     const r = await follow();
     await writer.set(PATH, GOOD('2'));
     await writer.set(PATH, BAD);
@@ -142,7 +146,7 @@ describe('ZooKeeperPropertyStore across connection trouble', () => {
     ['a session reset after loss', () => session.expire({ reason: 'lost', reconnect: false }), () => session.reconnect()],
   ])('catches up with changes made while cut off, on %s', async (_what, cut, restore) => {
     // Prepare
-    await writer.create(PATH, GOOD('1'));
+    await writer.create(PATH, GOOD('1'), { acl: OPEN_ACL });
     const r = await follow();
     await cut();
 
@@ -159,7 +163,7 @@ describe('ZooKeeperPropertyStore across connection trouble', () => {
   });
 
   it('hears a deletion made while the session was expired, once it is reset', async () => {
-    await writer.create(PATH, GOOD('1'));
+    await writer.create(PATH, GOOD('1'), { acl: OPEN_ACL });
     const r = await follow();
     await session.expire({ reconnect: false });
     await writer.remove(PATH);
@@ -174,7 +178,7 @@ describe('ZooKeeperPropertyStore across connection trouble', () => {
     ['sessionExpired', 'sessionExpired'],
     ['timeout', 'timeout'],
   ])('keeps the cached value when a re-read fails with %s, and catches up on the next connected', async (_what, kind) => {
-    await writer.create(PATH, GOOD('1'));
+    await writer.create(PATH, GOOD('1'), { acl: OPEN_ACL });
     const r = await follow();
     session.failNext(kind, { source: 'watch' });
     await writer.set(PATH, GOOD('2'));
@@ -199,7 +203,7 @@ describe('ZooKeeperPropertyStore across connection trouble', () => {
 
 describe('ZooKeeperPropertyStore subscriptions', () => {
   it('replays the cached state to a late subscriber at once, and a throwing subscriber stops nobody', async () => {
-    await writer.create(PATH, GOOD('1'));
+    await writer.create(PATH, GOOD('1'), { acl: OPEN_ACL });
     store.subscribe('c1', { onInitialize: () => { throw new Error('boom'); }, onAdd: () => undefined, onRemove: () => undefined });
     const first = await follow();
     const late = recorder();
@@ -211,7 +215,7 @@ describe('ZooKeeperPropertyStore subscriptions', () => {
   });
 
   it('stops the watch and forgets the value when the last subscriber leaves; a new one reads fresh', async () => {
-    await writer.create(PATH, GOOD('1'));
+    await writer.create(PATH, GOOD('1'), { acl: OPEN_ACL });
     const unsubscribe = store.subscribe('c1', recorder());
     await zk.idle();
     unsubscribe();

@@ -6,7 +6,11 @@
  */
 import { serializeUriProperties, urisPath, ZooKeeperUriStore, type MergedUriProperties, type PropertySubscriber } from '../../../lib/d2';
 import { putUri } from '../../helpers/d2';
+import { OPEN_ACL } from '../../../lib/zk';
 import { InMemoryZk, type InMemoryZkSession } from '../../helpers/in-memory-zk';
+
+// lib/zk has no default ACL: this test plays an unconstrained writer and passes the open ACL explicitly
+// (access control itself is tested in test/integration/access/ and test/unit/zk/acl-*.test.ts).
 
 const BASE = '/d2';
 const DIR = urisPath(BASE);
@@ -44,7 +48,7 @@ beforeEach(async () => {
   zk = new InMemoryZk();
   session = zk.session();
   writer = zk.session();
-  await writer.ensurePath(DIR);
+  await writer.ensurePath(DIR, OPEN_ACL);
   malformed = [];
   store = new ZooKeeperUriStore({ session, directory: DIR, onMalformed: (cluster, child) => malformed.push(`${cluster}/${child}`) });
 });
@@ -61,16 +65,16 @@ async function follow(): Promise<PropertySubscriber<MergedUriProperties> & { eve
 describe('ZooKeeperUriStore initializes once every announcement is read', () => {
   it.each<[string, (() => Promise<unknown>)[], string, Record<string, string>, number]>([
     ['no directory', [], 'init:c1:none', {}, 0],
-    ['an empty directory', [() => writer.ensurePath(C1)], 'init:c1:[]', {}, 0],
+    ['an empty directory', [() => writer.ensurePath(C1, OPEN_ACL)], 'init:c1:[]', {}, 0],
     ['two good announcements', [() => putUri(writer, BASE, 'c1', 'a', 'http://a:1/'), () => putUri(writer, BASE, 'c1', 'b', 'http://b:1/', 2)], 'init:c1:[http://a:1/*1,http://b:1/*2]', { a: 'present', b: 'present' }, 0],
     [
       'a good and a malformed announcement',
-      [() => putUri(writer, BASE, 'c1', 'a', 'http://a:1/'), () => writer.create(`${C1}/bad`, Buffer.from('{ nope'))],
+      [() => putUri(writer, BASE, 'c1', 'a', 'http://a:1/'), () => writer.create(`${C1}/bad`, Buffer.from('{ nope'), { acl: OPEN_ACL })],
       'init:c1:[http://a:1/*1]',
       { a: 'present', bad: 'unreadable' },
       1,
     ],
-    ['only a malformed announcement', [() => writer.create(`${C1}/bad`, Buffer.from('[]'), { parents: true })], 'init:c1:[]', { bad: 'unreadable' }, 1],
+    ['only a malformed announcement', [() => writer.create(`${C1}/bad`, Buffer.from('[]'), { parents: true, acl: OPEN_ACL })], 'init:c1:[]', { bad: 'unreadable' }, 1],
   ])('for %s', async (_what, arrange, event, children, malformedCount) => {
     // Prepare
     for (const step of arrange) await step();
@@ -127,7 +131,7 @@ describe('ZooKeeperUriStore keeps the other hosts and the last good announcement
   });
 
   it('publishes one add per turn for a burst of announcements', async () => {
-    await writer.ensurePath(C1);
+    await writer.ensurePath(C1, OPEN_ACL);
     const r = await follow();
     await putUri(writer, BASE, 'c1', 'a', 'http://a:1/');
     await putUri(writer, BASE, 'c1', 'b', 'http://b:1/');
@@ -138,9 +142,9 @@ describe('ZooKeeperUriStore keeps the other hosts and the last good announcement
 
   it('lets the newest announcement of a URI win (creation order), and drops the host of an expired announcer', async () => {
     const announcer = zk.session();
-    await writer.create(`${C1}/old`, announcement('http://h:1/', 1), { parents: true });
-    await announcer.create(`${C1}/new`, announcement('http://h:1/', 9), { mode: 'ephemeral' });
-    await announcer.create(`${C1}/other`, announcement('http://o:1/'), { mode: 'ephemeral' });
+    await writer.create(`${C1}/old`, announcement('http://h:1/', 1), { parents: true, acl: OPEN_ACL });
+    await announcer.create(`${C1}/new`, announcement('http://h:1/', 9), { mode: 'ephemeral', acl: OPEN_ACL });
+    await announcer.create(`${C1}/other`, announcement('http://o:1/'), { mode: 'ephemeral', acl: OPEN_ACL });
     const r = await follow();
     await announcer.expire({ reconnect: false });
     await zk.idle();

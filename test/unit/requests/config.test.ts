@@ -1,4 +1,5 @@
 import { loadRequestsConfig, resolveDigestCredential, type RequestsConfig } from '../../../lib/requests';
+import { digestId } from '../../../lib/zk';
 
 describe('loadRequestsConfig', () => {
   it('applies the defaults with only ZK_CONNECT set', () => {
@@ -9,9 +10,12 @@ describe('loadRequestsConfig', () => {
       maxWindowMs: 72 * 3600_000,
       maxBodyBytes: 16384,
       maxPeers: 10,
+      recordRetentionMs: 30 * 86_400_000,
       sessionTimeoutMs: 15000,
       connectTimeoutMs: 10000,
       digest: { source: 'none' },
+      aclRoles: {},
+      allowOpenAcl: false,
     });
   });
 
@@ -21,10 +25,23 @@ describe('loadRequestsConfig', () => {
     expect(config.maxWindowMs).toBe(96 * 3600_000);
   });
 
+  it('reads the record retention in either duration form', () => {
+    expect(loadRequestsConfig({ ZK_CONNECT: 'a:1', FAILOUT_RECORD_RETENTION: 'P7D' }).recordRetentionMs).toBe(7 * 86_400_000);
+    expect(loadRequestsConfig({ ZK_CONNECT: 'a:1', FAILOUT_RECORD_RETENTION: '90d' }).recordRetentionMs).toBe(90 * 86_400_000);
+  });
+
+  it('reads the other roles\' identities and FAILOUT_ALLOW_OPEN_ACL', () => {
+    const bridge = digestId('bridge', 'b');
+    const config = loadRequestsConfig({ ZK_CONNECT: 'a:1', ZK_ACL_BRIDGE_ID: bridge, FAILOUT_ALLOW_OPEN_ACL: '1' });
+    expect(config).toMatchObject({ aclRoles: { bridge: [bridge] }, allowOpenAcl: true });
+  });
+
   it.each([
+    [{ ZK_CONNECT: 'a:1', ZK_ACL_BRIDGE_ID: 'bridge:not-a-hash' }, 'ZK_ACL_BRIDGE_ID'],
     [{}, 'ZK_CONNECT'],
     [{ ZK_CONNECT: 'nohost' }, 'ZK_CONNECT'],
     [{ ZK_CONNECT: 'a:1', MAX_FAILOUT_WINDOW: 'forever' }, 'MAX_FAILOUT_WINDOW'],
+    [{ ZK_CONNECT: 'a:1', FAILOUT_RECORD_RETENTION: '12h' }, 'FAILOUT_RECORD_RETENTION'],
     [{ ZK_CONNECT: 'a:1', D2_BASE_PATH: 'd2' }, 'D2_BASE_PATH'],
     [{ ZK_CONNECT: 'a:1', ZK_DIGEST: 'nocolon' }, 'ZK_DIGEST'],
     [{ ZK_CONNECT: 'a:1', ZK_DIGEST: 'u:p', ZK_DIGEST_SECRET_ARN: 'arn:x' }, 'ZK_DIGEST'],

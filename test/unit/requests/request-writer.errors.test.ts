@@ -7,7 +7,7 @@
  */
 import { clusterPath } from '../../../lib/d2';
 import { RequestWriter, type RequestWriterOptions } from '../../../lib/requests';
-import { readableByAllWritableBy, type ZkErrorKind } from '../../../lib/zk';
+import { OPEN_ACL, readableByAllWritableBy, type ZkErrorKind } from '../../../lib/zk';
 import { put, putUri } from '../../helpers/d2';
 import { InMemoryZk, type InMemoryZkSession, type WireOp } from '../../helpers/in-memory-zk';
 import { failoutInput, NOW } from '../../helpers/requests';
@@ -34,7 +34,7 @@ interface World {
 async function world(options: { recordsParent?: boolean; credentials?: boolean } = {}): Promise<World> {
   const zk = new InMemoryZk({ clock: () => NOW });
   const other = zk.session({ credentials: [WRITER] });
-  await other.ensurePath(clusterPath(D2));
+  await other.ensurePath(clusterPath(D2), OPEN_ACL);
   await other.create(CLUSTER_PATH, Buffer.from(CLUSTER_JSON), { acl: readableByAllWritableBy([WRITER]) });
   for (const peer of ['greetings-lva1', 'greetings-ltx1']) {
     await put(other, clusterPath(D2, peer), JSON.stringify({ clusterName: peer }));
@@ -115,7 +115,7 @@ describe('RequestWriter classifies what ZooKeeper throws', () => {
 
   it('readRecord: a record that is not a record this code wrote is corruptRecord; an absent one is undefined', async () => {
     const w = await world();
-    await w.other.create(`${REQUESTS}/junk`, Buffer.from('{"not":"a record"}'));
+    await w.other.create(`${REQUESTS}/junk`, Buffer.from('{"not":"a record"}'), { acl: OPEN_ACL });
     await expect(w.writer().readRecord('junk')).rejects.toMatchObject({ name: 'RequestError', kind: 'corruptRecord' });
     expect(await w.writer().readRecord('never')).toBeUndefined();
   });
@@ -146,7 +146,7 @@ describe('RequestWriter reads the failing op of its multi', () => {
     expect(outcome).toMatchObject({ status: 'applied', attempts: 1 });
     expect(w.session.requests.filter((r) => r.op === 'multi')).toHaveLength(2);
     const stranger = w.zk.session();
-    await expect(stranger.create(`${REQUESTS}/forged`)).rejects.toMatchObject({ kind: 'noAuth' });
+    await expect(stranger.create(`${REQUESTS}/forged`, undefined, { acl: OPEN_ACL })).rejects.toMatchObject({ kind: 'noAuth' });
   });
 
   it('answers nodeExists at the record create as a duplicate carrying the first record, and writes nothing', async () => {

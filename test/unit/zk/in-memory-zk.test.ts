@@ -3,7 +3,7 @@
  * contract (the same table runs against a real server in test/integration/zk/in-memory-zk.parity),
  * then what only the fake has: fault hooks, connection states, and deterministic coalescing.
  */
-import { ZkError, type DataState, type SessionEvent, type ZkErrorKind } from '../../../lib/zk';
+import { OPEN_ACL, ZkError, type DataState, type SessionEvent, type ZkErrorKind } from '../../../lib/zk';
 import { InMemoryZk, type InMemoryZkSession, type WireOp } from '../../helpers/in-memory-zk';
 import { ZK_CONTRACT, type ContractCase, type ContractSession } from '../../helpers/zk-contract';
 
@@ -29,7 +29,7 @@ function recordData(session: InMemoryZkSession, path: string): { seen: string[];
 beforeEach(async () => {
   zk = new InMemoryZk({ clock: () => 1_000 });
   sessions = [];
-  await zk.session().create(BASE);
+  await zk.session().create(BASE, undefined, { acl: OPEN_ACL });
 });
 
 afterEach(async () => {
@@ -59,10 +59,10 @@ describe('InMemoryZk stats and ACLs', () => {
   it('stamps mtime from the server clock and gives every transaction one new zxid', async () => {
     const s = open();
     const before = zk.tree.lastZxid;
-    await s.create(`${BASE}/t`, Buffer.from('x'));
+    await s.create(`${BASE}/t`, Buffer.from('x'), { acl: OPEN_ACL });
     await s.multi([
       { op: 'set', path: `${BASE}/t`, data: Buffer.from('y'), version: 0 },
-      { op: 'create', path: `${BASE}/u` },
+      { op: 'create', path: `${BASE}/u`, acl: OPEN_ACL },
     ]);
     expect(zk.tree.lastZxid).toBe(before + 2n);
     expect((await s.get(`${BASE}/t`)).stat).toMatchObject({ mtime: 1_000, mzxid: before + 2n, czxid: before + 1n });
@@ -100,9 +100,11 @@ describe('InMemoryZk fault hooks', () => {
     ['getData', (s) => s.get(`${BASE}/f`), `${BASE}/f`],
     ['exists', (s) => s.exists(`${BASE}/f`), `${BASE}/f`],
     ['getChildren', (s) => s.children(`${BASE}/f`), `${BASE}/f`],
-    ['create', (s) => s.create(`${BASE}/g`), `${BASE}/g`],
+    ['create', (s) => s.create(`${BASE}/g`, undefined, { acl: OPEN_ACL }), `${BASE}/g`],
     ['setData', (s) => s.set(`${BASE}/f`, Buffer.from('x')), `${BASE}/f`],
     ['remove', (s) => s.remove(`${BASE}/f`), `${BASE}/f`],
+    ['getACL', (s) => s.getAcl(`${BASE}/f`), `${BASE}/f`],
+    ['setACL', (s) => s.setAcl(`${BASE}/f`, OPEN_ACL), `${BASE}/f`],
     // A lost multi comes back without per-op results: lib/zk's error then has no path.
     ['multi', (s) => s.multi([{ op: 'check', path: `${BASE}/f`, version: -1 }]), undefined],
   ];
@@ -117,7 +119,7 @@ describe('InMemoryZk fault hooks', () => {
 
   it.each(CASES)('fails the next %s with %s (code %s) and lets the one after through', async (op, kind, code, call, path) => {
     const s = open();
-    await s.create(`${BASE}/f`);
+    await s.create(`${BASE}/f`, undefined, { acl: OPEN_ACL });
     s.failNext(kind, { op });
     await expect(call(s)).rejects.toMatchObject({ name: 'ZkError', kind, code, path });
     await call(s);
@@ -125,7 +127,7 @@ describe('InMemoryZk fault hooks', () => {
 
   it('applies a write and then loses its reply with afterApply (an ambiguous outcome)', async () => {
     const s = open();
-    await s.create(`${BASE}/a`, Buffer.from('0'));
+    await s.create(`${BASE}/a`, Buffer.from('0'), { acl: OPEN_ACL });
     s.failNext('connectionLoss', { op: 'setData', afterApply: true });
     await expect(s.set(`${BASE}/a`, Buffer.from('1'), 0)).rejects.toMatchObject({ kind: 'connectionLoss' });
     expect((await s.get(`${BASE}/a`)).stat.version).toBe(1);
@@ -136,8 +138,8 @@ describe('InMemoryZk fault hooks', () => {
     s.failNext('noAuth', { op: 'multi', opIndex: 1 });
     await expect(
       s.multi([
-        { op: 'create', path: `${BASE}/x` },
-        { op: 'create', path: `${BASE}/y` },
+        { op: 'create', path: `${BASE}/x`, acl: OPEN_ACL },
+        { op: 'create', path: `${BASE}/y`, acl: OPEN_ACL },
       ]),
     ).rejects.toMatchObject({ kind: 'noAuth', opIndex: 1, path: `${BASE}/y`, code: -102 });
     expect(zk.tree.paths()).toEqual([BASE]);
@@ -146,7 +148,7 @@ describe('InMemoryZk fault hooks', () => {
   it('runs a concurrent writer before the request with beforeNext, so a CAS write meets badVersion', async () => {
     const s = open();
     const other = open();
-    await s.create(`${BASE}/c`, Buffer.from('0'));
+    await s.create(`${BASE}/c`, Buffer.from('0'), { acl: OPEN_ACL });
     s.beforeNext({ op: 'setData', path: `${BASE}/c` }, () => other.set(`${BASE}/c`, Buffer.from('theirs')).then(() => undefined));
     await expect(s.set(`${BASE}/c`, Buffer.from('mine'), 0)).rejects.toMatchObject({ kind: 'badVersion' });
     expect((await s.get(`${BASE}/c`)).data.toString()).toBe('theirs');
@@ -154,7 +156,7 @@ describe('InMemoryZk fault hooks', () => {
 
   it('matches faults by path (string or RegExp) and source, and keeps hitting with times until removed', async () => {
     const s = open();
-    await s.create(`${BASE}/p`);
+    await s.create(`${BASE}/p`, undefined, { acl: OPEN_ACL });
     const remove = s.failNext('timeout', { path: /\/p$/, source: 'call', times: Infinity });
     await expect(s.exists(`${BASE}/p`)).rejects.toMatchObject({ kind: 'timeout' });
     await expect(s.get(`${BASE}/p`)).rejects.toMatchObject({ kind: 'timeout' });
@@ -190,7 +192,7 @@ describe('InMemoryZk fault hooks', () => {
 describe('InMemoryZk watch delivery', () => {
   it('delivers changes made in one turn of the event loop as one delivery of the latest state', async () => {
     const s = open();
-    await s.create(`${BASE}/w`, Buffer.from('0'));
+    await s.create(`${BASE}/w`, Buffer.from('0'), { acl: OPEN_ACL });
     const { seen, close } = recordData(s, `${BASE}/w`);
     await zk.idle();
     await s.set(`${BASE}/w`, Buffer.from('1'));
@@ -206,7 +208,7 @@ describe('InMemoryZk watch delivery', () => {
     const s = open();
     const { seen, close } = recordData(s, `${BASE}/late`);
     await zk.idle();
-    await s.create(`${BASE}/late`, Buffer.from('x'));
+    await s.create(`${BASE}/late`, Buffer.from('x'), { acl: OPEN_ACL });
     close();
     await zk.idle();
     expect(seen).toEqual(['absent']);
@@ -215,7 +217,7 @@ describe('InMemoryZk watch delivery', () => {
 
   it('retries a watch read that failed transiently on the next connected event', async () => {
     const s = open();
-    await s.create(`${BASE}/r`, Buffer.from('0'));
+    await s.create(`${BASE}/r`, Buffer.from('0'), { acl: OPEN_ACL });
     const { seen, close } = recordData(s, `${BASE}/r`);
     await zk.idle();
     s.failNext('connectionLoss', { source: 'watch' });
@@ -257,7 +259,7 @@ describe('InMemoryZk connection states', () => {
     const other = open();
     const events: SessionEvent[] = [];
     s.on((e) => events.push(e));
-    await s.create(`${BASE}/eph`, undefined, { mode: 'ephemeral' });
+    await s.create(`${BASE}/eph`, undefined, { mode: 'ephemeral', acl: OPEN_ACL });
     const id = s.sessionId;
     await s.expire({ reason, reconnect: false });
     expect(s.state).toBe(reason);
@@ -272,7 +274,7 @@ describe('InMemoryZk connection states', () => {
   it('after close: requests fail with closed, watches are closed, ephemerals are gone', async () => {
     const s = open();
     const other = open();
-    await s.create(`${BASE}/eph`, undefined, { mode: 'ephemeral' });
+    await s.create(`${BASE}/eph`, undefined, { mode: 'ephemeral', acl: OPEN_ACL });
     const watch = s.watchChildren(BASE, () => undefined);
     await s.close();
     await expect(s.get(BASE)).rejects.toMatchObject({ kind: 'closed' });
@@ -280,12 +282,19 @@ describe('InMemoryZk connection states', () => {
     expect(await other.exists(`${BASE}/eph`)).toBeUndefined();
   });
 
-  it('creates with the session defaultAcl, but multi creates default to the open ACL as ZkSession does', async () => {
-    const guarded = open({ credentials: [W], defaultAcl: [{ perms: ['read', 'write', 'create', 'delete', 'admin'], scheme: 'auth', id: '' }] });
-    const stranger = open();
-    await guarded.create(`${BASE}/by-create`);
-    await guarded.multi([{ op: 'create', path: `${BASE}/by-multi` }]);
-    await expect(stranger.set(`${BASE}/by-create`, Buffer.from('x'))).rejects.toMatchObject({ kind: 'noAuth' });
-    expect(await stranger.set(`${BASE}/by-multi`, Buffer.from('x'))).toMatchObject({ version: 1 });
+  it('changes an ACL in a transaction of its own that fires no watch, as ZooKeeper does', async () => {
+    const s = open();
+    await s.create(`${BASE}/acl`, Buffer.from('a'), { acl: OPEN_ACL });
+    const seen = recordData(s, `${BASE}/acl`);
+    await zk.idle();
+    const before = zk.tree.lastZxid;
+
+    await s.setAcl(`${BASE}/acl`, [{ perms: ['read'], scheme: 'world', id: 'anyone' }]);
+    await zk.idle();
+
+    expect(zk.tree.lastZxid).toBe(before + 1n);
+    expect(seen.seen).toEqual(['a@0']);
+    expect(s.requests.at(-1)).toEqual({ op: 'setACL', paths: [`${BASE}/acl`], source: 'call' });
+    seen.close();
   });
 });

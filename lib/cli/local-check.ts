@@ -1,0 +1,82 @@
+import { judgeRequest, parseChangeRequest, parseDuration, type ChangeRequest, type ParseOptions, type Rejection } from '../requests';
+import { isZkError } from '../zk';
+import { printJson, type CommandRuntime } from './command-context';
+import type { CliConnections } from './connections';
+import { CliError, EXIT, usageError } from './errors';
+import type { CliIo } from './io';
+import type { RequestBody } from './request-body';
+import type { CliSettings } from './settings';
+
+/**
+ * The CLI's checks before it sends (issue 14): the worker's own schema and rules, so a request that
+ * can only be rejected is never queued. Two steps:
+ * - {@link validateLocally}: the schema, names, window and guard rails (`parseChangeRequest`). A
+ *   failure is a usage error (exit 2): the command line is wrong.
+ * - {@link judgeBeforeSend}: `judgeRequest` against the live ZooKeeper state when ZooKeeper is
+ *   configured (unknown cluster or peer, peer failed out or without hosts). A failure is a rejection
+ *   (exit 1), as the worker would record it. ZooKeeper out of reach does not stop the request: the
+ *   worker judges again anyway, and an incident is no time to refuse a restore.
+ * Nothing is sent after either refusal.
+ */
+
+/** The worker's guard-rail variables, read from the CLI's environment when set (a deployment may raise them). */
+export function limitsFromEnv(env: CliIo['env']): Omit<ParseOptions, 'now'> {
+  const limits: { maxWindowMs?: number; maxBodyBytes?: number; maxPeers?: number } = {};
+  const window = env.MAX_FAILOUT_WINDOW?.trim();
+  if (window) {
+    const ms = parseDuration(window);
+    if (ms === undefined || ms <= 0) throw usageError(`MAX_FAILOUT_WINDOW=${JSON.stringify(window)} is not a duration (examples: 72h, PT72H, P7D)`);
+    limits.maxWindowMs = ms;
+  }
+  for (const [variable, key] of [['MAX_REQUEST_BYTES', 'maxBodyBytes'], ['MAX_PEERS', 'maxPeers']] as const) {
+    const text = env[variable]?.trim();
+    if (!text) continue;
+    const value = Number(text);
+    if (!Number.isSafeInteger(value) || value <= 0) throw usageError(`${variable}=${JSON.stringify(text)} is not a positive integer`);
+    limits[key] = value;
+  }
+  return limits;
+}
+
+/**
+ * The request as the worker would read it, or a usage error naming what it would reject and why.
+ * @throws CliError `usage`.
+ */
+export function validateLocally(body: RequestBody, now: number, env: CliIo['env']): ChangeRequest {
+  const parsed = parseChangeRequest(body, { ...limitsFromEnv(env), now });
+  if (parsed.ok) return parsed.request;
+  throw usageError(`the worker would reject this request (${parsed.rejection.reason}): ${parsed.rejection.message}; nothing was sent`);
+}
+
+/** One line for a rejection found before sending (or by `--dry-run`). */
+export function formatLocalRejection(body: RequestBody, rejection: Rejection): string {
+  return `request ${body.requestId}: REJECTED (${body.action} ${body.cluster}): ${rejection.reason} — ${rejection.message}`;
+}
+
+/**
+ * Judges the request against ZooKeeper before sending, when ZooKeeper is configured. True: send it.
+ * False: it was refused (printed, exit code 1 set). ZooKeeper unreachable: a warning, then true.
+ */
+export async function judgeBeforeSend(
+  rt: CommandRuntime,
+  connections: CliConnections,
+  settings: CliSettings,
+  sent: { readonly body: RequestBody; readonly request: ChangeRequest; readonly json?: boolean | undefined },
+  now: number,
+): Promise<boolean> {
+  const { body, request } = sent;
+  if (!settings.zkConnect) return true;
+  let judgement;
+  try {
+    judgement = await judgeRequest(await connections.zk(), settings.d2Base, request, now);
+  } catch (err) {
+    if (!(err instanceof CliError && err.kind === 'unavailable') && !(isZkError(err) && err.transient)) throw err;
+    rt.io.stderr(`could not check the request against ZooKeeper (${err instanceof Error ? err.message : String(err)}); sending it, the worker checks it again\n`);
+    return true;
+  }
+  if (judgement.verdict === 'apply') return true;
+  if (sent.json) printJson(rt.io, { requestId: body.requestId, sent: false, request: body, rejection: judgement.rejection });
+  else rt.io.stdout(`${formatLocalRejection(body, judgement.rejection)}\n  nothing was sent; fix the request and send it again (add --force only to override peer-state checks)\n`);
+  rt.setExit(EXIT.failed);
+  return false;
+}

@@ -1,0 +1,139 @@
+/**
+ * Issue 14 through the CLI, in-process against fauxqs and the shared ZooKeeper, with the real handler
+ * behind a poller: what the worker can only reject is refused before it is sent; `--wait` finds the
+ * outcome of a request the worker rejects for its size; text another operator put in ZooKeeper cannot
+ * drive the terminal; and a record pruned after the retention is reported as pruned.
+ */
+import { startLocalSqs, type FifoQueuePair, type LocalSqs } from '../../../lib/local/sqs';
+import { newRequestId } from '../../../lib/requests';
+import type { ZkSession } from '../../../lib/zk';
+import { directHandler, type DirectHandler } from '../../helpers/requests-handler';
+import { runCli, type CliResult } from '../../helpers/cli';
+import { queueDepth, seedClusters, startPollers, stopPollers, testPaths, type TestPaths } from '../../helpers/requests-queue';
+import { closeSessions, openSession, sharedConnectString } from '../../helpers/zk';
+
+let sqs: LocalSqs;
+let queue: FifoQueuePair;
+let session: ZkSession;
+let paths: TestPaths;
+let env: Record<string, string>;
+
+function cli(...argv: string[]): Promise<CliResult> {
+  return runCli(env, ...argv);
+}
+
+/** The C0 (but newline), DEL and C1 characters in `text`: what must never reach a terminal raw. */
+function controls(text: string): string[] {
+  return [...text].filter((c) => c !== '\n' && (c < ' ' || (c >= '\u007f' && c <= '\u009f')));
+}
+
+function startWorker(options: Parameters<typeof directHandler>[2] = {}): DirectHandler {
+  const h = directHandler(session, paths, options);
+  startPollers(1, { client: sqs.client, queueUrl: queue.queueUrl, handler: () => h.handler });
+  return h;
+}
+
+beforeAll(async () => {
+  sqs = await startLocalSqs();
+});
+afterAll(async () => {
+  await sqs.stop();
+});
+beforeEach(async () => {
+  session = await openSession();
+  paths = testPaths();
+  await seedClusters(session, paths, ['greetings-lor1', 'greetings-lva1']);
+  queue = await sqs.createFifoQueuePair();
+  env = {
+    FAILOUT_QUEUE_URL: queue.queueUrl,
+    ZK_CONNECT: sharedConnectString(),
+    SQS_ENDPOINT: sqs.endpoint,
+    D2_BASE_PATH: paths.d2Base,
+    FAILOUT_REQUESTS_PATH: paths.requestsPath,
+    FAILOUT_USER: 'oncall@example.com',
+  };
+});
+afterEach(async () => {
+  await stopPollers();
+  await closeSessions();
+});
+
+describe('the CLI checks with the worker’s rules before it sends', () => {
+  it.each([
+    ['a cluster that is a path', ['out', '../x', '--peer', 'greetings-lva1', '--for', '1h'], /badName.*cluster: "\.\.\/x"/],
+    ['a peer that is the cluster', ['out', 'greetings-lor1', '--peer', 'greetings-lor1', '--for', '1h'], /peerIsCluster/],
+    ['--for 3650d', ['out', 'greetings-lor1', '--peer', 'greetings-lva1', '--for', '3650d'], /windowTooLong/],
+    ['--request-id ../../…', ['out', 'greetings-lor1', '--peer', 'greetings-lva1', '--for', '1h', '--request-id', '../../etc/passwd'], /badName.*requestId/],
+    ['--at before 1970', ['out', 'greetings-lor1', '--peer', 'greetings-lva1', '--at', '1969-12-31T23:00:00Z', '--until', '+1h'], /badWindow.*before 1970/],
+    ['an ESC sequence in --reason', ['out', 'greetings-lor1', '--peer', 'greetings-lva1', '--for', '1h', '--reason', 'x\u001b[2J'], /reason: must not contain control characters/],
+    ['a restore of a path', ['restore', '../x'], /badName/],
+  ])('refuses %s with exit 2 and sends nothing', async (_, argv, message) => {
+    const out = await cli(...argv);
+    expect(out).toMatchObject({ code: 2, stderr: expect.stringMatching(message) });
+    expect(out.stderr).toMatch(/nothing was sent/);
+    expect(controls(out.stderr)).toEqual([]);
+    expect(await queueDepth(sqs.client, queue.queueUrl)).toBe(0);
+  });
+
+  it('refuses what the worker would reject against the live state with exit 1, sending nothing', async () => {
+    const text = await cli('out', 'greetings-lor1', '--peer', 'greetings-nowhere', '--for', '1h');
+    expect(text.code).toBe(1);
+    expect(text.stdout).toMatch(/REJECTED \(failout greetings-lor1\): unknownPeer — .*\n {2}nothing was sent/);
+    const json = await cli('restore', 'greetings-ghost', '--json');
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout)).toMatchObject({ sent: false, rejection: { reason: 'unknownCluster' } });
+    expect(await queueDepth(sqs.client, queue.queueUrl)).toBe(0);
+  });
+});
+
+describe('--wait', () => {
+  it('finds the outcome of a request the worker rejects for its size (its limit below the CLI’s)', async () => {
+    startWorker({ limits: { maxBodyBytes: 600 } });
+    const out = await cli('out', 'greetings-lor1', '--peer', 'greetings-lva1', '--for', '1h', '--reason', 'INC-'.repeat(100), '--wait', '--timeout', '20s');
+    expect(out.code).toBe(1);
+    expect(out.stdout).toMatch(/REJECTED \(failout greetings-lor1\): oversize — body is \d+ bytes; at most 600 are accepted/);
+  });
+});
+
+describe('text from ZooKeeper', () => {
+  it('cannot drive the terminal: status shows an ESC sequence and a C1 CSI as visible escapes, JSON keeps the text', async () => {
+    const reason = 'INC-1\u001b[2J\u001b[Hgreetings-lor1  serving\u009b';
+    const doc = {
+      clusterName: 'greetings-lor1',
+      failoutProperties: {
+        failoutRedirectConfigs: [{ peer: 'greetings-lva1', weight: 1 }],
+        failoutBucketConfigs: [{ offlineAt: Date.now() - 1000, onlineAt: Date.now() + 3_600_000, requestedBy: 'mallory', reason }],
+      },
+    };
+    // Written past the worker, as anyone with write access to the node could.
+    await session.set(`${paths.d2Base}/clusters/greetings-lor1`, Buffer.from(JSON.stringify(doc)));
+
+    const text = await cli('status', 'greetings-lor1');
+    expect(text.code).toBe(0);
+    expect(controls(text.stdout)).toEqual([]);
+    expect(text.stdout).toContain('mallory — INC-1\\u001b[2J\\u001b[Hgreetings-lor1  serving\\u009b');
+    const json = await cli('status', 'greetings-lor1', '--json');
+    expect(controls(json.stdout)).toEqual([]);
+    expect(JSON.parse(json.stdout)).toMatchObject({ clusters: [{ windows: [{ reason }] }] });
+  });
+});
+
+describe('failout request after the retention', () => {
+  it('says pruned for a request whose record the worker pruned, and absent for an unknown id', async () => {
+    const worker = startWorker({ retention: { retentionMs: 1000, intervalMs: 1000 } });
+    const sent = await cli('out', 'greetings-lor1', '--peer', 'greetings-lva1', '--for', '1h', '--wait', '--json');
+    expect(sent.code).toBe(0);
+    const { requestId } = JSON.parse(sent.stdout) as { requestId: string };
+    expect((await cli('request', requestId)).code).toBe(0);
+
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await expect(worker.writer.sweepIfDue()).resolves.toMatchObject({ deleted: 1, complete: true });
+
+    const pruned = await cli('request', requestId);
+    expect(pruned.code).toBe(1);
+    expect(pruned.stdout).toMatch(new RegExp(`^request ${requestId}: pruned — it was made at \\S+, and records older than 1s are removed`));
+    expect(JSON.parse((await cli('request', requestId, '--json')).stdout)).toMatchObject({ requestId, outcome: null, pruned: true, pruneMark: { retentionMs: 1000 } });
+    const unknown = await cli('request', newRequestId(Date.now()));
+    expect(unknown).toMatchObject({ code: 1, stderr: expect.stringMatching(/no record of request .* yet.*records are kept 1s/) });
+  });
+});
