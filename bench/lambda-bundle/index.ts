@@ -5,9 +5,8 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { build } from 'esbuild';
 import { clusterPath, parseClusterProperties, serializeClusterProperties, urisPath } from '../../lib/d2/data';
-import { startZooKeeper } from '../../lib/local';
+import { bundleFunction, startZooKeeper } from '../../lib/local';
 import { connectSession, OPEN_ACL } from '../../lib/zk';
 import { parseIntOptions } from '../lib/args';
 import { percentile, printTable, round, writeResults, type Row } from '../lib/report';
@@ -42,23 +41,12 @@ handler(event, context).then((response) => {
 export default async function lambdaBundle(args: string[]): Promise<void> {
   const p = parseIntOptions(args, { runs: { default: 7, min: 1 } });
   mkdirSync(OUT_DIR, { recursive: true });
-  const outfile = join(OUT_DIR, 'failout-requests.cjs');
   const started = performance.now();
-  const result = await build({
-    entryPoints: [join(ROOT, 'functions', 'failout-requests', 'handler.ts')],
-    outfile,
-    bundle: true,
-    minify: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'cjs',
-    external: ['@aws-sdk/*'],
-    metafile: true,
-    logLevel: 'warning',
-  });
+  // The artefact the local stack and the bundle test run too (lib/local bundleFunction: CDK's options).
+  const { file: outfile, metafile } = await bundleFunction('failout-requests', OUT_DIR);
   const buildMs = performance.now() - started;
   const bytes = statSync(outfile).size;
-  const inputs = Object.entries(result.metafile.outputs[Object.keys(result.metafile.outputs)[0]!]!.inputs)
+  const inputs = Object.entries(metafile.outputs[Object.keys(metafile.outputs)[0]!]!.inputs)
     .map(([file, info]) => [file.replace(/^node_modules\/((@[^/]+\/)?[^/]+).*/, '$1').replace(/^(lib|functions)\/.*/, 'our code'), info.bytesInOutput] as const)
     .reduce((acc, [name, size]) => acc.set(name, (acc.get(name) ?? 0) + size), new Map<string, number>());
   const probe = join(OUT_DIR, 'probe.cjs');

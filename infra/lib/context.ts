@@ -10,7 +10,10 @@
  * | `zkConnect` | ZooKeeper `host:port[,host:port…]` | required |
  * | `zkSecurityGroupId` / `zkCidr` | how to reach ZooKeeper (exactly one) | required |
  * | `zkManageIngress` | add ingress from our security groups to `zkSecurityGroupId` | `true` |
- * | `zkDigestSecretArn` | full ARN of the secret holding `user:password` | required |
+ * | `zkWriterSecretArn` | full ARN of the request worker's secret (`user:password`), read by the Lambda only | required |
+ * | `zkBridgeSecretArn` | full ARN of the bridge's secret (plain `user:password`), read by the bridge task only | required |
+ * | `zkAclBridgeId` / `zkAclWriterId` | the bridge's / the request writer's digest id(s) (`ZK_ACL_BRIDGE_ID` / `ZK_ACL_WRITER_ID`) | required |
+ * | `zkAclAnnouncerId` / `zkAclAdminId` | announcing services' / the admin's digest id(s) (`ZK_ACL_ANNOUNCER_ID` / `ZK_ACL_ADMIN_ID`) | — |
  * | `zkTlsCaPath` / `zkTlsServername` | TLS to ZooKeeper: the CA's PEM path in the Lambda and the bridge image, the servers' certificate name | plain TCP |
  * | `d2BasePath` | D2 base path | `/d2` |
  * | `bridgeBootstrap` / `bridgeBootstrapFile` | gRPC xDS bootstrap JSON, inline or a file read at synth (exactly one) | required |
@@ -21,6 +24,9 @@
  * | `maxFailoutWindow` | `MAX_FAILOUT_WINDOW` | `72h` |
  * | `awsApiCidr` | destination of the HTTPS egress to the AWS APIs | `0.0.0.0/0` |
  * | `logRetentionDays` | log retention (a CloudWatch Logs value: 1, 3, 5, 7, 14, 30, …) | `30` |
+ *
+ * A digest id is `user:base64(sha1(user:password))`, one or a comma list (JSON array in cdk.json).
+ * `zkDigestSecretArn` (one secret for both components) is refused, naming the keys that replace it.
  */
 import { readFileSync } from 'node:fs';
 import { Duration } from 'aws-cdk-lib';
@@ -28,6 +34,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Node } from 'constructs';
 import type { FailoutStackProps } from './failout-stack';
 import type { ControlPlane } from './network';
+import { assertZooKeeperAclIds, ZooKeeperIdentityError, type AclRole, type ZooKeeperAclIds } from './zookeeper-identities';
 
 /** Every context key the app reads. */
 export const CONTEXT_KEYS = [
@@ -38,7 +45,12 @@ export const CONTEXT_KEYS = [
   'zkSecurityGroupId',
   'zkCidr',
   'zkManageIngress',
-  'zkDigestSecretArn',
+  'zkWriterSecretArn',
+  'zkBridgeSecretArn',
+  'zkAclBridgeId',
+  'zkAclWriterId',
+  'zkAclAnnouncerId',
+  'zkAclAdminId',
   'zkTlsCaPath',
   'zkTlsServername',
   'd2BasePath',
@@ -55,6 +67,16 @@ export const CONTEXT_KEYS = [
 ] as const;
 
 type Key = (typeof CONTEXT_KEYS)[number];
+
+/** The context key of each role's digest ids (each mirrors the `ZK_ACL_*` variable it becomes). */
+const ACL_ID_KEYS = { bridge: 'zkAclBridgeId', requestWriter: 'zkAclWriterId', announcer: 'zkAclAnnouncerId', admin: 'zkAclAdminId' } as const satisfies Record<AclRole, Key>;
+
+/** Keys earlier versions read, refused with what replaces them rather than ignored. */
+const REPLACED_KEYS: Readonly<Record<string, string>> = {
+  zkDigestSecretArn:
+    'was replaced by zkWriterSecretArn (the request worker\'s credential) and zkBridgeSecretArn (the bridge\'s), two secrets holding two users, ' +
+    'plus the roles\' digest ids zkAclBridgeId and zkAclWriterId (README "Deploy"): one secret ran both components as one identity holding both roles\' permissions',
+};
 
 /** A context problem, naming the key. */
 export class ContextError extends Error {
@@ -80,6 +102,7 @@ export function failoutPropsFromContext(node: Pick<Node, 'tryGetContext'>): { st
     return v;
   };
   const required = (key: Key): string => str(key) ?? fail(key, 'is required');
+  for (const [key, message] of Object.entries(REPLACED_KEYS)) if (node.tryGetContext(key) !== undefined) fail(key, message);
 
   const vpcId = str('vpcId');
   const subnetIds = list(get('privateSubnetIds'), 'privateSubnetIds');
@@ -88,6 +111,10 @@ export function failoutPropsFromContext(node: Pick<Node, 'tryGetContext'>): { st
   if (!str('zkSecurityGroupId') && !str('zkCidr')) fail('zkSecurityGroupId', 'give zkSecurityGroupId or zkCidr');
   const zkTlsCaPath = str('zkTlsCaPath');
   if (str('zkTlsServername') && !zkTlsCaPath) fail('zkTlsServername', 'needs zkTlsCaPath');
+  const writerSecretArn = required('zkWriterSecretArn');
+  const bridgeSecretArn = required('zkBridgeSecretArn');
+  if (writerSecretArn === bridgeSecretArn) fail('zkBridgeSecretArn', 'is the same secret as zkWriterSecretArn: give each component its own credential, or both run as one identity with both roles\' permissions');
+  const aclIds = aclIdsFrom(get);
   const topicArn = str('alarmTopicArn');
   const fallbackMinutes = int(get('bridgeFallbackAlarmMinutes'), 'bridgeFallbackAlarmMinutes');
   const retention = int(get('logRetentionDays'), 'logRetentionDays');
@@ -102,7 +129,9 @@ export function failoutPropsFromContext(node: Pick<Node, 'tryGetContext'>): { st
         securityGroupId: str('zkSecurityGroupId'),
         cidr: str('zkCidr'),
         manageIngress: bool(get('zkManageIngress'), 'zkManageIngress'),
-        digestSecretArn: required('zkDigestSecretArn'),
+        writerSecretArn,
+        bridgeSecretArn,
+        aclIds,
         d2BasePath: str('d2BasePath'),
         tls: zkTlsCaPath ? { caPath: zkTlsCaPath, servername: str('zkTlsServername') } : undefined,
       },
@@ -149,6 +178,38 @@ function bool(v: unknown, key: string): boolean | undefined {
   if (v === undefined || typeof v === 'boolean') return v;
   if (v === 'true' || v === 'false') return v === 'true';
   return fail(key, 'must be true or false');
+}
+
+/**
+ * The roles' digest ids from their keys. A value is never echoed in an error (a password pasted by
+ * mistake stays out of the output), so JSON arrays are parsed here without `json()`'s message.
+ */
+function aclIdsFrom(get: (key: Key) => unknown): ZooKeeperAclIds {
+  const ids: { [R in AclRole]?: string[] } = {};
+  for (const [role, key] of Object.entries(ACL_ID_KEYS) as Array<[AclRole, Key]>) {
+    const v = get(key);
+    if (v === undefined) continue;
+    let items: unknown = v;
+    if (typeof v === 'string' && v.trim().startsWith('[')) {
+      try {
+        items = JSON.parse(v);
+      } catch {
+        fail(key, 'is not a valid JSON array (give a comma list or a JSON array of digest ids)');
+      }
+    } else if (typeof v === 'string') {
+      items = v.split(',');
+    }
+    if (!Array.isArray(items) || items.some((i) => typeof i !== 'string')) fail(key, 'must be a digest id, a comma list of them, or a JSON array of them');
+    const list = (items as string[]).map((id) => id.trim()).filter((id) => id !== '');
+    if (list.length > 0) ids[role] = list;
+  }
+  try {
+    assertZooKeeperAclIds(ids, ACL_ID_KEYS);
+  } catch (err) {
+    if (err instanceof ZooKeeperIdentityError) fail(err.field, err.detail);
+    throw err;
+  }
+  return ids;
 }
 
 function bootstrapFrom(inline: unknown, file: string | undefined): Record<string, unknown> {

@@ -12,6 +12,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { parseDuration } from '../../lib/requests';
 import { allowAwsApis, allowZooKeeper, zooKeeperTlsEnvironment, type ZooKeeperAccess } from './network';
+import { zooKeeperAclEnvironment, type ZooKeeperAclIds } from './zookeeper-identities';
 
 /** Repository root: the NodejsFunction project root (package.json "imports" and the lock file live there). */
 const REPO_ROOT = join(__dirname, '..', '..');
@@ -40,8 +41,13 @@ export interface FailoutRequestsFunctionProps {
   /** Default: the VPC's private subnets with egress. */
   readonly vpcSubnets?: SubnetSelection;
   readonly zooKeeper: ZooKeeperAccess;
-  /** The ZooKeeper digest credential, `user:password` (or JSON `{user, password}`); the function may read it, nothing else. */
+  /**
+   * The request writer's own ZooKeeper digest credential, `user:password` (or JSON `{user, password}`),
+   * as `ZK_DIGEST_SECRET_ARN`. Only this function is granted read on it: give the bridge another secret.
+   */
   readonly digestSecret: ISecret;
+  /** The roles' digest ids (`ZK_ACL_*`), for the ACLs of the nodes the writer creates. */
+  readonly aclIds: ZooKeeperAclIds;
   /** `MAX_FAILOUT_WINDOW`: ISO-8601 (`PT72H`) or short (`72h`). Default `72h`. */
   readonly maxFailoutWindow?: string;
   /** `D2_BASE_PATH`. Default `/d2`. */
@@ -61,12 +67,18 @@ export interface FailoutRequestsFunctionProps {
 }
 
 /**
+ * What the function's bundle is made with, besides the target: the local stack and the bundle test
+ * build the same artefact (lib/local `LAMBDA_BUNDLING`; a test keeps the two equal).
+ */
+export const FAILOUT_REQUESTS_BUNDLING = Object.freeze({ minify: true, format: 'cjs' as const, externalModules: Object.freeze(['@aws-sdk/*']) });
+
+/**
  * The `failout-requests` Lambda (`functions/failout-requests/handler.ts`) with the defaults fixed, in
  * the style of Powertools' `FunctionWithLogGroup`: Node.js 22 (named, not "latest"), ARM64, bundled
  * locally by esbuild (minified, source maps, CommonJS, `@aws-sdk/*` from the runtime; esbuild resolves
  * the package.json `#powertools/*` and `#commons/*` imports), in the VPC's private subnets with its own
  * security group (egress to ZooKeeper and HTTPS only), a log group with retention, read access to the
- * digest secret and nothing wider. {@link bindQueue} subscribes it to the request queue.
+ * request writer's digest secret and nothing wider, and the roles' digest ids as `ZK_ACL_*`. {@link bindQueue} subscribes it to the request queue.
  *
  * Its role has no AWS-managed policy (issue 14): AWSLambdaBasicExecutionRole and
  * AWSLambdaVPCAccessExecutionRole both allow log writes to every log group of the account. Inline
@@ -103,11 +115,11 @@ export class FailoutRequestsFunction extends NodejsFunction {
       role,
       logGroup,
       bundling: {
-        minify: true,
+        minify: FAILOUT_REQUESTS_BUNDLING.minify,
         sourceMap: true,
         format: OutputFormat.CJS,
         target: 'node22',
-        externalModules: ['@aws-sdk/*'],
+        externalModules: [...FAILOUT_REQUESTS_BUNDLING.externalModules],
         forceDockerBundling: false,
       },
       environment: {
@@ -120,6 +132,7 @@ export class FailoutRequestsFunction extends NodejsFunction {
         POWERTOOLS_METRICS_NAMESPACE: REQUESTS_METRICS.namespace,
         NODE_OPTIONS: '--enable-source-maps',
         ...zooKeeperTlsEnvironment(props.zooKeeper),
+        ...zooKeeperAclEnvironment(props.aclIds),
         ...props.environment,
       },
     });

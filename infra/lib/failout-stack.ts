@@ -1,4 +1,4 @@
-import { ArnFormat, CfnOutput, Duration, Fn, Stack, type StackProps } from 'aws-cdk-lib';
+import { ArnFormat, CfnOutput, Duration, Fn, Stack, Token, type StackProps } from 'aws-cdk-lib';
 import { FlowLogDestination, IpAddresses, Peer, SecurityGroup, Subnet, SubnetType, Vpc, type IPeer, type IVpc, type SubnetSelection } from 'aws-cdk-lib/aws-ec2';
 import type { ContainerImage } from 'aws-cdk-lib/aws-ecs';
 import { Effect, PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -14,6 +14,7 @@ import { FailoutRequestsFunction } from './failout-requests-function';
 import type { ControlPlane, ZooKeeperAccess, ZooKeeperTls } from './network';
 import { OperatorPolicy } from './operator-policy';
 import { XdsBridgeService } from './xds-bridge-service';
+import { aclIdFields, assertZooKeeperAclIds, type ZooKeeperAclIds } from './zookeeper-identities';
 
 /** An existing VPC by id. With `privateSubnetIds` the stack stays environment-agnostic; without, it is looked up (needs an account and region). */
 export interface VpcReference {
@@ -34,8 +35,19 @@ export interface FailoutStackProps extends StackProps {
     readonly cidr?: string;
     /** Add ingress rules from our security groups to the ensemble's security group. Default true. */
     readonly manageIngress?: boolean;
-    /** ARN of the Secrets Manager secret holding the digest credential as `user:password`. */
-    readonly digestSecretArn: string;
+    /**
+     * Full ARN of the request worker's secret: its digest credential `user:password` (or JSON
+     * `{user, password}`), read by the Lambda only (`ZK_DIGEST_SECRET_ARN`).
+     */
+    readonly writerSecretArn: string;
+    /**
+     * Full ARN of the bridge's secret: its digest credential as plain `user:password`, read by the
+     * bridge task's execution role only (the ECS secret `ZK_CREDENTIALS`). Another secret, and another
+     * user, than `writerSecretArn`.
+     */
+    readonly bridgeSecretArn: string;
+    /** The roles' digest ids, handed to the Lambda and the bridge as `ZK_ACL_*` (`bridge` and `requestWriter` required). */
+    readonly aclIds: ZooKeeperAclIds;
     /** D2 base path. Default `/d2`. */
     readonly d2BasePath?: string;
     /** TLS to the ensemble: the CA's path in the Lambda and the bridge image (`ZK_TLS_CA`). Default plain TCP. */
@@ -86,6 +98,7 @@ export class FailoutStack extends Stack {
 
   constructor(scope: Construct, id: string, props: FailoutStackProps) {
     super(scope, id, props);
+    assertSeparateIdentities(props.zooKeeper);
     const { vpc, subnets } = this.resolveVpc(props.vpc);
     this.vpc = vpc;
     const zooKeeper: ZooKeeperAccess = {
@@ -96,7 +109,8 @@ export class FailoutStack extends Stack {
       cidr: props.zooKeeper.cidr,
       tls: props.zooKeeper.tls,
     };
-    const digestSecret = Secret.fromSecretCompleteArn(this, 'ZooKeeperDigest', props.zooKeeper.digestSecretArn);
+    const writerSecret = Secret.fromSecretCompleteArn(this, 'ZooKeeperWriterDigest', props.zooKeeper.writerSecretArn);
+    const bridgeSecret = Secret.fromSecretCompleteArn(this, 'ZooKeeperBridgeDigest', props.zooKeeper.bridgeSecretArn);
     const awsApiPeer = Peer.ipv4(props.awsApiCidr ?? '0.0.0.0/0');
     const logRetention = props.logRetention ?? RetentionDays.ONE_MONTH;
 
@@ -104,7 +118,8 @@ export class FailoutStack extends Stack {
       vpc,
       vpcSubnets: subnets,
       zooKeeper,
-      digestSecret,
+      digestSecret: writerSecret,
+      aclIds: props.zooKeeper.aclIds,
       maxFailoutWindow: props.maxFailoutWindow,
       d2BasePath: props.zooKeeper.d2BasePath,
       awsApiPeer,
@@ -117,7 +132,8 @@ export class FailoutStack extends Stack {
       vpc,
       vpcSubnets: subnets,
       zooKeeper,
-      digestSecret,
+      digestSecret: bridgeSecret,
+      aclIds: props.zooKeeper.aclIds,
       bootstrap: props.bridge.bootstrap,
       services: props.bridge.services,
       controlPlanes: props.bridge.controlPlanes,
@@ -203,4 +219,30 @@ export class FailoutStack extends Stack {
     topic.addToResourcePolicy(new PolicyStatement({ effect: Effect.ALLOW, principals: [cloudWatch], actions: ['sns:Publish'], resources: [topic.topicArn], conditions: fromOurAlarms }));
     return topic;
   }
+}
+
+/** A Secrets Manager secret's complete ARN: the name ends in `-` and the 6 random characters. */
+const SECRET_COMPLETE_ARN = /^arn:[^:]+:secretsmanager:[^:]*:\d{12}:secret:.+-[A-Za-z0-9]{6}$/;
+
+/**
+ * One identity per component (issue 14): two secrets, never the same one, and each role's own digest
+ * ids. Also refuses the single `digestSecretArn` of earlier versions, which plain JavaScript (or a
+ * cast) could still pass, instead of ignoring it.
+ * @throws Error naming the props field at fault, never a value.
+ */
+function assertSeparateIdentities(zooKeeper: FailoutStackProps['zooKeeper']): void {
+  if ('digestSecretArn' in zooKeeper) {
+    throw new Error('zooKeeper.digestSecretArn was replaced by zooKeeper.writerSecretArn (the request worker\'s credential) and zooKeeper.bridgeSecretArn (the bridge\'s): one secret ran both as one identity');
+  }
+  for (const field of ['writerSecretArn', 'bridgeSecretArn'] as const) {
+    const arn: unknown = zooKeeper[field];
+    if (typeof arn !== 'string' || arn === '') throw new Error(`zooKeeper.${field} is required: the full ARN of a Secrets Manager secret holding user:password`);
+    // CDK checks the suffix too, but without saying which of the two secrets is at fault.
+    if (!Token.isUnresolved(arn) && !SECRET_COMPLETE_ARN.test(arn)) throw new Error(`zooKeeper.${field} must be a secret's full ARN, arn:…:secretsmanager:REGION:ACCOUNT:secret:NAME-XXXXXX (as create-secret prints it)`);
+  }
+  const { writerSecretArn, bridgeSecretArn } = zooKeeper;
+  if (!Token.isUnresolved(writerSecretArn) && !Token.isUnresolved(bridgeSecretArn) && writerSecretArn === bridgeSecretArn) {
+    throw new Error('zooKeeper.bridgeSecretArn is the same secret as zooKeeper.writerSecretArn: give each component its own credential, or both run as one identity with both roles\' permissions');
+  }
+  assertZooKeeperAclIds(zooKeeper.aclIds, aclIdFields('zooKeeper.aclIds'));
 }

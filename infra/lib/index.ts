@@ -3,9 +3,18 @@
  */
 export { FailoutStack, type FailoutStackProps, type VpcReference } from './failout-stack';
 export { FailoutRequestQueue, type FailoutRequestQueueProps } from './failout-request-queue';
-export { FailoutRequestsFunction, REQUESTS_METRICS, type FailoutRequestsFunctionProps } from './failout-requests-function';
+export { FAILOUT_REQUESTS_BUNDLING, FailoutRequestsFunction, REQUESTS_METRICS, type FailoutRequestsFunctionProps } from './failout-requests-function';
 export { XdsBridgeService, BRIDGE_METRICS, BRIDGE_ADMIN_PORT, bridgeImageFromDockerfile, type XdsBridgeServiceProps } from './xds-bridge-service';
 export { OperatorPolicy, type OperatorPolicyProps } from './operator-policy';
 export { FailoutAlarms, type FailoutAlarmsProps } from './failout-alarms';
 export { allowAwsApis, allowZooKeeper, zooKeeperPorts, zooKeeperTlsEnvironment, type ControlPlane, type ZooKeeperAccess, type ZooKeeperTls } from './network';
+export {
+  aclIdFields,
+  assertZooKeeperAclIds,
+  REQUIRED_ACL_ROLES,
+  zooKeeperAclEnvironment,
+  ZooKeeperIdentityError,
+  type DigestIds,
+  type ZooKeeperAclIds,
+} from './zookeeper-identities';
 export { CONTEXT_KEYS, ContextError, failoutPropsFromContext } from './context';

@@ -21,6 +21,7 @@ import { Secret, type ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { BRIDGE_EMF_METRICS, parseBridgeConfig } from '../../lib/bridge/contract';
 import { allowAwsApis, allowZooKeeper, zooKeeperTlsEnvironment, type ControlPlane, type ZooKeeperAccess } from './network';
+import { zooKeeperAclEnvironment, type ZooKeeperAclIds } from './zookeeper-identities';
 
 const REPO_ROOT = join(__dirname, '..', '..');
 const DOCKERFILE = 'functions/xds-bridge/Dockerfile';
@@ -37,8 +38,14 @@ export interface XdsBridgeServiceProps {
   /** Default: the VPC's private subnets with egress. */
   readonly vpcSubnets?: SubnetSelection;
   readonly zooKeeper: ZooKeeperAccess;
-  /** The ZooKeeper digest credential as `user:password` (the bridge's `ZK_CREDENTIALS`). */
+  /**
+   * The bridge's own ZooKeeper digest credential, as plain `user:password`: the whole secret string
+   * becomes `ZK_CREDENTIALS`, which the bridge splits at the first colon (JSON is not read there).
+   * Only the task's execution role is granted read on it: give the request worker another secret.
+   */
   readonly digestSecret: ISecret;
+  /** The roles' digest ids (`ZK_ACL_*`), for the ACLs of the nodes the bridge creates. */
+  readonly aclIds: ZooKeeperAclIds;
   /** The gRPC xDS bootstrap (`xds_servers` in priority order, `node`, …), inlined into `XDS_BRIDGE_CONFIG`. */
   readonly bootstrap: Record<string, unknown>;
   /** The followed services: names, or `{name, listener?, path?, loadBalancerStrategyList?}`. */
@@ -69,8 +76,9 @@ export interface XdsBridgeServiceProps {
 
 /**
  * The `xds-bridge` Fargate service: its own ECS cluster (Container Insights on), an ARM64 task
- * definition, two tasks for leader election, the digest secret as an ECS secret (never in the task
- * definition's environment), a container health check on `/healthz`, a deployment circuit breaker
+ * definition, two tasks for leader election, the bridge's digest secret as the ECS secret
+ * `ZK_CREDENTIALS` (never in the task definition's environment; read by the execution role only), the
+ * roles' digest ids as `ZK_ACL_*`, a container health check on `/healthz`, a deployment circuit breaker
  * that rolls back, logs with retention through the awslogs driver (which also carries the EMF lines of
  * {@link metricFallbackActive} and {@link metricReady}), no public IP, and egress only to ZooKeeper,
  * the control planes and HTTPS for the AWS APIs. The configuration is validated at synth with the
@@ -125,6 +133,7 @@ export class XdsBridgeService extends Construct {
         XDS_BRIDGE_CONFIG: JSON.stringify(config),
         ZK_CONNECT: props.zooKeeper.connectString,
         ...zooKeeperTlsEnvironment(props.zooKeeper),
+        ...zooKeeperAclEnvironment(props.aclIds),
         ADMIN_PORT: String(BRIDGE_ADMIN_PORT),
         BRIDGE_EMF_NAMESPACE: BRIDGE_METRICS.namespace,
       },
@@ -158,11 +167,13 @@ export class XdsBridgeService extends Construct {
     // cdk-nag AwsSolutions findings accepted on purpose.
     Validations.of(this.taskDefinition).acknowledge({
       id: 'AwsSolutions-ECS2',
-      reason: 'The environment holds only non-secret configuration (bootstrap, service list, connect string, ports); the ZooKeeper credential and the admin bearer token are ECS secrets from Secrets Manager.',
+      reason:
+        'The environment holds only non-secret configuration (bootstrap, service list, connect string, ports, the ZooKeeper roles\' digest ids, which are hashes); ' +
+        'the bridge\'s ZooKeeper credential and the admin bearer token are ECS secrets from Secrets Manager.',
     });
     Validations.of(this.taskDefinition.obtainExecutionRole()).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
-      reason: 'ecr:GetAuthorizationToken (added for an image asset) has no resource-level permissions; the layer pulls and the secret read stay scoped to their repository and secret.',
+      reason: 'ecr:GetAuthorizationToken (added for an image asset) has no resource-level permissions; the layer pulls and the secret reads stay scoped to their repository and secrets.',
     });
   }
 

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { assertNodeName } from '../d2/data';
 import { isXdsError, parseBootstrap, type Bootstrap } from '../xds';
 import type { AclRoles } from '../zk';
-import { ACL_ROLE_VARIABLES, aclRolesFromEnv, allowOpenAclFromEnv, parseAclRoles } from '../zk/config';
+import { ACL_ROLE_VARIABLES, aclRolesFromEnv, allowOpenAclFromEnv, parseAclRoles, parseDigestCredential } from '../zk/config';
 import { loadZkTlsFiles, zkTlsFilesFromEnv, ZkTlsConfigError, type ZkTlsFiles, type ZkTlsOptions } from '../zk/config';
 import { assertAdminToken } from './admin-access';
 import { assertIsError, BridgeError } from './errors';
@@ -227,9 +227,10 @@ export function loadBridgeConfig(env: NodeJS.ProcessEnv = process.env): BridgeCo
   const zookeeper = { ...(raw.zookeeper as Record<string, unknown> | undefined) };
   if (env.ZK_CONNECT) zookeeper.connectString = env.ZK_CONNECT;
   if (env.ZK_CREDENTIALS) {
-    const at = env.ZK_CREDENTIALS.indexOf(':');
-    if (at <= 0) throw new BridgeError('config', 'must be user:password', { field: 'ZK_CREDENTIALS' });
-    zookeeper.credentials = [{ user: env.ZK_CREDENTIALS.slice(0, at), password: env.ZK_CREDENTIALS.slice(at + 1) }];
+    // The same rule as the worker's secret: user:password or JSON {user, password} (never quoted back).
+    const parsed = parseDigestCredential(env.ZK_CREDENTIALS);
+    if (!parsed.ok) throw new BridgeError('config', parsed.problem, { field: 'ZK_CREDENTIALS' });
+    zookeeper.credentials = [parsed.credential];
   }
   const tlsFromEnv = zkTlsFilesFromEnvOrThrow(env);
   if (tlsFromEnv) zookeeper.tls = { ...(zookeeper.tls as Record<string, unknown> | undefined), ...tlsFromEnv };

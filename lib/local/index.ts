@@ -26,4 +26,7 @@ export {
   type LocalSqs,
   type LocalSqsOptions,
 } from './sqs';
+export { bundleFunction, LAMBDA_BUNDLING, type FunctionBundle, type LambdaFunctionName } from './function-bundle';
+export { LambdaProcess, type LambdaProcessOptions } from './lambda-process';
+export { localSecretArn, startLocalSecrets, type LocalSecrets } from './secrets-server';
 export { SqsPoller, type PollerState, type SqsHandler, type SqsPollerOptions, type SqsPollerStats } from './sqs-poller';

@@ -8,16 +8,15 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Logger as PowertoolsLogger } from '@aws-lambda-powertools/logger';
-import { Metrics } from '@aws-lambda-powertools/metrics';
 import { parseBridgeConfig, XdsBridge } from '../bridge';
 import { LoadBalancerState, urisPath } from '../d2';
 import { createFailoutConfig, type FailoutConfig } from '../failout';
 import { createLogger, type Logger } from '../logging';
-import { RequestWriter, pinoRequestLogger, resolveWriterAcl } from '../requests';
-import { createHandler } from '../requests/lambda';
 import { digestId, policyAcl, ZkSession, type AclRoles, type DigestCredential } from '../zk';
 import { ControlPlanes, type ControlPlaneName } from './control-planes';
+import { bundleFunction } from './function-bundle';
+import { LambdaProcess } from './lambda-process';
+import { localSecretArn, startLocalSecrets } from './secrets-server';
 import { SqsPoller } from './sqs-poller';
 import { startLocalSqs, type LocalSqs } from './sqs';
 import { CLUSTERS, SampleTopology, SERVICE } from './topology';
@@ -184,8 +183,7 @@ export class LocalStack {
       stops.add(() => planes.close());
 
       const identities = freshIdentities();
-      const worker = await startRequestWorker(zk.connectString, sqs, log, identities);
-      stops.add(() => worker.session.close());
+      const worker = await startRequestWorker(zk.connectString, sqs, log, identities, stops);
       stops.add(() => worker.poller.stop());
 
       const observerSession = new ZkSession({ connectString: zk.connectString, sessionTimeoutMs: 10_000, logger: log });
@@ -319,32 +317,48 @@ export class LocalStack {
   }
 }
 
+/** The secret the worker's digest is read from, as an ARN the local secrets endpoint answers. */
+const WRITER_SECRET_ARN = localSecretArn('failout/zk-writer');
+
 /**
- * The request worker: one poller driving its own instance of the real `failout-requests` handler
- * (lib/requests `createHandler` over a `RequestWriter` on a ZooKeeper session of its own), as one
- * Lambda execution environment would.
+ * The request worker: the `failout-requests` Lambda as `cdk deploy` ships it — the esbuild bundle of
+ * `functions/failout-requests/handler.ts` — in a process of its own with the environment the CDK app
+ * gives it, reading its ZooKeeper digest from a secret (a local Secrets Manager endpoint), driven by
+ * one poller as one Lambda execution environment would be.
  */
-async function startRequestWorker(connectString: string, sqs: LocalSqs, log: Logger, identities: LocalIdentities): Promise<{ session: ZkSession; poller: SqsPoller }> {
-  // Powertools would print an EMF document per invocation; the view shows the outcomes instead.
-  process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
-  const credential = identities.writer;
-  const session = new ZkSession({ connectString, sessionTimeoutMs: 10_000, credentials: [credential], logger: log });
-  await session.start();
-  // As the Lambda does (functions/commons/request-writer.ts): refuse an open tree, then the policy's ACLs.
-  const config = { d2BasePath: '/d2', requestsPath: '/failout/requests', aclRoles: { bridge: [digestId(identities.bridge.user, identities.bridge.password)] }, allowOpenAcl: false };
-  const recordAcl = await resolveWriterAcl({ session, config, credential, logger: pinoRequestLogger(log) }).catch(async (err: unknown) => {
-    await session.close();
-    throw err;
+async function startRequestWorker(
+  connectString: string,
+  sqs: LocalSqs,
+  log: Logger,
+  identities: LocalIdentities,
+  stops: Stops,
+): Promise<{ lambda: LambdaProcess; poller: SqsPoller }> {
+  const secrets = await startLocalSecrets(new Map([[WRITER_SECRET_ARN, JSON.stringify(identities.writer)]]));
+  stops.add(() => secrets.stop());
+  const bundle = await bundleFunction('failout-requests');
+  const lambda = await LambdaProcess.start({
+    bundle: bundle.file,
+    functionName: 'failout-requests',
+    logger: log,
+    env: {
+      ZK_CONNECT: connectString,
+      D2_BASE_PATH: '/d2',
+      FAILOUT_REQUESTS_PATH: '/failout/requests',
+      ZK_DIGEST_SECRET_ARN: WRITER_SECRET_ARN,
+      ZK_ACL_BRIDGE_ID: digestId(identities.bridge.user, identities.bridge.password),
+      POWERTOOLS_SERVICE_NAME: 'failout-requests',
+      POWERTOOLS_METRICS_NAMESPACE: 'failout',
+      POWERTOOLS_LOG_LEVEL: powertoolsLevel(process.env.FAILOUT_LOG_LEVEL ?? 'info'),
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+      AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
+    },
   });
-  const writer = new RequestWriter({ session, recordAcl });
-  const handler = createHandler({
-    writer,
-    logger: new PowertoolsLogger({ serviceName: 'failout-requests', logLevel: powertoolsLevel(process.env.FAILOUT_LOG_LEVEL ?? (process.env.JEST_WORKER_ID ? 'silent' : 'info')) }),
-    metrics: new Metrics({ namespace: 'failout', serviceName: 'failout-requests' }),
-  });
-  const poller = new SqsPoller({ client: sqs.client, queueUrl: sqs.queueUrl, queueArn: sqs.queueArn, handler, batchSize: 10, waitTimeSeconds: 1, functionName: 'failout-requests', logger: log });
+  stops.add(() => lambda.stop());
+  const poller = new SqsPoller({ client: sqs.client, queueUrl: sqs.queueUrl, queueArn: sqs.queueArn, handler: lambda.invoke, batchSize: 10, waitTimeSeconds: 1, functionName: 'failout-requests', logger: log });
   poller.start();
-  return { session, poller };
+  return { lambda, poller };
 }
 
 /** Our pino level name (`FAILOUT_LOG_LEVEL`) as a Powertools log level. */

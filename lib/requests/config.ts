@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { AclRoles, DigestCredential } from '../zk';
-import { aclRolesFromEnv, allowOpenAclFromEnv } from '../zk/config';
+import { aclRolesFromEnv, allowOpenAclFromEnv, parseDigestCredential } from '../zk/config';
 import { loadZkTlsFromEnv, ZkTlsConfigError, type ZkTlsOptions } from '../zk/config';
 import { parseDuration } from './duration';
 import { RequestError } from './errors';
@@ -134,24 +134,13 @@ export async function resolveDigestCredential(config: RequestsConfig, getSecret:
   if (typeof text !== 'string' || text === '') {
     throw new RequestError('invalidConfig', `secret ${config.digest.arn} has no string value`, { variable: 'ZK_DIGEST_SECRET_ARN' });
   }
-  if (text.trimStart().startsWith('{')) {
-    const json = z.object({ user: z.string().min(1), password: z.string().min(1) }).safeParse(safeJson(text));
-    if (!json.success) throw new RequestError('invalidConfig', `secret ${config.digest.arn} must be JSON {"user","password"} or user:password`, { variable: 'ZK_DIGEST_SECRET_ARN' });
-    return json.data;
-  }
-  return parseDigest(text, 'ZK_DIGEST_SECRET_ARN');
+  const parsed = parseDigestCredential(text);
+  if (!parsed.ok) throw new RequestError('invalidConfig', `secret ${config.digest.arn} ${parsed.problem}`, { variable: 'ZK_DIGEST_SECRET_ARN' });
+  return parsed.credential;
 }
 
 function parseDigest(text: string, variable: string): DigestCredential {
-  const colon = text.indexOf(':');
-  if (colon <= 0 || colon === text.length - 1) throw new RequestError('invalidConfig', `${variable} must hold user:password`, { variable });
-  return { user: text.slice(0, colon), password: text.slice(colon + 1) };
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
+  const parsed = parseDigestCredential(text);
+  if (!parsed.ok) throw new RequestError('invalidConfig', `${variable} ${parsed.problem}`, { variable });
+  return parsed.credential;
 }

@@ -18,6 +18,8 @@ export type { Outcome, RequestMeta, RequestWriterOptions, RetryBudget } from './
 export { loadRequestsConfig, resolveDigestCredential } from './config';
 export type { RequestsConfig, SecretReader } from './config';
 export { resolveWriterAcl } from './writer-access';
+export { createRequestWriter, requestWriterSource } from './writer-source';
+export type { RequestWriterSourceOptions } from './writer-source';
 export type { WriterAccessOptions } from './writer-access';
 export { assertIsError } from './errors';
 export { silentRequestLogger, pinoRequestLogger } from './logger';

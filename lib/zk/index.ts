@@ -51,6 +51,8 @@ export {
 } from './acl-policy';
 export type { AclLayout, AclRole, AclRoles, AclTableRow, NodeClass } from './acl-policy';
 export { ACL_ROLE_VARIABLES, aclRolesFromEnv, allowOpenAclFromEnv, isDigestId, parseAclRoles } from './acl-config';
+export { parseDigestCredential } from './credential-text';
+export type { DigestCredentialResult } from './credential-text';
 export type { AclRolesResult } from './acl-config';
 export { auditAcls, auditPassed, describeAudit, secureAcls } from './acl-audit';
 export type { AclAudit, AclChange, AclChangeFailure, OpenAclNode, SecureOptions, SecureReport, UnreadableNode } from './acl-audit';

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BOOTSTRAP, SECRET_ARN } from './helpers';
+import { ACL_IDS, BOOTSTRAP, IDENTITY_CONTEXT } from './helpers';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -25,7 +25,7 @@ describe('cdk synth', () => {
     const context = {
       zkConnect: 'zk1.internal:2181,zk2.internal:2181',
       zkCidr: '10.0.0.0/24',
-      zkDigestSecretArn: SECRET_ARN,
+      ...IDENTITY_CONTEXT,
       bridgeBootstrapFile: bootstrapFile,
       bridgeServices: 'greetings,billing',
       controlPlanes: '10.1.0.0/16:18000,10.2.0.0/16:18000',
@@ -40,8 +40,11 @@ describe('cdk synth', () => {
     expect({ status: result.status, output: result.status === 0 ? '' : output }).toEqual({ status: 0, output: '' });
     expect(output).not.toMatch(/finished with errors|AwsSolutions-/);
     expect(Date.now() - started).toBeLessThan(60_000);
-    const template = JSON.parse(readFileSync(join(out, 'Failout.template.json'), 'utf8')) as { Resources: Record<string, { Type: string }>; Outputs: Record<string, unknown> };
+    const template = JSON.parse(readFileSync(join(out, 'Failout.template.json'), 'utf8')) as { Resources: Record<string, { Type: string; Properties?: Record<string, unknown> }>; Outputs: Record<string, unknown> };
     const types = Object.values(template.Resources).map((r) => r.Type);
+    // `-c key=value` splits at the first '=' only: a digest id's trailing '=' (and its '+', '/') arrive whole.
+    const fn = Object.values(template.Resources).find((r) => r.Type === 'AWS::Lambda::Function');
+    expect((fn?.Properties?.Environment as { Variables: Record<string, string> }).Variables).toMatchObject({ ZK_ACL_WRITER_ID: ACL_IDS.requestWriter, ZK_ACL_BRIDGE_ID: ACL_IDS.bridge });
     expect(types).toEqual(expect.arrayContaining(['AWS::SQS::Queue', 'AWS::Lambda::Function', 'AWS::ECS::Service', 'AWS::IAM::ManagedPolicy', 'AWS::CloudWatch::Alarm']));
     expect(Object.keys(template.Outputs)).toEqual(expect.arrayContaining(['QueueUrl', 'DeadLetterQueueUrl', 'OperatorPolicyArn']));
     // The bridge's Docker context is staged with the Dockerfile's allow-list, not the whole repository.

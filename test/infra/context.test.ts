@@ -1,11 +1,11 @@
 import { ContextError, failoutPropsFromContext, zooKeeperPorts } from '../../infra/lib';
-import { BOOTSTRAP, SECRET_ARN } from './helpers';
+import { ACL_IDS, BOOTSTRAP, BRIDGE_SECRET_ARN, IDENTITY_CONTEXT, WRITER_SECRET_ARN } from './helpers';
 
 /** What `-c key=value` gives: strings. */
 const CLI_CONTEXT: Record<string, string> = {
   zkConnect: 'zk1:2181,zk2:2181',
   zkCidr: '10.0.0.0/24',
-  zkDigestSecretArn: SECRET_ARN,
+  ...IDENTITY_CONTEXT,
   bridgeBootstrap: JSON.stringify(BOOTSTRAP),
   bridgeServices: 'greetings, billing',
   controlPlanes: '10.1.0.0/16:18000,10.2.0.0/16:443',
@@ -29,7 +29,8 @@ describe('app context', () => {
 
     expect(stackName).toBe('Failout');
     expect(props.vpc).toBeUndefined();
-    expect(props.zooKeeper).toMatchObject({ connectString: 'zk1:2181,zk2:2181', cidr: '10.0.0.0/24', manageIngress: false, digestSecretArn: SECRET_ARN });
+    expect(props.zooKeeper).toMatchObject({ connectString: 'zk1:2181,zk2:2181', cidr: '10.0.0.0/24', manageIngress: false, writerSecretArn: WRITER_SECRET_ARN, bridgeSecretArn: BRIDGE_SECRET_ARN });
+    expect(props.zooKeeper.aclIds).toEqual({ bridge: [ACL_IDS.bridge], requestWriter: [ACL_IDS.requestWriter], announcer: [ACL_IDS.announcer], admin: [ACL_IDS.admin] });
     expect(props.bridge).toMatchObject({ bootstrap: BOOTSTRAP, services: ['greetings', 'billing'], controlPlanes: [{ cidr: '10.1.0.0/16', port: 18000 }, { cidr: '10.2.0.0/16', port: 443 }] });
     expect(props.alarms?.fallbackThreshold?.toMinutes()).toBe(15);
     expect(props.logRetention).toBe(14);
@@ -46,7 +47,8 @@ describe('app context', () => {
 
   it.each<[string, Record<string, unknown>, string]>([
     ['no connect string', { zkConnect: undefined }, 'zkConnect'],
-    ['no secret', { zkDigestSecretArn: undefined }, 'zkDigestSecretArn'],
+    ['no writer secret', { zkWriterSecretArn: undefined }, 'zkWriterSecretArn'],
+    ['no bridge secret', { zkBridgeSecretArn: undefined }, 'zkBridgeSecretArn'],
     ['both a security group and a CIDR', { zkSecurityGroupId: 'sg-1' }, 'zkCidr'],
     ['neither a security group nor a CIDR', { zkCidr: undefined }, 'zkSecurityGroupId'],
     ['a bootstrap that is not JSON', { bridgeBootstrap: '{nope' }, 'bridgeBootstrap'],
@@ -55,8 +57,39 @@ describe('app context', () => {
     ['a control plane without a port', { controlPlanes: '10.1.0.0/16' }, 'controlPlanes'],
     ['subnets without a VPC', { privateSubnetIds: 'subnet-1' }, 'privateSubnetIds'],
     ['a retention CloudWatch does not offer', { logRetentionDays: '2' }, 'logRetentionDays'],
+    ['one secret for both components', { zkBridgeSecretArn: WRITER_SECRET_ARN }, 'zkBridgeSecretArn'],
+    ['the single secret of earlier versions', { zkDigestSecretArn: WRITER_SECRET_ARN }, 'zkDigestSecretArn'],
+    ['no bridge id', { zkAclBridgeId: undefined }, 'zkAclBridgeId'],
+    ['no request writer id', { zkAclWriterId: '' }, 'zkAclWriterId'],
+    ['an announcer id that is not a digest id', { zkAclAnnouncerId: 'announcer:plain-password' }, 'zkAclAnnouncerId'],
+    ['an admin id list that is not JSON', { zkAclAdminId: '[admin:x' }, 'zkAclAdminId'],
+    ['the bridge id given for the writer too', { zkAclWriterId: `${ACL_IDS.requestWriter},${ACL_IDS.bridge}` }, 'zkAclWriterId'],
   ])('names the key at fault for %s', (_name, change, key) => {
     expect(keyAtFault({ ...CLI_CONTEXT, ...change })).toBe(key);
+  });
+
+  it('reads comma lists and JSON arrays of ids, and leaves the optional roles out when not given', () => {
+    // Prepare
+    const context = { ...CLI_CONTEXT, zkAclWriterId: ` ${ACL_IDS.requestWriter} , ${ACL_IDS.admin} `, zkAclBridgeId: JSON.stringify([ACL_IDS.bridge]), zkAclAnnouncerId: undefined, zkAclAdminId: undefined };
+
+    // Act
+    const { props } = failoutPropsFromContext(nodeOf(context));
+
+    // Assess
+    expect(props.zooKeeper.aclIds).toEqual({ bridge: [ACL_IDS.bridge], requestWriter: [ACL_IDS.requestWriter, ACL_IDS.admin] });
+  });
+
+  it.each<[string, Record<string, unknown>, RegExp]>([
+    ['a password where an id belongs', { zkAclAnnouncerId: 'announcer:hunter2-secret' }, /^context "zkAclAnnouncerId": entry 1 is not a digest id/],
+    ['a malformed JSON list', { zkAclAdminId: '["admin:hunter2-secret"' }, /^context "zkAclAdminId": is not a valid JSON array/],
+    ['the replaced key', { zkDigestSecretArn: 'arn:aws:secretsmanager:eu-west-1:111111111111:secret:hunter2-secret-AbCdEf' }, /^context "zkDigestSecretArn": was replaced by zkWriterSecretArn .* and zkBridgeSecretArn/],
+  ])('says what is wrong with %s without echoing the value', (_name, change, message) => {
+    // Act
+    const read = (): unknown => failoutPropsFromContext(nodeOf({ ...CLI_CONTEXT, ...change }));
+
+    // Assess
+    expect(read).toThrow(message);
+    expect(read).not.toThrow(/hunter2/);
   });
 
   it.each<[string, number[]]>([

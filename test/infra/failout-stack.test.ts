@@ -1,5 +1,5 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
-import { SECRET_ARN, synthStack } from './helpers';
+import { ACL_IDS, BRIDGE_SECRET_ARN, synthStack, WRITER_SECRET_ARN } from './helpers';
 
 type Resource = { Type: string; Properties: Record<string, unknown> };
 type Statement = { Action: string | string[]; Resource: unknown; Effect: string };
@@ -64,7 +64,7 @@ describe('FailoutStack (default props: sandbox VPC, ZooKeeper by security group)
         Environment: {
           Variables: Match.objectLike({
             ZK_CONNECT: 'zk1.internal:2181,zk2.internal:2181,zk3.internal:2181',
-            ZK_DIGEST_SECRET_ARN: SECRET_ARN,
+            ZK_DIGEST_SECRET_ARN: WRITER_SECRET_ARN,
             MAX_FAILOUT_WINDOW: '72h',
             D2_BASE_PATH: '/d2',
             FAILOUT_REQUESTS_PATH: '/failout/requests',
@@ -98,12 +98,12 @@ describe('FailoutStack (default props: sandbox VPC, ZooKeeper by security group)
   });
 
   describe('permissions', () => {
-    it('lets the Lambda read the digest secret, and nothing wider on Secrets Manager', () => {
+    it('lets the Lambda read the writer secret, the bridge its own, and nothing wider on Secrets Manager', () => {
       const secretStatements = statements(template).filter((s) => actionsOf(s).some((a) => a.startsWith('secretsmanager:')));
       const adminTokenId = Object.keys(template.findResources('AWS::SecretsManager::Secret'))[0];
-      // The Lambda's role and the bridge's execution role (ECS secrets) on the digest secret; the
-      // execution role alone on the bridge's admin token (test/infra/bridge-admin.test.ts).
-      expect(secretStatements.map((s) => s.Resource)).toEqual([SECRET_ARN, SECRET_ARN, { Ref: adminTokenId }]);
+      // The Lambda's role on the writer secret; the bridge's execution role (ECS secrets) on the bridge
+      // secret and the admin token (test/infra/zookeeper-identities.test.ts, bridge-admin.test.ts).
+      expect(secretStatements.map((s) => s.Resource)).toEqual([WRITER_SECRET_ARN, BRIDGE_SECRET_ARN, { Ref: adminTokenId }]);
       for (const s of secretStatements) expect(actionsOf(s).sort()).toEqual(['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue']);
     });
 
@@ -148,7 +148,7 @@ describe('FailoutStack (default props: sandbox VPC, ZooKeeper by security group)
       expect(health.Command[0]).toBe('CMD');
       expect(health.Command.join(' ')).toContain('/healthz');
       expect(container!.Secrets).toEqual([
-        { Name: 'ZK_CREDENTIALS', ValueFrom: SECRET_ARN },
+        { Name: 'ZK_CREDENTIALS', ValueFrom: BRIDGE_SECRET_ARN },
         { Name: 'BRIDGE_ADMIN_TOKEN', ValueFrom: { Ref: Object.keys(template.findResources('AWS::SecretsManager::Secret'))[0] } },
       ]);
       expect(container!.LogConfiguration).toMatchObject({ LogDriver: 'awslogs' });
@@ -210,7 +210,7 @@ describe('FailoutStack (default props: sandbox VPC, ZooKeeper by security group)
 describe('FailoutStack (imported VPC by id and subnets, ZooKeeper by CIDR, existing topic)', () => {
   const { template } = synthStack({
     vpc: { vpcId: 'vpc-0123456789abcdef0', privateSubnetIds: ['subnet-0aaaaaaaaaaaaaaaa', 'subnet-0bbbbbbbbbbbbbbbb'] },
-    zooKeeper: { connectString: '10.9.0.10:2181,10.9.0.11:2182', cidr: '10.9.0.0/24', digestSecretArn: SECRET_ARN },
+    zooKeeper: { connectString: '10.9.0.10:2181,10.9.0.11:2182', cidr: '10.9.0.0/24', writerSecretArn: WRITER_SECRET_ARN, bridgeSecretArn: BRIDGE_SECRET_ARN, aclIds: ACL_IDS },
     alarms: { topicArn: 'arn:aws:sns:eu-west-1:111111111111:oncall' },
     maxFailoutWindow: 'PT24H',
   });

@@ -2,7 +2,8 @@ import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { ContainerImage } from 'aws-cdk-lib/aws-ecs';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { FailoutStack, type FailoutStackProps } from '../../infra/lib';
+import { FailoutStack, type FailoutStackProps, type ZooKeeperAclIds } from '../../infra/lib';
+import { digestId } from '../../lib/zk';
 
 /** A bootstrap the bridge's parser accepts: a primary and a fallback control plane. */
 export const BOOTSTRAP = {
@@ -13,12 +14,42 @@ export const BOOTSTRAP = {
   node: { id: 'xds-bridge' },
 };
 
-export const SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:111111111111:secret:failout/zk-digest-AbCdEf';
+/** The request worker's digest secret (the Lambda's `ZK_DIGEST_SECRET_ARN`). */
+export const WRITER_SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:111111111111:secret:failout/zk/writer-AbCdEf';
+/** The bridge's digest secret (the task's ECS secret `ZK_CREDENTIALS`). */
+export const BRIDGE_SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:111111111111:secret:failout/zk/bridge-GhIjKl';
+
+/** Each role's digest id, as `digestId(user, password)` makes it (the passwords stay here). */
+export const ACL_IDS = {
+  bridge: digestId('bridge', 'bridge-password'),
+  requestWriter: digestId('writer', 'writer-password'),
+  announcer: digestId('announcer', 'announcer-password'),
+  admin: digestId('admin', 'admin-password'),
+} as const satisfies Required<ZooKeeperAclIds>;
+
+/** The ZooKeeper props with both secrets and every role's id; spread and override per test. */
+export const ZOOKEEPER = {
+  connectString: 'zk1.internal:2181,zk2.internal:2181,zk3.internal:2181',
+  securityGroupId: 'sg-0123456789abcdef0',
+  writerSecretArn: WRITER_SECRET_ARN,
+  bridgeSecretArn: BRIDGE_SECRET_ARN,
+  aclIds: ACL_IDS,
+} as const satisfies FailoutStackProps['zooKeeper'];
+
+/** The same as `-c` context strings (README "Deploy"): both secrets and every role's id. */
+export const IDENTITY_CONTEXT: Readonly<Record<string, string>> = {
+  zkWriterSecretArn: WRITER_SECRET_ARN,
+  zkBridgeSecretArn: BRIDGE_SECRET_ARN,
+  zkAclBridgeId: ACL_IDS.bridge,
+  zkAclWriterId: ACL_IDS.requestWriter,
+  zkAclAnnouncerId: ACL_IDS.announcer,
+  zkAclAdminId: ACL_IDS.admin,
+};
 
 /** Props as a user would give them; the image comes from a registry so no Docker and no staging. */
 export function stackProps(overrides: Partial<FailoutStackProps> = {}): FailoutStackProps {
   return {
-    zooKeeper: { connectString: 'zk1.internal:2181,zk2.internal:2181,zk3.internal:2181', securityGroupId: 'sg-0123456789abcdef0', digestSecretArn: SECRET_ARN },
+    zooKeeper: ZOOKEEPER,
     bridge: {
       bootstrap: BOOTSTRAP,
       services: ['greetings', { name: 'billing', listener: 'billing-listener' }],

@@ -1,6 +1,6 @@
 import type { Template } from 'aws-cdk-lib/assertions';
 import { failoutPropsFromContext } from '../../infra/lib';
-import { SECRET_ARN, stackProps, synthStack } from './helpers';
+import { IDENTITY_CONTEXT, stackProps, synthStack } from './helpers';
 
 // ZooKeeper over TLS in the CDK app (issue 14): `zooKeeper.tls` (context `zkTlsCaPath`,
 // `zkTlsServername`) becomes ZK_TLS_CA / ZK_TLS_SERVERNAME in the Lambda's and the bridge's
@@ -51,7 +51,7 @@ describe('ZooKeeper TLS in the CDK app', () => {
     const context: Record<string, string> = {
       zkConnect: 'zk1:2182',
       zkCidr: '10.0.0.0/24',
-      zkDigestSecretArn: SECRET_ARN,
+      ...IDENTITY_CONTEXT,
       bridgeBootstrap: JSON.stringify({ xds_servers: [{ server_uri: 'xds:18000', channel_creds: [{ type: 'insecure' }] }], node: { id: 'b' } }),
       bridgeServices: 'greetings',
       controlPlanes: '10.1.0.0/16:18000',

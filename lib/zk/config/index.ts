@@ -9,3 +9,6 @@ export type { ZkTlsFileField, ZkTlsFiles, ZkTlsOptions } from '../tls-config';
 // Access control: the other roles' identities (ZK_ACL_*) and FAILOUT_ALLOW_OPEN_ACL, parsed once for every component.
 export { ACL_ROLE_VARIABLES, aclRolesFromEnv, allowOpenAclFromEnv, isDigestId, parseAclRoles } from '../acl-config';
 export type { AclRolesResult } from '../acl-config';
+// One rule for a digest credential's text (user:password or JSON), for every component's secret.
+export { parseDigestCredential } from '../credential-text';
+export type { DigestCredentialResult } from '../credential-text';

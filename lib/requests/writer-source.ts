@@ -1,0 +1,76 @@
+/**
+ * How the request worker gets its writer, in AWS and locally alike (issue 14: "the deployed wiring is
+ * the tested wiring"): configuration from the environment → the digest credential from its secret →
+ * a ZooKeeper session (with TLS when configured) → the access check and the records' ACL → the
+ * `RequestWriter`. The Lambda's `functions/commons/request-writer.ts` is one call of
+ * {@link requestWriterSource}; the local stack runs that very Lambda bundle.
+ */
+import { ZkSession } from '../zk';
+import { loadRequestsConfig, resolveDigestCredential, type SecretReader } from './config';
+import type { RequestLogger } from './logger';
+import { RequestWriter } from './request-writer';
+import { resolveWriterAcl } from './writer-access';
+
+/** Options of {@link createRequestWriter} and {@link requestWriterSource}. */
+export interface RequestWriterSourceOptions {
+  /** The environment the configuration is read from (`process.env` in the Lambda); see `loadRequestsConfig`. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Reads a secret by ARN (Powertools Parameters' `getSecret` in the Lambda, with its cache). */
+  readonly getSecret: SecretReader;
+  /** Where the writer and its session start log. */
+  readonly logger: RequestLogger;
+}
+
+/**
+ * Builds a started writer from the environment. On any failure after the session started, the
+ * session is closed before the error is rethrown, so a retry starts clean.
+ * @throws RequestError `invalidConfig` (environment, secret) or `access` (open tree); ZkError when
+ *   ZooKeeper cannot be reached within `ZK_CONNECT_TIMEOUT_MS` (kind `tls` for a refused handshake).
+ */
+export async function createRequestWriter(options: RequestWriterSourceOptions): Promise<RequestWriter> {
+  const { logger } = options;
+  const config = loadRequestsConfig(options.env);
+  const credential = await resolveDigestCredential(config, options.getSecret);
+  const session = new ZkSession({
+    connectString: config.zkConnect,
+    sessionTimeoutMs: config.sessionTimeoutMs,
+    credentials: credential ? [credential] : [],
+    // ZK_TLS_*: a refused handshake fails start() with a `tls` ZkError naming the reason (the record is retried).
+    tls: config.tls,
+  });
+  try {
+    await session.start(config.connectTimeoutMs);
+    logger.info('zookeeper session ready', { zkConnect: config.zkConnect, digest: config.digest.source, tls: config.tls !== undefined });
+    const recordAcl = await resolveWriterAcl({ session, config, credential, logger });
+    return new RequestWriter({
+      session,
+      d2BasePath: config.d2BasePath,
+      requestsPath: config.requestsPath,
+      limits: { maxWindowMs: config.maxWindowMs, maxBodyBytes: config.maxBodyBytes, maxPeers: config.maxPeers },
+      retention: { retentionMs: config.recordRetentionMs },
+      recordAcl,
+      logger,
+    });
+  } catch (err) {
+    await session.close();
+    throw err;
+  }
+}
+
+/**
+ * One writer per process (a Lambda container), made on the first record rather than at import — so a
+ * cold start with ZooKeeper down fails records, which SQS retries, instead of failing the init — and
+ * reused by every later invocation. The session inside reconnects and replaces itself after expiry
+ * on its own. A failed attempt is forgotten, so the next record tries again; concurrent first calls
+ * share one attempt.
+ */
+export function requestWriterSource(options: RequestWriterSourceOptions): () => Promise<RequestWriter> {
+  let pending: Promise<RequestWriter> | undefined;
+  return () => {
+    pending ??= createRequestWriter(options).catch((err: unknown) => {
+      pending = undefined;
+      throw err;
+    });
+    return pending;
+  };
+}
