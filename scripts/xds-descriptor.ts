@@ -1,5 +1,5 @@
 /**
- * Generates `lib/xds/envoy-descriptor.ts`: the envoy message types lib/xds encodes and decodes, as two
+ * Generates `lib/xds/envoy-descriptor.ts`: the envoy message types lib/xds encodes and decodes, as three
  * protobufjs JSON descriptors.
  * - The full one: every type reachable through fields from the seed types, all fields. `packAny`,
  *   `unpackAny` and the management server use it.
@@ -7,11 +7,14 @@
  *   ({@link CLIENT_FIELDS}); every other message type a kept field refers to is an empty stub of the
  *   same name, so the field still decodes (present or absent, and its oneof case) without dragging in
  *   its whole closure.
+ * - CSDS's (gRFC A40, `lib/xds/csds.ts`): the Client Status Discovery Service messages, pruned the same
+ *   way to the fields a CSDS server reads and writes ({@link CSDS_FIELDS}). A separate descriptor, built
+ *   only by a process that serves CSDS, so neither the client's memory nor the full one grows.
  *
  * Why generated descriptors instead of loading the .proto files at run time: parsing ~70 .proto files
  * (twice, with @grpc/proto-loader for the services) cost each client process about 20 MiB of RSS and
  * 0.3 s; the client's descriptor is a few dozen types, and the package ships no .proto files.
- * Regenerate with `npm run protos` after changing the seed or client types or upgrading
+ * Regenerate with `npm run protos` after changing the seed, client or CSDS types or upgrading
  * @grpc/grpc-js-xds (whose `deps/` hold the .proto sources); a unit test fails while the committed
  * file differs from what this produces.
  */
@@ -29,6 +32,7 @@ export const ENVOY_PROTO_FILES: readonly string[] = [
   'envoy/config/endpoint/v3/endpoint.proto',
   'envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager.proto',
   'envoy/extensions/filters/http/router/v3/router.proto',
+  'envoy/service/status/v3/csds.proto',
 ];
 
 /** The message types lib/xds uses directly; the descriptor holds these and every type their fields reach. */
@@ -102,18 +106,44 @@ export const CLIENT_FIELDS: Readonly<Record<string, readonly string[] | typeof A
   'envoy.config.core.v3.SocketAddress': ['address', 'port_value'],
 };
 
-/** The client's fields of `t`: the listed ones plus the other members of their oneofs. Throws on a name `t` lacks. */
-export function clientFieldsOf(t: protobuf.Type): protobuf.Field[] {
-  const listed = CLIENT_FIELDS[t.fullName.slice(1)];
+/**
+ * The message types a CSDS server (gRFC A40) reads or writes, and which of their fields, as
+ * {@link CLIENT_FIELDS} is for the client. Left out: `ClientConfig.xds_config` (the deprecated
+ * per-type `PerXdsConfig`, which gRPC does not fill) and what `node_matchers` holds (a CSDS server in
+ * gRPC refuses node matchers, so it only needs to see that there are some).
+ */
+export const CSDS_FIELDS: Readonly<Record<string, readonly string[] | typeof ALL>> = {
+  'envoy.service.status.v3.ClientStatusRequest': ALL,
+  'envoy.service.status.v3.ClientStatusResponse': ALL,
+  'envoy.service.status.v3.ClientConfig': ['node', 'generic_xds_configs', 'client_scope'],
+  'envoy.service.status.v3.ClientConfig.GenericXdsConfig': ALL,
+  'envoy.admin.v3.UpdateFailureState': ALL,
+  'envoy.config.core.v3.Node': ['id', 'cluster', 'metadata', 'locality', 'user_agent_name', 'user_agent_version', 'client_features'],
+  'envoy.config.core.v3.Locality': ALL,
+  'google.protobuf.Any': ALL,
+  'google.protobuf.Timestamp': ALL,
+  'google.protobuf.Struct': ALL,
+  'google.protobuf.Value': ALL,
+  'google.protobuf.ListValue': ALL,
+};
+
+/** The fields `selection` keeps of `t`: the listed ones plus the other members of their oneofs. Throws on a name `t` lacks. */
+export function selectedFieldsOf(t: protobuf.Type, selection: Readonly<Record<string, readonly string[] | typeof ALL>>): protobuf.Field[] {
+  const listed = selection[t.fullName.slice(1)];
   if (listed === undefined) return [];
   if (listed === ALL) return t.fieldsArray;
   const names = new Set<string>();
   for (const name of listed) {
     const field = t.fields[name];
-    if (!field) throw new Error(`CLIENT_FIELDS: ${t.fullName} has no field ${name}`);
+    if (!field) throw new Error(`field selection: ${t.fullName} has no field ${name}`);
     for (const member of field.partOf ? field.partOf.oneof : [name]) names.add(member);
   }
   return t.fieldsArray.filter((f) => names.has(f.name));
+}
+
+/** The client's fields of `t` ({@link selectedFieldsOf} over {@link CLIENT_FIELDS}). */
+export function clientFieldsOf(t: protobuf.Type): protobuf.Field[] {
+  return selectedFieldsOf(t, CLIENT_FIELDS);
 }
 
 /** Include dirs under `@grpc/grpc-js-xds/deps/` (grpc-js-xds-peer.md, "Loading the envoy protos"). */
@@ -187,34 +217,42 @@ function place(top: protobuf.INamespace, t: protobuf.ReflectionObject, json: pro
   ns.nested[name] = { ...json, ...(ns.nested[name] as protobuf.INamespace | undefined) };
 }
 
-/** The two descriptors, as `protobuf.Root.fromJSON` takes them. */
+/** The three descriptors, as `protobuf.Root.fromJSON` takes them. */
 export interface EnvoyDescriptors {
   readonly full: protobuf.INamespace;
   readonly client: protobuf.INamespace;
+  readonly csds: protobuf.INamespace;
 }
 
-/** Builds both descriptors from the .proto files. */
-export function generateEnvoyDescriptors(): EnvoyDescriptors {
-  const root = loadFullRoot();
-  const full: protobuf.INamespace = { nested: {} };
-  for (const t of reachable(root)) place(full, t, typeJson(t));
-
-  const client: protobuf.INamespace = { nested: {} };
-  const kept = Object.keys(CLIENT_FIELDS).map((name) => root.lookupType(name));
+/**
+ * The types `selection` names with only their selected fields; every other type a kept field refers
+ * to is an empty stub (a message) or whole (an enum).
+ */
+function prunedDescriptor(root: protobuf.Root, selection: Readonly<Record<string, readonly string[] | typeof ALL>>): protobuf.INamespace {
+  const pruned: protobuf.INamespace = { nested: {} };
+  const kept = Object.keys(selection).map((name) => root.lookupType(name));
   const stubs = new Map<string, protobuf.Type | protobuf.Enum>();
   for (const t of kept) {
-    for (const field of clientFieldsOf(t)) {
+    for (const field of selectedFieldsOf(t, selection)) {
       const r = field.resolvedType;
       if (r && !kept.includes(r as protobuf.Type)) stubs.set(r.fullName, r);
     }
   }
   const entries: Array<[protobuf.Type | protobuf.Enum, protobuf.AnyNestedObject]> = [
-    ...kept.map((t): [protobuf.Type, protobuf.AnyNestedObject] => [t, typeJson(t, clientFieldsOf(t))]),
+    ...kept.map((t): [protobuf.Type, protobuf.AnyNestedObject] => [t, typeJson(t, selectedFieldsOf(t, selection))]),
     ...[...stubs.values()].map((t): [protobuf.Type | protobuf.Enum, protobuf.AnyNestedObject] => [t, t instanceof protobuf.Enum ? typeJson(t) : { fields: {} }]),
   ];
   entries.sort(([a], [b]) => a.fullName.localeCompare(b.fullName));
-  for (const [t, json] of entries) place(client, t, json);
-  return { full, client };
+  for (const [t, json] of entries) place(pruned, t, json);
+  return pruned;
+}
+
+/** Builds the three descriptors from the .proto files. */
+export function generateEnvoyDescriptors(): EnvoyDescriptors {
+  const root = loadFullRoot();
+  const full: protobuf.INamespace = { nested: {} };
+  for (const t of reachable(root)) place(full, t, typeJson(t));
+  return { full, client: prunedDescriptor(root, CLIENT_FIELDS), csds: prunedDescriptor(root, CSDS_FIELDS) };
 }
 
 /** The generated module's text. */
@@ -225,6 +263,8 @@ export function renderDescriptorModule(descriptors: EnvoyDescriptors): string {
     `export const ENVOY_DESCRIPTOR_JSON = ${JSON.stringify(JSON.stringify(descriptors.full))};`,
     '/** The types the xDS client reads and writes; other message types are empty stubs (protobufjs JSON). */',
     `export const ENVOY_CLIENT_DESCRIPTOR_JSON = ${JSON.stringify(JSON.stringify(descriptors.client))};`,
+    '/** The Client Status Discovery Service (gRFC A40) and what it reads and writes; other message types are empty stubs (protobufjs JSON). */',
+    `export const ENVOY_CSDS_DESCRIPTOR_JSON = ${JSON.stringify(JSON.stringify(descriptors.csds))};`,
     '',
   ].join('\n');
 }

@@ -17,7 +17,7 @@ async function main(): Promise<void> {
   const bridge = await XdsBridge.start({ config, logger: log });
   // Whether the admin endpoints ask for a token, never the token itself.
   const adminAuth = config.admin.token === undefined ? 'none' : 'bearer';
-  log.info({ replicaId: config.replicaId, services: config.services.length, adminHost: config.admin.host, adminPort: bridge.adminPort, adminAuth, zkTls: config.zookeeper.tls !== undefined, role: bridge.role }, 'xds-bridge started');
+  log.info({ replicaId: config.replicaId, services: config.services.length, adminHost: config.admin.host, adminPort: bridge.adminPort, adminGrpcPort: bridge.adminGrpcPort, adminAuth, zkTls: config.zookeeper.tls !== undefined, role: bridge.role }, 'xds-bridge started');
   const namespace = process.env.BRIDGE_EMF_NAMESPACE;
   const emf = namespace ? startEmfReporter(bridge, { namespace }) : undefined;
   const stop = (signal: NodeJS.Signals): void => {

@@ -4,10 +4,14 @@
  * (which the CDK app loads at synth) can use it.
  *
  * - Loopback needs no token: only processes on the same host (or in the same task) can connect.
- * - Any other address needs a bearer token, which every path but `/healthz` then asks for. Binding
- *   0.0.0.0 or a private address without one would hand `/status` and `/config_dump` (the whole xDS
- *   view) to anything the network lets in, so it is refused rather than warned about.
+ * - Any other address needs a bearer token, which every HTTP path but `/healthz` and every call on
+ *   the gRPC admin port (CSDS) then ask for. Binding 0.0.0.0 or a private address without one would
+ *   hand `/status`, `/config_dump` and CSDS (the whole xDS view) to anything the network lets in, so it
+ *   is refused rather than warned about.
+ * - The token is checked the same way on both ports ({@link bearerMatches}): kept only as its SHA-256
+ *   digest, compared in constant time, never logged or echoed.
  */
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { isIP } from 'node:net';
 import { BridgeError } from './errors';
 
@@ -42,4 +46,20 @@ export function assertAdminAccess(admin: { readonly host: string; readonly token
   if (admin.token === undefined && !isLoopbackHost(admin.host)) {
     throw new BridgeError('config', `binding ${admin.host} (not loopback) needs a bearer token (BRIDGE_ADMIN_TOKEN)`, { field: 'admin.token' });
   }
+}
+
+/** The SHA-256 digest a token is kept as ({@link bearerMatches} compares against it). */
+export function adminTokenDigest(token: string): Buffer {
+  return createHash('sha256').update(token, 'utf8').digest();
+}
+
+/**
+ * True when `header` (an HTTP `Authorization` header or gRPC `authorization` metadata) is
+ * `Bearer <token>` (scheme in any case, RFC 7235 §2.1) and the token's digest is `expected`. Both
+ * sides are hashed first, so `timingSafeEqual` compares equal lengths and the time taken says nothing
+ * about the length or a matching prefix.
+ */
+export function bearerMatches(header: string | undefined, expected: Buffer): boolean {
+  const match = /^bearer +(\S+) *$/i.exec(header ?? '');
+  return match !== null && timingSafeEqual(adminTokenDigest(match[1]!), expected);
 }

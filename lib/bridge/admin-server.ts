@@ -1,17 +1,17 @@
 /**
  * Admin HTTP: `/healthz` (200 while the process can do its job), `/readyz` (200 once ready, 503 before), `/status`
- * (JSON), `/config_dump` (the xDS client's dump) and `/metrics` (Prometheus text). GET only.
+ * (JSON), `/config_dump` (CSDS as JSON, gRFC A40: the same `ClientStatusResponse` the gRPC admin port
+ * serves) and `/metrics` (Prometheus text). GET only.
  *
  * Access (issue 14, rules in `admin-access.ts`): loopback by default. On any other address a bearer
  * token is required, and with a token every path but `/healthz` answers 401 without it — `/healthz`
  * stays open because the container health check and a load balancer probe carry no secret, and it
- * says nothing but "ok". The token is kept only as its SHA-256 digest and compared in constant time;
- * it is never logged or echoed.
+ * says nothing but "ok". The token is kept only as its SHA-256 digest and compared in constant time
+ * (`bearerMatches`, shared with the gRPC admin port); it is never logged or echoed.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { assertAdminAccess } from './admin-access';
+import { adminTokenDigest, assertAdminAccess, bearerMatches } from './admin-access';
 import { assertIsError } from './errors';
 
 /** What the admin endpoints show. */
@@ -49,20 +49,6 @@ function json(res: ServerResponse, status: number, value: unknown): void {
   send(res, status, 'application/json', JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v), 2));
 }
 
-function digest(value: string): Buffer {
-  return createHash('sha256').update(value, 'utf8').digest();
-}
-
-/**
- * True when `header` is `Bearer <token>` (scheme in any case, RFC 7235 §2.1) and the token matches.
- * Both sides are hashed first, so `timingSafeEqual` compares equal lengths and the time taken says
- * nothing about the length or a matching prefix.
- */
-function bearerMatches(header: string | undefined, expected: Buffer): boolean {
-  const match = /^bearer +(\S+) *$/i.exec(header ?? '');
-  return match !== null && timingSafeEqual(digest(match[1]!), expected);
-}
-
 /**
  * The admin HTTP server of a bridge.
  *
@@ -78,7 +64,7 @@ export class AdminServer {
    */
   static async start(options: AdminServerOptions): Promise<AdminServer> {
     assertAdminAccess(options);
-    const tokenDigest = options.token === undefined ? undefined : digest(options.token);
+    const tokenDigest = options.token === undefined ? undefined : adminTokenDigest(options.token);
     const { source } = options;
     const server = createServer((req, res) => void AdminServer.handle(source, tokenDigest, req, res));
     await new Promise<void>((resolve, reject) => {

@@ -12,9 +12,10 @@
  */
 import { clusterPath, servicePath, urisPath } from '../d2/data';
 import { createLogger, type Logger } from '../logging';
-import { createXdsClient, type XdsClient, type XdsClientDump } from '../xds';
+import { buildClientStatusResponse, clientStatusJson, createXdsClient, type ClientStatusResponse, type XdsClient, type XdsClientDump } from '../xds';
 import { LeaderElection, ZkSession } from '../zk';
 import { prepareBridgeAccess } from './access';
+import { AdminGrpcServer } from './admin-grpc-server';
 import { AdminServer, type AdminSource } from './admin-server';
 import type { BridgeConfig } from './config';
 import { D2Sync, type SyncStats } from './d2-sync';
@@ -30,7 +31,7 @@ export interface XdsBridgeOptions {
   readonly config: BridgeConfig;
   /** A started session to use instead of connecting one (tests); the bridge closes it on stop. */
   readonly session?: ZkSession;
-  /** Serve the admin HTTP endpoints (default true). */
+  /** Serve the admin endpoints, HTTP and (unless `config.admin.grpcPort` is undefined) gRPC (default true). */
   readonly admin?: boolean;
   readonly logger?: Logger;
 }
@@ -62,6 +63,7 @@ export class XdsBridge {
   private roleValue: BridgeRole = 'starting';
   private fullSyncDone = false;
   private admin: AdminServer | undefined;
+  private adminGrpc: AdminGrpcServer | undefined;
   private readonly resolver: XdsResolver;
   private readonly sync: D2Sync;
   private readonly election: LeaderElection;
@@ -131,7 +133,11 @@ export class XdsBridge {
     const client = createXdsClient({ bootstrap: config.bootstrap, watchExpiryMs: config.watchExpiryMs, fallbackProbeCapMs: config.fallbackProbeCapMs });
     const bridge = new XdsBridge(config, session, client, log, acl);
     try {
-      if (options.admin ?? true) bridge.admin = await AdminServer.start({ ...config.admin, source: bridge.adminSource() });
+      if (options.admin ?? true) {
+        bridge.admin = await AdminServer.start({ ...config.admin, source: bridge.adminSource() });
+        const { host, grpcPort, token } = config.admin;
+        if (grpcPort !== undefined) bridge.adminGrpc = await AdminGrpcServer.start({ host, port: grpcPort, token, clients: () => [client] });
+      }
       bridge.resolver.start();
       if (bridge.roleValue === 'starting') bridge.roleValue = 'standby';
       await bridge.election.start();
@@ -150,6 +156,11 @@ export class XdsBridge {
   /** The admin server's port (undefined without one). */
   get adminPort(): number | undefined {
     return this.admin?.port;
+  }
+
+  /** The gRPC admin server's port, serving CSDS (undefined without one). */
+  get adminGrpcPort(): number | undefined {
+    return this.adminGrpc?.port;
   }
 
   /**
@@ -197,9 +208,12 @@ export class XdsBridge {
     };
   }
 
-  /** `/config_dump`: the xDS client's CSDS-like dump. */
-  configDump(): XdsClientDump {
-    return this.client.dump();
+  /**
+   * What the xDS client knows, as CSDS reports it (gRFC A40): the one `ClientStatusResponse` that the
+   * gRPC admin port serves and `/config_dump` renders as JSON.
+   */
+  configDump(): ClientStatusResponse {
+    return buildClientStatusResponse([this.client.dump()]);
   }
 
   /**
@@ -213,6 +227,7 @@ export class XdsBridge {
     this.resolver.close();
     await this.election.close().catch((err: unknown) => this.log.warn({ err }, 'leaving the election failed'));
     this.client.close();
+    this.adminGrpc?.close();
     await this.admin?.close();
     await this.session.close();
   }
@@ -251,7 +266,7 @@ export class XdsBridge {
       healthy: () => this.healthy,
       ready: () => this.ready,
       status: () => this.status(),
-      configDump: () => this.configDump(),
+      configDump: () => clientStatusJson(this.configDump()),
       metrics: async () => ({ contentType: this.metrics.contentType, text: await this.metrics.text() }),
     };
   }

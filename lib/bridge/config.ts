@@ -74,10 +74,13 @@ export interface BridgeConfig {
   /** Retry cap towards the primary while on a fallback server (default: the bootstrap's). */
   readonly fallbackProbeCapMs: number | undefined;
   /**
-   * The admin endpoints. `host` defaults to loopback; any other address needs `token` (`BRIDGE_ADMIN_TOKEN`,
-   * at least 32 characters), which every path but `/healthz` then requires (`admin-access.ts`).
+   * The admin endpoints: HTTP on `port` (default 9901) and gRPC on `grpcPort` (default 9902; CSDS,
+   * gRFC A40; undefined when configured `null`: no gRPC admin server), both on `host`. `host` defaults to
+   * loopback; any other address needs `token` (`BRIDGE_ADMIN_TOKEN`, at least 32 characters), which every
+   * HTTP path but `/healthz` and every gRPC call (metadata `authorization: Bearer …`) then require
+   * (`admin-access.ts`).
    */
-  readonly admin: { readonly host: string; readonly port: number; readonly token: string | undefined };
+  readonly admin: { readonly host: string; readonly port: number; readonly grpcPort: number | undefined; readonly token: string | undefined };
 }
 
 const name = z.string().min(1);
@@ -91,6 +94,7 @@ const serviceSchema = z.union([
   }),
 ]);
 const positiveInt = z.number().int().positive();
+const port = z.number().int().min(0).max(65535);
 const digestIds = z.union([z.string(), z.array(z.string())]).optional();
 const ACL_FIELDS = { bridge: 'acl.bridge', requestWriter: 'acl.requestWriter', announcer: 'acl.announcer', admin: 'acl.admin' } as const;
 
@@ -120,10 +124,10 @@ const configSchema = z.strictObject({
   deletionGraceMs: z.number().int().nonnegative().default(30_000),
   watchExpiryMs: positiveInt.optional(),
   fallbackProbeCapMs: positiveInt.optional(),
-  // Loopback by default (issue 14): /status and /config_dump show the whole xDS view.
+  // Loopback by default (issue 14): /status, /config_dump and CSDS show the whole xDS view.
   admin: z
-    .strictObject({ host: name.default('127.0.0.1'), port: z.number().int().min(0).max(65535).default(9901), token: z.string().optional() })
-    .default({ host: '127.0.0.1', port: 9901 }),
+    .strictObject({ host: name.default('127.0.0.1'), port: port.default(9901), grpcPort: port.nullable().default(9902), token: z.string().optional() })
+    .default({ host: '127.0.0.1', port: 9901, grpcPort: 9902 }),
 });
 
 /** zod's issue path as `services[1].name`. */
@@ -197,7 +201,7 @@ export function parseBridgeConfig(input: unknown): BridgeConfig {
     deletionGraceMs: c.deletionGraceMs,
     watchExpiryMs: c.watchExpiryMs,
     fallbackProbeCapMs: c.fallbackProbeCapMs,
-    admin: { host: c.admin.host, port: c.admin.port, token: c.admin.token },
+    admin: { host: c.admin.host, port: c.admin.port, grpcPort: c.admin.grpcPort ?? undefined, token: c.admin.token },
   };
 }
 
@@ -218,7 +222,7 @@ function loadZooKeeperTls(files: ZkTlsFiles): ZkTlsOptions {
  * lib/zk `acl-config.ts`), `FAILOUT_ALLOW_OPEN_ACL=1`,
  * `ZK_TLS_CA` / `ZK_TLS_CERT` / `ZK_TLS_KEY` (PEM file paths) / `ZK_TLS_SERVERNAME` / `ZK_TLS_VERIFY` (TLS to
  * ZooKeeper, over `zookeeper.tls` field by field),
- * `ADMIN_HOST`, `ADMIN_PORT`, `BRIDGE_ADMIN_TOKEN` (the admin bearer token, from a secret), `BRIDGE_REPLICA_ID`,
+ * `ADMIN_HOST`, `ADMIN_PORT`, `ADMIN_GRPC_PORT`, `BRIDGE_ADMIN_TOKEN` (the admin bearer token, from a secret), `BRIDGE_REPLICA_ID`,
  * and `GRPC_XDS_BOOTSTRAP` (a bootstrap file) when the JSON has none.
  * @throws BridgeError `config` naming the field (or the variable) at fault.
  */
@@ -243,6 +247,7 @@ export function loadBridgeConfig(env: NodeJS.ProcessEnv = process.env): BridgeCo
   merged.acl = acl;
   if (allowOpenAclFromEnv(env)) merged.allowOpenAcl = true;
   if (env.ADMIN_PORT) merged.admin = { ...(raw.admin as object | undefined), port: Number(env.ADMIN_PORT) };
+  if (env.ADMIN_GRPC_PORT) merged.admin = { ...(merged.admin as object | undefined), grpcPort: Number(env.ADMIN_GRPC_PORT) };
   if (env.ADMIN_HOST) merged.admin = { ...(merged.admin as object | undefined), host: env.ADMIN_HOST };
   if (env.BRIDGE_ADMIN_TOKEN) merged.admin = { ...(merged.admin as object | undefined), token: env.BRIDGE_ADMIN_TOKEN };
   if (env.BRIDGE_REPLICA_ID) merged.replicaId = env.BRIDGE_REPLICA_ID;

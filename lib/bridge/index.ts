@@ -1,6 +1,6 @@
 /**
  * lib/bridge: the xDS → ZooKeeper bridge. Configuration, the xDS resolver, the D2 mapping, the diffing
- * sync, leader-elected replicas and the admin HTTP endpoints.
+ * sync, leader-elected replicas and the admin endpoints (HTTP, and CSDS over gRPC).
  */
 export { XdsBridge, type BridgeRole, type BridgeStatus, type XdsBridgeOptions } from './bridge';
 export { loadBridgeConfig, parseBridgeConfig, type BridgeConfig, type ServiceConfig, type WriteBudget } from './config';
@@ -28,5 +28,6 @@ export { XdsResolver, type XdsResolverOptions, type ServiceView, type ClusterVie
 export { entityTarget } from './targets';
 export { BridgeMetrics, fallbackActive, type MetricsSource } from './metrics';
 export { AdminServer, type AdminServerOptions, type AdminSource } from './admin-server';
+export { AdminGrpcServer, type AdminGrpcServerOptions } from './admin-grpc-server';
 export type { ClusterResolution, EntityKey, EntityTarget, Known, NodeView, ServiceRoute, UrisView } from './model';
 export { BRIDGE_EMF_METRICS, bridgeEmfRecord, startEmfReporter, type EmfReporter, type EmfReporterOptions, type EmfSource } from './emf';

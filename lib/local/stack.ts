@@ -279,7 +279,7 @@ export class LocalStack {
       services: [SERVICE],
       zookeeper: { connectString: this.zk.connectString, sessionTimeoutMs: this.options.bridgeSessionTimeoutMs ?? 4000, credentials: [this.identities.bridge] },
       acl: { requestWriter: roles.requestWriter, announcer: roles.announcer },
-      admin: { host: '127.0.0.1', port: 0 },
+      admin: { host: '127.0.0.1', port: 0, grpcPort: 0 },
       deletionGraceMs: 5000,
       fallbackProbeCapMs: 1000,
     });

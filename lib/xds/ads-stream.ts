@@ -18,7 +18,7 @@
  * Concurrency: everything runs on the event loop; fields marked "per call" are reset by `start`.
  */
 import { XdsError, assertIsError } from './errors';
-import { unwrapResource, type DiscoveryRequest, type DiscoveryResponse, type NodeMessage, type StatusMessage } from './protos';
+import { unwrapResource, type AnyMessage, type DiscoveryRequest, type DiscoveryResponse, type NodeMessage, type StatusMessage } from './protos';
 import { WatchState, type AnyResourceType } from './resource-state';
 
 /** Default does-not-exist timeout (gRFC A57 / xDS protocol "Knowing When a Requested Resource Does Not Exist"). */
@@ -49,8 +49,12 @@ export type AdsCallFactory = (listener: AdsCallListener) => AdsCall;
 export interface AdsResponseEvent {
   readonly typeUrl: string;
   readonly version: string;
-  /** Valid, subscribed resources. */
-  readonly updates: ReadonlyArray<{ readonly name: string; readonly value: unknown }>;
+  /**
+   * Valid, subscribed resources: the decoded value, and the Any it was decoded from (unwrapped; its
+   * bytes copied out of the response), kept for CSDS, which shows the xDS config as received (gRFC A40
+   * "Expose xDS Config As Is").
+   */
+  readonly updates: ReadonlyArray<{ readonly name: string; readonly value: unknown; readonly raw: AnyMessage }>;
   /** Invalid resources (`name` when it could be read). A non-empty list means the response was NACKed. */
   readonly errors: ReadonlyArray<{ readonly name: string | undefined; readonly error: XdsError }>;
   /** Every subscribed name present in the response, valid or not (for SotW deletion). */
@@ -384,15 +388,16 @@ export class AdsStream {
 
   private decodeResponse(resourceType: AnyResourceType, type: TypeState, response: DiscoveryResponse): AdsResponseEvent {
     const typeUrl = response.type_url;
-    const updates: Array<{ name: string; value: unknown }> = [];
+    const updates: Array<{ name: string; value: unknown; raw: AnyMessage }> = [];
     const errors: Array<{ name: string | undefined; error: XdsError }> = [];
     const names = new Set<string>();
     const validation = (message: string, name?: string, cause?: unknown): XdsError =>
       new XdsError('validation', message, { typeUrl, resourceName: name, serverUri: this.options.serverUri, cause });
     response.resources.forEach((raw, index) => {
       let result;
+      let any: AnyMessage;
       try {
-        const { any } = unwrapResource(raw);
+        any = unwrapResource(raw).any;
         if (any.type_url !== typeUrl) {
           errors.push({ name: undefined, error: validation(`resource index ${index}: type ${any.type_url} in a ${typeUrl} response`) });
           return;
@@ -414,7 +419,9 @@ export class AdsStream {
         stopTimer(entry);
         entry.state = WatchState.received;
       }
-      if (result.ok) updates.push({ name: result.name, value: result.value });
+      // A copy of the bytes: a view would keep the whole response alive for as long as any one of its
+      // resources stays cached, and a server sending subsets (EDS, RDS) could pile up old responses.
+      if (result.ok) updates.push({ name: result.name, value: result.value, raw: { type_url: any.type_url, value: Buffer.from(any.value) } });
       else errors.push({ name: result.name, error: toValidationError(result.error, result.name, validation) });
     });
     return { typeUrl, version: response.version_info, updates, errors, names };

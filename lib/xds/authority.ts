@@ -22,6 +22,7 @@ import type { AdsResponseEvent } from './ads-stream';
 import { DEFAULT_FALLBACK_PROBE_CAP_MS, type XdsServerConfig } from './bootstrap';
 import { RETRY_CAP_MS, type XdsChannelEventHandler, type XdsChannelState } from './channel';
 import { XdsError } from './errors';
+import type { AnyMessage } from './protos';
 import {
   createWatcherEntry,
   isCached,
@@ -53,7 +54,7 @@ export interface ChannelPool {
 
 /** Emitted when an authority's active server changes after the first activation. */
 export interface ServerSwitchEvent {
-  /** The authority's name ('' for the default authority). */
+  /** The authority's name ('' for the top-level authority, and for a bootstrap authority named ""). */
   readonly authority: string;
   /** The server that was active before. */
   readonly from: {
@@ -75,8 +76,13 @@ export interface ServerSwitchEvent {
 
 /** CSDS-like view of an authority. */
 export interface AuthorityDump {
-  /** The authority's name ('' for the default authority). */
+  /** The authority's name: '' for the top-level authority, and for a bootstrap authority named "" (see `topLevel`). */
   readonly authority: string;
+  /**
+   * True for the top-level authority, which serves old-style (non-xdstp) names from the top-level
+   * `xds_servers`; false for an entry of the bootstrap's `authorities`, "" included (gRFC A47 `xdstp:///`).
+   */
+  readonly topLevel: boolean;
   /** `server_uri` of the active server; undefined while no channel is held. */
   readonly activeServer: string | undefined;
   /** The authority's servers, in priority order. */
@@ -104,13 +110,28 @@ export interface AuthorityDump {
     watchers: number;
     /** Message of the last NACK error, cleared by the next accepted value. */
     error: string | undefined;
+    /** The cached value as the server sent it (an Any, CSDS `xds_config`); undefined when nothing is cached. */
+    raw: AnyMessage | undefined;
+    /** When (ms since the epoch) a value was last accepted or does-not-exist decided (CSDS `last_updated`). */
+    lastUpdated: number | undefined;
+    /** The NACKed update behind `error`: its `version_info` and when it came (CSDS `error_state`, gRFC A40). */
+    rejected:
+      | {
+          /** `version_info` of the rejected response. */
+          readonly version: string;
+          /** When it came (ms since the epoch). */
+          readonly at: number;
+        }
+      | undefined;
   }>;
 }
 
 /** Options of {@link Authority}. */
 export interface AuthorityOptions {
-  /** The authority's name ('' for the default authority, i.e. the top-level servers). */
+  /** The authority's name: '' for the top-level authority, or the key of its bootstrap `authorities` entry ("" possible). */
   readonly name: string;
+  /** True for the top-level authority of old-style names (grpc-go `topLevelAuthority`); default false. */
+  readonly topLevel?: boolean;
   /** Servers in priority order (non-empty). */
   readonly servers: readonly XdsServerConfig[];
   readonly pool: ChannelPool;
@@ -187,10 +208,14 @@ export class Authority {
         source: uri(r.source),
         watchers: r.watchers.length,
         error: r.nackError?.message,
+        raw: r.raw,
+        lastUpdated: r.updatedAt,
+        rejected: r.rejected,
       })),
     );
     return {
       authority: this.options.name,
+      topLevel: this.options.topLevel ?? false,
       activeServer: uri(this.active),
       servers: this.slots.map((s) => ({
         serverUri: s.server.serverUri,
@@ -268,7 +293,12 @@ export class Authority {
     }
   }
 
-  /** Probe cap for servers above the active one, the normal cap for the others. */
+  /**
+   * The reconnect policy: servers above the active one, i.e. while this authority is served by a
+   * lower-priority server (A71 fallback), are retried with backoff capped at `fallbackProbeCapMs` so
+   * that the return is prompt; every other server uses gRPC's connection backoff capped at 120 s
+   * (connection-backoff.md), since nothing would be gained by probing it faster.
+   */
   private applyRetryCaps(): void {
     const probe = this.options.fallbackProbeCapMs ?? DEFAULT_FALLBACK_PROBE_CAP_MS;
     for (const slot of this.slots) {
@@ -352,9 +382,9 @@ export class Authority {
     this.outage = undefined;
     const type = this.options.resourceTypes.get(event.typeUrl);
     const serverUri = this.slots[index]?.server.serverUri;
-    for (const { name, value } of event.updates) {
+    for (const { name, value, raw } of event.updates) {
       const record = this.get(event.typeUrl, name);
-      if (record) this.applyUpdate(record, value, event.version, index, type);
+      if (record) this.applyUpdate(record, value, raw, event.version, index, type);
     }
     for (const { name, error } of event.errors) {
       const record = name === undefined ? undefined : this.get(event.typeUrl, name);
@@ -366,6 +396,7 @@ export class Authority {
         serverUri,
         cause: error,
       });
+      record.rejected = { version: event.version, at: Date.now() };
       const nack = record.nackError;
       const ambient = isCached(record);
       for (const entry of record.watchers) entry.enqueue((w, done) => w.onError(nack, { ambient }, done));
@@ -377,7 +408,7 @@ export class Authority {
     }
   }
 
-  private applyUpdate(record: ResourceRecord, value: unknown, version: string, index: number, type: AnyResourceType | undefined): void {
+  private applyUpdate(record: ResourceRecord, value: unknown, raw: AnyMessage, version: string, index: number, type: AnyResourceType | undefined): void {
     const previous = record.value;
     const changed =
       previous === undefined || record.source !== index || !(type?.isEqual(previous.data, value) ?? false);
@@ -386,6 +417,9 @@ export class Authority {
     record.version = version;
     record.source = index;
     record.nackError = undefined;
+    record.raw = raw;
+    record.updatedAt = Date.now();
+    record.rejected = undefined;
     if (!changed) return;
     for (const entry of record.watchers) entry.enqueue((w, done) => w.onUpdate(value, done));
   }
@@ -406,6 +440,8 @@ export class Authority {
 
   private markDoesNotExist(record: ResourceRecord, index: number): void {
     record.value = undefined;
+    record.raw = undefined;
+    record.updatedAt = Date.now();
     record.status = ResourceStatus.doesNotExist;
     record.source = index;
     for (const entry of record.watchers) entry.enqueue((w, done) => w.onResourceDoesNotExist(done));

@@ -6,13 +6,15 @@
  * - `XdsServerConfig` — `{ serverUri, channelCreds, serverFeatures, ignoreResourceDeletion, key, field }`.
  * - `ChannelCredsConfig` — `{ type: 'insecure' } | { type: 'tls', caCertificateFile?, certificateFile?, privateKeyFile? }`.
  * - `AuthorityConfig` — `{ xdsServers, clientListenerResourceNameTemplate }` (list already resolved:
- *   absent or empty → the top-level list).
+ *   absent or empty → the top-level list; the template checked to start with `xdstp://<name>/`, A47).
  * - `NodeConfig`, `FailoutExtensions` — `{ fallbackProbeCapMs, resourceDoesNotExistTimeoutMs, fallback }`.
  * - `parseBootstrap(obj)`, `parseBootstrapJson(text)`, `readBootstrapFile(path)`,
  *   `loadBootstrapFromEnv(env?)`, `loadBootstrap(source?)` — all throw `XdsError` kind 'bootstrap' with
  *   `field` naming the bad field (e.g. `xds_servers[1].server_uri`).
  * - `serversFor(bootstrap, authority?)` — the effective ordered list (only the first entry when
- *   fallback is disabled, gRFC A71 "Env var").
+ *   fallback is disabled, gRFC A71 "Env var"; fallback is ON unless `GRPC_EXPERIMENTAL_XDS_FALLBACK`
+ *   is `false`, as in grpc-go ≥ 1.70 and Java ≥ 1.71).
+ * - `authorityField(name)` — the field path of an authority in errors (`authorities.a`, `authorities[""]`).
  * - `channelCredentials(server)` — grpc.ChannelCredentials (insecure, or TLS from the files).
  * - `nodeMessage(node, clientFeatures?)` — the `envoy.config.core.v3.Node` to send.
  * - `BOOTSTRAP_EXTENSION_KEY` ('failout'), `DEFAULT_FALLBACK_PROBE_CAP_MS` (5000),
@@ -24,7 +26,7 @@
 import { readFileSync } from 'node:fs';
 import * as grpc from '@grpc/grpc-js';
 import { assertIsError, XdsError } from './errors';
-import { array, boolean, JsonFieldError, object, onlyKeys, optionalField, positiveInteger, record, requiredField, string, type FieldReader } from './json-fields';
+import { array, boolean, child, JsonFieldError, object, onlyKeys, optionalField, positiveInteger, requiredField, string, type FieldReader } from './json-fields';
 import type { NodeMessage } from './protos';
 
 /** The top-level key of our extensions in the bootstrap. */
@@ -106,7 +108,11 @@ export interface FailoutExtensions {
   readonly fallbackProbeCapMs: number;
   /** Milliseconds to wait for a requested resource before reporting it does-not-exist (default 15000). */
   readonly resourceDoesNotExistTimeoutMs: number;
-  /** gRFC A71: false → only the first entry of each xds_servers list is used. */
+  /**
+   * gRFC A71: false → only the first entry of each xds_servers list is used. `failout.fallback` when
+   * given; otherwise true unless `GRPC_EXPERIMENTAL_XDS_FALLBACK` is `false` (any case), which is how
+   * grpc-go ≥ 1.70 and Java ≥ 1.71 read the variable (default on; only "false" turns it off).
+   */
   readonly fallback: boolean;
 }
 
@@ -124,27 +130,40 @@ export interface Bootstrap {
   readonly failout: FailoutExtensions;
 }
 
+/** One `channel_creds` entry as written: its type, and its config still unread (A27: only the chosen entry's is). */
+interface RawCreds {
+  readonly type: string;
+  readonly config: unknown;
+  /** Where the entry is, e.g. `xds_servers[0].channel_creds[1]`. */
+  readonly field: string;
+}
+
 /** One `xds_servers` entry as written, before its credentials are chosen. */
 interface RawServer {
   server_uri: string;
-  channel_creds: Array<{ type: string; config?: { ca_certificate_file?: string; certificate_file?: string; private_key_file?: string } }>;
+  channel_creds: RawCreds[];
   server_features?: string[];
 }
 
 const nonEmpty = string({ nonEmpty: true });
 
-const readCreds: FieldReader<RawServer['channel_creds'][number]> = (v, field) => {
+/** Reads an entry's `type` only; its `config` is read once the entry is chosen ({@link resolveCreds}). */
+const readCreds: FieldReader<RawCreds> = (v, field) => {
   const o = object(v, field);
-  const config = optionalField(o, 'config', field, (c, at) => {
-    const co = object(c, at);
-    return {
-      ca_certificate_file: optionalField(co, 'ca_certificate_file', at, nonEmpty),
-      certificate_file: optionalField(co, 'certificate_file', at, nonEmpty),
-      private_key_file: optionalField(co, 'private_key_file', at, nonEmpty),
-    };
-  });
-  return { type: requiredField(o, 'type', field, nonEmpty), ...(config ? { config } : {}) };
+  return { type: requiredField(o, 'type', field, nonEmpty), config: o.config, field };
 };
+
+/** The `config` of a chosen `tls` entry (gRFC A65): optional file paths. */
+function readTlsConfig(creds: RawCreds): ChannelCredsConfig {
+  const at = child(creds.field, 'config');
+  const co = creds.config === undefined || creds.config === null ? {} : object(creds.config, at);
+  return {
+    type: 'tls',
+    caCertificateFile: optionalField(co, 'ca_certificate_file', at, nonEmpty),
+    certificateFile: optionalField(co, 'certificate_file', at, nonEmpty),
+    privateKeyFile: optionalField(co, 'private_key_file', at, nonEmpty),
+  };
+}
 
 const readServer: FieldReader<RawServer> = (v, field) => {
   const o = object(v, field);
@@ -171,6 +190,7 @@ function readNode(raw: Record<string, unknown>): NodeConfig {
 
 const EXTENSION_KEYS: readonly string[] = ['fallbackProbeCapMs', 'resourceDoesNotExistTimeoutMs', 'fallback'];
 
+/** Our "failout" section, with defaults; `env` supplies `GRPC_EXPERIMENTAL_XDS_FALLBACK` (see {@link FailoutExtensions.fallback}). */
 function readExtensions(raw: Record<string, unknown>, env: NodeJS.ProcessEnv): FailoutExtensions {
   const ext = optionalField(raw, BOOTSTRAP_EXTENSION_KEY, '', object) ?? {};
   onlyKeys(ext, EXTENSION_KEYS, BOOTSTRAP_EXTENSION_KEY);
@@ -187,13 +207,14 @@ function bootstrapError(field: string, message: string, cause?: unknown): XdsErr
   return new XdsError('bootstrap', `invalid xDS bootstrap: ${field || '(root)'}: ${message}`, { field, cause });
 }
 
+/**
+ * gRFC A27: the FIRST entry of a type this client supports is used; entries before it (types of other
+ * implementations) are skipped without reading their config, and entries after it are not read at all.
+ */
 function resolveCreds(raw: RawServer, field: string): ChannelCredsConfig {
   for (const c of raw.channel_creds) {
     if (c.type === 'insecure') return { type: 'insecure' };
-    if (c.type === 'tls') {
-      const cfg = c.config ?? {};
-      return { type: 'tls', caCertificateFile: cfg.ca_certificate_file, certificateFile: cfg.certificate_file, privateKeyFile: cfg.private_key_file };
-    }
+    if (c.type === 'tls') return readTlsConfig(c);
   }
   const types = raw.channel_creds.map((c) => c.type).join(', ');
   throw bootstrapError(`${field}.channel_creds`, `no supported channel_creds type (have ${types}; supported: insecure, tls)`);
@@ -229,19 +250,36 @@ export function parseBootstrap(obj: unknown, env: NodeJS.ProcessEnv = process.en
   }
 }
 
+/** The path of authority `name` in error fields: `authorities.a`, or `authorities[""]` for the empty name. */
+export function authorityField(name: string): string {
+  return name === '' ? 'authorities[""]' : `authorities.${name}`;
+}
+
+/**
+ * One `authorities` entry (gRFC A47). Its `client_listener_resource_name_template` must start with
+ * `xdstp://<name>/` (A47 "Bootstrap Changes": otherwise a parsing error), so that the listener it
+ * names is fetched from this very authority.
+ */
+function readAuthority(name: string, value: unknown, topLevel: readonly XdsServerConfig[]): AuthorityConfig {
+  const at = authorityField(name);
+  const a = object(value, at);
+  const own = (optionalField(a, 'xds_servers', at, array(readServer)) ?? []).map((s, i) => resolveServer(s, `${at}.xds_servers[${i}]`));
+  const prefix = `xdstp://${name}/`;
+  const templateField = child(at, 'client_listener_resource_name_template');
+  const template = optionalField(a, 'client_listener_resource_name_template', at, string()) ?? `${prefix}envoy.config.listener.v3.Listener/%s`;
+  if (!template.startsWith(prefix)) {
+    throw new JsonFieldError(templateField, `must start with "${prefix}" (gRFC A47), got "${template}"`);
+  }
+  return { xdsServers: own.length > 0 ? own : topLevel, clientListenerResourceNameTemplate: template };
+}
+
 function readBootstrap(obj: unknown, env: NodeJS.ProcessEnv): Bootstrap {
   const raw = object(obj, '');
   const xdsServers = requiredField(raw, 'xds_servers', '', array(readServer, { minItems: 1 })).map((s, i) => resolveServer(s, `xds_servers[${i}]`));
-  const authorities: Record<string, AuthorityConfig> = {};
-  for (const [name, a] of Object.entries(optionalField(raw, 'authorities', '', record(object)) ?? {})) {
-    const at = `authorities.${name}`;
-    const own = (optionalField(a, 'xds_servers', at, array(readServer)) ?? []).map((s, i) => resolveServer(s, `${at}.xds_servers[${i}]`));
-    authorities[name] = {
-      xdsServers: own.length > 0 ? own : xdsServers,
-      clientListenerResourceNameTemplate:
-        optionalField(a, 'client_listener_resource_name_template', at, string()) ?? `xdstp://${name}/envoy.config.listener.v3.Listener/%s`,
-    };
-  }
+  // fromEntries: every name, "" and "__proto__" included, becomes an own key.
+  const authorities: Record<string, AuthorityConfig> = Object.fromEntries(
+    Object.entries(optionalField(raw, 'authorities', '', object) ?? {}).map(([name, a]) => [name, readAuthority(name, a, xdsServers)]),
+  );
   return {
     xdsServers,
     authorities,
@@ -309,9 +347,14 @@ export function loadBootstrap(source: BootstrapSource = {}): Bootstrap {
   return loadBootstrapFromEnv(source.env);
 }
 
-/** The ordered servers for an authority (top-level when undefined or unknown); first only without fallback. */
+/**
+ * The ordered servers of an authority: `bootstrap.authorities[authority]` (the empty name "" included,
+ * gRFC A47 `xdstp:///` names), the top-level list when `authority` is undefined or unknown; only the
+ * first entry without fallback.
+ */
 export function serversFor(bootstrap: Bootstrap, authority?: string): readonly XdsServerConfig[] {
-  const list = (authority !== undefined ? bootstrap.authorities[authority]?.xdsServers : undefined) ?? bootstrap.xdsServers;
+  const own = authority !== undefined && Object.hasOwn(bootstrap.authorities, authority) ? bootstrap.authorities[authority] : undefined;
+  const list = own?.xdsServers ?? bootstrap.xdsServers;
   return bootstrap.failout.fallback ? list : list.slice(0, 1);
 }
 
@@ -338,13 +381,18 @@ export function channelCredentials(server: XdsServerConfig): grpc.ChannelCredent
 }
 
 /** google.protobuf.Value from JSON (proto-loader object form). */
+/**
+ * A JSON value as `google.protobuf.Value`. Its field names are the camelCase ones: protobufjs defines
+ * the well-known types itself (not from the .proto), so snake_case keys were silently dropped on the
+ * wire and the node's metadata reached servers (and CSDS) as empty values.
+ */
 function toValue(v: unknown): object {
-  if (v === null || v === undefined) return { null_value: 'NULL_VALUE' };
-  if (typeof v === 'number') return { number_value: v };
-  if (typeof v === 'string') return { string_value: v };
-  if (typeof v === 'boolean') return { bool_value: v };
-  if (Array.isArray(v)) return { list_value: { values: v.map(toValue) } };
-  return { struct_value: toStruct(v as Record<string, unknown>) };
+  if (v === null || v === undefined) return { nullValue: 'NULL_VALUE' };
+  if (typeof v === 'number') return { numberValue: v };
+  if (typeof v === 'string') return { stringValue: v };
+  if (typeof v === 'boolean') return { boolValue: v };
+  if (Array.isArray(v)) return { listValue: { values: v.map(toValue) } };
+  return { structValue: toStruct(v as Record<string, unknown>) };
 }
 
 function toStruct(obj: Readonly<Record<string, unknown>>): object {

@@ -1,17 +1,27 @@
 /**
- * One xDS server: its gRPC channel and its ADS stream (grpc-go `channel.go`), with the retry backoff
- * of gRFC A57 and a shorter "probe" cap used while an authority serves from a lower-priority server
- * (so that the return to the primary is prompt, instead of up to ~144 s as in grpc-go).
+ * One xDS server: its gRPC channel and its ADS stream (grpc-go `channel.go`).
+ *
+ * Reconnect policy. Two backoffs act on a server: the stream's retry after a call failed without a
+ * response (gRFC A57), and the transport's own reconnect (grpc-js subchannel; pick_first keeps
+ * reconnecting while in TRANSIENT_FAILURE, gRFC A62). Both follow ONE cap, the channel's retry cap:
+ * - gRPC's connection backoff (connection-backoff.md: 1 s, ×1.6, ±20 %, capped at {@link RETRY_CAP_MS}
+ *   = 120 s) by default, so a dead server alone is tried less and less often, as in grpc-go;
+ * - the authority's `fallbackProbeCapMs` (default 5 s) only while the server is above the active one of
+ *   an authority in fallback (A71), so that the return to it is prompt (grpc-go: up to ~144 s).
+ * grpc-js fixes its reconnect backoff when a channel is built, so the transport is rebuilt with the
+ * current cap before a call when its cap differs and it is not READY (a live connection is kept: its
+ * backoff only matters once it breaks, and the call after that rebuilds it).
  *
  * The channel reports to ONE {@link XdsChannelEventHandler}; sharing across authorities is the job
  * of the pool in client.ts (leases, see {@link ChannelLease}).
  *
  * Concurrency: event-loop only. `server`, `options` are fixed after construction; `stateValue`,
- * `capMs`, `lastErrorValue` change only in the stream's callbacks and in `setRetryCapMs`/`close`.
+ * `capMs`, `lastErrorValue` change only in the stream's callbacks and in `setRetryCapMs`/`close`;
+ * `transport` and `transportCapMs` only when a call is opened and in `close`.
  */
 import * as grpc from '@grpc/grpc-js';
 import { AdsStream, type AdsCall, type AdsCallListener, type AdsResponseEvent, type AdsStreamEventHandler } from './ads-stream';
-import { channelCredentials, DEFAULT_FALLBACK_PROBE_CAP_MS, type XdsServerConfig } from './bootstrap';
+import { channelCredentials, type XdsServerConfig } from './bootstrap';
 import type { XdsError } from './errors';
 import { loadXdsProtos, type DiscoveryResponse, type NodeMessage } from './protos';
 import type { AnyResourceType } from './resource-state';
@@ -22,7 +32,7 @@ export const RETRY_BASE_MS = 1000;
 export const RETRY_MULTIPLIER = 1.6;
 /** ± jitter fraction. */
 export const RETRY_JITTER = 0.2;
-/** Normal cap of the retry delay. */
+/** Normal cap of the retry delay and of the transport's reconnect backoff (gRPC connection-backoff.md). */
 export const RETRY_CAP_MS = 120_000;
 
 /**
@@ -58,7 +68,11 @@ export interface XdsTransport {
   close(): void;
 }
 
-/** Builds the transport of a server; `reconnectCapMs` caps the transport's own reconnect backoff. */
+/**
+ * Builds the transport of a server. `reconnectCapMs` caps the transport's own reconnect backoff: the
+ * channel's retry cap at build time ({@link RETRY_CAP_MS}, or the probe cap during a fallback). A
+ * channel builds a new transport when its cap changes (see the header).
+ */
 export type XdsTransportFactory = (server: XdsServerConfig, reconnectCapMs: number) => XdsTransport;
 
 /** Options of {@link XdsChannel}. */
@@ -74,8 +88,6 @@ export interface XdsChannelOptions {
   readonly watchExpiryMs?: number;
   /** Default: grpc-js. */
   readonly transportFactory?: XdsTransportFactory;
-  /** Cap of the transport's own reconnect backoff: the probe cap (default 5 s). */
-  readonly reconnectCapMs?: number;
   /** Jitter source (tests); default Math.random. */
   readonly random?: () => number;
 }
@@ -90,7 +102,9 @@ export function retryDelayMs(attempt: number, capMs: number, random: () => numbe
 /** One server connection with its ADS stream. */
 export class XdsChannel {
   private readonly stream: AdsStream;
-  private readonly transport: XdsTransport;
+  private transport: XdsTransport;
+  /** The reconnect cap `transport` was built with. */
+  private transportCapMs: number;
   private stateValue: XdsChannelState = 'connecting';
   private capMs = RETRY_CAP_MS;
   private lastErrorValue: XdsError | undefined;
@@ -100,7 +114,6 @@ export class XdsChannel {
     if (!options.server?.serverUri) throw new TypeError('XdsChannel: server.serverUri is required');
     if (!options.handler) throw new TypeError('XdsChannel: handler is required');
     const random = options.random ?? Math.random;
-    this.transport = (options.transportFactory ?? grpcTransport)(options.server, options.reconnectCapMs ?? DEFAULT_FALLBACK_PROBE_CAP_MS);
     const handler: AdsStreamEventHandler = {
       onStreamError: (error, info) => this.handleStreamError(error, info.beforeFirstResponse),
       onResponse: (event) => {
@@ -112,7 +125,7 @@ export class XdsChannel {
     };
     this.stream = new AdsStream({
       serverUri: options.server.serverUri,
-      callFactory: (listener) => this.transport.openAdsCall(listener),
+      callFactory: (listener) => this.transportForCall().openAdsCall(listener),
       handler,
       node: options.node,
       resourceTypes: options.resourceTypes,
@@ -120,7 +133,8 @@ export class XdsChannel {
       isTransportReady: () => this.transport.isReady(),
       watchExpiryMs: options.watchExpiryMs,
     });
-    this.transport.onReady(() => this.stream.onTransportReady());
+    this.transportCapMs = this.capMs;
+    this.transport = this.buildTransport(this.capMs);
     if (options.signal?.aborted) {
       this.close();
       return;
@@ -166,7 +180,8 @@ export class XdsChannel {
 
   /**
    * Sets the retry cap: {@link RETRY_CAP_MS} normally, the probe cap while a lower server serves.
-   * A pending retry that is further away than the new cap is brought forward.
+   * A pending retry that is further away than the new cap is brought forward; the transport takes the
+   * new cap at the next call it is not READY for.
    */
   setRetryCapMs(capMs: number): void {
     this.capMs = capMs;
@@ -180,6 +195,29 @@ export class XdsChannel {
     this.options.signal?.removeEventListener('abort', this.onAbort);
     this.stream.close();
     this.transport.close();
+  }
+
+  /** Builds a transport whose READY events reach the stream while it is the current one. */
+  private buildTransport(capMs: number): XdsTransport {
+    const transport = (this.options.transportFactory ?? grpcTransport)(this.options.server, capMs);
+    transport.onReady(() => {
+      if (this.transport === transport) this.stream.onTransportReady();
+    });
+    return transport;
+  }
+
+  /**
+   * The transport for a new call (no call is open then). grpc-js fixes its reconnect backoff at build
+   * time, so a transport built with another cap is replaced, unless it is READY: its connection is
+   * kept, and the first call after that connection breaks replaces it.
+   */
+  private transportForCall(): XdsTransport {
+    if (this.transportCapMs !== this.capMs && !this.transport.isReady()) {
+      this.transport.close();
+      this.transportCapMs = this.capMs;
+      this.transport = this.buildTransport(this.capMs);
+    }
+    return this.transport;
   }
 
   private handleStreamError(error: XdsError, beforeFirstResponse: boolean): void {
@@ -198,16 +236,20 @@ export class XdsChannel {
 /**
  * The grpc-js transport. ADS calls do not use waitForReady: a call on a channel in
  * TRANSIENT_FAILURE fails at once, which is the connectivity signal (grpc-go does the same).
- * `grpc.max_reconnect_backoff_ms` is the probe cap so that grpc-js's own subchannel backoff never
- * delays the return to a recovered primary beyond it.
+ * grpc-js's own subchannel reconnect follows gRPC's connection backoff capped at `reconnectCapMs`
+ * (the channel's retry cap, see the header), so that it never delays a return beyond the probe cap in
+ * fallback, and never hammers a dead server outside it. A local subchannel pool keeps a rebuilt
+ * transport from inheriting a pooled subchannel that is still in its old backoff.
  */
-export function grpcTransport(server: XdsServerConfig, reconnectCapMs: number = DEFAULT_FALLBACK_PROBE_CAP_MS): XdsTransport {
+export function grpcTransport(server: XdsServerConfig, reconnectCapMs: number = RETRY_CAP_MS): XdsTransport {
   const { AdsClient } = loadXdsProtos();
   const client = new AdsClient(server.serverUri, channelCredentials(server), {
     'grpc.keepalive_time_ms': 300_000,
     'grpc.keepalive_timeout_ms': 20_000,
-    'grpc.initial_reconnect_backoff_ms': RETRY_BASE_MS,
+    // grpc-js takes its first delay uncapped: a probe cap below 1 s must bound it too.
+    'grpc.initial_reconnect_backoff_ms': Math.min(RETRY_BASE_MS, reconnectCapMs),
     'grpc.max_reconnect_backoff_ms': reconnectCapMs,
+    'grpc.use_local_subchannel_pool': 1,
     'grpc.enable_retries': 0,
   });
   const channel = client.getChannel();

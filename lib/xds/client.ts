@@ -1,15 +1,20 @@
 /**
  * `XdsClient`: the public entry point (grpc-go `xdsclient.go`). It parses the bootstrap, routes each
- * watch to its authority (gRFC A47: `xdstp://<authority>/...` → that authority; any other name → the
- * default authority served by the top-level `xds_servers`), and shares one channel per server across
- * authorities through a ref-counted pool (key: URI + creds + known features, A47 "Server Channel Map").
+ * watch to its authority, and shares one channel per server across authorities through a ref-counted
+ * pool (key: URI + creds + known features, A47 "Server Channel Map").
+ *
+ * Routing (gRFC A47; grpc-go `getAuthorityForResource`): an `xdstp://<authority>/...` name goes to
+ * `authorities[<authority>]` of the bootstrap, the EMPTY authority of `xdstp:///...` included, and is
+ * an error for its watcher when the bootstrap has no such entry; any other (old-style) name goes to
+ * the top-level authority, served by the top-level `xds_servers`. The top-level authority and an
+ * authority named "" are two different authorities (grpc-go `topLevelAuthority` vs `authorities[""]`).
  *
  * Concurrency: event-loop only. `bootstrap`, `options` and `pool` are fixed after construction;
  * `authorities` grows on demand until `close()`.
  */
 import { EventEmitter } from 'node:events';
 import { Authority, type AuthorityDump, type ChannelLease, type ChannelPool, type ServerSwitchEvent } from './authority';
-import { CLIENT_FEATURES, loadBootstrap, nodeMessage, serversFor, type Bootstrap, type BootstrapSource, type XdsServerConfig } from './bootstrap';
+import { authorityField, CLIENT_FEATURES, loadBootstrap, nodeMessage, serversFor, type Bootstrap, type BootstrapSource, type XdsServerConfig } from './bootstrap';
 import { XdsChannel, type XdsChannelEventHandler, type XdsTransportFactory } from './channel';
 import { XdsError } from './errors';
 import { LrsClient, createLoadStore, type LoadStore } from './lrs-client';
@@ -41,6 +46,8 @@ export interface XdsClientOptions {
 export interface XdsClientDump {
   /** The client's CSDS `client_scope` (gRFC A71); "#server" by default. */
   readonly clientScope: string;
+  /** The node this client sends its servers (CSDS `ClientConfig.node`, gRFC A40). */
+  readonly node: NodeMessage;
   /** One entry per authority this client has watched so far. */
   readonly authorities: readonly AuthorityDump[];
 }
@@ -81,15 +88,16 @@ export function createXdsClient(options: XdsClientOptions = {}): XdsClient {
   return new XdsClientImpl(options);
 }
 
-/** The authority of a resource name: `xdstp://<authority>/...`, or undefined for the default one. */
+/**
+ * The authority of a resource name (gRFC A47): `<authority>` of `xdstp://<authority>/...` ('' for
+ * `xdstp:///...`), or undefined for an old-style name, which the top-level `xds_servers` serve.
+ */
 export function authorityOf(resourceName: string): string | undefined {
   if (!resourceName.startsWith('xdstp://')) return undefined;
   const rest = resourceName.slice('xdstp://'.length);
   const slash = rest.indexOf('/');
   return slash < 0 ? rest : rest.slice(0, slash);
 }
-
-const DEFAULT_AUTHORITY = '';
 
 /** A type URL from a URL, a kind ('cluster') or a message name ('envoy.config.cluster.v3.Cluster'). */
 function resolveTypeUrl(type: string): string | undefined {
@@ -103,7 +111,8 @@ class XdsClientImpl extends EventEmitter implements XdsClient {
   private readonly resourceTypes: ReadonlyMap<string, AnyResourceType>;
   private readonly abort = new AbortController();
   private readonly pool: SharedChannelPool;
-  private readonly authorities = new Map<string, Authority>();
+  /** By {@link authorityOf}: undefined is the top-level authority, '' the bootstrap's `authorities[""]`. */
+  private readonly authorities = new Map<string | undefined, Authority>();
   private readonly lrsClients = new Map<string, LrsClient>();
   private lifecycle: 'open' | 'closed' = 'open';
 
@@ -119,7 +128,6 @@ class XdsClientImpl extends EventEmitter implements XdsClient {
       signal: this.abort.signal,
       watchExpiryMs: options.watchExpiryMs ?? this.bootstrap.failout.resourceDoesNotExistTimeoutMs,
       transportFactory: options.transportFactory,
-      reconnectCapMs: options.fallbackProbeCapMs ?? this.bootstrap.failout.fallbackProbeCapMs,
     });
   }
 
@@ -129,12 +137,14 @@ class XdsClientImpl extends EventEmitter implements XdsClient {
     if (!typeUrl || !this.resourceTypes.has(typeUrl)) {
       return this.failWatch(watcher, new XdsError('resourceTypeUnsupported', `unsupported resource type ${type}`, { typeUrl: type }));
     }
-    const authorityName = authorityOf(name) ?? DEFAULT_AUTHORITY;
+    const authorityName = authorityOf(name);
     let authority = this.authorities.get(authorityName);
     if (!authority) {
-      if (authorityName !== DEFAULT_AUTHORITY && !(authorityName in this.bootstrap.authorities)) {
+      // grpc-go: an xdstp name whose authority is not in the bootstrap fails its watch, even when the
+      // authority is "": the top-level servers serve old-style names only (gRFC A47).
+      if (authorityName !== undefined && !Object.hasOwn(this.bootstrap.authorities, authorityName)) {
         const error = new XdsError('bootstrap', `authority "${authorityName}" of ${name} is not in the bootstrap`, {
-          field: `authorities.${authorityName}`,
+          field: authorityField(authorityName),
           resourceName: name,
         });
         return this.failWatch(watcher, error);
@@ -153,7 +163,7 @@ class XdsClientImpl extends EventEmitter implements XdsClient {
       if (target) this.releaseLrs(target, store);
       target = server ? this.acquireLrs(server, store) : undefined;
     };
-    const authority = (): Authority | undefined => this.authorities.get(authorityOf(clusterName) ?? DEFAULT_AUTHORITY);
+    const authority = (): Authority | undefined => this.authorities.get(authorityOf(clusterName));
     const cancel = (this as XdsClient).watch('cluster', clusterName, {
       onUpdate: (cluster, done) => {
         moveTo(cluster.lrs === 'self' ? authority()?.sourceServer(CDS_TYPE_URL, clusterName) : undefined);
@@ -182,7 +192,11 @@ class XdsClientImpl extends EventEmitter implements XdsClient {
   }
 
   dump(): XdsClientDump {
-    return { clientScope: this.options.clientScope ?? '#server', authorities: [...this.authorities.values()].map((a) => a.dump()) };
+    return {
+      clientScope: this.options.clientScope ?? '#server',
+      node: nodeMessage(this.bootstrap.node),
+      authorities: [...this.authorities.values()].map((a) => a.dump()),
+    };
   }
 
   close(): void {
@@ -213,10 +227,12 @@ class XdsClientImpl extends EventEmitter implements XdsClient {
     for (const [key, value] of this.lrsClients) if (value === lrs) this.lrsClients.delete(key);
   }
 
-  private createAuthority(name: string): Authority {
+  /** `name` undefined: the top-level authority. */
+  private createAuthority(name: string | undefined): Authority {
     return new Authority({
-      name,
-      servers: serversFor(this.bootstrap, name === DEFAULT_AUTHORITY ? undefined : name),
+      name: name ?? '',
+      topLevel: name === undefined,
+      servers: serversFor(this.bootstrap, name),
       pool: this.pool,
       resourceTypes: this.resourceTypes,
       fallbackProbeCapMs: this.options.fallbackProbeCapMs ?? this.bootstrap.failout.fallbackProbeCapMs,
@@ -237,7 +253,6 @@ interface PoolOptions {
   readonly signal: AbortSignal;
   readonly watchExpiryMs: number;
   readonly transportFactory: XdsTransportFactory | undefined;
-  readonly reconnectCapMs: number;
 }
 
 interface SharedChannel {
@@ -271,7 +286,6 @@ class SharedChannelPool implements ChannelPool {
         signal: this.options.signal,
         watchExpiryMs: this.options.watchExpiryMs,
         transportFactory: this.options.transportFactory,
-        reconnectCapMs: this.options.reconnectCapMs,
       });
       shared = { channel, leases, subscriptions: new Map() };
       this.channels.set(server.key, shared);

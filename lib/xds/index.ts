@@ -28,3 +28,23 @@ export * from './errors';
 export * from './bootstrap';
 export * from './protos';
 export * from './resource-types';
+export {
+  addCsdsService,
+  buildClientStatusResponse,
+  clientStatusJson,
+  csdsServiceDefinition,
+  csdsServiceImplementation,
+  CSDS_FETCH_METHOD_PATH,
+  CSDS_SERVICE_NAME,
+  CSDS_STREAM_METHOD_PATH,
+  type ClientConfig,
+  type ClientResourceStatusName,
+  type ClientStatusOptions,
+  type ClientStatusRequest,
+  type ClientStatusResponse,
+  type CsdsClients,
+  type GenericXdsConfig,
+  type TimestampMessage,
+  type UpdateFailureState,
+} from './csds';
+export type { JsonObject, JsonValue } from './proto-json';

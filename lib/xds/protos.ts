@@ -16,7 +16,7 @@
  *   `LoadStatsRequest`, `LoadStatsResponse`, `ClusterStatsMessage`.
  *
  * protobufjs roots built from the generated descriptors in `envoy-descriptor.ts` (see
- * scripts/xds-descriptor.ts): no .proto parsing at run time and no @grpc/proto-loader. The client uses
+ * scripts/xds-descriptor.ts, and `proto-roots.ts`): no .proto parsing at run time and no @grpc/proto-loader. The client uses
  * a root of only the types it reads and writes; `packAny`, `unpackAny` and the server's services use
  * the full one. The ADS and LRS services are generic gRPC definitions whose (de)serializers use a root
  * with the options proto-loader would use; Any stays `{type_url, value: Buffer}` because `json` is not
@@ -24,8 +24,8 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import * as protobuf from 'protobufjs/light';
-import { ENVOY_CLIENT_DESCRIPTOR_JSON, ENVOY_DESCRIPTOR_JSON } from './envoy-descriptor';
 import { XdsError } from './errors';
+import { methodDefinition, rootOf, TO_OBJECT, type RootKind } from './proto-roots';
 import { messageNameOf, RESOURCE_WRAPPER_TYPE_URL } from './resource-types/type-urls';
 
 /** `google.protobuf.Any` as it travels in ADS messages. */
@@ -192,48 +192,15 @@ export const LRS_METHOD_PATH = '/envoy.service.load_stats.v3.LoadReportingServic
 const ADS_SERVICE_NAME = 'envoy.service.discovery.v3.AggregatedDiscoveryService';
 const LRS_SERVICE_NAME = 'envoy.service.load_stats.v3.LoadReportingService';
 
-/** `toObject` options matching grpc-js-xds and proto-loader (so decoded objects look the same). */
-const TO_OBJECT: protobuf.IConversionOptions = { longs: String, enums: String, defaults: true, oneofs: true };
-
-/**
- * Which descriptor a root is built from. 'client': the types the xDS client reads and writes, other
- * message types empty (a fraction of the memory, which is what a service embedding the client pays
- * for); 'full': every field, for `packAny`/`unpackAny` and the management server. Each is built on
- * first use, so a client process never builds the full one.
- */
-type RootKind = 'client' | 'full';
-
-const roots: Partial<Record<RootKind, protobuf.Root>> = {};
-
-function rootOf(kind: RootKind): protobuf.Root {
-  return (roots[kind] ??= protobuf.Root.fromJSON(JSON.parse(kind === 'client' ? ENVOY_CLIENT_DESCRIPTOR_JSON : ENVOY_DESCRIPTOR_JSON) as protobuf.INamespace));
-}
-
-/** A bidi-streaming method whose messages are (de)serialized with `request` and `response`. */
-function streamingMethod(methodPath: string, request: protobuf.Type, response: protobuf.Type): grpc.MethodDefinition<object, object> {
-  const serialize = (type: protobuf.Type) => (obj: object): Buffer => Buffer.from(type.encode(type.fromObject(obj)).finish());
-  const deserialize = (type: protobuf.Type) => (bytes: Buffer): object => type.toObject(type.decode(bytes), TO_OBJECT);
-  return {
-    path: methodPath,
-    requestStream: true,
-    responseStream: true,
-    requestSerialize: serialize(request),
-    requestDeserialize: deserialize(request),
-    responseSerialize: serialize(response),
-    responseDeserialize: deserialize(response),
-    originalName: methodPath.slice(methodPath.lastIndexOf('/') + 1),
-  };
-}
-
-function services(kind: RootKind): { ads: grpc.ServiceDefinition; lrs: grpc.ServiceDefinition } {
+function services(kind: 'client' | 'full'): { ads: grpc.ServiceDefinition; lrs: grpc.ServiceDefinition } {
   const root = rootOf(kind);
   const type = (name: string): protobuf.Type => root.lookupType(name);
   return {
     ads: {
-      StreamAggregatedResources: streamingMethod(ADS_METHOD_PATH, type('envoy.service.discovery.v3.DiscoveryRequest'), type('envoy.service.discovery.v3.DiscoveryResponse')),
+      StreamAggregatedResources: methodDefinition(ADS_METHOD_PATH, type('envoy.service.discovery.v3.DiscoveryRequest'), type('envoy.service.discovery.v3.DiscoveryResponse'), 'bidi'),
     },
     lrs: {
-      StreamLoadStats: streamingMethod(LRS_METHOD_PATH, type('envoy.service.load_stats.v3.LoadStatsRequest'), type('envoy.service.load_stats.v3.LoadStatsResponse')),
+      StreamLoadStats: methodDefinition(LRS_METHOD_PATH, type('envoy.service.load_stats.v3.LoadStatsRequest'), type('envoy.service.load_stats.v3.LoadStatsResponse'), 'bidi'),
     },
   };
 }

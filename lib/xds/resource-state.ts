@@ -7,6 +7,7 @@
  */
 import type { ResourceKind, XdsResourceType } from './resource-types';
 import type { XdsError } from './errors';
+import type { AnyMessage } from './protos';
 import type { XdsWatcher } from './watcher';
 
 /**
@@ -157,6 +158,15 @@ export interface ResourceRecord {
   source: number | undefined;
   /** The last NACK error for this resource, cleared by the next accepted value. */
   nackError: XdsError | undefined;
+  /**
+   * The Any `value` was decoded from, as the server sent it (unwrapped): CSDS `xds_config` (gRFC A40
+   * "Expose xDS Config As Is"). Set and cleared with `value`.
+   */
+  raw: AnyMessage | undefined;
+  /** When (ms since the epoch) the server last changed what is known: a value accepted, or does-not-exist. CSDS `last_updated`. */
+  updatedAt: number | undefined;
+  /** The update behind `nackError`: its `version_info` and when it came (CSDS `error_state`, gRFC A40). Set and cleared with `nackError`. */
+  rejected: { readonly version: string; readonly at: number } | undefined;
   /** An array, not a Set: nearly every resource has one watcher, and a Set costs ten times as much. */
   readonly watchers: WatcherEntry[];
 }
@@ -171,6 +181,9 @@ export function newResourceRecord(typeUrl: string, name: string, first: WatcherE
     version: '',
     source: undefined,
     nackError: undefined,
+    raw: undefined,
+    updatedAt: undefined,
+    rejected: undefined,
     watchers: [first], // not `[]` then push, which reserves 17 slots
   };
 }

@@ -58,7 +58,7 @@ export function bridgeConfig(serverUris: readonly string[], services: readonly s
     bootstrap: { xds_servers: serverUris.map((uri) => ({ server_uri: uri, channel_creds: [{ type: 'insecure' }] })), node: { id: 'bridge-test' } },
     services,
     zookeeper: { connectString: 'unused:1', basePath: base, electionPath: `${base}-election`, sessionTimeoutMs: 4000 },
-    admin: { host: '127.0.0.1', port: 0 },
+    admin: { host: '127.0.0.1', port: 0, grpcPort: 0 },
     deletionGraceMs: 1000,
     fallbackProbeCapMs: 500,
     allowOpenAcl: true,

@@ -143,7 +143,7 @@ export class FakeChannel implements ChannelLease {
     const event: AdsResponseEvent = {
       typeUrl,
       version: options.version ?? '1',
-      updates: Object.entries(updates).map(([name, value]) => ({ name, value })),
+      updates: Object.entries(updates).map(([name, value]) => ({ name, value, raw: fakeAny(typeUrl, name, value) })),
       errors,
       names: new Set([...Object.keys(updates), ...Object.keys(options.errors ?? {})]),
     };

@@ -118,8 +118,9 @@ describe('bridge admin endpoints', () => {
     const status = JSON.parse((await get(admin, '/status')).text) as { role: string; services: unknown[]; sync: { writes: number; lastFullSyncAt: number } };
     expect(status).toMatchObject({ role: 'leader', services: [{ name: 'greetings', state: 'resolved', clusters: ['greetings-lor1'] }] });
     expect(status.sync.writes).toBeGreaterThan(0);
-    const dump = JSON.parse((await get(admin, '/config_dump')).text) as { authorities: { resources: { name: string; status: string }[] }[] };
-    expect(dump.authorities[0]!.resources.map((r) => r.name).sort()).toEqual(['greetings', 'greetings-lor1', 'greetings-lor1-eds', 'greetings-route']);
+    const dump = JSON.parse((await get(admin, '/config_dump')).text) as { config: { generic_xds_configs: { name: string; client_status: string }[] }[] };
+    expect(dump.config[0]!.generic_xds_configs.map((r) => r.name).sort()).toEqual(['greetings', 'greetings-lor1', 'greetings-lor1-eds', 'greetings-route']);
+    expect(dump.config[0]!.generic_xds_configs.map((r) => r.client_status)).toEqual(['ACKED', 'ACKED', 'ACKED', 'ACKED']);
     const metrics = await get(admin, '/metrics');
     expect(metrics.text).toMatch(/xds_bridge_zk_writes_total\{op="create"\} \d+/);
     expect(metrics.text).toContain('xds_bridge_leader 1');

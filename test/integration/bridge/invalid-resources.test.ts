@@ -45,7 +45,7 @@ describe('bridge with invalid resources', () => {
 
     // Act
     fx.xds.setSnapshot('*', withInvalid(kind, name));
-    await eventually(() => bridge.configDump().authorities[0]!.resources.some((r) => r.name === name && r.status === 'nacked'), 10_000, 'NACK');
+    await eventually(() => bridge.configDump().config[0]!.generic_xds_configs.some((r) => r.name === name && r.client_status === 'NACKED'), 10_000, 'NACK');
     await sleep(500);
 
     // Assess

@@ -12,7 +12,7 @@ const source: AdminSource = {
   healthy: () => true,
   ready: () => true,
   status: () => ({ role: 'leader' }),
-  configDump: () => ({ authorities: [] }),
+  configDump: () => ({ config: [] }),
   metrics: () => Promise.resolve({ contentType: 'text/plain; version=0.0.4', text: 'failout_bridge_up 1\n' }),
 };
 
@@ -89,7 +89,7 @@ describe('admin server bearer token (bound as in the Fargate task: 0.0.0.0 with 
   it.each<[string, number, string]>([
     ['/readyz', 200, 'ready\n'],
     ['/status', 200, '"role": "leader"'],
-    ['/config_dump', 200, '"authorities"'],
+    ['/config_dump', 200, '"config"'],
     ['/metrics', 200, 'failout_bridge_up 1'],
     ['/no-such-path', 404, 'not found'],
   ])('serves %s with the right token', async (path, status, body) => {

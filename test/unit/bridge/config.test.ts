@@ -21,7 +21,7 @@ describe('bridge config', () => {
     expect(config.services).toEqual([{ name: 'greetings', listener: 'greetings', path: '/greetings', loadBalancerStrategyList: ['degraderV3'] }]);
     expect(config.zookeeper).toMatchObject({ basePath: '/d2', electionPath: '/failout/bridge/leader', sessionTimeoutMs: 15_000, credentials: [] });
     expect(config.writeBudget).toEqual({ maxOpsPerMulti: 200, maxBytesPerMulti: 512 * 1024, maxOpsPerSecond: 2000 });
-    expect(config).toMatchObject({ uriScheme: 'http', deletionGraceMs: 30_000, admin: { host: '127.0.0.1', port: 9901, token: undefined } });
+    expect(config).toMatchObject({ uriScheme: 'http', deletionGraceMs: 30_000, admin: { host: '127.0.0.1', port: 9901, grpcPort: 9902, token: undefined } });
     expect(config.bootstrap.xdsServers[0]!.serverUri).toBe('localhost:18000');
   });
 
@@ -73,7 +73,14 @@ describe('bridge config', () => {
   it('reads the admin host and bearer token from the environment (the Fargate task binds 0.0.0.0 with a token)', () => {
     const token = 'a'.repeat(48);
     const config = loadBridgeConfig({ XDS_BRIDGE_CONFIG: JSON.stringify(valid), ADMIN_HOST: '0.0.0.0', BRIDGE_ADMIN_TOKEN: token });
-    expect(config.admin).toEqual({ host: '0.0.0.0', port: 9901, token });
+    expect(config.admin).toEqual({ host: '0.0.0.0', port: 9901, grpcPort: 9902, token });
+  });
+
+  it('reads the gRPC admin port (CSDS) from the JSON or ADMIN_GRPC_PORT, turns it off with null, and names a bad one', () => {
+    expect(loadBridgeConfig({ XDS_BRIDGE_CONFIG: JSON.stringify(valid), ADMIN_GRPC_PORT: '19902', ADMIN_PORT: '19901' }).admin).toMatchObject({ port: 19901, grpcPort: 19902 });
+    expect(loadBridgeConfig({ XDS_BRIDGE_CONFIG: JSON.stringify({ ...valid, admin: { grpcPort: 0 } }) }).admin.grpcPort).toBe(0);
+    expect(loadBridgeConfig({ XDS_BRIDGE_CONFIG: JSON.stringify({ ...valid, admin: { grpcPort: null } }) }).admin.grpcPort).toBeUndefined();
+    expect(fieldOf({ ...valid, admin: { grpcPort: 70_000 } })).toBe('admin.grpcPort');
   });
 
   it('refuses an admin token shorter than 32 characters, naming the field and not the value', () => {

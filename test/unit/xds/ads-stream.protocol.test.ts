@@ -28,7 +28,7 @@ describe('AdsStream ACK/NACK', () => {
     transport.current.respond({ type_url: LDS_TYPE_URL, version_info: 'v1', nonce: 'n1', resources: [fakeAny(LDS_TYPE_URL, 'l1', 'x')] });
     tick();
     expect(transport.current.requests.at(-1)).toEqual({ version_info: 'v1', resource_names: ['l1'], type_url: LDS_TYPE_URL, response_nonce: 'n1' });
-    expect(responses[0]?.updates).toEqual([{ name: 'l1', value: 'x' }]);
+    expect(responses[0]?.updates).toEqual([{ name: 'l1', value: 'x', raw: fakeAny(LDS_TYPE_URL, 'l1', 'x') }]);
     stream.close();
   });
 
@@ -51,7 +51,7 @@ describe('AdsStream ACK/NACK', () => {
     expect(nack).toMatchObject({ version_info: 'v1', response_nonce: 'n2', resource_names: ['good', 'bad'] });
     expect(nack?.error_detail?.code).toBe(14);
     expect(nack?.error_detail?.message).toMatch(/^xDS response validation errors: \[bad: no lb policy\]$/);
-    expect(responses[1]?.updates).toEqual([{ name: 'good', value: 2 }]);
+    expect(responses[1]?.updates).toEqual([{ name: 'good', value: 2, raw: fakeAny(CDS_TYPE_URL, 'good', 2) }]);
     expect(responses[1]?.errors.map((e) => e.name)).toEqual(['bad']);
     call.respond({ type_url: CDS_TYPE_URL, version_info: 'v3', nonce: 'n3', resources: [fakeAny(CDS_TYPE_URL, 'good', 3)] });
     tick();
@@ -84,7 +84,7 @@ describe('AdsStream ACK/NACK', () => {
       resources: [fakeAny(LDS_TYPE_URL, 'other', 0), fakeAny(LDS_TYPE_URL, 'l1', 1), fakeAny(LDS_TYPE_URL, 'l1', 2)],
     });
     tick();
-    expect(responses[0]?.updates).toEqual([{ name: 'l1', value: 1 }]);
+    expect(responses[0]?.updates).toEqual([{ name: 'l1', value: 1, raw: fakeAny(LDS_TYPE_URL, 'l1', 1) }]);
     expect(responses[0]?.errors[0]?.error.message).toContain('duplicate');
     expect(transport.current.requests.at(-1)?.version_info).toBe('');
     stream.close();

@@ -2,7 +2,7 @@
  * Authority lifecycle: cancelling watches, releasing channels, close, dump.
  */
 import { Authority } from '../../../lib/xds/authority';
-import { CDS_TYPE_URL, FakePool, LDS_TYPE_URL, fakeTypes, recordingWatcher, server, settle } from '../../helpers/xds-fakes';
+import { CDS_TYPE_URL, FakePool, LDS_TYPE_URL, fakeAny, fakeTypes, recordingWatcher, server, settle } from '../../helpers/xds-fakes';
 
 const P = 'primary:1';
 const S = 'secondary:2';
@@ -64,14 +64,15 @@ describe('Authority lifecycle', () => {
     pool.live(S).respond(CDS_TYPE_URL, { c1: 'v' }, { version: '7' });
     expect(authority.dump()).toEqual({
       authority: 'x',
+      topLevel: false,
       activeServer: S,
       servers: [
         { serverUri: P, state: 'failing', lastError: expect.stringContaining('refused') },
         { serverUri: S, state: 'ready', lastError: undefined },
       ],
       resources: [
-        { typeUrl: CDS_TYPE_URL, name: 'c1', status: 'acked', version: '7', source: S, watchers: 1, error: undefined },
-        { typeUrl: CDS_TYPE_URL, name: 'c2', status: 'requested', version: '', source: undefined, watchers: 1, error: undefined },
+        { typeUrl: CDS_TYPE_URL, name: 'c1', status: 'acked', version: '7', source: S, watchers: 1, error: undefined, raw: fakeAny(CDS_TYPE_URL, 'c1', 'v'), lastUpdated: expect.any(Number), rejected: undefined },
+        { typeUrl: CDS_TYPE_URL, name: 'c2', status: 'requested', version: '', source: undefined, watchers: 1, error: undefined, raw: undefined, lastUpdated: undefined, rejected: undefined },
       ],
     });
   });

@@ -16,6 +16,7 @@ import {
   serversFor,
 } from '../../../lib/xds/bootstrap';
 import { XdsError } from '../../../lib/xds/errors';
+import { loadXdsProtos } from '../../../lib/xds/protos';
 
 const server = (uri: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
   server_uri: uri,
@@ -68,6 +69,58 @@ describe('parseBootstrap', () => {
     expect(b.xdsServers[0]!.channelCreds).toEqual({ type: 'tls', caCertificateFile: '/ca.pem', certificateFile: undefined, privateKeyFile: undefined });
   });
 
+  it('skips an unsupported channel_creds entry without reading its config, and uses the next supported one (A27)', () => {
+    const b = parseBootstrap(minimal({ xds_servers: [server('a:1', { channel_creds: [{ type: 'vendor_y', config: { certificate_file: 7 } }, { type: 'insecure' }] })] }));
+
+    expect(b.xdsServers[0]!.channelCreds).toEqual({ type: 'insecure' });
+  });
+
+  it('does not read the channel_creds entries after the chosen one (A27)', () => {
+    const b = parseBootstrap(minimal({ xds_servers: [server('a:1', { channel_creds: [{ type: 'insecure' }, { type: 'tls', config: { ca_certificate_file: 5 } }] })] }));
+
+    expect(b.xdsServers[0]!.channelCreds).toEqual({ type: 'insecure' });
+  });
+
+  it("validates the chosen entry's config and names its field", () => {
+    const patch = { xds_servers: [server('a:1', { channel_creds: [{ type: 'vendor_y' }, { type: 'tls', config: { certificate_file: 7 } }] })] };
+
+    const error = bootstrapErrorOf(() => parseBootstrap(minimal(patch)));
+
+    expect(error.field).toBe('xds_servers[0].channel_creds[1].config.certificate_file');
+  });
+
+  it.each([
+    ['another authority', 'xdstp://b/envoy.config.listener.v3.Listener/%s'],
+    ['an authority whose name only starts with this one', 'xdstp://ab/envoy.config.listener.v3.Listener/%s'],
+    ['the empty authority', 'xdstp:///envoy.config.listener.v3.Listener/%s'],
+    ['an old-style name', '%s'],
+  ])('rejects a client_listener_resource_name_template naming %s (A47: must start with xdstp://<authority>/)', (_label, template) => {
+    const error = bootstrapErrorOf(() => parseBootstrap(minimal({ authorities: { a: { client_listener_resource_name_template: template } } })));
+
+    expect(error.kind).toBe('bootstrap');
+    expect(error.field).toBe('authorities.a.client_listener_resource_name_template');
+    expect(error.message).toContain('must start with "xdstp://a/"');
+  });
+
+  it("accepts a template of the authority's own name and defaults to one, for the empty authority too", () => {
+    const b = parseBootstrap(
+      minimal({ authorities: { a: { client_listener_resource_name_template: 'xdstp://a/custom/%s' }, '': {} } }),
+    );
+
+    expect(b.authorities.a!.clientListenerResourceNameTemplate).toBe('xdstp://a/custom/%s');
+    expect(b.authorities['']!.clientListenerResourceNameTemplate).toBe('xdstp:///envoy.config.listener.v3.Listener/%s');
+    expect(
+      bootstrapErrorOf(() => parseBootstrap(minimal({ authorities: { '': { client_listener_resource_name_template: 'xdstp://a/l/%s' } } }))).field,
+    ).toBe('authorities[""].client_listener_resource_name_template');
+  });
+
+  it('keeps the authority named "" apart from the top-level servers (A47 xdstp:/// names)', () => {
+    const b = parseBootstrap(minimal({ authorities: { '': { xds_servers: [server('empty:9')] } } }));
+
+    expect(serversFor(b, '').map((s) => s.serverUri)).toEqual(['empty:9']);
+    expect(serversFor(b).map((s) => s.serverUri)).toEqual(['primary:1', 'secondary:2']);
+  });
+
   it.each([
     ['absent', undefined],
     ['empty', []],
@@ -114,6 +167,28 @@ describe('parseBootstrap', () => {
     expect(serversFor(byConfig).map((s) => s.serverUri)).toEqual(['primary:1']);
     expect(serversFor(byConfig, 'a').map((s) => s.serverUri)).toEqual(['x:1']);
     expect(serversFor(byEnv)).toHaveLength(1);
+  });
+
+  it.each<[string, boolean, string | undefined]>([
+    ['unset', true, undefined],
+    ['"false"', false, 'false'],
+    ['"FALSE"', false, 'FALSE'],
+    ['" False "', false, ' False '],
+    ['"true"', true, 'true'],
+    ['empty', true, ''],
+    ['"0"', true, '0'],
+  ])('GRPC_EXPERIMENTAL_XDS_FALLBACK %s gives fallback %s: on unless "false", as grpc-go >= 1.70 and Java >= 1.71', (_label, on, value) => {
+    const b = parseBootstrap(minimal(), value === undefined ? {} : { GRPC_EXPERIMENTAL_XDS_FALLBACK: value });
+
+    expect(b.failout.fallback).toBe(on);
+    expect(serversFor(b)).toHaveLength(on ? 2 : 1);
+  });
+
+  it('lets failout.fallback in the bootstrap win over GRPC_EXPERIMENTAL_XDS_FALLBACK', () => {
+    const env = { GRPC_EXPERIMENTAL_XDS_FALLBACK: 'false' };
+
+    expect(parseBootstrap(minimal({ failout: { fallback: true } }), env).failout.fallback).toBe(true);
+    expect(parseBootstrap(minimal({ failout: { fallback: false } }), {}).failout.fallback).toBe(false);
   });
 
   it('ignores unknown top-level keys, as gRPC does', () => {
@@ -189,6 +264,13 @@ describe('bootstrap sources', () => {
     expect(bootstrapErrorOf(() => loadBootstrapFromEnv({})).kind).toBe('bootstrap');
   });
 
+  it('reads GRPC_EXPERIMENTAL_XDS_FALLBACK from the same environment as the bootstrap', () => {
+    const config = JSON.stringify(minimal());
+
+    expect(loadBootstrap({ env: { GRPC_XDS_BOOTSTRAP_CONFIG: config } }).failout.fallback).toBe(true);
+    expect(loadBootstrap({ env: { GRPC_XDS_BOOTSTRAP_CONFIG: config, GRPC_EXPERIMENTAL_XDS_FALLBACK: 'false' } }).failout.fallback).toBe(false);
+  });
+
   it('builds insecure credentials, and TLS credentials from files', () => {
     const ca = path.join(dir, 'ca.pem');
     writeFileSync(ca, '-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n');
@@ -216,8 +298,30 @@ describe('nodeMessage', () => {
       id: 'n1',
       cluster: 'c1',
       locality: { region: 'r', zone: 'z', sub_zone: 's' },
-      metadata: { fields: { k: { string_value: 'v' } } },
+      metadata: { fields: { k: { stringValue: 'v' } } },
       client_features: ['envoy.lb.does_not_support_overprovisioning', 'xds.config.resource-in-sotw'],
+    });
+  });
+
+  it('keeps every metadata value kind through the wire encoding (google.protobuf.Value uses its JSON names)', () => {
+    // Prepare: metadata of every Value kind
+    const metadata = { s: 'v', n: 1.5, b: true, nil: null, list: ['a', 2], nested: { deep: 'x' } };
+    const node = nodeMessage(parseBootstrap({ ...minimal(), node: { id: 'n1', cluster: 'c1', metadata } }).node);
+    const type = loadXdsProtos().resourceRoot.lookupType('envoy.config.core.v3.Node');
+
+    // Act: what the management server receives
+    const decoded = type.toObject(type.decode(type.encode(type.fromObject(node)).finish()), { defaults: false }) as {
+      metadata: { fields: Record<string, Record<string, unknown>> };
+    };
+
+    // Assess
+    expect(decoded.metadata.fields).toEqual({
+      s: { stringValue: 'v' },
+      n: { numberValue: 1.5 },
+      b: { boolValue: true },
+      nil: { nullValue: 0 },
+      list: { listValue: { values: [{ stringValue: 'a' }, { numberValue: 2 }] } },
+      nested: { structValue: { fields: { deep: { stringValue: 'x' } } } },
     });
   });
 });

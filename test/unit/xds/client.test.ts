@@ -3,7 +3,7 @@
  * time, events, dump and close (fake transports).
  */
 import type { AdsCallListener } from '../../../lib/xds/ads-stream';
-import { parseBootstrap } from '../../../lib/xds/bootstrap';
+import { parseBootstrap, type Bootstrap } from '../../../lib/xds/bootstrap';
 import type { XdsTransport } from '../../../lib/xds/channel';
 import { createXdsClient, authorityOf, type XdsClient } from '../../../lib/xds/client';
 import { CDS_TYPE_URL, FakeAdsTransport, LDS_TYPE_URL, fakeAny, fakeTypes, recordingWatcher, settle } from '../../helpers/xds-fakes';
@@ -26,10 +26,10 @@ interface Fixture {
   transports: Map<string, FakeAdsTransport & { closed: boolean }>;
 }
 
-function fixture(): Fixture {
+function fixture(config: Bootstrap = bootstrap): Fixture {
   const transports = new Map<string, FakeAdsTransport & { closed: boolean }>();
   const client = createXdsClient({
-    bootstrap,
+    bootstrap: config,
     resourceTypes: fakeTypes(),
     transportFactory: (server): XdsTransport => {
       const fake = Object.assign(new FakeAdsTransport(), { closed: false });
@@ -51,6 +51,7 @@ describe('authorityOf', () => {
   it.each([
     ['xdstp://a/envoy.config.cluster.v3.Cluster/c1', 'a'],
     ['xdstp://a', 'a'],
+    ['xdstp:///envoy.config.cluster.v3.Cluster/c1', ''],
     ['plain-name', undefined],
   ])('%s → %s', (name, expected) => {
     expect(authorityOf(name)).toBe(expected);
@@ -138,11 +139,48 @@ describe('XdsClient', () => {
   });
 });
 
+describe('XdsClient xdstp:/// names (empty authority, gRFC A47)', () => {
+  const EMPTY_NAME = 'xdstp:///envoy.config.cluster.v3.Cluster/c1';
+  const withEmptyAuthority = parseBootstrap({
+    xds_servers: [{ server_uri: 'top-primary:1', channel_creds: insecure }],
+    authorities: { '': { xds_servers: [{ server_uri: 'empty-authority:5', channel_creds: insecure }] } },
+    node: { id: 'n1' },
+  });
+
+  it('routes an xdstp:/// name to authorities[""] and an old-style name to the top-level servers', async () => {
+    const { client, transports } = fixture(withEmptyAuthority);
+    client.watch('cluster', EMPTY_NAME, recordingWatcher());
+    client.watch('cluster', 'c2', recordingWatcher());
+    await settle(5);
+
+    expect(transports.get('empty-authority:5')?.current.requests[0]?.resource_names).toEqual([EMPTY_NAME]);
+    expect(transports.get('top-primary:1')?.current.requests[0]?.resource_names).toEqual(['c2']);
+    expect(client.dump().authorities.map(({ authority, topLevel, activeServer }) => ({ authority, topLevel, activeServer }))).toEqual([
+      { authority: '', topLevel: false, activeServer: 'empty-authority:5' },
+      { authority: '', topLevel: true, activeServer: 'top-primary:1' },
+    ]);
+    client.close();
+  });
+
+  it('fails the watch of an xdstp:/// name when the bootstrap has no "" authority, without using the top-level servers', async () => {
+    const { client, transports } = fixture();
+    const w = recordingWatcher();
+    client.watch('cluster', EMPTY_NAME, w);
+    await settle(5);
+
+    expect(w.events).toEqual([
+      { type: 'error', ambient: false, error: expect.objectContaining({ kind: 'bootstrap', field: 'authorities[""]', resourceName: EMPTY_NAME }) },
+    ]);
+    expect(transports.size).toBe(0);
+    client.close();
+  });
+});
+
 describe('XdsClient scope', () => {
   it('reports its CSDS client_scope: the target, or "#server" by default', () => {
     const byDefault = createXdsClient({ bootstrap, resourceTypes: fakeTypes(), transportFactory: () => { throw new Error('unused'); } });
     const perTarget = createXdsClient({ bootstrap, resourceTypes: fakeTypes(), clientScope: 'xds:///svc', transportFactory: () => { throw new Error('unused'); } });
-    expect(byDefault.dump()).toEqual({ clientScope: '#server', authorities: [] });
+    expect(byDefault.dump()).toEqual({ clientScope: '#server', node: expect.objectContaining({ id: 'n1', user_agent_name: 'failout' }), authorities: [] });
     expect(perTarget.dump().clientScope).toBe('xds:///svc');
     byDefault.close();
     perTarget.close();

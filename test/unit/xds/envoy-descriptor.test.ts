@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as protobuf from 'protobufjs';
-import { ENVOY_CLIENT_DESCRIPTOR_JSON, ENVOY_DESCRIPTOR_JSON } from '../../../lib/xds/envoy-descriptor';
+import { ENVOY_CLIENT_DESCRIPTOR_JSON, ENVOY_CSDS_DESCRIPTOR_JSON, ENVOY_DESCRIPTOR_JSON } from '../../../lib/xds/envoy-descriptor';
 import { decodeAnyForClient, enumName, packAny, unpackAny } from '../../../lib/xds/protos';
 import { CDS_TYPE_URL } from '../../../lib/xds/resource-types';
-import { CLIENT_FIELDS, clientFieldsOf, generateEnvoyDescriptors, renderDescriptorModule, SEED_TYPES } from '../../../scripts/xds-descriptor';
+import { envoyProtoRoot } from '../../helpers/csds-client';
+import { CLIENT_FIELDS, clientFieldsOf, CSDS_FIELDS, generateEnvoyDescriptors, renderDescriptorModule, SEED_TYPES, selectedFieldsOf } from '../../../scripts/xds-descriptor';
 
 const rootFrom = (json: string): protobuf.Root => protobuf.Root.fromJSON(JSON.parse(json) as protobuf.INamespace);
 
@@ -39,6 +40,26 @@ describe('the generated envoy descriptors', () => {
     const routeMatch = client.lookupType('envoy.config.route.v3.RouteMatch');
     expect(Object.keys(routeMatch.fields)).toEqual(expect.arrayContaining(['prefix', 'path', 'safe_regex', 'case_sensitive']));
     expect(routeMatch.fields.headers).toBeUndefined();
+  });
+
+  it('hold the CSDS messages (gRFC A40) in a descriptor of their own, with the CSDS fields numbered as in the .proto, and in neither of the others', () => {
+    // Prepare
+    const csds = rootFrom(ENVOY_CSDS_DESCRIPTOR_JSON);
+    const full = rootFrom(ENVOY_DESCRIPTOR_JSON);
+    const client = rootFrom(ENVOY_CLIENT_DESCRIPTOR_JSON);
+    const shape = (fields: protobuf.Field[]): string[] => fields.map((f) => `${f.name}=${f.id}:${f.resolve().resolvedType?.fullName ?? f.type}:${f.repeated ? 'r' : ''}`).sort();
+
+    // Act + Assess
+    expect(() => csds.resolveAll()).not.toThrow();
+    for (const name of Object.keys(CSDS_FIELDS)) {
+      expect(shape(csds.lookupType(name).fieldsArray)).toEqual(shape(selectedFieldsOf(envoyProtoRoot().lookupType(name), CSDS_FIELDS)));
+    }
+    expect(Object.keys(csds.lookupType('envoy.service.status.v3.ClientConfig.GenericXdsConfig').fields)).toEqual(
+      expect.arrayContaining(['type_url', 'name', 'version_info', 'xds_config', 'last_updated', 'client_status', 'error_state']),
+    );
+    expect(csds.lookupType('envoy.service.status.v3.ClientConfig').fields.xds_config).toBeUndefined(); // the deprecated PerXdsConfig
+    expect(csds.lookupType('envoy.type.matcher.v3.NodeMatcher').fieldsArray).toEqual([]); // a stub: only its presence is read
+    for (const other of [full, client]) expect(other.lookup('envoy.service.status.v3.ClientStatusResponse')).toBeNull();
   });
 
   it('make every other message type the client types refer to an empty stub', () => {
