@@ -59,7 +59,9 @@ export default async function lambdaBundle(args: string[]): Promise<void> {
   try {
     for (const name of ['cold-a', 'cold-peer']) {
       await session.create(clusterPath(undefined, name), Buffer.from(serializeClusterProperties(parseClusterProperties({ clusterName: name }))), { parents: true, acl: OPEN_ACL });
-      await session.create(`${urisPath(undefined, name)}/host-1`, Buffer.from('{}'), { parents: true, acl: OPEN_ACL });
+      // A real announcement: the worker counts only hosts a D2 client would send to (issue 16).
+      const announcement = JSON.stringify({ clusterName: name, weights: { [`http://127.0.0.1:1/${name}`]: 1 } });
+      await session.create(`${urisPath(undefined, name)}/host-1`, Buffer.from(announcement), { parents: true, acl: OPEN_ACL });
     }
     for (let i = 0; i < p.runs; i++) {
       const out = execFileSync(process.execPath, [probe, outfile, `cold-${Date.now()}-${i}`], {

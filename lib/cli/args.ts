@@ -104,3 +104,26 @@ export function parseBuckets(text: string): BucketsArg {
   if (!match || from > to) throw usageError(`--buckets ${JSON.stringify(text)} must be a range a-b with 0 <= a <= b <= 99 (example: --buckets 0-49)`);
   return { from, to };
 }
+
+/** One ramp step as the CLI sends it: a cumulative percentage and, on every step but the last, how long it holds (ISO-8601). */
+export interface RampStepArg {
+  readonly percent: number;
+  readonly duration?: string;
+}
+
+/**
+ * `--ramp 10%:5m,50%:10m,100%`: cumulative percentages of the moved range (`--share`/`--buckets`,
+ * default all), each but the last with how long it holds. Only the shape is checked here; the
+ * worker's rules (increasing, ending at 100, within the window, at most 10 steps) run in
+ * `validateLocally`, so the CLI and the worker give the same reasons.
+ */
+export function parseRamp(text: string): RampStepArg[] {
+  const steps: RampStepArg[] = [];
+  for (const item of text.split(',').map((v) => v.trim())) {
+    const match = /^(\d{1,3})%?(?::(.+))?$/.exec(item);
+    if (!match) throw usageError(`--ramp ${JSON.stringify(text)}: ${JSON.stringify(item)} is not <pct>%[:<duration>] (example: --ramp 10%:5m,50%:10m,100%)`);
+    const step: RampStepArg = match[2] === undefined ? { percent: Number(match[1]) } : { percent: Number(match[1]), duration: formatIsoDuration(parseDuration(match[2], '--ramp')) };
+    steps.push(step);
+  }
+  return steps;
+}

@@ -32,12 +32,31 @@ export interface WindowStatus {
   readonly reason: string | null;
 }
 
+/**
+ * Where a ramp stands (a failout whose windows start at different times, ARCHITECTURE "Failout
+ * properties"): its steps are the distinct starts, and the share is what the active windows move now.
+ */
+export interface RampStatus {
+  /** Steps started so far (0: the ramp has not started; `steps`: the last step is on). */
+  readonly step: number;
+  /** Number of steps: distinct window starts. */
+  readonly steps: number;
+  /** Percentage of traffic moved now. */
+  readonly sharePct: number;
+  /** When the next step starts, or null after the last one. */
+  readonly nextAt: string | null;
+  /** Percentage of traffic moved once the next step starts, or null after the last one. */
+  readonly nextSharePct: number | null;
+}
+
 /** The status of one cluster. */
 export interface ClusterStatus {
   readonly cluster: string;
   readonly state: ClusterFailoutState;
   readonly peers: readonly { readonly cluster: string; readonly weight: number }[];
   readonly windows: readonly WindowStatus[];
+  /** Present while a ramp's window has not ended: its current step and the next. */
+  readonly ramp?: RampStatus;
   /** For `malformed`: what is wrong. */
   readonly problem?: string;
 }
@@ -80,5 +99,30 @@ export function describeFailout(cluster: string, props: FailoutProperties | null
       : windows.length > 0
         ? 'ended'
         : 'serving';
-  return { cluster, state, peers: props.redirects.map((r) => ({ cluster: r.peer, weight: redirectWeight(r) })), windows };
+  const ramp = state === 'ended' ? undefined : rampStatus(props, now);
+  return { cluster, state, peers: props.redirects.map((r) => ({ cluster: r.peer, weight: redirectWeight(r) })), windows, ...(ramp === undefined ? {} : { ramp }) };
+}
+
+/** The ramp of `props` at `now`, or undefined when all its windows start at once (no ramp). */
+function rampStatus(props: FailoutProperties, now: number): RampStatus | undefined {
+  const starts = [...new Set(props.buckets.map((b) => effectiveBucket(b).offlineAt))].sort((a, b) => a - b);
+  if (starts.length < 2) return undefined;
+  const step = starts.filter((at) => at <= now).length;
+  const next = starts[step];
+  return {
+    step,
+    steps: starts.length,
+    sharePct: sharePctAt(props, now),
+    nextAt: next === undefined ? null : new Date(next).toISOString(),
+    nextSharePct: next === undefined ? null : sharePctAt(props, next),
+  };
+}
+
+/** Percentage of the buckets some window active at `at` moves (windows may overlap: each bucket counts once). */
+function sharePctAt(props: FailoutProperties, at: number): number {
+  let moved = 0;
+  for (let bucket = 0; bucket < BUCKETS; bucket++) {
+    if (props.buckets.some((b) => isBucketConfigActiveAt(b, at) && bucket >= effectiveBucket(b).range.from && bucket <= effectiveBucket(b).range.to)) moved++;
+  }
+  return Math.round((moved / BUCKETS) * 100);
 }

@@ -48,11 +48,19 @@ export function formatClusterStatus(status: ClusterStatus, now: number): string 
     lines.push(`  share    ${w.sharePct}% of traffic (buckets ${w.buckets.from}-${w.buckets.to})`);
     lines.push(`  by       ${safe(w.requestedBy ?? 'unknown')}${w.reason ? ` — ${safe(w.reason)}` : ''}${w.requestId ? `  [request ${safe(w.requestId)}]` : ''}`);
   }
+  if (status.ramp !== undefined) lines.push(`  ramp     ${formatRamp(status.ramp, now)}`);
   if (status.peers.length > 0) {
     const peers = status.peers.map((p) => `${safe(p.cluster)} (weight ${p.weight}, ${Math.round((p.weight / total) * 100)}%)`);
     lines.push(`  peers    ${peers.join(', ')}`);
   }
   return lines.join('\n');
+}
+
+/** `step 2 of 3: 50% of traffic moved; next 100% at … (in 10m)`, or `… last step` once every step started. */
+function formatRamp(ramp: NonNullable<ClusterStatus['ramp']>, now: number): string {
+  const current = ramp.step === 0 ? 'not started' : `step ${ramp.step} of ${ramp.steps}: ${ramp.sharePct}% of traffic moved`;
+  if (ramp.nextAt === null) return `${current} (last step)`;
+  return `${current}; next ${ramp.nextSharePct ?? 0}% at ${ramp.nextAt} (in ${formatRemaining(Date.parse(ramp.nextAt) - now)})`;
 }
 
 /** One or two lines: the outcome, and for a rejection what to do about it. */
@@ -62,6 +70,7 @@ export function formatRecord(record: RequestRecord): string {
   const id = safe(record.requestId);
   switch (record.status) {
     case 'applied':
+      if (record.unchanged) return `request ${id}: applied (${what})${at} — ${safe(record.cluster ?? 'the cluster')} was already serving; nothing was written`;
       return `request ${id}: applied (${what})${at}${record.clusterVersion === null ? '' : `, cluster node version ${record.clusterVersion}`}`;
     case 'duplicate':
       return `request ${id}: duplicate (${what}) — it had already been applied; nothing changed${at}`;

@@ -68,7 +68,7 @@ export async function judgeBeforeSend(
   if (!settings.zkConnect) return true;
   let judgement;
   try {
-    judgement = await judgeRequest(await connections.zk(), settings.d2Base, request, now);
+    judgement = await judgeRequest(await connections.zk(), settings.d2Base, request, now, { maxPeerLoadFactor: settings.maxPeerLoadFactor });
   } catch (err) {
     if (!(err instanceof CliError && err.kind === 'unavailable') && !(isZkError(err) && err.transient)) throw err;
     rt.io.stderr(`could not check the request against ZooKeeper (${err instanceof Error ? err.message : String(err)}); sending it, the worker checks it again\n`);

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import type { CommandRuntime } from './command-context';
+import { extendCommand } from './commands/extend';
 import { outCommand } from './commands/out';
 import { requestCommand } from './commands/request';
 import { restoreCommand } from './commands/restore';
@@ -31,7 +32,7 @@ export function buildProgram(rt: CommandRuntime): Command {
     .showHelpAfterError('(add --help for usage and examples)')
     .exitOverride()
     .configureOutput({ writeOut: (text) => rt.io.stdout(text), writeErr: (text) => rt.io.stderr(text) });
-  for (const make of [outCommand, restoreCommand, statusCommand, requestCommand, zkCommand]) {
+  for (const make of [outCommand, extendCommand, restoreCommand, statusCommand, requestCommand, zkCommand]) {
     const command = make(rt);
     // Subcommands inherit neither exitOverride nor the output hooks: set them on each.
     command

@@ -1,4 +1,4 @@
-import { formatIsoDuration, parseBuckets, parseDuration, parsePeers, parseShare, parseTime, type BucketsArg, type PeerArg } from './args';
+import { formatIsoDuration, parseBuckets, parseDuration, parsePeers, parseRamp, parseShare, parseTime, type BucketsArg, type PeerArg, type RampStepArg } from './args';
 import { usageError } from './errors';
 
 /** The options of `failout out`, as commander hands them over (strings, unparsed). */
@@ -9,6 +9,7 @@ export interface OutOptions {
   at?: string;
   share?: string;
   buckets?: string;
+  ramp?: string;
   reason?: string;
   by?: string;
   force?: boolean;
@@ -18,13 +19,14 @@ export interface OutOptions {
 export interface RequestBody {
   version: 1;
   requestId: string;
-  action: 'failout' | 'restore';
+  action: 'failout' | 'restore' | 'extend';
   cluster: string;
   peers?: PeerArg[];
   offlineAt?: string;
   onlineAt?: string;
   duration?: string;
   buckets?: BucketsArg;
+  ramp?: RampStepArg[];
   requestedBy: string;
   reason?: string;
   force?: boolean;
@@ -56,8 +58,29 @@ export function buildFailoutBody(cluster: string, options: OutOptions, context: 
     else body.onlineAt = new Date(at + ms).toISOString();
   }
   body.buckets = options.buckets !== undefined ? parseBuckets(options.buckets) : options.share !== undefined ? parseShare(options.share) : { from: 0, to: 99 };
+  if (options.ramp !== undefined) body.ramp = parseRamp(options.ramp);
   if (options.reason !== undefined) body.reason = options.reason;
   body.force = options.force === true;
+  return body;
+}
+
+/**
+ * The body of `failout extend <cluster> (--for <dur> | --until <time>)`. `--for` is sent as a
+ * `duration`, counted from when the worker applies it; `--until` as `onlineAt`.
+ *
+ * @throws CliError `usage` naming the flag when a value is bad or the end is missing.
+ */
+export function buildExtendBody(
+  cluster: string,
+  options: { for?: string; until?: string; reason?: string; by?: string },
+  context: { requestId: string; now: number; requestedBy: string },
+): RequestBody {
+  if (options.for !== undefined && options.until !== undefined) throw usageError('give either --for <duration> or --until <time>, not both');
+  if (options.for === undefined && options.until === undefined) throw usageError('say the new end: --for <duration> from now (e.g. --for 1h) or --until <time> (e.g. --until 2026-11-30T18:00:00Z)');
+  const body: RequestBody = { version: 1, requestId: context.requestId, action: 'extend', cluster, requestedBy: options.by ?? context.requestedBy };
+  if (options.until !== undefined) body.onlineAt = new Date(parseTime(options.until, context.now, '--until')).toISOString();
+  else if (options.for !== undefined) body.duration = formatIsoDuration(parseDuration(options.for, '--for'));
+  if (options.reason !== undefined) body.reason = options.reason;
   return body;
 }
 

@@ -1,4 +1,5 @@
 import { zkTlsFilesFromEnv, ZkTlsConfigError, type ZkTlsFiles } from '../zk/config';
+import { DEFAULT_MAX_PEER_LOAD_FACTOR } from '../requests';
 import { usageError } from './errors';
 import type { CliIo } from './io';
 
@@ -34,6 +35,11 @@ export interface CliSettings {
   readonly d2Base: string;
   /** `--requests-base` / `FAILOUT_REQUESTS_PATH` (as the worker reads it), default `/failout/requests`. */
   readonly requestsBase: string;
+  /**
+   * `MAX_PEER_LOAD_FACTOR` (as the worker reads it; set it to the deployment's value so the checks
+   * before sending and `--dry-run` agree with the worker), default 2.0.
+   */
+  readonly maxPeerLoadFactor: number;
 }
 
 /** Default paths, as the request worker uses them. */
@@ -52,7 +58,16 @@ export function resolveSettings(flags: ConnectionFlags, env: CliIo['env']): CliS
     region: nonEmpty(env.AWS_REGION) ?? nonEmpty(env.AWS_DEFAULT_REGION) ?? regionOfQueueUrl(queueUrl) ?? 'us-east-1',
     d2Base: pick(flags.d2Base, 'D2_BASE_PATH') ?? DEFAULT_D2_BASE,
     requestsBase: pick(flags.requestsBase, 'FAILOUT_REQUESTS_PATH') ?? DEFAULT_REQUESTS_BASE,
+    maxPeerLoadFactor: resolveMaxPeerLoadFactor(nonEmpty(env.MAX_PEER_LOAD_FACTOR)),
   };
+}
+
+/** `MAX_PEER_LOAD_FACTOR` by the worker's rule (a number of at least 1). @throws CliError `usage` otherwise. */
+function resolveMaxPeerLoadFactor(text: string | undefined): number {
+  if (text === undefined) return DEFAULT_MAX_PEER_LOAD_FACTOR;
+  const value = Number(text);
+  if (!Number.isFinite(value) || value < 1) throw usageError(`MAX_PEER_LOAD_FACTOR must be a number of at least 1 such as 2.0, not ${JSON.stringify(text)}`);
+  return value;
 }
 
 /** The ZK_TLS_* settings with the flags over the variables. @throws CliError `usage` for a bad ZK_TLS_VERIFY. */

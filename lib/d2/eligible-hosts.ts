@@ -13,6 +13,14 @@ export interface Host {
   readonly prefixLength: number;
 }
 
+/** A host that may take a request, with its weight (as `WeightedRoundRobin` takes candidates). */
+export interface WeightedHost {
+  /** The host. */
+  readonly item: Host;
+  /** Its announced weight, above zero. */
+  readonly weight: number;
+}
+
 const AUTHORITY = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/[^/?#]*/;
 const SENDABLE: ReadonlySet<string> = new Set(['http', 'https']);
 
@@ -26,10 +34,10 @@ export function eligibleHosts(
   uris: MergedUriProperties | undefined,
   cluster: ClusterProperties | undefined,
   schemes: readonly string[],
-): { item: Host; weight: number }[] {
+): WeightedHost[] {
   if (!uris) return [];
   const banned = new Set(cluster?.bannedUris ?? []);
-  const byScheme = new Map<string, { item: Host; weight: number }[]>();
+  const byScheme = new Map<string, WeightedHost[]>();
   for (const host of uris.hosts) {
     const match = AUTHORITY.exec(host.uri);
     const scheme = match?.[1]?.toLowerCase();

@@ -23,7 +23,7 @@ export { LoadBalancerState } from './load-balancer-state';
 export type { ClusterChange, LoadBalancerClusterListener, LoadBalancerStateOptions, LoadBalancerStateStats } from './load-balancer-state';
 export { D2Client } from './d2-client';
 export { eligibleHosts } from './eligible-hosts';
-export type { Host } from './eligible-hosts';
+export type { Host, WeightedHost } from './eligible-hosts';
 export type { ClusterRouter, D2ClientOptions, D2RequestInit, D2Response, D2Target, WarmUpOptions, WarmUpResult } from './d2-client';
 export { ZooKeeperAnnouncer } from './zookeeper-announcer';
 export type { AnnouncerTarget, ZooKeeperAnnouncerOptions } from './zookeeper-announcer';

@@ -185,7 +185,7 @@ export class FailoutClient implements ClusterRouter {
    * ClusterRouter: the failout decision, called by the wrapped client with the service it looked up.
    * Synchronous when the peers are loaded, a promise while they load.
    */
-  route(service: string, properties: ServiceProperties, url: string, key: string | undefined): Route | Promise<Route> {
+  route(service: string, properties: ServiceProperties, url: string, key: string | undefined): string | undefined | Promise<string | undefined> {
     if (this.lifecycle === 'closed') return undefined;
     const cluster = properties.clusterName;
     let config: FailoutConfig | undefined;

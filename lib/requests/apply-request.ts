@@ -1,12 +1,12 @@
 import { DEFAULT_PARTITION, isFailedOutAt, type ClusterProperties, type FailoutBucketConfig, type FailoutProperties } from '../d2/data';
 import { rejectionOf, type Problem, type Rejection } from './rejection';
-import type { ChangeRequest, FailoutChangeRequest } from './schema';
+import type { ChangeRequest, ExtendChangeRequest, FailoutChangeRequest } from './schema';
 
 /** What the writer knows of a peer cluster at the time of application. */
 export interface PeerState {
   /** The peer has a cluster node. */
   readonly exists: boolean;
-  /** Announced hosts of the peer (children of `/d2/uris/<peer>`). */
+  /** Hosts of the peer a D2 client would send to (`countEligibleHosts`: announced, weight above zero, not banned). */
   readonly hostCount: number;
   /** The peer's own failout properties; null when it has none or its cluster document is unreadable. */
   readonly failoutProperties: FailoutProperties | null;
@@ -20,17 +20,23 @@ export interface ApplyContext {
   readonly peers: (cluster: string) => PeerState;
 }
 
-/** The result of {@link applyRequest}. */
-export type ApplyResult = { readonly ok: true; readonly props: ClusterProperties } | { readonly ok: false; readonly rejection: Rejection };
+/** The result of {@link applyRequest}; `unchanged` marks a request with nothing to write (a restore of a serving cluster). */
+export type ApplyResult =
+  | { readonly ok: true; readonly props: ClusterProperties; readonly unchanged?: true }
+  | { readonly ok: false; readonly rejection: Rejection };
 
 /**
  * The new cluster properties for a request, or why it cannot be applied. Pure: the same inputs give
  * the same answer, and nothing but `failoutProperties` changes (every other key, known or unknown,
  * is carried over by reference).
  *
- * - `restore` removes `failoutProperties` (a cluster that has none is restored again, harmlessly).
+ * - `restore` removes `failoutProperties`; of a cluster that has none it is `unchanged` (recorded, not
+ *   written: a write would only bump the node's version and wake every watcher).
+ * - `extend` moves the end (`onlineAt`) of every window that has not ended to the new end, and touches
+ *   nothing else; `notFailedOut` when no window is active or scheduled, `badWindow` when the new end is
+ *   not after the start of every window it moves.
  * - `failout` replaces them with one redirect entry per peer and one bucket entry carrying the window,
- *   the request id, who and why. Unknown keys inside the old `failoutProperties` are kept; its entries
+ *   the request id, who and why (a ramp: one bucket entry per step, each with its own `offlineAt`). Unknown keys inside the old `failoutProperties` are kept; its entries
  *   (and their unknown keys) are replaced. The result is the typed model: the cluster codec's writer
  *   checks it with the reader's own rules, so what the worker writes every reader accepts.
  * - Checks at application time: the window has not ended; every peer exists (`unknownPeer`); unless
@@ -38,11 +44,40 @@ export type ApplyResult = { readonly ok: true; readonly props: ClusterProperties
  *   `force` overrides only these two peer-state checks: a peer that does not exist is always a typo.
  */
 export function applyRequest(clusterProps: ClusterProperties, request: ChangeRequest, context: ApplyContext): ApplyResult {
-  if (request.action === 'restore') return { ok: true, props: { ...clusterProps, failoutProperties: null } };
+  if (request.action === 'restore') {
+    if (clusterProps.failoutProperties === null) return { ok: true, props: clusterProps, unchanged: true };
+    return { ok: true, props: { ...clusterProps, failoutProperties: null } };
+  }
+  if (request.action === 'extend') return extend(clusterProps, request, context.now);
   const problems = [...windowProblems(request, context.now), ...peerProblems(request, context)];
   if (problems.length > 0) return { ok: false, rejection: rejectionOf(problems, request.requestId) };
   const failoutProperties = failoutPropertiesOf(request, clusterProps.failoutProperties);
   return { ok: true, props: { ...clusterProps, failoutProperties } };
+}
+
+function extend(clusterProps: ClusterProperties, request: ExtendChangeRequest, now: number): ApplyResult {
+  const props = clusterProps.failoutProperties;
+  // Windows not ended yet (active or scheduled): the failout the operator sees in `failout status`.
+  const open = props === null ? [] : props.buckets.filter((b) => b.onlineAt === undefined || b.onlineAt > now);
+  const problems: Problem[] = [];
+  if (props === null || open.length === 0) {
+    problems.push({ reason: 'notFailedOut', message: `cluster: ${JSON.stringify(request.cluster)} has no active or scheduled failout to extend` });
+  } else if (request.onlineAt <= now) {
+    problems.push({ reason: 'badWindow', message: `onlineAt: ${shownTime(request.onlineAt)} passed before the request could be applied` });
+  } else {
+    const lastStart = Math.max(...open.map((b) => b.offlineAt ?? 0));
+    if (request.onlineAt <= lastStart) {
+      problems.push({ reason: 'badWindow', message: `onlineAt: ${shownTime(request.onlineAt)} is not after ${shownTime(lastStart)}, when a window of the failout starts` });
+    }
+  }
+  if (props === null || problems.length > 0) return { ok: false, rejection: rejectionOf(problems, request.requestId) };
+  const buckets = props.buckets.map((b) => (open.includes(b) ? { ...b, onlineAt: request.onlineAt } : b));
+  return { ok: true, props: { ...clusterProps, failoutProperties: { ...props, buckets } } };
+}
+
+/** ISO-8601 of epoch ms, or the number when no Date holds it: judging must not throw (issue 14). */
+function shownTime(ms: number): string {
+  return Number.isFinite(ms) && Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString() : String(ms);
 }
 
 function windowProblems(request: FailoutChangeRequest, now: number): Problem[] {
@@ -79,19 +114,25 @@ function rank(problem: Problem): number {
 }
 
 function failoutPropertiesOf(request: FailoutChangeRequest, previous: FailoutProperties | null): FailoutProperties {
-  const bucket: FailoutBucketConfig = {
-    partition: DEFAULT_PARTITION,
-    bucketOfflineRange: { from: request.buckets.from, to: request.buckets.to },
-    offlineAt: request.offlineAt,
-    onlineAt: request.onlineAt,
-    requestId: request.requestId,
-  };
-  if (request.requestedBy !== undefined) bucket.requestedBy = request.requestedBy;
-  if (request.reason !== undefined) bucket.reason = request.reason;
+  // A ramp is one bucket entry per step (disjoint ranges, staggered starts, one end): clients already
+  // evaluate each entry on its own clock, so the ramp advances with no further write.
+  const stages = request.ramp ?? [{ offlineAt: request.offlineAt, buckets: request.buckets }];
+  const buckets = stages.map((stage): FailoutBucketConfig => {
+    const bucket: FailoutBucketConfig = {
+      partition: DEFAULT_PARTITION,
+      bucketOfflineRange: { from: stage.buckets.from, to: stage.buckets.to },
+      offlineAt: stage.offlineAt,
+      onlineAt: request.onlineAt,
+      requestId: request.requestId,
+    };
+    if (request.requestedBy !== undefined) bucket.requestedBy = request.requestedBy;
+    if (request.reason !== undefined) bucket.reason = request.reason;
+    return bucket;
+  });
   const next: FailoutProperties = {
     redirects: request.peers.map((p) => ({ peer: p.cluster, weight: p.weight })),
     ignoredRedirectEntries: 0,
-    buckets: [bucket],
+    buckets,
   };
   if (previous?.extra !== undefined) next.extra = previous.extra;
   return next;

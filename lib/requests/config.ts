@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { AclRoles, DigestCredential } from '../zk';
 import { aclRolesFromEnv, allowOpenAclFromEnv, parseDigestCredential } from '../zk/config';
 import { loadZkTlsFromEnv, ZkTlsConfigError, type ZkTlsOptions } from '../zk/config';
+import { DEFAULT_MAX_PEER_LOAD_FACTOR } from './capacity';
 import { parseDuration } from './duration';
 import { RequestError } from './errors';
 import { DEFAULT_REQUEST_LIMITS } from './schema';
@@ -16,6 +17,7 @@ import { DEFAULT_REQUEST_LIMITS } from './schema';
  * | `FAILOUT_REQUESTS_PATH` | parent of the request records | `/failout/requests` |
  * | `MAX_FAILOUT_WINDOW` | longest window end ahead: ISO-8601 (`PT72H`) or short (`72h`) | `72h` |
  * | `MAX_REQUEST_BYTES`, `MAX_PEERS` | guard rails | 16384, 10 |
+ * | `MAX_PEER_LOAD_FACTOR` | capacity guard: the most a failout may multiply a peer's load per host (lib/requests `capacity.ts`); the CLI reads it too | 2.0 |
  * | `FAILOUT_RECORD_RETENTION` | how long request records are kept before the worker prunes them: ISO-8601 (`P30D`) or short (`30d`), at least 1 day | `30d` |
  * | `ZK_SESSION_TIMEOUT_MS`, `ZK_CONNECT_TIMEOUT_MS` | session timeout, first-connect wait | 15000, 10000 |
  * | `ZK_DIGEST_SECRET_ARN` | Secrets Manager secret holding `user:password` (or JSON `{user, password}`) | — |
@@ -34,6 +36,8 @@ export interface RequestsConfig {
   readonly maxWindowMs: number;
   readonly maxBodyBytes: number;
   readonly maxPeers: number;
+  /** `MAX_PEER_LOAD_FACTOR`: the capacity guard's limit, at least 1 (a factor below 1 would refuse every failout). */
+  readonly maxPeerLoadFactor: number;
   /** `FAILOUT_RECORD_RETENTION` in ms: records older than this are pruned (lib/requests `record-retention.ts`). */
   readonly recordRetentionMs: number;
   readonly sessionTimeoutMs: number;
@@ -60,6 +64,7 @@ const envSchema = z.object({
     .refine((v) => (parseDuration(v) ?? 0) > 0, 'must be a positive duration such as PT72H or 72h'),
   MAX_REQUEST_BYTES: positiveInt(DEFAULT_REQUEST_LIMITS.maxBodyBytes),
   MAX_PEERS: positiveInt(DEFAULT_REQUEST_LIMITS.maxPeers),
+  MAX_PEER_LOAD_FACTOR: z.coerce.number().finite().min(1, 'must be a number of at least 1 such as 2.0').default(DEFAULT_MAX_PEER_LOAD_FACTOR),
   // At least a day: a record is what makes a redelivered message a duplicate, and SQS redelivers for
   // as long as the message is retained (the queue's retention; the README says to keep above it).
   FAILOUT_RECORD_RETENTION: z
@@ -96,6 +101,7 @@ export function loadRequestsConfig(env: NodeJS.ProcessEnv = process.env): Reques
     maxWindowMs: parseDuration(e.MAX_FAILOUT_WINDOW)!,
     maxBodyBytes: e.MAX_REQUEST_BYTES,
     maxPeers: e.MAX_PEERS,
+    maxPeerLoadFactor: e.MAX_PEER_LOAD_FACTOR,
     recordRetentionMs: parseDuration(e.FAILOUT_RECORD_RETENTION)!,
     sessionTimeoutMs: e.ZK_SESSION_TIMEOUT_MS,
     connectTimeoutMs: e.ZK_CONNECT_TIMEOUT_MS,

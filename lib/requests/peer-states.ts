@@ -1,10 +1,20 @@
-import { clusterPath, isMalformed, parseClusterProperties, urisPath, type FailoutProperties } from '../d2/data';
+import {
+  clusterPath,
+  eligibleHosts,
+  isMalformed,
+  mergeUriProperties,
+  parseClusterProperties,
+  parseUriProperties,
+  urisPath,
+  type ClusterProperties,
+  type UriProperties,
+} from '../d2/data';
 import { isZkError, type ZkReader } from '../zk';
 import type { PeerState } from './apply-request';
 
 /**
  * Reads what `applyRequest` needs to know of each peer, in parallel: whether its cluster node exists,
- * how many hosts are announced under `/d2/uris/<peer>` (one child per host), and its own failout.
+ * how many eligible hosts it has ({@link countEligibleHosts}), and its own failout.
  * A peer whose cluster document cannot be read (a malformed failout makes it unreadable) counts as
  * existing and not failed out: readers ignore it too (they keep their last good state), so it cannot
  * steer traffic away.
@@ -16,23 +26,49 @@ export async function readPeerStates(session: ZkReader, d2Base: string, peers: r
 }
 
 async function readPeerState(session: ZkReader, d2Base: string, peer: string): Promise<PeerState> {
-  const [node, hostCount] = await Promise.all([session.read(clusterPath(d2Base, peer)), countHosts(session, d2Base, peer)]);
+  const node = await session.read(clusterPath(d2Base, peer));
+  const props = node.exists ? propertiesOf(node.data) : null;
+  const hostCount = await countEligibleHosts(session, d2Base, peer, props);
   if (!node.exists) return { exists: false, hostCount, failoutProperties: null };
-  return { exists: true, hostCount, failoutProperties: failoutOf(node.data) };
+  return { exists: true, hostCount, failoutProperties: props?.failoutProperties ?? null };
 }
 
-async function countHosts(session: ZkReader, d2Base: string, peer: string): Promise<number> {
+/**
+ * The hosts of `cluster` a D2 client would send to, counted by the clients' own rule (`eligibleHosts`
+ * over the merged announcements: weight above zero, not in the cluster's `bannedUris`, http or https),
+ * so the worker's "has hosts" and capacity guard agree with where traffic really goes. An announcement
+ * that does not parse is left out, as a client never takes it up either. 0 when `/d2/uris/<cluster>`
+ * is absent. ZooKeeper errors other than `noNode` propagate.
+ */
+export async function countEligibleHosts(session: ZkReader, d2Base: string, cluster: string, props: ClusterProperties | null): Promise<number> {
+  const parent = urisPath(d2Base, cluster);
+  let children: string[];
   try {
-    return (await session.children(urisPath(d2Base, peer))).children.length;
+    children = (await session.children(parent)).children;
   } catch (e) {
     if (isZkError(e, 'noNode')) return 0;
     throw e;
   }
+  const announcements = await Promise.all(children.map((child) => readAnnouncement(session, `${parent}/${child}`)));
+  const parsed = announcements.filter((a): a is UriProperties => a !== null);
+  return eligibleHosts(mergeUriProperties(cluster, parsed), props ?? undefined, []).length;
 }
 
-function failoutOf(data: Buffer): FailoutProperties | null {
+/** One announcement, or null when it vanished (an ephemeral host left) or does not parse. */
+async function readAnnouncement(session: ZkReader, path: string): Promise<UriProperties | null> {
+  const node = await session.read(path);
+  if (!node.exists) return null;
   try {
-    return parseClusterProperties(data).failoutProperties;
+    return parseUriProperties(node.data);
+  } catch (e) {
+    if (isMalformed(e)) return null;
+    throw e;
+  }
+}
+
+function propertiesOf(data: Buffer): ClusterProperties | null {
+  try {
+    return parseClusterProperties(data);
   } catch (e) {
     if (isMalformed(e)) return null;
     throw e;

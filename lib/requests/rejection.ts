@@ -26,16 +26,25 @@ export const REJECTION_REASONS = [
   'badWindow',
   /** The window ends more than the configured maximum (default 72 h) ahead. */
   'windowTooLong',
+  /** A `ramp` that cannot be applied: steps not increasing to 100 %, a bad step duration, too many steps, or steps that overrun the window. */
+  'badRamp',
   /** No `/d2/clusters/<cluster>` node. */
   'unknownCluster',
   /** The cluster's JSON cannot be read, so it cannot be rewritten safely. */
   'malformedCluster',
+  /** An `extend` of a cluster with no failout active or scheduled: there is no end to move. */
+  'notFailedOut',
   /** A peer has no cluster node. Not overridden by `force`. */
   'unknownPeer',
   /** A peer is failed out itself at the time of application. Overridden by `force`. */
   'peerFailedOut',
   /** No peer has any announced host. Overridden by `force`. */
   'noPeerWithHosts',
+  /**
+   * A peer would carry more than `maxPeerLoadFactor` (default 2.0) times its load per host, projected
+   * from host counts (lib/requests `capacity.ts`); the message gives the numbers. Overridden by `force`.
+   */
+  'insufficientPeerCapacity',
   /**
    * The request passed every check but could not be judged or written as a valid cluster document
    * (a guard: judging never throws, so no input can turn into retries that block its cluster's FIFO

@@ -35,8 +35,8 @@ export interface RequestRecord {
   readonly message?: string;
   /** The cluster, or null when the body did not say (bad JSON). */
   readonly cluster: string | null;
-  /** `failout` or `restore`, or null when the body did not say. */
-  readonly action: 'failout' | 'restore' | null;
+  /** `failout`, `restore` or `extend`, or null when the body did not say. */
+  readonly action: 'failout' | 'restore' | 'extend' | null;
   /** Epoch ms at which the writer decided. */
   readonly appliedAt: number;
   /** For `applied`: the cluster node's data version the write produced; for `rejected`: the version judged, or null. */
@@ -45,6 +45,8 @@ export interface RequestRecord {
   readonly messageId?: string;
   /** Who asked, when the request said. */
   readonly requestedBy?: string;
+  /** For `applied`: true when there was nothing to write (a restore of a serving cluster); `clusterVersion` is the version found. */
+  readonly unchanged?: true;
 }
 
 const recordSchema = z.object({
@@ -53,11 +55,12 @@ const recordSchema = z.object({
   reason: z.enum(REJECTION_REASONS).optional(),
   message: z.string().optional(),
   cluster: z.string().nullable(),
-  action: z.enum(['failout', 'restore']).nullable(),
+  action: z.enum(['failout', 'restore', 'extend']).nullable(),
   appliedAt: z.number(),
   clusterVersion: z.number().int().nullable(),
   messageId: z.string().optional(),
   requestedBy: z.string().optional(),
+  unchanged: z.literal(true).optional(),
 });
 
 /** `<base>/<id>`; `base` defaults to `/failout/requests`. @throws RequestError `invalidArgument` for an id that is no znode name. */

@@ -3,7 +3,7 @@ import { isZkError, resolveAcl, type AclSource, type MultiOp, type ZkReader, typ
 import { assertIsError, RequestError, TransientRequestError } from './errors';
 import { silentRequestLogger, type RequestLogger } from './logger';
 import { isValidName } from './names';
-import { judgeRequest } from './judge-request';
+import { judgeRequest, type JudgeOptions } from './judge-request';
 import type { RecordRetention } from './record-retention';
 import { RecordSweeper, type SweepResult } from './record-sweeper';
 import type { Rejection, RejectionReason } from './rejection';
@@ -35,6 +35,8 @@ export interface RequestWriterOptions {
   readonly requestsPath?: string;
   /** Guard-rail limits (max window, body size, peers). */
   readonly limits?: Omit<ParseOptions, 'now'>;
+  /** The judge's deployment settings (`maxPeerLoadFactor`, default 2.0), as the CLI reads them too. */
+  readonly judge?: JudgeOptions;
   readonly retryBudget?: Partial<RetryBudget>;
   /**
    * Required, no default: the ACL of created records and of the records' parent (and its parents)
@@ -97,6 +99,7 @@ export class RequestWriter {
   private readonly d2BasePath: string;
   private readonly requestsPath: string;
   private readonly limits: Omit<ParseOptions, 'now'>;
+  private readonly judgeOptions: JudgeOptions;
   private readonly budget: RetryBudget;
   private readonly recordAcl: AclSource;
   private readonly log: RequestLogger;
@@ -112,6 +115,7 @@ export class RequestWriter {
     this.d2BasePath = options.d2BasePath ?? DEFAULT_BASE_PATH;
     this.requestsPath = options.requestsPath ?? DEFAULT_REQUESTS_PATH;
     this.limits = options.limits ?? {};
+    this.judgeOptions = options.judge ?? {};
     this.budget = { ...DEFAULT_RETRY_BUDGET, ...options.retryBudget };
     this.recordAcl = options.recordAcl;
     this.log = options.logger ?? silentRequestLogger;
@@ -184,12 +188,18 @@ export class RequestWriter {
   private async attempt(request: ChangeRequest, meta: RequestMeta): Promise<Attempt> {
     const now = this.clock();
     const hints = { cluster: request.cluster, action: request.action, requestedBy: request.requestedBy };
-    const judgement = await judgeRequest(this.session, this.d2BasePath, request, now);
+    const judgement = await judgeRequest(this.session, this.d2BasePath, request, now, this.judgeOptions);
     if (judgement.verdict === 'reject') {
       const guard = judgement.version === undefined ? undefined : { path: judgement.path, version: judgement.version };
       return this.recordRejection(judgement.rejection, hints, meta, guard);
     }
     const { path, version } = judgement;
+    if (judgement.unchanged) {
+      // Nothing to change: recorded (behind a check of the version judged) so it stays exactly once and
+      // `--wait` finds it, but not written, which would bump the version and wake every watcher.
+      const record: RequestRecord = { ...recordBase(request.requestId, hints, meta, now), status: 'applied', clusterVersion: version, unchanged: true };
+      return this.commit([{ op: 'check', path, version }], record);
+    }
     const record: RequestRecord = {
       ...recordBase(request.requestId, hints, meta, now),
       status: 'applied',
@@ -266,7 +276,7 @@ export class RequestWriter {
 /** What the record says of a request, as far as it is known. */
 interface Hints {
   readonly cluster: string | null;
-  readonly action: 'failout' | 'restore' | null;
+  readonly action: 'failout' | 'restore' | 'extend' | null;
   readonly requestedBy?: string | undefined;
 }
 
@@ -303,6 +313,6 @@ function hintsOf(body: string): Hints {
   const { cluster, action } = json as { cluster?: unknown; action?: unknown };
   return {
     cluster: typeof cluster === 'string' && isValidName(cluster) ? cluster : null,
-    action: action === 'failout' || action === 'restore' ? action : null,
+    action: action === 'failout' || action === 'restore' || action === 'extend' ? action : null,
   };
 }

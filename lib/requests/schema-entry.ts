@@ -24,15 +24,18 @@ export {
   changeRequestSchema,
   failoutRequestSchema,
   restoreRequestSchema,
+  extendRequestSchema,
   parseChangeRequest,
   DEFAULT_REQUEST_LIMITS,
   EARLIEST_INSTANT,
   LATEST_INSTANT,
 } from './schema';
-export type { ChangeRequest, ChangeRequestInput, FailoutChangeRequest, RestoreChangeRequest, ParseOptions, ParseResult } from './schema';
+export type { ChangeRequest, ChangeRequestInput, ExtendChangeRequest, FailoutChangeRequest, RestoreChangeRequest, ParseOptions, ParseResult } from './schema';
 export { REJECTION_REASONS, MAX_REJECTION_MESSAGE_BYTES } from './rejection';
 export type { Problem, Rejection, RejectionReason } from './rejection';
 export { parseDuration, formatDuration } from './duration';
+export { MAX_RAMP_STEPS } from './ramp';
+export type { RampStage } from './ramp';
 export { nameProblem, isValidName, requestIdProblem, isValidRequestId, MAX_NAME_LENGTH } from './names';
 export { DEFAULT_REQUESTS_PATH, MAX_RECORD_BYTES, requestRecordPath, encodeRequestRecord, decodeRequestRecord } from './request-record';
 export type { RequestRecord, RequestStatus } from './request-record';

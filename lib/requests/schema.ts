@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { findControlChar } from '../text';
 import { parseDuration, formatDuration } from './duration';
 import { isValidRequestId, nameProblem, requestIdProblem } from './names';
+import { rampProblems, rampSchema, rampStages, type RampStage } from './ramp';
 import { rejectionOf, type Problem, type Rejection } from './rejection';
 
 export { REJECTION_REASONS, type Rejection, type RejectionReason } from './rejection';
@@ -87,6 +88,12 @@ export const failoutRequestSchema = z.strictObject({
   duration: durationSchema.optional(),
   /** Inclusive range of the 100 traffic buckets to redirect. Default: 0–99 (all traffic). */
   buckets: bucketsSchema.optional(),
+  /**
+   * Moves the traffic in steps: cumulative percentages of `buckets`, increasing to 100, each but the
+   * last holding for a `duration` (e.g. `[{"percent": 10, "duration": "PT5M"}, {"percent": 100}]`);
+   * at most 10 steps, all before the window ends. Default: everything at `offlineAt`.
+   */
+  ramp: rampSchema.optional(),
 });
 
 /** `action: restore`: removes the cluster's failout. */
@@ -96,8 +103,19 @@ export const restoreRequestSchema = z.strictObject({
   action: z.literal('restore'),
 });
 
+/** `action: extend`: moves the end of the cluster's active failout (every window of it), nothing else. */
+export const extendRequestSchema = z.strictObject({
+  ...common,
+  /** Moves the end of the active failout. */
+  action: z.literal('extend'),
+  /** The new end (ISO-8601 with a zone, or epoch ms). Give this or `duration`, not both. */
+  onlineAt: instantSchema.optional(),
+  /** The new end as a length from the time of application, e.g. `PT1H`. Give this or `onlineAt`, not both. */
+  duration: durationSchema.optional(),
+});
+
 /** The wire schema of a change request (structure only; {@link parseChangeRequest} adds the guard rails). */
-export const changeRequestSchema = z.discriminatedUnion('action', [failoutRequestSchema, restoreRequestSchema]);
+export const changeRequestSchema = z.discriminatedUnion('action', [failoutRequestSchema, restoreRequestSchema, extendRequestSchema]);
 
 /** A change request as sent (JSON). */
 export type ChangeRequestInput = z.input<typeof changeRequestSchema>;
@@ -140,6 +158,8 @@ export interface FailoutChangeRequest extends ChangeRequestBase {
     /** Last bucket redirected (inclusive), 0–99. */
     readonly to: number;
   };
+  /** The ramp's steps when the request gave one: disjoint bucket ranges covering `buckets`, staggered from `offlineAt`. */
+  readonly ramp?: readonly RampStage[];
 }
 
 /** A normalised restore. */
@@ -148,8 +168,16 @@ export interface RestoreChangeRequest extends ChangeRequestBase {
   readonly action: 'restore';
 }
 
+/** A normalised extend: the new end as epoch ms. */
+export interface ExtendChangeRequest extends ChangeRequestBase {
+  /** Moves the end of the active failout. */
+  readonly action: 'extend';
+  /** Epoch ms: the new end, from `onlineAt` or the time of parsing plus `duration`. */
+  readonly onlineAt: number;
+}
+
 /** A change request after {@link parseChangeRequest}: validated and normalised. */
-export type ChangeRequest = FailoutChangeRequest | RestoreChangeRequest;
+export type ChangeRequest = FailoutChangeRequest | RestoreChangeRequest | ExtendChangeRequest;
 
 /** Limits and the clock of {@link parseChangeRequest}. */
 export interface ParseOptions {
@@ -227,8 +255,18 @@ export function parseChangeRequest(body: string | unknown, options: ParseOptions
   if (input.action === 'restore') {
     return problems.length > 0 ? reject(problems, requestId) : { ok: true, request: normaliseRestore(input) };
   }
+  if (input.action === 'extend') {
+    // The new end is judged as a failout's end starting now: after now, within the maximum window.
+    const end = normaliseWindow({ ...input, offlineAt: undefined }, options.now, limits.maxWindowMs);
+    problems.push(...end.problems);
+    if (problems.length > 0 || end.onlineAt === undefined) return reject(problems, requestId);
+    return { ok: true, request: { ...baseOf(input), action: 'extend', onlineAt: end.onlineAt } };
+  }
   const window = normaliseWindow(input, options.now, limits.maxWindowMs);
   problems.push(...window.problems);
+  if (input.ramp !== undefined && window.offlineAt !== undefined && window.onlineAt !== undefined && window.problems.length === 0) {
+    problems.push(...rampProblems(input.ramp, input.buckets ?? { from: 0, to: 99 }, window.offlineAt, window.onlineAt));
+  }
   if (problems.length > 0 || window.offlineAt === undefined || window.onlineAt === undefined) return reject(problems, requestId);
   return { ok: true, request: normaliseFailout(input, window.offlineAt, window.onlineAt) };
 }
@@ -260,8 +298,9 @@ function formatPath(path: readonly PropertyKey[]): string {
 
 type FailoutInput = z.output<typeof failoutRequestSchema>;
 type RestoreInput = z.output<typeof restoreRequestSchema>;
+type ExtendInput = z.output<typeof extendRequestSchema>;
 
-function nameProblems(input: FailoutInput | RestoreInput): Problem[] {
+function nameProblems(input: FailoutInput | RestoreInput | ExtendInput): Problem[] {
   const problems = [requestIdProblem(input.requestId, 'requestId'), nameProblem(input.cluster, 'cluster')];
   if (input.action === 'failout') input.peers.forEach((p, i) => problems.push(nameProblem(p.cluster, `peers[${i}].cluster`)));
   return problems.filter((p): p is Problem => p !== undefined);
@@ -285,7 +324,7 @@ function peerProblems(input: FailoutInput, maxPeers: number): Problem[] {
 }
 
 /** Resolves the window to epoch ms and checks it against `now` and the maximum. */
-function normaliseWindow(input: FailoutInput, now: number, maxWindowMs: number): { problems: Problem[]; offlineAt?: number; onlineAt?: number } {
+function normaliseWindow(input: Pick<FailoutInput, 'offlineAt' | 'onlineAt' | 'duration'>, now: number, maxWindowMs: number): { problems: Problem[]; offlineAt?: number; onlineAt?: number } {
   if (input.onlineAt !== undefined && input.duration !== undefined) {
     return { problems: [{ reason: 'badWindow', message: 'onlineAt and duration: give one end, not both' }] };
   }
@@ -302,7 +341,9 @@ function normaliseWindow(input: FailoutInput, now: number, maxWindowMs: number):
   if (bounds.length > 0) return { problems: bounds };
   const problems: Problem[] = [];
   if (onlineAt <= offlineAt) {
-    problems.push({ reason: 'badWindow', message: `onlineAt: ${iso(onlineAt)} is not after offlineAt ${iso(offlineAt)}` });
+    // Without an offlineAt the start is now (always so for an extend): say so, not name a field never given.
+    const start = input.offlineAt === undefined ? `now (${iso(offlineAt)})` : `offlineAt ${iso(offlineAt)}`;
+    problems.push({ reason: 'badWindow', message: `onlineAt: ${iso(onlineAt)} is not after ${start}` });
   } else if (onlineAt <= now) {
     problems.push({ reason: 'badWindow', message: `onlineAt: ${iso(onlineAt)} is already past` });
   } else if (onlineAt - now > maxWindowMs) {
@@ -335,7 +376,7 @@ function iso(ms: number): string {
   return Number.isFinite(ms) && Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString() : String(ms);
 }
 
-function baseOf(input: FailoutInput | RestoreInput): ChangeRequestBase {
+function baseOf(input: FailoutInput | RestoreInput | ExtendInput): ChangeRequestBase {
   return {
     version: 1,
     requestId: input.requestId,
@@ -351,12 +392,14 @@ function normaliseRestore(input: RestoreInput): RestoreChangeRequest {
 }
 
 function normaliseFailout(input: FailoutInput, offlineAt: number, onlineAt: number): FailoutChangeRequest {
+  const buckets = input.buckets ?? { from: 0, to: 99 };
   return {
     ...baseOf(input),
     action: 'failout',
     peers: input.peers.map((p) => ({ cluster: p.cluster, weight: p.weight ?? 1 })),
     offlineAt,
     onlineAt,
-    buckets: input.buckets ?? { from: 0, to: 99 },
+    buckets,
+    ...(input.ramp === undefined ? {} : { ramp: rampStages(input.ramp, buckets, offlineAt) }),
   };
 }

@@ -47,6 +47,7 @@ export async function createRequestWriter(options: RequestWriterSourceOptions): 
       d2BasePath: config.d2BasePath,
       requestsPath: config.requestsPath,
       limits: { maxWindowMs: config.maxWindowMs, maxBodyBytes: config.maxBodyBytes, maxPeers: config.maxPeers },
+      judge: { maxPeerLoadFactor: config.maxPeerLoadFactor },
       retention: { retentionMs: config.recordRetentionMs },
       recordAcl,
       logger,

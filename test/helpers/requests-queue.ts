@@ -47,6 +47,17 @@ export async function seedClusters(session: ZkSession, paths: TestPaths, names: 
   }
 }
 
+/**
+ * Announces hosts 2…`count` of a seeded cluster (one child each, weight 1), so it has `count` hosts in
+ * all: the capacity guard's tests need clusters of different sizes.
+ */
+export async function announceHosts(session: ZkSession, paths: TestPaths, name: string, count: number): Promise<void> {
+  for (let i = 2; i <= count; i++) {
+    const uri = { clusterName: name, weights: { [`http://127.0.0.${i}:1/${name}`]: 1 } };
+    await session.create(`${paths.d2Base}/uris/${name}/host-${i}`, Buffer.from(JSON.stringify(uri)), { parents: true, acl: OPEN_ACL });
+  }
+}
+
 /** The cluster node as JSON, with its data version. */
 export async function readCluster(session: ZkSession, paths: TestPaths, name: string): Promise<{ json: Record<string, unknown>; version: number }> {
   const { data, stat } = await session.get(`${paths.d2Base}/clusters/${name}`);

@@ -5,7 +5,7 @@ import { EXIT } from '../errors';
 import { formatClusterStatus } from '../format';
 import { buildFailoutBody, type OutOptions } from '../request-body';
 import type { ConnectionFlags } from '../settings';
-import { dryRun } from '../dry-run';
+import { dryRun, formatCapacity } from '../dry-run';
 import { judgeBeforeSend, validateLocally } from '../local-check';
 import { DEFAULT_WAIT, sendRequest, type SendOptions } from './send';
 
@@ -14,6 +14,7 @@ Examples:
   failout out greetings-lor1 --peer greetings-lva1:2 --peer greetings-ltx1 --for 2h --reason INC-4711
   failout out greetings-lor1 --peer greetings-lva1 --until 2026-11-30T18:00:00Z --share 50 --wait
   failout out greetings-lor1 --peer greetings-lva1 --at +15m --for 90m --buckets 0-9 --dry-run
+  failout out greetings-lor1 --peer greetings-lva1 --for 2h --ramp 10%:5m,50%:10m,100%
 `;
 
 type Flags = OutOptions & SendOptions & ConnectionFlags & { dryRun?: boolean; requestId?: string };
@@ -31,6 +32,7 @@ export function outCommand(rt: CommandRuntime): Command {
     .option('--at <time>', 'when it starts (default: when applied; 2026-11-30T16:00:00Z, +15m)')
     .addOption(new Option('--share <pct>', 'percentage of traffic to move, 1-100 (default 100)').conflicts('buckets'))
     .addOption(new Option('--buckets <a-b>', 'bucket range to move, within 0-99').conflicts('share'))
+    .option('--ramp <steps>', 'move in steps: cumulative % of the moved range (--share/--buckets, default all), each but the last with how long it holds (10%:5m,50%:10m,100%)')
     .option('--reason <text>', 'why (an incident id), recorded with the failout')
     .option('--by <who>', 'who asks (default: $FAILOUT_USER or user@host)')
     .option('--force', 'override the peer-state checks (peer failed out, peer without hosts)')
@@ -52,7 +54,10 @@ export function outCommand(rt: CommandRuntime): Command {
       }
       const result = await dryRun(await connections.zk(), settings, request, now);
       if (flags.json) printJson(rt.io, { dryRun: true, request: body, ...result });
-      else if (result.ok) rt.io.stdout(`dry run: request would be applied; nothing was sent. ${cluster} would then be:\n${formatClusterStatus(result.after, now)}\n`);
+      else if (result.ok) {
+        const projection = result.capacity === undefined ? '' : `${formatCapacity(result.capacity)}\n`;
+        rt.io.stdout(`dry run: request would be applied; nothing was sent. ${cluster} would then be:\n${formatClusterStatus(result.after, now)}\n${projection}`);
+      }
       else rt.io.stdout(`dry run: request would be REJECTED: ${result.rejection.reason} — ${result.rejection.message}\nnothing was sent\n`);
       rt.setExit(result.ok ? EXIT.ok : EXIT.failed);
     });

@@ -26,3 +26,6 @@ export type { EffectiveFailoutBucket } from '../codecs/failout';
 export { parseServiceProperties, serializeServiceProperties } from '../codecs/service';
 export { parseUriProperties, serializeUriProperties, urisBySchemeAndPartition } from '../codecs/uri';
 export { rewriteD2Uri } from '../codecs/uri-rewrite';
+// Pure (model only): the worker's capacity guard counts hosts by the rule D2 clients send by.
+export { eligibleHosts } from '../eligible-hosts';
+export type { Host } from '../eligible-hosts';

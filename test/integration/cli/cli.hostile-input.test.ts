@@ -4,23 +4,13 @@
  * outcome of a request the worker rejects for its size; text another operator put in ZooKeeper cannot
  * drive the terminal; and a record pruned after the retention is reported as pruned.
  */
-import { startLocalSqs, type FifoQueuePair, type LocalSqs } from '../../../lib/local/sqs';
 import { newRequestId } from '../../../lib/requests';
-import type { ZkSession } from '../../../lib/zk';
 import { directHandler, type DirectHandler } from '../../helpers/requests-handler';
-import { runCli, type CliResult } from '../../helpers/cli';
-import { queueDepth, seedClusters, startPollers, stopPollers, testPaths, type TestPaths } from '../../helpers/requests-queue';
-import { closeSessions, openSession, sharedConnectString } from '../../helpers/zk';
+import { useCliQueueTestbed } from '../../helpers/cli';
+import { queueDepth, startPollers } from '../../helpers/requests-queue';
 
-let sqs: LocalSqs;
-let queue: FifoQueuePair;
-let session: ZkSession;
-let paths: TestPaths;
-let env: Record<string, string>;
-
-function cli(...argv: string[]): Promise<CliResult> {
-  return runCli(env, ...argv);
-}
+const bed = useCliQueueTestbed();
+const cli = bed.cli;
 
 /** The C0 (but newline), DEL and C1 characters in `text`: what must never reach a terminal raw. */
 function controls(text: string): string[] {
@@ -28,35 +18,11 @@ function controls(text: string): string[] {
 }
 
 function startWorker(options: Parameters<typeof directHandler>[2] = {}): DirectHandler {
-  const h = directHandler(session, paths, options);
-  startPollers(1, { client: sqs.client, queueUrl: queue.queueUrl, handler: () => h.handler });
+  const h = directHandler(bed.session, bed.paths, options);
+  startPollers(1, { client: bed.sqs.client, queueUrl: bed.queue.queueUrl, handler: () => h.handler });
   return h;
 }
 
-beforeAll(async () => {
-  sqs = await startLocalSqs();
-});
-afterAll(async () => {
-  await sqs.stop();
-});
-beforeEach(async () => {
-  session = await openSession();
-  paths = testPaths();
-  await seedClusters(session, paths, ['greetings-lor1', 'greetings-lva1']);
-  queue = await sqs.createFifoQueuePair();
-  env = {
-    FAILOUT_QUEUE_URL: queue.queueUrl,
-    ZK_CONNECT: sharedConnectString(),
-    SQS_ENDPOINT: sqs.endpoint,
-    D2_BASE_PATH: paths.d2Base,
-    FAILOUT_REQUESTS_PATH: paths.requestsPath,
-    FAILOUT_USER: 'oncall@example.com',
-  };
-});
-afterEach(async () => {
-  await stopPollers();
-  await closeSessions();
-});
 
 describe('the CLI checks with the worker’s rules before it sends', () => {
   it.each([
@@ -72,7 +38,7 @@ describe('the CLI checks with the worker’s rules before it sends', () => {
     expect(out).toMatchObject({ code: 2, stderr: expect.stringMatching(message) });
     expect(out.stderr).toMatch(/nothing was sent/);
     expect(controls(out.stderr)).toEqual([]);
-    expect(await queueDepth(sqs.client, queue.queueUrl)).toBe(0);
+    expect(await queueDepth(bed.sqs.client, bed.queue.queueUrl)).toBe(0);
   });
 
   it('refuses what the worker would reject against the live state with exit 1, sending nothing', async () => {
@@ -82,7 +48,7 @@ describe('the CLI checks with the worker’s rules before it sends', () => {
     const json = await cli('restore', 'greetings-ghost', '--json');
     expect(json.code).toBe(1);
     expect(JSON.parse(json.stdout)).toMatchObject({ sent: false, rejection: { reason: 'unknownCluster' } });
-    expect(await queueDepth(sqs.client, queue.queueUrl)).toBe(0);
+    expect(await queueDepth(bed.sqs.client, bed.queue.queueUrl)).toBe(0);
   });
 });
 
@@ -106,7 +72,7 @@ describe('text from ZooKeeper', () => {
       },
     };
     // Written past the worker, as anyone with write access to the node could.
-    await session.set(`${paths.d2Base}/clusters/greetings-lor1`, Buffer.from(JSON.stringify(doc)));
+    await bed.session.set(`${bed.paths.d2Base}/clusters/greetings-lor1`, Buffer.from(JSON.stringify(doc)));
 
     const text = await cli('status', 'greetings-lor1');
     expect(text.code).toBe(0);

@@ -4,7 +4,7 @@ import { startLocalSqs, type LocalSqs, type FifoQueuePair } from '../../../lib/l
 import type { ZkSession } from '../../../lib/zk';
 import { closeSessions, openSession, sharedConnectString } from '../../helpers/zk';
 import { runCli, type CliResult } from '../../helpers/cli';
-import { failoutBody, queueDepth, realHandler, seedClusters, send, startPollers, stopPollers, testPaths, type TestPaths } from '../../helpers/requests-queue';
+import { announceHosts, failoutBody, queueDepth, realHandler, seedClusters, send, startPollers, stopPollers, testPaths, type TestPaths } from '../../helpers/requests-queue';
 
 // The CLI in-process through run(argv, io), against fauxqs and the shared ZooKeeper, with the real
 // handler behind a poller, so --wait sees real outcomes. One test spawns the real bin.
@@ -103,6 +103,33 @@ describe('failout out / restore', () => {
     expect(JSON.parse(rejected.stdout)).toMatchObject({ dryRun: true, ok: false, rejection: { reason: 'noPeerWithHosts' } });
     const forced = await cli('out', 'greetings-lor1', '--peer', 'greetings-empty', '--for', '2h', '--dry-run', '--force');
     expect(forced.code).toBe(0);
+    expect(await queueDepth(sqs.client, queue.queueUrl)).toBe(0);
+  });
+
+  it('prints the peer load projection with --dry-run, rejects a failout that would triple a peer, and --force or a higher limit passes it', async () => {
+    // Prepare: greetings-lor1 gets 2 hosts; greetings-lva1 has 1 (all of lor1 would triple it).
+    await announceHosts(session, paths, 'greetings-lor1', 2);
+
+    // Act
+    const fits = await cli('out', 'greetings-lor1', '--peer', 'greetings-lva1', '--for', '2h', '--share', '50', '--dry-run');
+    const over = await cli('out', 'greetings-lor1', '--peer', 'greetings-lva1', '--for', '2h', '--dry-run', '--json');
+    const forced = await cli('out', 'greetings-lor1', '--peer', 'greetings-lva1', '--for', '2h', '--dry-run', '--force');
+    env = { ...env, MAX_PEER_LOAD_FACTOR: '3' };
+    const raised = await cli('out', 'greetings-lor1', '--peer', 'greetings-lva1', '--for', '2h', '--dry-run');
+
+    // Assess
+    expect(fits.code).toBe(0);
+    expect(fits.stdout).toContain("peer load projection (from host counts; 1 hosts' load moves, limit ×2):\n  greetings-lva1: 1 hosts, +1 hosts' load → ×2\n");
+    expect(over.code).toBe(1);
+    expect(JSON.parse(over.stdout)).toMatchObject({
+      dryRun: true,
+      ok: false,
+      rejection: { reason: 'insufficientPeerCapacity', message: expect.stringContaining('"greetings-lva1" would carry 3× its load per host') },
+    });
+    expect(forced.code).toBe(0);
+    expect(forced.stdout).toContain("greetings-lva1: 1 hosts, +2 hosts' load → ×3 OVER THE LIMIT (forced)");
+    expect(raised.code).toBe(0);
+    expect(raised.stdout).toContain("limit ×3):\n  greetings-lva1: 1 hosts, +2 hosts' load → ×3\n");
     expect(await queueDepth(sqs.client, queue.queueUrl)).toBe(0);
   });
 

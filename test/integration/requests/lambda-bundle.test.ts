@@ -43,7 +43,9 @@ describe('the failout-requests bundle CDK ships', () => {
     for (const cluster of [LOR1, LVA1]) {
       const doc = serializeClusterProperties(parseClusterProperties({ clusterName: cluster }));
       await admin.create(clusterPath(`${root}/d2`, cluster), Buffer.from(doc), { parents: true, acl });
-      await admin.create(`${urisPath(`${root}/d2`, cluster)}/host-1`, Buffer.from('{}'), { parents: true, acl });
+      // A real announcement: the worker counts only hosts a D2 client would send to (issue 16).
+      const announcement = JSON.stringify({ clusterName: cluster, weights: { [`http://127.0.0.1:1/${cluster}`]: 1 } });
+      await admin.create(`${urisPath(`${root}/d2`, cluster)}/host-1`, Buffer.from(announcement), { parents: true, acl });
     }
     await admin.ensurePath(`${root}/failout/requests`, acl);
     proxy = await startTcpProxy(Number(sharedConnectString().split(':')[1]));

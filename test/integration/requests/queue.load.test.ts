@@ -47,7 +47,9 @@ it('four pollers × 250 requests over 10 clusters: each cluster ends as its requ
     const applied = log.outcomes.filter((o) => o.cluster === cluster && o.status === 'applied').map((o) => o.requestId);
     expect({ cluster, order: applied }).toEqual({ cluster, order: requests.map((r) => String(r.requestId)) });
     const { json, version } = await readCluster(session, paths, cluster);
-    expect({ cluster, writes: version - initial.get(cluster)! }).toEqual({ cluster, writes: requests.length });
+    // A restore of a serving cluster (its first request, or right after a restore) is recorded without a write (issue 16).
+    const noops = requests.filter((r, i) => r.action === 'restore' && (i === 0 || requests[i - 1]!.action === 'restore')).length;
+    expect({ cluster, writes: version - initial.get(cluster)! }).toEqual({ cluster, writes: requests.length - noops });
     const last = requests[requests.length - 1]!;
     if (last.action === 'restore') expect(json.failoutProperties ?? null).toBeNull();
     else expect(JSON.stringify(json.failoutProperties)).toContain(`"${String(last.reason)}"`);

@@ -2,7 +2,7 @@ import { startLocalSqs, type LocalSqs } from '../../../lib/local/sqs';
 import { MAX_RECORD_BYTES } from '../../../lib/requests';
 import type { ZkSession } from '../../../lib/zk';
 import { closeSessions, eventually, openSession } from '../../helpers/zk';
-import { failoutBody, queueDepth, readRecord, realHandler, seedClusters, send, startPollers, stopPollers, testPaths, type OutcomeLog, type TestPaths } from '../../helpers/requests-queue';
+import { announceHosts, failoutBody, queueDepth, readRecord, realHandler, seedClusters, send, startPollers, stopPollers, testPaths, type OutcomeLog, type TestPaths } from '../../helpers/requests-queue';
 
 let sqs: LocalSqs;
 let session: ZkSession;
@@ -38,6 +38,9 @@ const CASES: RejectionCase[] = [
   { reason: 'unknownPeer', cluster: 'r-nopeer', body: (c) => failoutBody(c, ['peer-ghost']) },
   { reason: 'peerFailedOut', cluster: 'r-peerout', body: (c) => failoutBody(c, ['peer-out']) },
   { reason: 'noPeerWithHosts', cluster: 'r-nohosts', body: (c) => failoutBody(c, ['peer-empty']) },
+  // Issue 16: r-capacity has 3 hosts, peer-small 1: all of r-capacity's traffic would quadruple it.
+  // Its own peer: peer-ok is failed out by r-ghost's follow-up while the cases run.
+  { reason: 'insufficientPeerCapacity', cluster: 'r-capacity', body: (c) => failoutBody(c, ['peer-small']) },
 ];
 
 beforeAll(async () => {
@@ -49,8 +52,9 @@ afterAll(async () => {
 beforeEach(async () => {
   session = await openSession();
   paths = testPaths();
-  await seedClusters(session, paths, [PEER, 'peer-out', ...CASES.map((c) => c.cluster).filter((c) => c !== 'r-ghost')]);
+  await seedClusters(session, paths, [PEER, 'peer-out', 'peer-small', ...CASES.map((c) => c.cluster).filter((c) => c !== 'r-ghost')]);
   await seedClusters(session, paths, ['peer-empty'], { hosts: false });
+  await announceHosts(session, paths, 'r-capacity', 3);
 });
 afterEach(async () => {
   await stopPollers();
@@ -91,5 +95,29 @@ it('records every permanent rejection with its reason, acknowledges it, and appl
   // Each rejection was processed once: acknowledged at once, never retried.
   const rejected = log.outcomes.filter((o) => o.status === 'rejected');
   expect(rejected).toHaveLength(CASES.length);
+  expect(await queueDepth(sqs.client, queue.dlqUrl)).toBe(0);
+});
+
+it('rejects a failout that would triple a small peer with the numbers, and applies it with force', async () => {
+  // Prepare: big (2 hosts) fails out onto small (1 host): 2 hosts' load onto 1 host triples it (limit 2.0).
+  await seedClusters(session, paths, ['big', 'small']);
+  await announceHosts(session, paths, 'big', 2);
+  const queue = await sqs.createFifoQueuePair({ visibilityTimeoutSeconds: 30 });
+  const plain = failoutBody('big', ['small']);
+  const forced = failoutBody('big', ['small'], { force: true });
+
+  // Act
+  await send(sqs.client, queue.queueUrl, plain);
+  await send(sqs.client, queue.queueUrl, forced);
+  startPollers(1, { client: sqs.client, queueUrl: queue.queueUrl, handler: () => realHandler(session, paths) });
+  await eventually(async () => (await readRecord(session, paths, String(forced.requestId))) !== undefined, 10_000, 'the forced request recorded');
+
+  // Assess
+  const rejected = await readRecord(session, paths, String(plain.requestId));
+  expect(rejected).toMatchObject({ status: 'rejected', reason: 'insufficientPeerCapacity' });
+  expect(rejected?.message).toBe(
+    'peers[0].cluster: "small" would carry 3× its load per host (1 hosts + 2 hosts\' worth moved from 2 hosts), above maxPeerLoadFactor 2 (force overrides)',
+  );
+  expect(await readRecord(session, paths, String(forced.requestId))).toMatchObject({ status: 'applied' });
   expect(await queueDepth(sqs.client, queue.dlqUrl)).toBe(0);
 });

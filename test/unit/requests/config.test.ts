@@ -10,6 +10,7 @@ describe('loadRequestsConfig', () => {
       maxWindowMs: 72 * 3600_000,
       maxBodyBytes: 16384,
       maxPeers: 10,
+      maxPeerLoadFactor: 2,
       recordRetentionMs: 30 * 86_400_000,
       sessionTimeoutMs: 15000,
       connectTimeoutMs: 10000,
@@ -30,6 +31,10 @@ describe('loadRequestsConfig', () => {
     expect(loadRequestsConfig({ ZK_CONNECT: 'a:1', FAILOUT_RECORD_RETENTION: '90d' }).recordRetentionMs).toBe(90 * 86_400_000);
   });
 
+  it('reads the capacity guard\'s MAX_PEER_LOAD_FACTOR', () => {
+    expect(loadRequestsConfig({ ZK_CONNECT: 'a:1', MAX_PEER_LOAD_FACTOR: '1.4' }).maxPeerLoadFactor).toBe(1.4);
+  });
+
   it('reads the other roles\' identities and FAILOUT_ALLOW_OPEN_ACL', () => {
     const bridge = digestId('bridge', 'b');
     const config = loadRequestsConfig({ ZK_CONNECT: 'a:1', ZK_ACL_BRIDGE_ID: bridge, FAILOUT_ALLOW_OPEN_ACL: '1' });
@@ -43,6 +48,8 @@ describe('loadRequestsConfig', () => {
     [{ ZK_CONNECT: 'a:1', MAX_FAILOUT_WINDOW: 'forever' }, 'MAX_FAILOUT_WINDOW'],
     [{ ZK_CONNECT: 'a:1', FAILOUT_RECORD_RETENTION: '12h' }, 'FAILOUT_RECORD_RETENTION'],
     [{ ZK_CONNECT: 'a:1', D2_BASE_PATH: 'd2' }, 'D2_BASE_PATH'],
+    [{ ZK_CONNECT: 'a:1', MAX_PEER_LOAD_FACTOR: '0.5' }, 'MAX_PEER_LOAD_FACTOR'],
+    [{ ZK_CONNECT: 'a:1', MAX_PEER_LOAD_FACTOR: 'lots' }, 'MAX_PEER_LOAD_FACTOR'],
     [{ ZK_CONNECT: 'a:1', ZK_DIGEST: 'nocolon' }, 'ZK_DIGEST'],
     [{ ZK_CONNECT: 'a:1', ZK_DIGEST: 'u:p', ZK_DIGEST_SECRET_ARN: 'arn:x' }, 'ZK_DIGEST'],
   ])('names the variable at fault (%j)', (env, variable) => {

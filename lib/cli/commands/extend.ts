@@ -1,0 +1,41 @@
+import { Command, Option } from 'commander';
+import { newRequestId } from '../../requests';
+import { addConnectionOptions, defaultRequester, withConnections, type CommandRuntime } from '../command-context';
+import { judgeBeforeSend, validateLocally } from '../local-check';
+import { buildExtendBody } from '../request-body';
+import type { ConnectionFlags } from '../settings';
+import { DEFAULT_WAIT, sendRequest, type SendOptions } from './send';
+
+const EXAMPLES = `
+Examples:
+  failout extend greetings-lor1 --for 1h --wait
+  failout extend greetings-lor1 --until 2026-11-30T20:00:00Z --reason "INC-4711 still open"
+`;
+
+type Flags = SendOptions & ConnectionFlags & { for?: string; until?: string; reason?: string; by?: string; requestId?: string };
+
+/** `failout extend <cluster>`: move the end of a cluster's active failout (every window of it), nothing else. */
+export function extendCommand(rt: CommandRuntime): Command {
+  const command = new Command('extend')
+    .description("move the end of a cluster's active failout; peers, shares and ramp steps stay as they are")
+    .argument('<cluster>', 'the failed-out D2 cluster')
+    .addOption(new Option('--for <duration>', 'the new end, from when the worker applies it (1h, 90m, PT1H)').conflicts('until'))
+    .addOption(new Option('--until <time>', 'the new end (2026-11-30T20:00:00Z, +1h)').conflicts('for'))
+    .option('--reason <text>', 'why, recorded with the request')
+    .option('--by <who>', 'who asks (default: $FAILOUT_USER or user@host)')
+    .option('--wait', 'wait for the outcome and print it (exit 1 if rejected)')
+    .option('--timeout <duration>', `how long --wait waits (default ${DEFAULT_WAIT})`)
+    .option('--request-id <id>', 'reuse a request id (a safe resend: it is applied at most once)')
+    .option('--json', 'machine-readable output');
+  addConnectionOptions(command).addHelpText('after', EXAMPLES);
+  return command.action(async (cluster: string, flags: Flags) => {
+    const now = rt.io.now();
+    const body = buildExtendBody(cluster, flags, { requestId: flags.requestId ?? newRequestId(now), now, requestedBy: defaultRequester(rt.io.env) });
+    // As for `out`: the worker's rules first (exit 2), then its judgement when ZooKeeper is configured.
+    const request = validateLocally(body, now, rt.io.env);
+    await withConnections(flags, rt.io, async (connections, settings) => {
+      if (!(await judgeBeforeSend(rt, connections, settings, { body, request, json: flags.json }, now))) return;
+      return sendRequest(rt, connections, settings, body, flags);
+    });
+  });
+}
