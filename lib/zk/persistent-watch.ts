@@ -1,4 +1,5 @@
 import type { Client, Event } from 'node-zookeeper-client';
+import { isOlderChildren, isOlderData, isSameChildren, isSameData } from './watch-order';
 import type { Logger } from '../logging';
 import { CoalescingTask } from './coalescing-task';
 import { assertIsError, isZkError } from './errors';
@@ -158,13 +159,11 @@ export class DataWatch extends PersistentWatch<DataState> {
   }
 
   protected isOlder(next: DataState, prev: DataState): boolean {
-    if (!next.exists || !prev.exists) return false;
-    return next.stat.czxid < prev.stat.czxid || (next.stat.czxid === prev.stat.czxid && next.stat.mzxid < prev.stat.mzxid);
+    return isOlderData(next, prev);
   }
 
   protected isSame(next: DataState, prev: DataState): boolean {
-    if (!next.exists || !prev.exists) return next.exists === prev.exists;
-    return next.stat.czxid === prev.stat.czxid && next.stat.mzxid === prev.stat.mzxid;
+    return isSameData(next, prev);
   }
 }
 
@@ -185,17 +184,10 @@ export class ChildrenWatch extends PersistentWatch<ChildrenState> {
   }
 
   protected isOlder(next: ChildrenState, prev: ChildrenState): boolean {
-    if (!next.exists || !prev.exists) return false;
-    return next.stat.czxid < prev.stat.czxid || (next.stat.czxid === prev.stat.czxid && next.stat.pzxid < prev.stat.pzxid);
+    return isOlderChildren(next, prev);
   }
 
   protected isSame(next: ChildrenState, prev: ChildrenState): boolean {
-    if (!next.exists || !prev.exists) return next.exists === prev.exists;
-    return (
-      next.stat.czxid === prev.stat.czxid &&
-      next.stat.pzxid === prev.stat.pzxid &&
-      next.children.length === prev.children.length &&
-      next.children.every((c, i) => c === prev.children[i])
-    );
+    return isSameChildren(next, prev);
   }
 }

@@ -4,7 +4,7 @@ import { addConnectionOptions, defaultRequester, withConnections, type CommandRu
 import { judgeBeforeSend, validateLocally } from '../local-check';
 import { buildExtendBody } from '../request-body';
 import type { ConnectionFlags } from '../settings';
-import { DEFAULT_WAIT, sendRequest, type SendOptions } from './send';
+import { addSendOptions, sendRequest, type SendOptions } from './send';
 
 const EXAMPLES = `
 Examples:
@@ -22,12 +22,8 @@ export function extendCommand(rt: CommandRuntime): Command {
     .addOption(new Option('--for <duration>', 'the new end, from when the worker applies it (1h, 90m, PT1H)').conflicts('until'))
     .addOption(new Option('--until <time>', 'the new end (2026-11-30T20:00:00Z, +1h)').conflicts('for'))
     .option('--reason <text>', 'why, recorded with the request')
-    .option('--by <who>', 'who asks (default: $FAILOUT_USER or user@host)')
-    .option('--wait', 'wait for the outcome and print it (exit 1 if rejected)')
-    .option('--timeout <duration>', `how long --wait waits (default ${DEFAULT_WAIT})`)
-    .option('--request-id <id>', 'reuse a request id (a safe resend: it is applied at most once)')
-    .option('--json', 'machine-readable output');
-  addConnectionOptions(command).addHelpText('after', EXAMPLES);
+    .option('--by <who>', 'who asks (default: $FAILOUT_USER or user@host)');
+  addConnectionOptions(addSendOptions(command)).addHelpText('after', EXAMPLES);
   return command.action(async (cluster: string, flags: Flags) => {
     const now = rt.io.now();
     const body = buildExtendBody(cluster, flags, { requestId: flags.requestId ?? newRequestId(now), now, requestedBy: defaultRequester(rt.io.env) });

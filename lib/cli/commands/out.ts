@@ -7,7 +7,7 @@ import { buildFailoutBody, type OutOptions } from '../request-body';
 import type { ConnectionFlags } from '../settings';
 import { dryRun, formatCapacity } from '../dry-run';
 import { judgeBeforeSend, validateLocally } from '../local-check';
-import { DEFAULT_WAIT, sendRequest, type SendOptions } from './send';
+import { addSendOptions, sendRequest, type SendOptions } from './send';
 
 const EXAMPLES = `
 Examples:
@@ -36,12 +36,8 @@ export function outCommand(rt: CommandRuntime): Command {
     .option('--reason <text>', 'why (an incident id), recorded with the failout')
     .option('--by <who>', 'who asks (default: $FAILOUT_USER or user@host)')
     .option('--force', 'override the peer-state checks (peer failed out, peer without hosts)')
-    .option('--dry-run', 'validate against the current ZooKeeper state; send nothing')
-    .option('--wait', 'wait for the outcome and print it (exit 1 if rejected)')
-    .option('--timeout <duration>', `how long --wait waits (default ${DEFAULT_WAIT})`)
-    .option('--request-id <id>', 'reuse a request id (a safe resend: it is applied at most once)')
-    .option('--json', 'machine-readable output');
-  addConnectionOptions(command).addHelpText('after', EXAMPLES);
+    .option('--dry-run', 'validate against the current ZooKeeper state; send nothing');
+  addConnectionOptions(addSendOptions(command)).addHelpText('after', EXAMPLES);
   return command.action(async (cluster: string, flags: Flags) => {
     const now = rt.io.now();
     const body = buildFailoutBody(cluster, flags, { requestId: flags.requestId ?? newRequestId(now), now, requestedBy: defaultRequester(rt.io.env) });

@@ -1,3 +1,4 @@
+import type { Command } from 'commander';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { parseDuration } from '../args';
 import type { CommandRuntime } from '../command-context';
@@ -18,6 +19,15 @@ export interface SendOptions {
 
 /** How long `--wait` waits by default. */
 export const DEFAULT_WAIT = '60s';
+
+/** The options every command that sends a request takes after its own: wait, timeout, request id, JSON output. */
+export function addSendOptions(command: Command): Command {
+  return command
+    .option('--wait', 'wait for the outcome and print it (exit 1 if rejected)')
+    .option('--timeout <duration>', `how long --wait waits (default ${DEFAULT_WAIT})`)
+    .option('--request-id <id>', 'reuse a request id (a safe resend: it is applied at most once)')
+    .option('--json', 'machine-readable output');
+}
 
 /**
  * Sends a request body to the FIFO queue (MessageGroupId = cluster, so requests for one cluster apply

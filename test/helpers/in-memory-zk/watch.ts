@@ -9,6 +9,7 @@
  * Concurrency: `running`, `dirty` and `last` change only on the event loop, inside `refresh`.
  */
 import type { ChildrenState, DataState, SessionEvent, Stat, Watch, WatchLifecycle } from '../../../lib/zk';
+import { isOlderChildren, isOlderData, isSameChildren, isSameData } from '../../../lib/zk/watch-order';
 import { assertIsError, isZkError } from '../../../lib/zk';
 import type { NodeChange } from './znode-tree';
 
@@ -148,13 +149,11 @@ export class InMemoryDataWatch extends InMemoryWatch<DataState> {
   }
 
   protected isOlder(next: DataState, prev: DataState): boolean {
-    if (!next.exists || !prev.exists) return false;
-    return next.stat.czxid < prev.stat.czxid || (next.stat.czxid === prev.stat.czxid && next.stat.mzxid < prev.stat.mzxid);
+    return isOlderData(next, prev);
   }
 
   protected isSame(next: DataState, prev: DataState): boolean {
-    if (!next.exists || !prev.exists) return next.exists === prev.exists;
-    return next.stat.czxid === prev.stat.czxid && next.stat.mzxid === prev.stat.mzxid;
+    return isSameData(next, prev);
   }
 }
 
@@ -178,17 +177,10 @@ export class InMemoryChildrenWatch extends InMemoryWatch<ChildrenState> {
   }
 
   protected isOlder(next: ChildrenState, prev: ChildrenState): boolean {
-    if (!next.exists || !prev.exists) return false;
-    return next.stat.czxid < prev.stat.czxid || (next.stat.czxid === prev.stat.czxid && next.stat.pzxid < prev.stat.pzxid);
+    return isOlderChildren(next, prev);
   }
 
   protected isSame(next: ChildrenState, prev: ChildrenState): boolean {
-    if (!next.exists || !prev.exists) return next.exists === prev.exists;
-    return (
-      next.stat.czxid === prev.stat.czxid &&
-      next.stat.pzxid === prev.stat.pzxid &&
-      next.children.length === prev.children.length &&
-      next.children.every((c, i) => c === prev.children[i])
-    );
+    return isSameChildren(next, prev);
   }
 }
