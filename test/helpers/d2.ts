@@ -57,3 +57,15 @@ export async function putUri(session: Writable, base: string, cluster: string, c
   await put(session, path, serializeUriProperties({ clusterName: cluster, partitionDesc: { [uri]: { 0: weight } }, uriSpecificProperties: {} }));
   return path;
 }
+
+/**
+ * Service `greetings` (path `/greetings`) on cluster `home`, and clusters `home` and `peer`, each with
+ * one host `http://<cluster>-1:8080`: the smallest topology with somewhere to route to.
+ */
+export async function putHomeAndPeer(session: Writable, base: string): Promise<void> {
+  await putService(session, base, serviceDoc('greetings', 'home', '/greetings'));
+  for (const cluster of ['home', 'peer']) {
+    await putCluster(session, base, clusterDoc(cluster));
+    await putUri(session, base, cluster, 'h1', `http://${cluster}-1:8080`);
+  }
+}

@@ -7,7 +7,7 @@
  */
 import { createClusterInfoProvider, D2Client, LoadBalancerState, type ClusterRouter, type D2Target } from '../../../lib/d2';
 import { urisPath } from '../../../lib/d2/paths';
-import { clusterDoc, putCluster, putService, putUri, serviceDoc } from '../../helpers/d2';
+import { clusterDoc, putCluster, putHomeAndPeer, putUri } from '../../helpers/d2';
 import { InMemoryZk, type InMemoryZkSession } from '../../helpers/in-memory-zk';
 
 const BASE = '/d2';
@@ -24,11 +24,7 @@ beforeEach(async () => {
   writer = zk.session();
   state = new LoadBalancerState({ session: zk.session(), basePath: BASE });
   client = new D2Client({ state, borrowedClusterIdleMs: IDLE_MS });
-  await putService(writer, BASE, serviceDoc('greetings', 'home', '/greetings'));
-  for (const cluster of ['home', 'peer']) {
-    await putCluster(writer, BASE, clusterDoc(cluster));
-    await putUri(writer, BASE, cluster, 'h1', `http://${cluster}-1:8080`);
-  }
+  await putHomeAndPeer(writer, BASE);
 });
 
 afterEach(async () => {

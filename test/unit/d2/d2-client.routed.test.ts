@@ -7,7 +7,7 @@
  */
 import { D2Client, D2Error, LoadBalancerState, type ClusterRouter, type ServiceProperties } from '../../../lib/d2';
 import { servicePath } from '../../../lib/d2/paths';
-import { clusterDoc, putCluster, putService, putUri, serviceDoc } from '../../helpers/d2';
+import { putHomeAndPeer } from '../../helpers/d2';
 import { InMemoryZk, type InMemoryZkSession } from '../../helpers/in-memory-zk';
 
 const BASE = '/d2';
@@ -25,11 +25,7 @@ beforeEach(async () => {
   writer = zk.session();
   state = new LoadBalancerState({ session, basePath: BASE });
   client = new D2Client({ state, discoveryTimeoutMs: 100, random: () => 0 });
-  await putService(writer, BASE, serviceDoc('greetings', 'home', '/greetings'));
-  for (const cluster of ['home', 'peer']) {
-    await putCluster(writer, BASE, clusterDoc(cluster));
-    await putUri(writer, BASE, cluster, 'h1', `http://${cluster}-1:8080`);
-  }
+  await putHomeAndPeer(writer, BASE);
 });
 
 afterEach(async () => {
