@@ -1,6 +1,7 @@
 import { Registry } from 'prom-client';
 import type { ClusterRouter, D2RequestInit, D2Response, D2Target, ServiceProperties } from '../d2';
 import { createLogger, type Logger } from '../logging';
+import { approximateNow } from './approximate-clock';
 import { createFailoutCounter, type FailoutCounter } from './counters';
 import { FailoutError, isFailoutError } from './errors';
 import type { FailoutConfig, FailoutConfigProvider, FailoutRedirectStrategy, FailoutRequest } from './types';
@@ -42,7 +43,7 @@ export interface FailoutClientOptions {
   readonly provider: Pick<FailoutConfigProvider, 'getFailoutConfig' | 'whenPeersLoaded'>;
   /** Picks the target cluster of a request whose cluster is failed out. */
   readonly strategy: FailoutRedirectStrategy;
-  /** Clock for `isFailedOut`; default `Date.now`. */
+  /** Clock for `isFailedOut`; default the wall clock read at most once per event-loop turn and per 64 decisions (`approximateNow`). */
   readonly now?: () => number;
   /**
    * How long a decision waits for a failed-out cluster's peers to load before deciding on what is
@@ -138,7 +139,7 @@ export class FailoutClient implements ClusterRouter {
     this.d2 = options.d2;
     this.provider = options.provider;
     this.strategy = options.strategy;
-    this.now = options.now ?? Date.now;
+    this.now = options.now ?? approximateNow;
     this.discoveryTimeoutMs = options.discoveryTimeoutMs ?? 10_000;
     this.log = options.logger ?? createLogger('failout-client');
     const registry = options.registry ?? new Registry();
