@@ -1,105 +1,17 @@
 /**
  * The scripted end-to-end scenario (`npm start -- --scenario`, `npm run demo`, the e2e jest project)
- * over a running {@link LocalStack}: six steps, each with an expectation measured on the real traffic,
+ * over a running {@link LocalStack}: its steps (listed in `STEPS`), each with an expectation measured on the real traffic,
  * and a pass/fail table. Requests go through the `failout` CLI (`run(argv, io)`, in-process).
  */
-import { run, type CliIo } from '../cli';
 import type { LocalStack } from './stack';
+import { PEER_A, PEER_B, pct, sleep, Steps, TARGETS, type Step, type StepOutcome, type StepResult } from './scenario-steps';
+import { capacityRejected, extendMovesTheEnd, rampAdvances } from './scenario-safety';
 import { LOCAL_CLUSTER, type Backend } from './topology';
-import { summarize, type Sample } from './traffic';
+import { summarize } from './traffic';
 
-/** The result of one step. */
-export interface StepResult {
-  readonly step: number;
-  readonly name: string;
-  readonly expectation: string;
-  readonly measured: string;
-  readonly passed: boolean;
-}
+export { TARGETS, type StepResult } from './scenario-steps';
 
-/** Targets the steps are judged by. */
-export const TARGETS = {
-  /** Step 2: the split between the peers may differ from 2:1 by this many percentage points. */
-  splitTolerancePct: 5,
-  /** Step 3: "about half" moves: this share of traffic, in percent. */
-  halfRangePct: [40, 60] as const,
-  /** Step 4: "at once": the good request after a rejected one is applied within this. */
-  nextAppliedMs: 3000,
-  /** Step 5: the bridge is back on the primary this soon after it restarts (probe cap 1 s + margin). */
-  returnMs: 5000,
-  /** Steps 2, 5, 6: how long anything may take before the step fails. */
-  timeoutMs: 15_000,
-} as const;
-
-const PEER_A = 'greetings-lva1';
-const PEER_B = 'greetings-ltx1';
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** The scenario's context: the stack, a CLI bound to its environment, and progress output. */
-class Steps {
-  constructor(
-    readonly stack: LocalStack,
-    private readonly out: (line: string) => void,
-  ) {}
-
-  log(line: string): void {
-    this.out(line);
-  }
-
-  async cli(...argv: string[]): Promise<CliResult> {
-    let stdout = '';
-    let stderr = '';
-    const io: CliIo = { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), env: { ...process.env, ...this.stack.env(), FAILOUT_USER: 'scenario@local' }, now: () => Date.now() };
-    const code = await run(argv, io);
-    this.out(`  $ failout ${argv.join(' ')}  → exit ${code}${stdout.trim() ? `: ${stdout.trim().split('\n')[0]}` : ''}`);
-    return { code, stdout, stderr };
-  }
-
-  samples(since: number, until = Date.now()): Sample[] {
-    return this.stack.traffic.samplesSince(since, until);
-  }
-
-  /** Waits until `predicate` holds (polling every 20 ms); returns the elapsed ms or throws after `timeoutMs`. */
-  async until(predicate: () => boolean, what: string, timeoutMs: number = TARGETS.timeoutMs): Promise<number> {
-    const started = Date.now();
-    while (!predicate()) {
-      if (Date.now() - started > timeoutMs) throw new Error(`no ${what} within ${timeoutMs} ms`);
-      await sleep(20);
-    }
-    return Date.now() - started;
-  }
-
-  /** Shares (percent) of `clusters` among the samples sent in the next `ms`. */
-  async measure(ms: number): Promise<{ samples: Sample[]; share: (cluster: string) => number; errors: number }> {
-    const from = Date.now();
-    await sleep(ms);
-    const samples = this.samples(from);
-    const summary = summarize(samples);
-    return { samples, errors: summary.errors, share: (c) => (summary.total === 0 ? 0 : (100 * (summary.byCluster.get(c) ?? 0)) / summary.total) };
-  }
-
-  /**
-   * Time from `sentAt` until every request goes where `moved` says: the first request after the last
-   * one that did not. Waits until none has strayed for 1 s.
-   */
-  async timeToAll(sentAt: number, moved: (s: Sample) => boolean): Promise<number> {
-    const lastStray = (): number => Math.max(sentAt, ...this.samples(sentAt).filter((s) => !moved(s)).map((s) => s.at));
-    await this.until(() => Date.now() - lastStray() > 1000 && this.samples(lastStray() + 1).length > 0, 'switch of all traffic');
-    const stray = lastStray();
-    const first = this.samples(stray + (stray === sentAt ? 0 : 1)).find(moved);
-    return (first?.at ?? Date.now()) - sentAt;
-  }
-}
-
-const pct = (n: number): string => `${n.toFixed(1)} %`;
-
-async function steadyState(s: Steps): Promise<Omit<StepResult, 'step'>> {
+async function steadyState(s: Steps): Promise<StepOutcome> {
   const m = await s.measure(2000);
   const local = m.share(LOCAL_CLUSTER);
   return {
@@ -110,7 +22,7 @@ async function steadyState(s: Steps): Promise<Omit<StepResult, 'step'>> {
   };
 }
 
-async function fullFailout(s: Steps): Promise<Omit<StepResult, 'step'>> {
+async function fullFailout(s: Steps): Promise<StepOutcome> {
   const sentAt = Date.now();
   const out = await s.cli('out', LOCAL_CLUSTER, '--peer', `${PEER_A}:2`, '--peer', `${PEER_B}:1`, '--for', '30m', '--reason', 'scenario step 2', '--wait');
   const tookMs = await s.timeToAll(sentAt, (x) => x.cluster !== LOCAL_CLUSTER);
@@ -127,7 +39,7 @@ async function fullFailout(s: Steps): Promise<Omit<StepResult, 'step'>> {
   };
 }
 
-async function partialFailout(s: Steps): Promise<Omit<StepResult, 'step'>> {
+async function partialFailout(s: Steps): Promise<StepOutcome> {
   const out = await s.cli('out', LOCAL_CLUSTER, '--peer', `${PEER_A}:2`, '--peer', `${PEER_B}:1`, '--for', '30m', '--buckets', '0-49', '--wait');
   await sleep(500);
   const half = await s.measure(4000);
@@ -145,7 +57,7 @@ async function partialFailout(s: Steps): Promise<Omit<StepResult, 'step'>> {
   };
 }
 
-async function badRequest(s: Steps): Promise<Omit<StepResult, 'step'>> {
+async function badRequest(s: Steps): Promise<StepOutcome> {
   const bad = await s.cli('out', LOCAL_CLUSTER, '--peer', 'greetings-nowhere', '--for', '30m', '--wait');
   const reason = /REJECTED \([^)]*\): (\w+)/.exec(bad.stdout)?.[1];
   const started = Date.now();
@@ -161,7 +73,7 @@ async function badRequest(s: Steps): Promise<Omit<StepResult, 'step'>> {
   };
 }
 
-async function controlPlaneFallback(s: Steps): Promise<Omit<StepResult, 'step'>> {
+async function controlPlaneFallback(s: Steps): Promise<StepOutcome> {
   const { stack } = s;
   const leaderPlane = (): string | undefined => stack.replicaViews().find((r) => r.role === 'leader')?.controlPlane;
   const from = Date.now();
@@ -184,7 +96,7 @@ async function controlPlaneFallback(s: Steps): Promise<Omit<StepResult, 'step'>>
   };
 }
 
-async function leaderKilled(s: Steps): Promise<Omit<StepResult, 'step'>> {
+async function leaderKilled(s: Steps): Promise<StepOutcome> {
   const { stack } = s;
   const from = Date.now();
   const old = stack.leader()?.config.replicaId;
@@ -209,15 +121,25 @@ async function leaderKilled(s: Steps): Promise<Omit<StepResult, 'step'>> {
   };
 }
 
-const STEPS = [steadyState, fullFailout, partialFailout, badRequest, controlPlaneFallback, leaderKilled];
+const STEPS: readonly Step[] = [
+  steadyState,
+  fullFailout,
+  partialFailout,
+  badRequest,
+  rampAdvances,
+  extendMovesTheEnd,
+  controlPlaneFallback,
+  capacityRejected,
+  leaderKilled,
+];
 
-/** Runs the six steps in order (a failing step does not stop the rest) and returns their results. */
+/** Runs the steps in order (a failing step does not stop the rest) and returns their results. */
 export async function runScenario(stack: LocalStack, out: (line: string) => void): Promise<StepResult[]> {
   const steps = new Steps(stack, out);
   const results: StepResult[] = [];
   for (const [i, step] of STEPS.entries()) {
     out(`\nstep ${i + 1}…`);
-    let result: Omit<StepResult, 'step'>;
+    let result: StepOutcome;
     try {
       result = await step(steps);
     } catch (err) {

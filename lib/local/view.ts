@@ -8,7 +8,7 @@
  * through lib/text's one escaping function, so only the view's own screen control (home, clear) ever
  * reaches the terminal (issue 14).
  */
-import type { FailoutConfig } from '../failout';
+import type { FailoutConfig, FailoutWindow } from '../failout';
 import { escapeControlChars } from '../text';
 import type { ControlPlaneName } from './control-planes';
 import type { ClusterView, ReplicaView, StackEnv } from './stack';
@@ -29,6 +29,8 @@ export interface ViewSource {
   /** A host URI → backend name (`lor1-2`). */
   backendName(uri: string): string | undefined;
   env(): StackEnv;
+  /** The web console's URL, when it runs. */
+  consoleUrl?(): string | undefined;
 }
 
 /** Seconds of traffic the shares are computed over. */
@@ -38,21 +40,58 @@ const pct = (n: number, total: number): string => `${total === 0 ? '0.0' : ((100
 const time = (ms: number): string => new Date(ms).toISOString().slice(11, 19);
 const short = (cluster: string): string => cluster.replace(/^greetings-/, '');
 
-/** `FAILED OUT → lva1:2 ltx1:1 · buckets 0-99 · until 12:30:00 (29m left)`, `scheduled …`, `serving`. */
+/**
+ * `FAILED OUT → lva1:2 ltx1:1 · buckets 0-99 · until 12:30:00 (29m left)`, `scheduled …`, `serving`;
+ * a ramp (windows not ended that start at different times) shows its step, the share moved, and
+ * when the next step starts: `FAILED OUT → lva1:2 · ramp step 2/3: 50 % (buckets 0-49) · next 100 % at …`.
+ */
 export function describeFailout(config: FailoutConfig | undefined, now: number): string {
   if (!config) return 'serving';
   const peers = config.peers.map((p) => `${short(p.cluster)}:${p.weight}`).join(' ');
+  const open = config.windows.filter((w) => w.onlineAt === undefined || now < w.onlineAt);
+  const starts = [...new Set(open.map((w) => w.offlineAt))].sort((a, b) => a - b);
+  if (starts.length > 1) return describeRamp(open, starts, peers, now);
   const active = config.windows.find((w) => w.offlineAt <= now && (w.onlineAt === undefined || now < w.onlineAt));
   const window = active ?? config.windows.filter((w) => w.offlineAt > now).sort((a, b) => a.offlineAt - b.offlineAt)[0];
   if (!window) return 'serving (failout ended)';
-  const until = window.onlineAt === undefined ? 'until restored' : `until ${time(window.onlineAt)} (${Math.max(0, Math.round((window.onlineAt - now) / 60_000))}m left)`;
-  const what = `→ ${peers} · buckets ${window.buckets.from}-${window.buckets.to} · ${until}`;
+  const what = `→ ${peers} · buckets ${window.buckets.from}-${window.buckets.to} · ${until(window.onlineAt, now)}`;
   return active ? `FAILED OUT ${what}` : `scheduled at ${time(window.offlineAt)} ${what}`;
 }
 
+function until(onlineAt: number | undefined, now: number): string {
+  return onlineAt === undefined ? 'until restored' : `until ${time(onlineAt)} (${Math.max(0, Math.round((onlineAt - now) / 60_000))}m left)`;
+}
+
+/** Share (of all traffic) and bucket span of the windows starting by `at`. */
+function stepAt(open: readonly FailoutWindow[], at: number): { percent: number; span: string } {
+  const buckets = new Set<number>();
+  for (const w of open) if (w.offlineAt <= at) for (let b = w.buckets.from; b <= w.buckets.to; b++) buckets.add(b);
+  return { percent: buckets.size, span: buckets.size === 0 ? 'none' : `${Math.min(...buckets)}-${Math.max(...buckets)}` };
+}
+
+function describeRamp(open: readonly FailoutWindow[], starts: readonly number[], peers: string, now: number): string {
+  const end = Math.max(...open.map((w) => w.onlineAt ?? Number.POSITIVE_INFINITY));
+  const ends = until(Number.isFinite(end) ? end : undefined, now);
+  const reached = starts.filter((s) => s <= now).length;
+  if (reached === 0) {
+    const first = stepAt(open, starts[0]!);
+    return `scheduled at ${time(starts[0]!)} → ${peers} · ramp of ${starts.length} steps from ${first.percent} % (buckets ${first.span}) · ${ends}`;
+  }
+  const current = stepAt(open, starts[reached - 1]!);
+  const nextAt = starts[reached];
+  const next = nextAt === undefined ? '' : ` · next ${stepAt(open, nextAt).percent} % at ${time(nextAt)} (in ${inWords(nextAt - now)})`;
+  return `FAILED OUT → ${peers} · ramp step ${reached}/${starts.length}: ${current.percent} % (buckets ${current.span})${next} · ${ends}`;
+}
+
+/** `3m`, `45s`: how long until a ramp's next step. */
+function inWords(ms: number): string {
+  return ms >= 60_000 ? `${Math.round(ms / 60_000)}m` : `${Math.max(0, Math.ceil(ms / 1000))}s`;
+}
+
 /** The copy-paste commands and the environment they need. */
-export function commandsText(env: StackEnv, keys: boolean): string[] {
+export function commandsText(env: StackEnv, keys: boolean, consoleUrl?: string): string[] {
   const lines = [
+    ...(consoleUrl === undefined ? [] : [`Console: open ${consoleUrl} in a browser (fail out, restore, watch the traffic move).`]),
     'In another terminal (from this directory):',
     `  export FAILOUT_QUEUE_URL=${env.FAILOUT_QUEUE_URL} SQS_ENDPOINT=${env.SQS_ENDPOINT} ZK_CONNECT=${env.ZK_CONNECT}`,
     `  (a service announcing itself, examples/service: ZK_ANNOUNCER_DIGEST_FILE=${env.ZK_ANNOUNCER_DIGEST_FILE})`,
@@ -105,7 +144,7 @@ export function renderView(source: ViewSource, now = Date.now()): string[] {
   const w = source.worker();
   out.push(`request worker: ${w.batches} batches, ${w.records} requests, ${w.deleted} acknowledged, ${w.failures} left for retry, ${w.sqsErrors} SQS errors`);
   out.push('');
-  out.push(...commandsText(source.env(), true));
+  out.push(...commandsText(source.env(), true, source.consoleUrl?.()));
   // Per line, so a newline inside a value shows as `\n` instead of starting a line of its own.
   return out.map((line) => escapeControlChars(line));
 }

@@ -3,7 +3,7 @@ import { formatResults, runScenario } from '../../lib/local/scenario';
 import { LocalStack } from '../../lib/local/stack';
 
 // The whole system on one machine (real ZooKeeper, fauxqs, two xDS control planes, two bridge
-// replicas, the real request handler, FailoutClient traffic) through the scripted six steps.
+// replicas, the real request handler, FailoutClient traffic) through the scripted steps.
 
 describe('the local stack scenario', () => {
   let stack: LocalStack | undefined;
@@ -12,7 +12,7 @@ describe('the local stack scenario', () => {
     await stack?.stop();
   }, 30_000);
 
-  it('meets every step: failout, partial failout, bad request, control plane fallback, leader failover', async () => {
+  it('meets every step: failout, partial failout, bad request, ramp, extend, control plane fallback, capacity guard, leader failover', async () => {
     // Prepare
     stack = await LocalStack.start({ rate: 50 });
     const lines: string[] = [];
@@ -23,7 +23,7 @@ describe('the local stack scenario', () => {
     // Assess: the whole table on failure, so the cause is in the report
     const table = formatResults(results).join('\n');
     expect({ failed: results.filter((r) => !r.passed).map((r) => r.step), table }).toEqual({ failed: [], table });
-    expect(results).toHaveLength(6);
+    expect(results).toHaveLength(9);
     expect(stack.traffic.counts.errors).toBe(0);
     // The traffic is wired as the README tells a service to: failouts warmed their peers up first.
     const deadline = Date.now() + 5_000;
@@ -31,7 +31,7 @@ describe('the local stack scenario', () => {
     expect(stack.traffic.warmUps()).toEqual(expect.objectContaining({ succeeded: expect.any(Number), connections: expect.any(Number) }));
     expect(stack.traffic.warmUps().succeeded).toBeGreaterThan(0);
     expect(stack.traffic.warmUps().connections).toBeGreaterThan(0);
-  }, 90_000);
+  }, 240_000);
 
   it('leaves no node anyone may change: every component ran under its own identity (failout zk check exits 0)', async () => {
     // Prepare
