@@ -9,6 +9,7 @@ import type { ZkAclAccess, ZkReader, ZkWatcher, ZkWriter } from './ports';
 import type { AclEntry, AclSource, ChildrenState, CreateOptions, DataState, DigestCredential, MultiOp, Stat } from './types';
 import { assertZkTlsOptions, type ZkTlsOptions } from './tls-config';
 import { describeTlsFailure, installTlsTransport, type TlsConnectFailure, type TlsTransport } from './tls-transport';
+import { abandonConnection } from './abandon-connection';
 
 /**
  * Connection state of a {@link ZkSession}, as recipes see it (Curator's ConnectionState):
@@ -171,6 +172,9 @@ export class ZkSession implements ZkReader, ZkWriter, ZkWatcher, ZkAclAccess {
     this.client = undefined;
     this.generation++;
     this.events.emit('closed');
+    // A client without an established session (connecting, or reconnecting) has no session to close,
+    // and close() would make it misread the answer to a connect request in flight: abandon it instead.
+    if (client && !hasSession(client) && abandonConnection(client)) return;
     // A client that never connected (a refused TLS handshake, an unreachable ensemble) has no session to
     // close and, already DISCONNECTED, never emits 'disconnected': waiting would only cost the full second.
     if (client && client.getState() !== State.DISCONNECTED) {
@@ -400,7 +404,7 @@ export class ZkSession implements ZkReader, ZkWriter, ZkWatcher, ZkAclAccess {
 
   /** Makes a new client (a new session), adds auth, and connects. The old client is closed. */
   private replaceClient(): void {
-    this.client?.close();
+    if (this.client) stopClient(this.client);
     const generation = ++this.generation;
     const client = createClient(this.options.connectString, {
       sessionTimeout: this.sessionTimeoutMs,
@@ -495,4 +499,15 @@ export async function connectSession(options: ZkSessionOptions, timeoutMs?: numb
   const session = new ZkSession(options);
   await session.start(timeoutMs);
   return session;
+}
+
+/** The client holds an established session (so closing it sends closeSession). */
+function hasSession(client: Client): boolean {
+  const state = client.getState();
+  return state === State.SYNC_CONNECTED || state === State.CONNECTED_READ_ONLY;
+}
+
+/** Stops a client being replaced: closes its session when it has one, else abandons the connection attempt. */
+function stopClient(client: Client): void {
+  if (hasSession(client) || !abandonConnection(client)) client.close();
 }
