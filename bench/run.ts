@@ -1,6 +1,7 @@
 // `npm run bench -- <name> [args…]`: runs bench/<name>/index.ts, whose default export is the benchmark.
 // `npm run bench [-- --quick]`: runs EVERY benchmark, one child process each, one after the other
-// (`--quick` with smaller counts per benchmark), and writes bench/results/summary.{md,json}.
+// (`--quick` with smaller counts per benchmark), writes bench/results/summary.{md,json}, then draws the
+// charts (bench/charts) from the results that feed them. `npm run bench -- charts` draws them alone.
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -8,6 +9,7 @@ import { join } from 'node:path';
 
 /** Smaller counts per benchmark for `--quick` (a smoke run of everything in a few minutes). */
 const QUICK_ARGS: Record<string, string[]> = {
+  abort: ['--runs', '5'],
   bridge: ['--clusters', '100', '--changes', '20'],
   'd2-resolve': ['--batches', '10', '--warmup', '20000'],
   'failout-overhead': ['--batches', '10', '--http-batches', '5'],
@@ -29,12 +31,18 @@ interface Outcome {
   headline: string;
 }
 
+/** Not a benchmark: draws charts from the others' results, so it runs after them, not among them. */
+const CHARTS = 'charts';
+
 function available(): string[] {
   return readdirSync(__dirname, { withFileTypes: true })
     .filter((d) => d.isDirectory() && existsSync(join(__dirname, d.name, 'index.ts')))
     .map((d) => d.name)
     .sort();
 }
+
+/** The benchmarks `npm run bench` runs: everything {@link available} but the charts. */
+const benchmarks = (): string[] => available().filter((name) => name !== CHARTS);
 
 /** Numeric leaves of `value` as `path=n`, objects only (arrays are per-sample data). */
 function numericLeaves(value: unknown, path: string, out: string[]): void {
@@ -70,7 +78,7 @@ function runChild(name: string, args: string[]): Promise<number> {
 async function runAll(quick: boolean): Promise<number> {
   const outcomes: Outcome[] = [];
   const started = Date.now();
-  for (const name of available()) {
+  for (const name of benchmarks()) {
     const args = quick ? (QUICK_ARGS[name] ?? []) : [];
     process.stdout.write(`\n=== ${name} ${args.join(' ')}\n`);
     const t0 = Date.now();
@@ -93,7 +101,11 @@ async function runAll(quick: boolean): Promise<number> {
   ].join('\n');
   writeFileSync(join(dir, 'summary.md'), md);
   process.stdout.write(`\n${md}\nsummary written to ${join(dir, 'summary.md')} and summary.json\n`);
-  return outcomes.every((o) => o.exitCode === 0) ? 0 : 1;
+  // After every benchmark that feeds a chart. A --quick run's sizes are not collected (bench/charts/data.ts),
+  // so it redraws the committed charts unchanged.
+  process.stdout.write(`\n=== ${CHARTS}\n`);
+  const chartsExit = await runChild(CHARTS, []);
+  return outcomes.every((o) => o.exitCode === 0) && chartsExit === 0 ? 0 : 1;
 }
 
 async function main(): Promise<number> {
@@ -101,7 +113,11 @@ async function main(): Promise<number> {
   const names = available();
   if (name === undefined || name === '--quick') return runAll(name === '--quick');
   if (!names.includes(name)) {
-    process.stderr.write(`usage: npm run bench [-- --quick]   (every benchmark, summary in bench/results/summary.md)\n       npm run bench -- <name> [args]\navailable: ${names.join(', ')}\n`);
+    process.stderr.write(
+      `usage: npm run bench [-- --quick]   (every benchmark, summary in bench/results/summary.md, then the charts)\n` +
+        `       npm run bench -- <name> [args]\n       npm run bench -- ${CHARTS} [--results <dir>] [--out <dir>] [--no-collect]   (docs/bench/*.svg)\n` +
+        `available: ${names.join(', ')}\n`,
+    );
     return 2;
   }
   const mod = (await import(join(__dirname, name, 'index.ts'))) as { default: (args: string[]) => Promise<void> };

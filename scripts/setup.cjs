@@ -3,6 +3,8 @@
 // It must work on a fresh clone with nothing installed, so it uses only Node built-ins.
 // 1. npm dependencies: `npm ci` when node_modules is missing or older than package-lock.json.
 // 2. ZooKeeper: the Debian package (or ZOOKEEPER_HOME); installed with apt-get when missing and root.
+// 3. Chromium for the console's browser tests: Debian's package, installed when missing and root.
+// `--deps-only` does step 1 only.
 // A second run finds both in place and returns in well under a second.
 'use strict';
 
@@ -13,6 +15,7 @@ const { spawnSync } = require('node:child_process');
 
 const root = join(__dirname, '..');
 const { ensureZooKeeper } = require('../lib/local/zookeeper-install.cjs');
+const { ensureChromium } = require('../lib/console/chromium-install.cjs');
 const stampPath = join(root, 'node_modules', '.failout-setup-stamp');
 const depsOnly = process.argv.includes('--deps-only');
 
@@ -43,7 +46,10 @@ function ensureDependencies() {
 
 try {
   ensureDependencies();
-  if (!depsOnly) ensureZooKeeper(log);
+  if (!depsOnly) {
+    ensureZooKeeper(log);
+    ensureChromium(log);
+  }
 } catch (err) {
   log(err instanceof Error ? err.message : String(err));
   process.exit(1);

@@ -5,10 +5,13 @@ import { Effect, PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Topic, type ITopic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct } from 'constructs';
 import { FailoutAlarms } from './failout-alarms';
+import { FailoutGuard } from './failout-guard';
+import { FailoutDrills } from './failout-drills';
 import { FailoutRequestQueue } from './failout-request-queue';
 import { FailoutRequestsFunction } from './failout-requests-function';
 import type { ControlPlane, ZooKeeperAccess, ZooKeeperTls } from './network';
@@ -84,7 +87,9 @@ export interface FailoutStackProps extends StackProps {
 
 /**
  * failout on AWS (ARCHITECTURE.md "Data flow"): the request queue and its DLQ, the `failout-requests`
- * Lambda, the `xds-bridge` Fargate service, the operator policy, the alarms and their topic. Outputs:
+ * Lambda, the `failout-guard` Lambda and its alarm rule (stop conditions), the `failout-drills` Lambda and
+ * its every-minute schedule, the `xds-bridge` Fargate
+ * service, the operator policy, the alarms and their topic. Outputs:
  * `QueueUrl`, `DeadLetterQueueUrl`, `OperatorPolicyArn`, `BridgeAdminTokenSecretArn`, `AlarmTopicArn`.
  */
 export class FailoutStack extends Stack {
@@ -95,6 +100,10 @@ export class FailoutStack extends Stack {
   readonly operatorPolicy: OperatorPolicy;
   readonly alarmTopic: ITopic;
   readonly alarms: FailoutAlarms;
+  /** Stop conditions: the failout-guard Lambda and its EventBridge rule (CloudWatch alarms in ALARM). */
+  readonly guard: FailoutGuard;
+  /** Drills: the failout-drills Lambda and its every-minute EventBridge rule. */
+  readonly drills: FailoutDrills;
 
   constructor(scope: Construct, id: string, props: FailoutStackProps) {
     super(scope, id, props);
@@ -160,6 +169,26 @@ export class FailoutStack extends Stack {
       topic: this.alarmTopic,
       fallbackThreshold: props.alarms?.fallbackThreshold,
       blockedGroupThreshold: props.alarms?.blockedGroupThreshold,
+    });
+    this.guard = new FailoutGuard(this, 'FailoutGuard', {
+      vpc,
+      vpcSubnets: subnets,
+      zooKeeper,
+      queue: this.requests.queue,
+      d2BasePath: props.zooKeeper.d2BasePath,
+      awsApiPeer,
+      logRetention,
+      alarmAction: new SnsAction(this.alarmTopic),
+    });
+    this.drills = new FailoutDrills(this, 'FailoutDrills', {
+      vpc,
+      vpcSubnets: subnets,
+      zooKeeper,
+      queue: this.requests.queue,
+      d2BasePath: props.zooKeeper.d2BasePath,
+      awsApiPeer,
+      logRetention,
+      alarmAction: new SnsAction(this.alarmTopic),
     });
 
     new CfnOutput(this, 'QueueUrl', { value: this.requests.queue.queueUrl, description: 'Change-request queue (FAILOUT_QUEUE_URL for the failout CLI)' });

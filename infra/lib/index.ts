@@ -7,6 +7,8 @@ export { FAILOUT_REQUESTS_BUNDLING, FailoutRequestsFunction, REQUESTS_METRICS, t
 export { XdsBridgeService, BRIDGE_METRICS, BRIDGE_ADMIN_PORT, bridgeImageFromDockerfile, type XdsBridgeServiceProps } from './xds-bridge-service';
 export { OperatorPolicy, type OperatorPolicyProps } from './operator-policy';
 export { FailoutAlarms, type FailoutAlarmsProps } from './failout-alarms';
+export { FailoutGuard, GUARD_METRICS, type FailoutGuardProps } from './failout-guard';
+export { DRILLS_METRICS, FailoutDrills, type FailoutDrillsProps } from './failout-drills';
 export { allowAwsApis, allowZooKeeper, zooKeeperPorts, zooKeeperTlsEnvironment, type ControlPlane, type ZooKeeperAccess, type ZooKeeperTls } from './network';
 export {
   aclIdFields,

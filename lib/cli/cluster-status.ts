@@ -7,6 +7,7 @@ import {
   redirectWeight,
   type FailoutProperties,
 } from '../d2/data';
+import type { DrillStatus } from './drill-status';
 
 /**
  * What `failout status` says about one cluster:
@@ -57,8 +58,12 @@ export interface ClusterStatus {
   readonly windows: readonly WindowStatus[];
   /** Present while a ramp's window has not ended: its current step and the next. */
   readonly ramp?: RampStatus;
+  /** Alarms that stop the failout (named by windows that have not ended), in the order first named; absent when none. */
+  readonly stopAlarms?: readonly string[];
   /** For `malformed`: what is wrong. */
   readonly problem?: string;
+  /** The cluster's drills (`failout status` adds them; absent when it has none): a running one, each one's last outcome. */
+  readonly drills?: readonly DrillStatus[];
 }
 
 /**
@@ -100,7 +105,15 @@ export function describeFailout(cluster: string, props: FailoutProperties | null
         ? 'ended'
         : 'serving';
   const ramp = state === 'ended' ? undefined : rampStatus(props, now);
-  return { cluster, state, peers: props.redirects.map((r) => ({ cluster: r.peer, weight: redirectWeight(r) })), windows, ...(ramp === undefined ? {} : { ramp }) };
+  const stopAlarms = [...new Set(props.buckets.filter((b) => b.onlineAt === undefined || b.onlineAt > now).flatMap((b) => b.stopAlarms ?? []))];
+  return {
+    cluster,
+    state,
+    peers: props.redirects.map((r) => ({ cluster: r.peer, weight: redirectWeight(r) })),
+    windows,
+    ...(ramp === undefined ? {} : { ramp }),
+    ...(stopAlarms.length === 0 ? {} : { stopAlarms }),
+  };
 }
 
 /** The ramp of `props` at `now`, or undefined when all its windows start at once (no ramp). */

@@ -1,6 +1,7 @@
 import type { PruneMark, RequestRecord } from '../requests';
 import { escapeControlChars } from '../text';
 import type { ClusterStatus } from './cluster-status';
+import { formatDrills } from './drill-status';
 
 /**
  * Human text for the CLI's results. Pure: tests compare strings. Every value from data (names,
@@ -49,6 +50,8 @@ export function formatClusterStatus(status: ClusterStatus, now: number): string 
     lines.push(`  by       ${safe(w.requestedBy ?? 'unknown')}${w.reason ? ` — ${safe(w.reason)}` : ''}${w.requestId ? `  [request ${safe(w.requestId)}]` : ''}`);
   }
   if (status.ramp !== undefined) lines.push(`  ramp     ${formatRamp(status.ramp, now)}`);
+  if (status.stopAlarms !== undefined) lines.push(`  stops    when an alarm fires: ${status.stopAlarms.map(safe).join(', ')}`);
+  if (status.drills !== undefined) lines.push(`  drills   ${formatDrills(status.drills, safe)}`);
   if (status.peers.length > 0) {
     const peers = status.peers.map((p) => `${safe(p.cluster)} (weight ${p.weight}, ${Math.round((p.weight / total) * 100)}%)`);
     lines.push(`  peers    ${peers.join(', ')}`);
@@ -70,8 +73,11 @@ export function formatRecord(record: RequestRecord): string {
   const id = safe(record.requestId);
   switch (record.status) {
     case 'applied':
+      if (record.unchanged && record.stoppedByAlarm !== undefined) {
+        return `request ${id}: applied (${what})${at} — stopped by alarm ${safe(record.stoppedByAlarm)}, but no failout naming it was active; nothing was written`;
+      }
       if (record.unchanged) return `request ${id}: applied (${what})${at} — ${safe(record.cluster ?? 'the cluster')} was already serving; nothing was written`;
-      return `request ${id}: applied (${what})${at}${record.clusterVersion === null ? '' : `, cluster node version ${record.clusterVersion}`}`;
+      return `request ${id}: applied (${what})${at}${record.clusterVersion === null ? '' : `, cluster node version ${record.clusterVersion}`}${record.stoppedByAlarm === undefined ? '' : ` — stopped by alarm ${safe(record.stoppedByAlarm)}`}`;
     case 'duplicate':
       return `request ${id}: duplicate (${what}) — it had already been applied; nothing changed${at}`;
     case 'rejected':

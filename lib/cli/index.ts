@@ -6,3 +6,7 @@
 export { buildProgram, run } from './program';
 export { processIo, type CliIo } from './io';
 export { CliError, EXIT, type CliErrorKind } from './errors';
+// The console (lib/console) acts through the CLI's request path; npm start serves it too.
+export { startConsole, consoleServerOptions, DEFAULT_CONSOLE_PORT, type ConsoleFlags } from './commands/console';
+export { createConsoleRequests } from './console-requests';
+export type { ClusterStatus, WindowStatus, RampStatus, ClusterFailoutState } from './cluster-status';

@@ -4,7 +4,7 @@ import { printJson, type CommandRuntime } from './command-context';
 import type { CliConnections } from './connections';
 import { CliError, EXIT, usageError } from './errors';
 import type { CliIo } from './io';
-import type { RequestBody } from './request-body';
+import type { SendableBody } from './request-body';
 import type { CliSettings } from './settings';
 
 /**
@@ -42,14 +42,14 @@ export function limitsFromEnv(env: CliIo['env']): Omit<ParseOptions, 'now'> {
  * The request as the worker would read it, or a usage error naming what it would reject and why.
  * @throws CliError `usage`.
  */
-export function validateLocally(body: RequestBody, now: number, env: CliIo['env']): ChangeRequest {
+export function validateLocally(body: SendableBody, now: number, env: CliIo['env']): ChangeRequest {
   const parsed = parseChangeRequest(body, { ...limitsFromEnv(env), now });
   if (parsed.ok) return parsed.request;
   throw usageError(`the worker would reject this request (${parsed.rejection.reason}): ${parsed.rejection.message}; nothing was sent`);
 }
 
 /** One line for a rejection found before sending (or by `--dry-run`). */
-export function formatLocalRejection(body: RequestBody, rejection: Rejection): string {
+export function formatLocalRejection(body: SendableBody, rejection: Rejection): string {
   return `request ${body.requestId}: REJECTED (${body.action} ${body.cluster}): ${rejection.reason} — ${rejection.message}`;
 }
 
@@ -61,7 +61,7 @@ export async function judgeBeforeSend(
   rt: CommandRuntime,
   connections: CliConnections,
   settings: CliSettings,
-  sent: { readonly body: RequestBody; readonly request: ChangeRequest; readonly json?: boolean | undefined },
+  sent: { readonly body: SendableBody; readonly request: ChangeRequest; readonly json?: boolean | undefined },
   now: number,
 ): Promise<boolean> {
   const { body, request } = sent;

@@ -1,5 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import type { CommandRuntime } from './command-context';
+import { consoleCommand } from './commands/console';
+import { drillCommand } from './commands/drill';
 import { extendCommand } from './commands/extend';
 import { outCommand } from './commands/out';
 import { requestCommand } from './commands/request';
@@ -18,6 +20,8 @@ Examples:
   failout status
   failout restore greetings-lor1 --wait
   failout request <id> --json
+  failout console                  (the web console on http://127.0.0.1:8300/)
+  failout drill list               (scheduled practice failouts; failout drill --help)
   failout zk check                 (exit 1 when a node can be changed without credentials)
   ZK_ADMIN_DIGEST=admin:… failout zk secure --dry-run
 
@@ -32,7 +36,7 @@ export function buildProgram(rt: CommandRuntime): Command {
     .showHelpAfterError('(add --help for usage and examples)')
     .exitOverride()
     .configureOutput({ writeOut: (text) => rt.io.stdout(text), writeErr: (text) => rt.io.stderr(text) });
-  for (const make of [outCommand, extendCommand, restoreCommand, statusCommand, requestCommand, zkCommand]) {
+  for (const make of [outCommand, extendCommand, restoreCommand, statusCommand, requestCommand, zkCommand, consoleCommand, drillCommand]) {
     const command = make(rt);
     // Subcommands inherit neither exitOverride nor the output hooks: set them on each.
     command

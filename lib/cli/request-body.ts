@@ -10,9 +10,23 @@ export interface OutOptions {
   share?: string;
   buckets?: string;
   ramp?: string;
+  /** `--stop-alarm`, repeated: CloudWatch alarm names that stop the failout. */
+  stopAlarm?: string[];
   reason?: string;
   by?: string;
   force?: boolean;
+}
+
+/**
+ * What the send path (`validateLocally`, `judgeBeforeSend`, `sendRequest`) needs of any request body:
+ * JSON with its id, its action and its cluster (the FIFO group). Failout bodies and drill bodies
+ * (`drill-body.ts`) are both this.
+ */
+export interface SendableBody {
+  readonly version: 1;
+  readonly requestId: string;
+  readonly action: string;
+  readonly cluster: string;
 }
 
 /** A change request body (version 1 of "Change request" in the architecture), as the CLI sends it. */
@@ -27,6 +41,7 @@ export interface RequestBody {
   duration?: string;
   buckets?: BucketsArg;
   ramp?: RampStepArg[];
+  stopAlarms?: string[];
   requestedBy: string;
   reason?: string;
   force?: boolean;
@@ -59,6 +74,8 @@ export function buildFailoutBody(cluster: string, options: OutOptions, context: 
   }
   body.buckets = options.buckets !== undefined ? parseBuckets(options.buckets) : options.share !== undefined ? parseShare(options.share) : { from: 0, to: 99 };
   if (options.ramp !== undefined) body.ramp = parseRamp(options.ramp);
+  // Sent as given: the worker's own rules (validateLocally) name a bad alarm before anything is sent.
+  if (options.stopAlarm !== undefined && options.stopAlarm.length > 0) body.stopAlarms = [...options.stopAlarm];
   if (options.reason !== undefined) body.reason = options.reason;
   body.force = options.force === true;
   return body;

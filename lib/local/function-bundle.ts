@@ -12,7 +12,7 @@ import { build, type Metafile } from 'esbuild';
 const ROOT = join(__dirname, '..', '..');
 
 /** The functions under `functions/` that have a Lambda handler. */
-export type LambdaFunctionName = 'failout-requests';
+export type LambdaFunctionName = 'failout-requests' | 'failout-guard' | 'failout-drills';
 
 /** The bundling options infra/lib/failout-requests-function.ts gives NodejsFunction (a test keeps them equal). */
 export const LAMBDA_BUNDLING = Object.freeze({ minify: true, format: 'cjs' as const, external: Object.freeze(['@aws-sdk/*']) });

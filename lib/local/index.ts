@@ -30,3 +30,5 @@ export { bundleFunction, LAMBDA_BUNDLING, type FunctionBundle, type LambdaFuncti
 export { LambdaProcess, type LambdaProcessOptions } from './lambda-process';
 export { localSecretArn, startLocalSecrets, type LocalSecrets } from './secrets-server';
 export { SqsPoller, type PollerState, type SqsHandler, type SqsPollerOptions, type SqsPollerStats } from './sqs-poller';
+export { AlarmEvaluator, errorAlarmName, type AlarmEvaluatorOptions, type AlarmTransition, type LocalAlarm } from './alarm-evaluator';
+export { CLUSTERS, LOCAL_CLUSTER } from './topology';

@@ -23,7 +23,7 @@ export async function interactive(stack: LocalStack, view: boolean): Promise<voi
   process.once('SIGTERM', quit);
   const stdin = process.stdin;
   if (!view || !stdin.isTTY) {
-    commandsText(stack.env(), false).forEach(say);
+    commandsText(stack.env(), false, stack.console.url).forEach(say);
     const timer = setInterval(() => {
       const s = summarize(stack.traffic.samplesSince(Date.now() - 5000));
       const shares = [...s.byCluster].map(([c, n]) => `${c} ${((100 * n) / s.total).toFixed(0)}%`).join(', ');
@@ -51,6 +51,12 @@ export async function interactive(stack: LocalStack, view: boolean): Promise<voi
     else if (key === 'e') act(`adding a backend to ${LOCAL_CLUSTER}…`, async () => (await stack.planes.addBackend(LOCAL_CLUSTER)).name);
     else if (key === 'p' && stack.planes.primaryServing) act('stopping the primary mid-rollout…', async () => stack.planes.stopPrimaryMidRollout());
     else if (key === 'p') act('starting the primary…', () => stack.planes.startPrimary());
+    else if (key === 'b') {
+      // The fault switch (issue 16): greetings-lva1's backends answer 500 until pressed again; its
+      // alarm greetings-lva1-errors fires once traffic lands there (a failout with --stop-alarm).
+      const on = !stack.topology.isFaulty('greetings-lva1');
+      act(`${on ? 'breaking' : 'mending'} greetings-lva1…`, async () => stack.topology.setFault('greetings-lva1', on));
+    }
   });
   live.start();
   await done;

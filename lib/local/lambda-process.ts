@@ -28,7 +28,7 @@ export interface LambdaProcessOptions {
 }
 
 interface Pending {
-  resolve(response: SQSBatchResponse | undefined): void;
+  resolve(response: unknown): void;
   reject(error: Error): void;
   timer: NodeJS.Timeout;
 }
@@ -37,7 +37,7 @@ interface Reply {
   readonly id?: string;
   readonly ready?: boolean;
   readonly ok?: boolean;
-  readonly response?: SQSBatchResponse | null;
+  readonly response?: unknown;
   readonly error?: { readonly name?: string; readonly message: string };
 }
 
@@ -75,13 +75,19 @@ export class LambdaProcess {
   }
 
   /** One invocation; rejects when the function throws, the child dies or the timeout passes. */
-  readonly invoke = async (event: SQSEvent, _context?: Context): Promise<SQSBatchResponse | void> => {
+  readonly invoke = async (event: SQSEvent, _context?: Context): Promise<SQSBatchResponse | void> => (await this.call(event)) as SQSBatchResponse | undefined;
+
+  /**
+   * One invocation with any event (an EventBridge event for the guard), resolving to what the function
+   * returned (JSON through IPC); rejects as {@link LambdaProcess.invoke} does.
+   */
+  readonly call = async (event: unknown): Promise<unknown> => {
     if (this.lifecycle === 'closed') throw new Error('the Lambda process is stopped');
     const child = await this.ensureChild();
     const id = randomUUID();
     const timeoutMs = this.options.timeoutMs ?? 30_000;
     const functionName = this.options.functionName ?? 'failout-requests-local';
-    return new Promise<SQSBatchResponse | undefined>((resolve, reject) => {
+    return new Promise<unknown>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(id);
         reject(new Error(`Task timed out after ${timeoutMs} ms`));

@@ -6,6 +6,8 @@
 import type { LocalStack } from './stack';
 import { PEER_A, PEER_B, pct, sleep, Steps, TARGETS, type Step, type StepOutcome, type StepResult } from './scenario-steps';
 import { capacityRejected, extendMovesTheEnd, rampAdvances } from './scenario-safety';
+import { stopAlarmBringsTrafficHome } from './scenario-stop-alarm';
+import { drillPasses, drillStopped } from './scenario-drills';
 import { LOCAL_CLUSTER, type Backend } from './topology';
 import { summarize } from './traffic';
 
@@ -42,7 +44,7 @@ async function fullFailout(s: Steps): Promise<StepOutcome> {
 async function partialFailout(s: Steps): Promise<StepOutcome> {
   const out = await s.cli('out', LOCAL_CLUSTER, '--peer', `${PEER_A}:2`, '--peer', `${PEER_B}:1`, '--for', '30m', '--buckets', '0-49', '--wait');
   await sleep(500);
-  const half = await s.measure(4000);
+  const half = await s.measure(6000);
   const moved = 100 - half.share(LOCAL_CLUSTER);
   const restoredAt = Date.now();
   const restore = await s.cli('restore', LOCAL_CLUSTER, '--wait');
@@ -130,6 +132,9 @@ const STEPS: readonly Step[] = [
   extendMovesTheEnd,
   controlPlaneFallback,
   capacityRejected,
+  stopAlarmBringsTrafficHome,
+  drillPasses,
+  drillStopped,
   leaderKilled,
 ];
 

@@ -9,6 +9,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseBridgeConfig, XdsBridge } from '../bridge';
+import { consoleServerOptions } from '../cli';
+import { ConsoleServer } from '../console';
 import { LoadBalancerState, urisPath } from '../d2';
 import { createFailoutConfig, type FailoutConfig } from '../failout';
 import { createLogger, type Logger } from '../logging';
@@ -19,8 +21,11 @@ import { LambdaProcess } from './lambda-process';
 import { localSecretArn, startLocalSecrets } from './secrets-server';
 import { SqsPoller } from './sqs-poller';
 import { startLocalSqs, type LocalSqs } from './sqs';
+import { startStopConditions, type LocalStopConditions } from './stop-conditions';
+import { startLocalDrills, type LocalDrills } from './drills';
+import type { AlarmEvaluator } from './alarm-evaluator';
 import { CLUSTERS, SampleTopology, SERVICE } from './topology';
-import { TrafficGenerator } from './traffic';
+import { LOCAL_TRAFFIC_METRIC, TrafficGenerator } from './traffic';
 import type { ViewSource } from './view';
 import { startZooKeeper, type ZooKeeperServer } from './zookeeper';
 
@@ -38,6 +43,11 @@ export interface LocalStackOptions {
   /** Progress lines while starting. */
   readonly progress?: (line: string) => void;
   readonly logger?: Logger;
+  /**
+   * Port of the web console (lib/console). Default `$FAILOUT_CONSOLE_PORT` or 8300, a free one when
+   * that is taken; 0 for a free one.
+   */
+  readonly consolePort?: number;
 }
 
 /** One bridge replica as the view shows it. */
@@ -69,6 +79,8 @@ export interface StackEnv {
    * themselves (examples/service reads it): the path is shown, never the password.
    */
   readonly ZK_ANNOUNCER_DIGEST_FILE: string;
+  /** The alarm evaluator's states (`GET` → `{"alarms":[{name, state, since}]}`), for the drills' alarm reader. */
+  readonly FAILOUT_ALARMS_URL: string;
 }
 
 /**
@@ -141,6 +153,9 @@ export class LocalStack {
   private replicaSeq = 0;
   private stopping: Promise<void> | undefined;
   private trafficValue: TrafficGenerator | undefined;
+  private stopConditionsValue: LocalStopConditions | undefined;
+  private drillsValue: LocalDrills | undefined;
+  private consoleValue: ConsoleServer | undefined;
   /** Clusters whose latest document write was unreadable, and why (cleared by the next good write). */
   private readonly problems = new Map<string, string>();
 
@@ -205,11 +220,37 @@ export class LocalStack {
       const traffic = await TrafficGenerator.start({ connectString: zk.connectString, rate: options.rate, logger: log });
       stops.add(() => traffic.stop());
       stack.trafficValue = traffic;
+      progress('starting the alarm evaluator and the failout-guard function…');
+      const stopConditions = await startStopConditions({ connectString: zk.connectString, sqs, samplesSince: (since) => traffic.samplesSince(since), clusters: CLUSTERS, logLevel: powertoolsLevel(process.env.FAILOUT_LOG_LEVEL ?? 'info'), logger: log });
+      stops.add(() => stopConditions.stop());
+      stack.stopConditionsValue = stopConditions;
+      progress('starting the failout-drills function and its timer…');
+      const drills = await startLocalDrills({ connectString: zk.connectString, sqs, alarmsUrl: stopConditions.alarms.url, logLevel: powertoolsLevel(process.env.FAILOUT_LOG_LEVEL ?? 'info'), logger: log });
+      stops.add(() => drills.stop());
+      stack.drillsValue = drills;
+      progress('starting the web console…');
+      stack.consoleValue = await stack.startConsole();
+      stops.add(() => stack.console.close());
       return stack;
     } catch (err) {
       await stops.run();
       throw err;
     }
+  }
+
+  /**
+   * The alarm evaluator: `<cluster>-errors` per cluster over the traffic's error rate, emitting
+   * CloudWatch alarm state change events into the failout-guard bundle (lib/local `stop-conditions.ts`).
+   */
+  get alarms(): AlarmEvaluator {
+    if (!this.stopConditionsValue) throw new Error('the alarm evaluator has not started');
+    return this.stopConditionsValue.alarms;
+  }
+
+  /** The drills function and its timer (lib/local `drills.ts`): ticks every 10 s, `runNow(name)` on demand. */
+  get drills(): LocalDrills {
+    if (!this.drillsValue) throw new Error('the drills function has not started');
+    return this.drillsValue;
   }
 
   /** The traffic generator (started last). */
@@ -218,13 +259,45 @@ export class LocalStack {
     return this.trafficValue;
   }
 
+  /** The web console (started last, after the traffic it charts). */
+  get console(): ConsoleServer {
+    if (!this.consoleValue) throw new Error('the console has not started');
+    return this.consoleValue;
+  }
+
+  /**
+   * The console as `failout console` runs it against this stack (the CLI's options from the stack's
+   * environment), with the bridges' admin URLs read before every round (replicas come and go) and the
+   * traffic generator's counters charted.
+   */
+  private async startConsole(): Promise<ConsoleServer> {
+    const env = { ...process.env, ...this.env() };
+    const fromEnv = process.env.FAILOUT_CONSOLE_PORT?.trim();
+    const wanted = this.options.consolePort ?? (fromEnv !== undefined && /^\d{1,5}$/.test(fromEnv) ? Number(fromEnv) : 8300);
+    const start = (port: number): Promise<ConsoleServer> => {
+      const options = consoleServerOptions({ port: String(port), metrics: [`${SERVICE}=${this.traffic.metricsUrl}`], trafficMetric: LOCAL_TRAFFIC_METRIC }, env, this.log);
+      const bridgeUrls = (): string[] => this.replicas.filter((r) => r.adminPort !== undefined).map((r) => `http://127.0.0.1:${r.adminPort}`);
+      return ConsoleServer.start({ ...options, bridgeUrls }).catch(async (err: unknown) => {
+        await options.requests.close();
+        throw err;
+      });
+    };
+    try {
+      return await start(wanted);
+    } catch (err) {
+      // By its code, not `instanceof Error`: errors from another realm (jest's) are not this realm's Error.
+      if (wanted === 0 || (err as { code?: unknown } | null)?.code !== 'EADDRINUSE') throw err;
+      return start(0);
+    }
+  }
+
   get topology(): SampleTopology {
     return this.planes.topology;
   }
 
   /** What the CLI needs (default D2 and request paths). */
   env(): StackEnv {
-    return { FAILOUT_QUEUE_URL: this.sqs.queueUrl, SQS_ENDPOINT: this.sqs.endpoint, ZK_CONNECT: this.zk.connectString, ZK_ANNOUNCER_DIGEST_FILE: this.announcerDigestFile };
+    return { FAILOUT_QUEUE_URL: this.sqs.queueUrl, SQS_ENDPOINT: this.sqs.endpoint, ZK_CONNECT: this.zk.connectString, ZK_ANNOUNCER_DIGEST_FILE: this.announcerDigestFile, FAILOUT_ALARMS_URL: this.alarms.url };
   }
 
   /** The leading replica, if any. */
@@ -263,6 +336,7 @@ export class LocalStack {
       worker: () => this.poller.stats(),
       backendName: (uri) => this.topology.backendByUri(uri)?.name,
       env: () => this.env(),
+      consoleUrl: () => this.consoleValue?.url,
     };
   }
 

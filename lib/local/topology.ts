@@ -29,11 +29,20 @@ export interface Backend {
   readonly uri: string;
 }
 
-/** Starts an HTTP server on 127.0.0.1 that answers every request with its cluster and name. */
-async function startBackend(cluster: string, name: string): Promise<{ backend: Backend; server: Server }> {
+/**
+ * Starts an HTTP server on 127.0.0.1 that answers every request with its cluster and name, or with a
+ * 500 while `faulty()` says its cluster is broken (the fault switch of {@link SampleTopology.setFault}).
+ */
+async function startBackend(cluster: string, name: string, faulty: () => boolean, onFault: () => void): Promise<{ backend: Backend; server: Server }> {
   const server = createServer((req, res) => {
     req.resume();
     res.setHeader('content-type', 'text/plain');
+    if (faulty()) {
+      onFault();
+      res.statusCode = 500;
+      res.end(`${name} (${cluster}) is broken on purpose (fault switch)\n`);
+      return;
+    }
     res.end(`hello from ${name} (${cluster})\n`);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -51,6 +60,9 @@ export class SampleTopology {
   private version = 1;
   /** EDS resource names end in `-g<generation>`; a new generation makes the bridge subscribe anew. */
   private generation = 1;
+  /** Clusters whose backends answer 500 (the fault switch). */
+  private readonly broken = new Set<string>();
+  private faultAnswerCount = 0;
 
   /** Starts `perCluster` backends in each cluster. */
   static async start(perCluster = 3): Promise<SampleTopology> {
@@ -83,11 +95,31 @@ export class SampleTopology {
   async addBackend(cluster: string): Promise<Backend> {
     const list = this.byCluster.get(cluster);
     if (!list) throw new Error(`unknown cluster ${cluster}`);
-    const { backend, server } = await startBackend(cluster, `${cluster.replace(/^greetings-/, '')}-${list.length + 1}`);
+    const { backend, server } = await startBackend(cluster, `${cluster.replace(/^greetings-/, '')}-${list.length + 1}`, () => this.broken.has(cluster), () => void this.faultAnswerCount++);
     this.servers.push(server);
     list.push(backend);
     this.version++;
     return backend;
+  }
+
+  /**
+   * The fault switch: while on, every backend of `cluster` answers 500 (its hosts stay announced, as a
+   * bad deploy would leave them), so the local alarm evaluator sees its error rate rise.
+   */
+  setFault(cluster: string, on: boolean): void {
+    if (!this.byCluster.has(cluster)) throw new Error(`unknown cluster ${cluster}`);
+    if (on) this.broken.add(cluster);
+    else this.broken.delete(cluster);
+  }
+
+  /** How many requests the fault switch answered with a 500 since start: errors injected on purpose. */
+  get faultAnswers(): number {
+    return this.faultAnswerCount;
+  }
+
+  /** Whether `cluster`'s backends answer 500 now. */
+  isFaulty(cluster: string): boolean {
+    return this.broken.has(cluster);
   }
 
   /** Renames every EDS resource (a rollout): a bridge following the snapshot must subscribe to new names. */

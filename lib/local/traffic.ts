@@ -4,11 +4,20 @@
  * FailoutClient built by `buildD2Client` with the ZooKeeper failout provider and the weighted redirect
  * strategy), with a routing key per simulated member, and remembers where each request went.
  */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Counter } from 'prom-client';
 import { LoadBalancerState } from '../d2';
 import { buildD2Client, WeightedFailoutRedirectStrategy, ZooKeeperFailoutConfigProviderFactory, type BuiltD2Client } from '../failout';
 import { createLogger, type Logger } from '../logging';
 import { ZkSession } from '../zk';
 import { SERVICE } from './topology';
+
+/**
+ * The counter of every request the generator sent, by the cluster it went to: what the console charts
+ * (`--traffic-metric`), next to FailoutClient's own `failout_client_redirected_total` in the same registry.
+ */
+export const LOCAL_TRAFFIC_METRIC = 'failout_local_requests_total';
 
 /** One request's outcome. */
 export interface Sample {
@@ -86,13 +95,17 @@ export class TrafficGenerator {
   private totals = { ok: 0, errors: 0 };
   private warm: WarmUpCounts = { started: 0, succeeded: 0, failed: 0, connections: 0 };
   private ticks = 0;
+  private metricsServer: Server | undefined;
+  private readonly byTarget: Counter<'cluster'>;
 
   private constructor(
     private readonly options: Required<Omit<TrafficOptions, 'logger'>>,
     private readonly session: ZkSession,
     readonly state: LoadBalancerState,
     readonly client: BuiltD2Client,
-  ) {}
+  ) {
+    this.byTarget = new Counter({ name: LOCAL_TRAFFIC_METRIC, help: 'Requests the local traffic generator sent, by the cluster they went to', labelNames: ['cluster'], registers: [client.registry] });
+  }
 
   /** Connects, loads the service and starts sending. */
   static async start(options: TrafficOptions): Promise<TrafficGenerator> {
@@ -121,6 +134,12 @@ export class TrafficGenerator {
       throw err;
     }
     generator.run();
+    try {
+      await generator.serveMetrics();
+    } catch (err) {
+      await generator.stop();
+      throw err;
+    }
     return generator;
   }
 
@@ -143,8 +162,43 @@ export class TrafficGenerator {
     return this.samples.filter((s) => s.at >= since && s.at < until);
   }
 
+  /**
+   * `http://127.0.0.1:<port>/metrics`: the client's registry as Prometheus text (FailoutClient's
+   * counters and {@link LOCAL_TRAFFIC_METRIC}), as a service would expose it; loopback only.
+   */
+  get metricsUrl(): string {
+    const address = this.metricsServer?.address() as AddressInfo | null | undefined;
+    if (!address) throw new Error('the metrics endpoint is not listening');
+    return `http://127.0.0.1:${address.port}/metrics`;
+  }
+
+  private async serveMetrics(): Promise<void> {
+    const registry = this.client.registry;
+    const server = createServer((req, res) => {
+      if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
+        res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+        return;
+      }
+      registry.metrics().then(
+        (text) => res.writeHead(200, { 'content-type': registry.contentType }).end(text),
+        (err: unknown) => res.writeHead(500, { 'content-type': 'text/plain' }).end(`${err instanceof Error ? err.message : String(err)}\n`),
+      );
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => resolve());
+    });
+    this.metricsServer = server;
+  }
+
   /** Stops sending, waits for the requests in flight, closes the client and the session. */
   async stop(): Promise<void> {
+    const server = this.metricsServer;
+    this.metricsServer = undefined;
+    if (server) {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     await Promise.all([...this.inFlight]);
@@ -203,6 +257,7 @@ export class TrafficGenerator {
   }
 
   private record(sample: Sample): void {
+    if (sample.cluster !== undefined) this.byTarget.inc({ cluster: sample.cluster });
     if (sample.ok) this.totals.ok++;
     else this.totals.errors++;
     this.samples.push(sample);

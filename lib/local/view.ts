@@ -104,6 +104,7 @@ export function commandsText(env: StackEnv, keys: boolean, consoleUrl?: string):
     lines.push(
       'Keys here: p stop the primary control plane mid-rollout (the bridge falls back) / start it again ·',
       '           e add a backend to greetings-lor1 (on the serving control planes) · k kill the bridge leader · q quit (or Ctrl-C)',
+      '           b break greetings-lva1 (its backends answer 500; alarm greetings-lva1-errors) / mend it',
     );
   }
   return lines;

@@ -1,4 +1,5 @@
 import { DEFAULT_PARTITION, isFailedOutAt, type ClusterProperties, type FailoutBucketConfig, type FailoutProperties } from '../d2/data';
+import { drillPrecedenceProblems, isDrillAction } from './drill-rules';
 import { rejectionOf, type Problem, type Rejection } from './rejection';
 import type { ChangeRequest, ExtendChangeRequest, FailoutChangeRequest } from './schema';
 
@@ -31,28 +32,46 @@ export type ApplyResult =
  * is carried over by reference).
  *
  * - `restore` removes `failoutProperties`; of a cluster that has none it is `unchanged` (recorded, not
- *   written: a write would only bump the node's version and wake every watcher).
+ *   written: a write would only bump the node's version and wake every watcher). A guard's restore
+ *   (`stoppedByAlarm`) removes it only while a window that has not ended names that alarm in
+ *   `stopAlarms`; otherwise it is `unchanged` too: the failout the alarm was meant to stop is gone,
+ *   and the one in its place (an operator's, made after the alarm fired) did not ask to be stopped.
  * - `extend` moves the end (`onlineAt`) of every window that has not ended to the new end, and touches
  *   nothing else; `notFailedOut` when no window is active or scheduled, `badWindow` when the new end is
  *   not after the start of every window it moves.
  * - `failout` replaces them with one redirect entry per peer and one bucket entry carrying the window,
- *   the request id, who and why (a ramp: one bucket entry per step, each with its own `offlineAt`). Unknown keys inside the old `failoutProperties` are kept; its entries
+ *   the request id, who and why, and the stop alarms (a ramp: one bucket entry per step, each with its own `offlineAt`). Unknown keys inside the old `failoutProperties` are kept; its entries
  *   (and their unknown keys) are replaced. The result is the typed model: the cluster codec's writer
  *   checks it with the reader's own rules, so what the worker writes every reader accepts.
+ * - A drill's failout (`drill`) yields to an operator's failout window that has not ended
+ *   (`operatorFailoutActive`) and to another drill's active run (`drillRunning`); its bucket configs carry
+ *   `drill`. A drill action (`putDrill`, `deleteDrill`, `skipDrill`) leaves the cluster `unchanged`: the
+ *   writer changes the drill's node (drill-writes.ts).
  * - Checks at application time: the window has not ended; every peer exists (`unknownPeer`); unless
  *   `force`, no peer is failed out (`peerFailedOut`) and some peer has hosts (`noPeerWithHosts`).
  *   `force` overrides only these two peer-state checks: a peer that does not exist is always a typo.
  */
 export function applyRequest(clusterProps: ClusterProperties, request: ChangeRequest, context: ApplyContext): ApplyResult {
+  // A drill action changes its drill's node, never the cluster (the writer handles it: drill-writes.ts).
+  if (isDrillAction(request)) return { ok: true, props: clusterProps, unchanged: true };
   if (request.action === 'restore') {
     if (clusterProps.failoutProperties === null) return { ok: true, props: clusterProps, unchanged: true };
+    if (request.stoppedByAlarm !== undefined && !namesStopAlarm(clusterProps.failoutProperties, request.stoppedByAlarm, context.now)) {
+      return { ok: true, props: clusterProps, unchanged: true };
+    }
     return { ok: true, props: { ...clusterProps, failoutProperties: null } };
   }
   if (request.action === 'extend') return extend(clusterProps, request, context.now);
-  const problems = [...windowProblems(request, context.now), ...peerProblems(request, context)];
+  // A drill yields to an operator's failout and to a running drill: the clearer reason, so first.
+  const problems = [...drillPrecedenceProblems(clusterProps.failoutProperties, request, context.now), ...windowProblems(request, context.now), ...peerProblems(request, context)];
   if (problems.length > 0) return { ok: false, rejection: rejectionOf(problems, request.requestId) };
   const failoutProperties = failoutPropertiesOf(request, clusterProps.failoutProperties);
   return { ok: true, props: { ...clusterProps, failoutProperties } };
+}
+
+/** True when a window of `props` that has not ended at `now` (active or scheduled) names `alarm` in `stopAlarms`. */
+export function namesStopAlarm(props: FailoutProperties, alarm: string, now: number): boolean {
+  return props.buckets.some((b) => (b.onlineAt === undefined || b.onlineAt > now) && (b.stopAlarms ?? []).includes(alarm));
 }
 
 function extend(clusterProps: ClusterProperties, request: ExtendChangeRequest, now: number): ApplyResult {
@@ -127,6 +146,8 @@ function failoutPropertiesOf(request: FailoutChangeRequest, previous: FailoutPro
     };
     if (request.requestedBy !== undefined) bucket.requestedBy = request.requestedBy;
     if (request.reason !== undefined) bucket.reason = request.reason;
+    if (request.stopAlarms !== undefined) bucket.stopAlarms = [...request.stopAlarms];
+    if (request.drill !== undefined) bucket.drill = request.drill;
     return bucket;
   });
   const next: FailoutProperties = {

@@ -6,7 +6,11 @@
  */
 // The schema-only part (what producers share; the package's `failout/requests` subpath).
 export * from './schema-entry';
-export { applyRequest } from './apply-request';
+export { applyRequest, namesStopAlarm } from './apply-request';
+// Drills as the worker keeps them (the node codec; the runner and the CLI read it).
+export { DEFAULT_DRILLS_PATH, MAX_DRILL_RUNS, drillPath, decodeDrillNode, encodeDrillNode, runStatusAt, runningRun } from './drill-node';
+export type { DrillDefinition, DrillNode, DrillRun, DrillRunStatus } from './drill-node';
+export { changeRequestMessage } from './request-message';
 export type { ApplyContext, ApplyResult, PeerState } from './apply-request';
 export { readPeerStates } from './peer-states';
 export { judgeRequest } from './judge-request';

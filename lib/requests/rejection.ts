@@ -28,12 +28,22 @@ export const REJECTION_REASONS = [
   'windowTooLong',
   /** A `ramp` that cannot be applied: steps not increasing to 100 %, a bad step duration, too many steps, or steps that overrun the window. */
   'badRamp',
+  /** A `stopAlarms` name (or a restore's `stoppedByAlarm`) that is empty, longer than 255 characters or has control characters; a name listed twice; more than 5 names. */
+  'badStopAlarm',
+  /** A `putDrill` that cannot be kept: a bad schedule (`every`), blocked date or window, run length, or too many alarms. */
+  'badDrill',
   /** No `/d2/clusters/<cluster>` node. */
   'unknownCluster',
   /** The cluster's JSON cannot be read, so it cannot be rewritten safely. */
   'malformedCluster',
   /** An `extend` of a cluster with no failout active or scheduled: there is no end to move. */
   'notFailedOut',
+  /** A drill action (or a drill's failout) naming a drill that is not defined for this cluster. */
+  'unknownDrill',
+  /** A drill's failout while the cluster has an active failout that is no drill's: an operator's failout takes precedence (the run is recorded skipped). */
+  'operatorFailoutActive',
+  /** A drill's failout while another drill run moves the cluster's traffic, or a `deleteDrill` of a drill whose run is moving it. */
+  'drillRunning',
   /** A peer has no cluster node. Not overridden by `force`. */
   'unknownPeer',
   /** A peer is failed out itself at the time of application. Overridden by `force`. */

@@ -20,6 +20,12 @@ export const DEFAULT_REQUESTS_PATH = '/failout/requests';
  */
 export const MAX_RECORD_BYTES = 4096;
 
+/** Every action a record may name. */
+export const RECORD_ACTIONS = ['failout', 'restore', 'extend', 'putDrill', 'deleteDrill', 'skipDrill'] as const;
+
+/** One of {@link RECORD_ACTIONS}. */
+export type RecordAction = (typeof RECORD_ACTIONS)[number];
+
 /** What happened to a request. */
 export type RequestStatus = 'applied' | 'rejected' | 'duplicate';
 
@@ -35,8 +41,8 @@ export interface RequestRecord {
   readonly message?: string;
   /** The cluster, or null when the body did not say (bad JSON). */
   readonly cluster: string | null;
-  /** `failout`, `restore` or `extend`, or null when the body did not say. */
-  readonly action: 'failout' | 'restore' | 'extend' | null;
+  /** The action (`failout`, `restore`, `extend`, or a drill action), or null when the body did not say. */
+  readonly action: RecordAction | null;
   /** Epoch ms at which the writer decided. */
   readonly appliedAt: number;
   /** For `applied`: the cluster node's data version the write produced; for `rejected`: the version judged, or null. */
@@ -47,6 +53,8 @@ export interface RequestRecord {
   readonly requestedBy?: string;
   /** For `applied`: true when there was nothing to write (a restore of a serving cluster); `clusterVersion` is the version found. */
   readonly unchanged?: true;
+  /** For a guard's `restore`: the stop alarm whose ALARM state caused it. */
+  readonly stoppedByAlarm?: string;
 }
 
 const recordSchema = z.object({
@@ -55,12 +63,13 @@ const recordSchema = z.object({
   reason: z.enum(REJECTION_REASONS).optional(),
   message: z.string().optional(),
   cluster: z.string().nullable(),
-  action: z.enum(['failout', 'restore', 'extend']).nullable(),
+  action: z.enum(RECORD_ACTIONS).nullable(),
   appliedAt: z.number(),
   clusterVersion: z.number().int().nullable(),
   messageId: z.string().optional(),
   requestedBy: z.string().optional(),
   unchanged: z.literal(true).optional(),
+  stoppedByAlarm: z.string().optional(),
 });
 
 /** `<base>/<id>`; `base` defaults to `/failout/requests`. @throws RequestError `invalidArgument` for an id that is no znode name. */

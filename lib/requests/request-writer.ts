@@ -7,7 +7,10 @@ import { judgeRequest, type JudgeOptions } from './judge-request';
 import type { RecordRetention } from './record-retention';
 import { RecordSweeper, type SweepResult } from './record-sweeper';
 import type { Rejection, RejectionReason } from './rejection';
-import { decodeRequestRecord, DEFAULT_REQUESTS_PATH, encodeRequestRecord, requestRecordPath, type RequestRecord, type RequestStatus } from './request-record';
+import { decodeRequestRecord, DEFAULT_REQUESTS_PATH, encodeRequestRecord, requestRecordPath, RECORD_ACTIONS, type RecordAction, type RequestRecord, type RequestStatus } from './request-record';
+import { DEFAULT_DRILLS_PATH } from './drill-node';
+import { isDrillAction } from './drill-rules';
+import { drillEffectsOf, drillFailoutPrecheck } from './drill-writes';
 import { parseChangeRequest, type ChangeRequest, type ParseOptions } from './schema';
 
 /** How hard the writer tries when other writers change the cluster between its read and its write. */
@@ -33,6 +36,8 @@ export interface RequestWriterOptions {
   readonly d2BasePath?: string;
   /** Parent of the request records. Default `/failout/requests`. */
   readonly requestsPath?: string;
+  /** Parent of the drills (definitions and runs). Default `/failout/drills`. */
+  readonly drillsPath?: string;
   /** Guard-rail limits (max window, body size, peers). */
   readonly limits?: Omit<ParseOptions, 'now'>;
   /** The judge's deployment settings (`maxPeerLoadFactor`, default 2.0), as the CLI reads them too. */
@@ -98,6 +103,7 @@ export class RequestWriter {
   private readonly session: ZkReader & ZkWriter;
   private readonly d2BasePath: string;
   private readonly requestsPath: string;
+  private readonly drillsPath: string;
   private readonly limits: Omit<ParseOptions, 'now'>;
   private readonly judgeOptions: JudgeOptions;
   private readonly budget: RetryBudget;
@@ -114,6 +120,7 @@ export class RequestWriter {
     this.session = options.session;
     this.d2BasePath = options.d2BasePath ?? DEFAULT_BASE_PATH;
     this.requestsPath = options.requestsPath ?? DEFAULT_REQUESTS_PATH;
+    this.drillsPath = options.drillsPath ?? DEFAULT_DRILLS_PATH;
     this.limits = options.limits ?? {};
     this.judgeOptions = options.judge ?? {};
     this.budget = { ...DEFAULT_RETRY_BUDGET, ...options.retryBudget };
@@ -187,18 +194,28 @@ export class RequestWriter {
   /** One read-decide-write round; `conflict` when the cluster changed under it. */
   private async attempt(request: ChangeRequest, meta: RequestMeta): Promise<Attempt> {
     const now = this.clock();
-    const hints = { cluster: request.cluster, action: request.action, requestedBy: request.requestedBy };
+    const hints = { cluster: request.cluster, action: request.action, requestedBy: request.requestedBy, stoppedByAlarm: request.action === 'restore' ? request.stoppedByAlarm : undefined };
+    // Drills (drill-writes.ts): their node changes ride in the same multi as the cluster's and the record's.
+    const drills = { session: this.session, d2BasePath: this.d2BasePath, drillsPath: this.drillsPath, acl: this.recordAcl, now };
+    if (request.action === 'failout') {
+      const unknownDrill = await drillFailoutPrecheck(drills, request);
+      if (unknownDrill) return this.recordRejection(unknownDrill, hints, meta, undefined);
+    }
     const judgement = await judgeRequest(this.session, this.d2BasePath, request, now, this.judgeOptions);
+    const effects = await drillEffectsOf(drills, request, judgement);
     if (judgement.verdict === 'reject') {
       const guard = judgement.version === undefined ? undefined : { path: judgement.path, version: judgement.version };
-      return this.recordRejection(judgement.rejection, hints, meta, guard);
+      return this.recordRejection(judgement.rejection, hints, meta, guard, effects.ops);
     }
     const { path, version } = judgement;
+    if (effects.rejection) return this.recordRejection(effects.rejection, hints, meta, { path, version });
     if (judgement.unchanged) {
       // Nothing to change: recorded (behind a check of the version judged) so it stays exactly once and
       // `--wait` finds it, but not written, which would bump the version and wake every watcher.
-      const record: RequestRecord = { ...recordBase(request.requestId, hints, meta, now), status: 'applied', clusterVersion: version, unchanged: true };
-      return this.commit([{ op: 'check', path, version }], record);
+      // A drill action changes its drill, never the cluster: not "unchanged" (that says a restore found nothing to do).
+      const unchanged = isDrillAction(request) ? {} : { unchanged: true as const };
+      const record: RequestRecord = { ...recordBase(request.requestId, hints, meta, now), status: 'applied', clusterVersion: version, ...unchanged };
+      return this.commit([{ op: 'check', path, version }, ...effects.ops], record);
     }
     const record: RequestRecord = {
       ...recordBase(request.requestId, hints, meta, now),
@@ -210,13 +227,14 @@ export class RequestWriter {
       [
         { op: 'check', path, version },
         { op: 'set', path, data, version },
+        ...effects.ops,
       ],
       record,
     );
   }
 
   /** Records a rejection (behind a version check of the cluster judged, when there is one). */
-  private recordRejection(rejection: Rejection, hints: Hints, meta: RequestMeta, guard: { path: string; version: number } | undefined): Promise<Attempt> {
+  private recordRejection(rejection: Rejection, hints: Hints, meta: RequestMeta, guard: { path: string; version: number } | undefined, extra: readonly MultiOp[] = []): Promise<Attempt> {
     const id = rejection.requestId ?? meta.messageId;
     const record: RequestRecord = {
       ...recordBase(id, hints, meta, this.clock()),
@@ -226,28 +244,34 @@ export class RequestWriter {
       clusterVersion: guard?.version ?? null,
     };
     this.log.debug('request rejected', { requestId: id, cluster: hints.cluster, reason: rejection.reason, problems: rejection.message });
-    return this.commit(guard ? [{ op: 'check', path: guard.path, version: guard.version }] : [], record);
+    return this.commit([...(guard ? [{ op: 'check' as const, path: guard.path, version: guard.version }] : []), ...extra], record);
   }
 
   /**
-   * Runs `ops` plus the record's create as one multi. A missing records parent is created once; a
-   * version conflict or a vanished cluster is `conflict`; an existing record is a `duplicate`.
+   * Runs `ops` plus the record's create as one multi. A missing parent of a created node (the records'
+   * or the drills') is created once; a version conflict or a vanished node is `conflict`; an existing
+   * record is a `duplicate`.
    */
   private async commit(ops: MultiOp[], record: RequestRecord): Promise<Attempt> {
     const recordPath = requestRecordPath(this.requestsPath, record.requestId);
     const all: MultiOp[] = [...ops, { op: 'create', path: recordPath, data: encodeRequestRecord(record), acl: resolveAcl(this.recordAcl, recordPath) }];
     const createIndex = all.length - 1;
-    for (let parentCreated = false; ; parentCreated = true) {
+    const parentsCreated = new Set<string>();
+    for (;;) {
       try {
         await this.session.multi(all);
         return outcomeOf(record, record.status);
       } catch (e) {
-        if (isZkError(e, 'noNode') && e.opIndex === createIndex && !parentCreated) {
-          await this.session.ensurePath(this.requestsPath, this.recordAcl);
+        const failed = isZkError(e, 'noNode') && e.opIndex !== undefined ? all[e.opIndex] : undefined;
+        if (failed?.op === 'create' && !parentsCreated.has(failed.path)) {
+          parentsCreated.add(failed.path);
+          await this.session.ensurePath(failed.path.slice(0, failed.path.lastIndexOf('/')), this.recordAcl);
           continue;
         }
         if (isZkError(e, 'badVersion', 'noNode') && e.opIndex !== createIndex) return 'conflict';
         if (isZkError(e, 'nodeExists') && e.opIndex === createIndex) return this.duplicate(record.requestId);
+        // A drill created by another writer between the read and this multi: decide again.
+        if (isZkError(e, 'nodeExists')) return 'conflict';
         throw e;
       }
     }
@@ -276,8 +300,10 @@ export class RequestWriter {
 /** What the record says of a request, as far as it is known. */
 interface Hints {
   readonly cluster: string | null;
-  readonly action: 'failout' | 'restore' | 'extend' | null;
+  readonly action: RecordAction | null;
   readonly requestedBy?: string | undefined;
+  /** A guard's restore: the alarm that caused it. */
+  readonly stoppedByAlarm?: string | undefined;
 }
 
 function recordBase(requestId: string, hints: Hints, meta: RequestMeta, now: number): Omit<RequestRecord, 'status' | 'clusterVersion'> {
@@ -288,6 +314,7 @@ function recordBase(requestId: string, hints: Hints, meta: RequestMeta, now: num
     appliedAt: now,
     messageId: meta.messageId,
     ...(hints.requestedBy === undefined ? {} : { requestedBy: hints.requestedBy }),
+    ...(hints.stoppedByAlarm === undefined ? {} : { stoppedByAlarm: hints.stoppedByAlarm }),
   };
 }
 
@@ -313,6 +340,6 @@ function hintsOf(body: string): Hints {
   const { cluster, action } = json as { cluster?: unknown; action?: unknown };
   return {
     cluster: typeof cluster === 'string' && isValidName(cluster) ? cluster : null,
-    action: action === 'failout' || action === 'restore' || action === 'extend' ? action : null,
+    action: typeof action === 'string' && (RECORD_ACTIONS as readonly string[]).includes(action) ? (action as RecordAction) : null,
   };
 }

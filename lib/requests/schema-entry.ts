@@ -30,11 +30,14 @@ export {
   EARLIEST_INSTANT,
   LATEST_INSTANT,
 } from './schema';
-export type { ChangeRequest, ChangeRequestInput, ExtendChangeRequest, FailoutChangeRequest, RestoreChangeRequest, ParseOptions, ParseResult } from './schema';
+export type { ChangeRequest, ChangeRequestInput, ClusterChangeRequest, ExtendChangeRequest, FailoutChangeRequest, RestoreChangeRequest, ParseOptions, ParseResult } from './schema';
+export { DRILL_ACTIONS, SKIP_REASONS, MAX_BLOCKING_ALARMS } from './drill-schema';
+export type { DrillChangeRequest, DrillPeer, BucketRange, PutDrillChangeRequest, DeleteDrillChangeRequest, SkipDrillChangeRequest, SkipReason } from './drill-schema';
 export { REJECTION_REASONS, MAX_REJECTION_MESSAGE_BYTES } from './rejection';
 export type { Problem, Rejection, RejectionReason } from './rejection';
 export { parseDuration, formatDuration } from './duration';
 export { MAX_RAMP_STEPS } from './ramp';
+export { MAX_STOP_ALARMS, MAX_ALARM_NAME_LENGTH, alarmNameProblem } from './stop-alarms';
 export type { RampStage } from './ramp';
 export { nameProblem, isValidName, requestIdProblem, isValidRequestId, MAX_NAME_LENGTH } from './names';
 export { DEFAULT_REQUESTS_PATH, MAX_RECORD_BYTES, requestRecordPath, encodeRequestRecord, decodeRequestRecord } from './request-record';

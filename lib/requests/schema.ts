@@ -1,9 +1,11 @@
 import { z } from 'zod';
-import { findControlChar } from '../text';
 import { parseDuration, formatDuration } from './duration';
 import { isValidRequestId, nameProblem, requestIdProblem } from './names';
 import { rampProblems, rampSchema, rampStages, type RampStage } from './ramp';
 import { rejectionOf, type Problem, type Rejection } from './rejection';
+import { bucketsSchema, commonFields, peerSchema } from './request-fields';
+import { deleteDrillRequestSchema, drillNameProblem, isDrillInput, parseDrillRequest, putDrillRequestSchema, skipDrillRequestSchema, type DrillChangeRequest } from './drill-schema';
+import { alarmNameProblem, stopAlarmProblems, stopAlarmsSchema } from './stop-alarms';
 
 export { REJECTION_REASONS, type Rejection, type RejectionReason } from './rejection';
 
@@ -24,54 +26,11 @@ export const EARLIEST_INSTANT = 0;
 /** 9999-12-31T23:59:59.999Z: the latest instant a window may name (the last ISO-8601 four-digit year). */
 export const LATEST_INSTANT = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
-/**
- * Free text an operator types (who, why): bounded, and without control characters (C0, DEL, C1, bidi
- * and line-separator controls). It is shown in other operators' terminals and consoles; an ESC
- * sequence in it could draw a fake "all clear" there (issue 14).
- */
-const freeText = (max: number) =>
-  z
-    .string()
-    .max(max)
-    .superRefine((text, ctx) => {
-      const found = findControlChar(text);
-      if (found) ctx.addIssue({ code: 'custom', message: `must not contain control characters (${found.codePoint} at index ${found.index})` });
-    });
-
-const peerSchema = z.strictObject({
-  /** The peer cluster that takes the redirected traffic; a valid name, not the cluster itself, listed once. */
-  cluster: z.string(),
-  /** Relative share of the redirected traffic; default 1. */
-  weight: z.number().int().positive().optional(),
-});
-
-const bucketsSchema = z
-  .strictObject({
-    /** First bucket redirected, 0–99. */
-    from: z.number().int().min(0).max(99),
-    /** Last bucket redirected (inclusive), 0–99; not below `from`. */
-    to: z.number().int().min(0).max(99),
-  })
-  .refine((b) => b.from <= b.to, { message: 'from must not be greater than to' });
-
 const durationSchema = z.string().refine((text) => (parseDuration(text) ?? 0) > 0, {
   message: 'must be a positive ISO-8601 duration such as PT2H or P1DT6H (no years or months)',
 });
 
-const common = {
-  /** Schema version; always 1. */
-  version: z.literal(1),
-  /** Unique id: the SQS MessageDeduplicationId and the name of the request record; a valid name. */
-  requestId: z.string(),
-  /** The D2 cluster to fail out or restore: the SQS MessageGroupId; a valid name. */
-  cluster: z.string(),
-  /** Who asked (e.g. an e-mail address); at most 256 characters, no control characters. Stored in the request record and, for a failout, in the failout. */
-  requestedBy: freeText(256).optional(),
-  /** Why (e.g. an incident id); at most 1024 characters, no control characters. A failout stores it with its window. */
-  reason: freeText(1024).optional(),
-  /** Overrides only the peer-state checks (peer failed out, no peer with hosts). */
-  force: z.boolean().optional(),
-};
+const common = commonFields;
 
 /** `action: failout`: replaces the cluster's failout. */
 export const failoutRequestSchema = z.strictObject({
@@ -94,6 +53,13 @@ export const failoutRequestSchema = z.strictObject({
    * at most 10 steps, all before the window ends. Default: everything at `offlineAt`.
    */
   ramp: rampSchema.optional(),
+  /**
+   * CloudWatch alarm names that stop this failout: when one goes to ALARM, the guard restores the
+   * cluster. 1–255 characters each, no control characters, at most 5, each once (`badStopAlarm`).
+   */
+  stopAlarms: stopAlarmsSchema.optional(),
+  /** Set by the drill runner only: the drill this failout is a run of (written into every bucket config as `drill`). */
+  drill: z.string().optional(),
 });
 
 /** `action: restore`: removes the cluster's failout. */
@@ -101,6 +67,11 @@ export const restoreRequestSchema = z.strictObject({
   ...common,
   /** Removes the cluster's failout. */
   action: z.literal('restore'),
+  /**
+   * Set by the guard (lib/safety): the stop alarm whose ALARM state caused this restore. Such a
+   * restore removes the failout only while a window of it that has not ended names this alarm.
+   */
+  stoppedByAlarm: z.string().optional(),
 });
 
 /** `action: extend`: moves the end of the cluster's active failout (every window of it), nothing else. */
@@ -115,13 +86,20 @@ export const extendRequestSchema = z.strictObject({
 });
 
 /** The wire schema of a change request (structure only; {@link parseChangeRequest} adds the guard rails). */
-export const changeRequestSchema = z.discriminatedUnion('action', [failoutRequestSchema, restoreRequestSchema, extendRequestSchema]);
+export const changeRequestSchema = z.discriminatedUnion('action', [
+  failoutRequestSchema,
+  restoreRequestSchema,
+  extendRequestSchema,
+  putDrillRequestSchema,
+  deleteDrillRequestSchema,
+  skipDrillRequestSchema,
+]);
 
 /** A change request as sent (JSON). */
 export type ChangeRequestInput = z.input<typeof changeRequestSchema>;
 
 /** Fields of every normalised request. */
-interface ChangeRequestBase {
+export interface ChangeRequestBase {
   /** Schema version; always 1. */
   readonly version: 1;
   /** Unique id of the request; names its request record. */
@@ -160,12 +138,18 @@ export interface FailoutChangeRequest extends ChangeRequestBase {
   };
   /** The ramp's steps when the request gave one: disjoint bucket ranges covering `buckets`, staggered from `offlineAt`. */
   readonly ramp?: readonly RampStage[];
+  /** Alarm names that stop the failout (absent when none were given); written into every bucket config. */
+  readonly stopAlarms?: readonly string[];
+  /** The drill this failout is a run of (set by the drill runner only). */
+  readonly drill?: string;
 }
 
 /** A normalised restore. */
 export interface RestoreChangeRequest extends ChangeRequestBase {
   /** Removes the cluster's failout. */
   readonly action: 'restore';
+  /** The stop alarm whose ALARM state caused this restore (the guard's restores only). */
+  readonly stoppedByAlarm?: string;
 }
 
 /** A normalised extend: the new end as epoch ms. */
@@ -177,7 +161,10 @@ export interface ExtendChangeRequest extends ChangeRequestBase {
 }
 
 /** A change request after {@link parseChangeRequest}: validated and normalised. */
-export type ChangeRequest = FailoutChangeRequest | RestoreChangeRequest | ExtendChangeRequest;
+export type ChangeRequest = ClusterChangeRequest | DrillChangeRequest;
+
+/** The requests that change a cluster's failout (judged by `judgeRequest`); the drill actions change only a drill. */
+export type ClusterChangeRequest = FailoutChangeRequest | RestoreChangeRequest | ExtendChangeRequest;
 
 /** Limits and the clock of {@link parseChangeRequest}. */
 export interface ParseOptions {
@@ -250,8 +237,18 @@ export function parseChangeRequest(body: string | unknown, options: ParseOptions
   if (!parsed.success) {
     return reject(parsed.error.issues.map((issue) => ({ reason: 'badSchema', message: `${formatPath(issue.path)}: ${issue.message}` })), requestId);
   }
+  if (isDrillInput(parsed.data)) return parseDrillRequest(parsed.data, limits);
   const input = parsed.data;
   const problems = [...nameProblems(input), ...(input.action === 'failout' ? peerProblems(input, limits.maxPeers) : [])];
+  if (input.action === 'failout' && input.stopAlarms !== undefined) problems.push(...stopAlarmProblems(input.stopAlarms));
+  if (input.action === 'failout' && input.drill !== undefined) {
+    const problem = drillNameProblem(input.drill);
+    if (problem) problems.push(problem);
+  }
+  if (input.action === 'restore' && input.stoppedByAlarm !== undefined) {
+    const problem = alarmNameProblem(input.stoppedByAlarm, 'stoppedByAlarm');
+    if (problem) problems.push(problem);
+  }
   if (input.action === 'restore') {
     return problems.length > 0 ? reject(problems, requestId) : { ok: true, request: normaliseRestore(input) };
   }
@@ -388,7 +385,7 @@ function baseOf(input: FailoutInput | RestoreInput | ExtendInput): ChangeRequest
 }
 
 function normaliseRestore(input: RestoreInput): RestoreChangeRequest {
-  return { ...baseOf(input), action: 'restore' };
+  return { ...baseOf(input), action: 'restore', ...(input.stoppedByAlarm === undefined ? {} : { stoppedByAlarm: input.stoppedByAlarm }) };
 }
 
 function normaliseFailout(input: FailoutInput, offlineAt: number, onlineAt: number): FailoutChangeRequest {
@@ -401,5 +398,7 @@ function normaliseFailout(input: FailoutInput, offlineAt: number, onlineAt: numb
     onlineAt,
     buckets,
     ...(input.ramp === undefined ? {} : { ramp: rampStages(input.ramp, buckets, offlineAt) }),
+    ...(input.stopAlarms === undefined || input.stopAlarms.length === 0 ? {} : { stopAlarms: [...input.stopAlarms] }),
+    ...(input.drill === undefined ? {} : { drill: input.drill }),
   };
 }

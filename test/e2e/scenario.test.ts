@@ -12,7 +12,7 @@ describe('the local stack scenario', () => {
     await stack?.stop();
   }, 30_000);
 
-  it('meets every step: failout, partial failout, bad request, ramp, extend, control plane fallback, capacity guard, leader failover', async () => {
+  it('meets every step: failout, partial failout, bad request, ramp, extend, control plane fallback, capacity guard, stop alarm, a drill that passes and one that is stopped, leader failover', async () => {
     // Prepare
     stack = await LocalStack.start({ rate: 50 });
     const lines: string[] = [];
@@ -23,8 +23,10 @@ describe('the local stack scenario', () => {
     // Assess: the whole table on failure, so the cause is in the report
     const table = formatResults(results).join('\n');
     expect({ failed: results.filter((r) => !r.passed).map((r) => r.step), table }).toEqual({ failed: [], table });
-    expect(results).toHaveLength(9);
-    expect(stack.traffic.counts.errors).toBe(0);
+    expect(results).toHaveLength(12);
+    // No error but those the stop-alarm step injected on purpose (the fault switch's 500s, counted by the topology).
+    expect(stack.traffic.counts.errors - stack.topology.faultAnswers).toBe(0);
+    expect(stack.topology.faultAnswers).toBeGreaterThan(0);
     // The traffic is wired as the README tells a service to: failouts warmed their peers up first.
     const deadline = Date.now() + 5_000;
     while (stack.traffic.warmUps().succeeded === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));

@@ -10,6 +10,11 @@ function only(template: Template, type: string, props: Record<string, unknown> =
   return found[0]!;
 }
 
+/** The failout-requests function (the stack has others: the failout-guard). */
+function requestsFunction(template: Template): Resource {
+  return only(template, 'AWS::Lambda::Function', { Environment: Match.objectLike({ Variables: Match.objectLike({ POWERTOOLS_SERVICE_NAME: 'failout-requests' }) }) });
+}
+
 function statements(template: Template): Statement[] {
   const policies = [...Object.values(template.findResources('AWS::IAM::Policy')), ...Object.values(template.findResources('AWS::IAM::ManagedPolicy'))] as Resource[];
   return policies.flatMap((p) => (p.Properties.PolicyDocument as { Statement: Statement[] }).Statement);
@@ -40,18 +45,18 @@ describe('FailoutStack (default props: sandbox VPC, ZooKeeper by security group)
     });
 
     it('has a visibility timeout of at least six times the function timeout', () => {
-      const fn = only(template, 'AWS::Lambda::Function');
+      const fn = requestsFunction(template);
       const queue = only(template, 'AWS::SQS::Queue', { RedrivePolicy: Match.anyValue() });
       expect(queue.Properties.VisibilityTimeout as number).toBeGreaterThanOrEqual(6 * (fn.Properties.Timeout as number));
     });
 
-    it('denies non-TLS access on both queues', () => {
+    it('denies non-TLS access on the request queue, its DLQ and the guard\'s and the drills\' DLQs', () => {
       const policies = template.findResources('AWS::SQS::QueuePolicy', {
         Properties: {
           PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
         },
       });
-      expect(Object.keys(policies)).toHaveLength(2);
+      expect(Object.keys(policies)).toHaveLength(4);
     });
   });
 
@@ -77,7 +82,7 @@ describe('FailoutStack (default props: sandbox VPC, ZooKeeper by security group)
     });
 
     it('runs in the private subnets only', () => {
-      const fn = only(template, 'AWS::Lambda::Function');
+      const fn = requestsFunction(template);
       const subnetRefs = ((fn.Properties.VpcConfig as { SubnetIds: Array<{ Ref: string }> }).SubnetIds).map((s) => s.Ref);
       expect(subnetRefs.length).toBe(2);
       for (const ref of subnetRefs) expect(ref).toMatch(/privateSubnet/);
@@ -93,7 +98,8 @@ describe('FailoutStack (default props: sandbox VPC, ZooKeeper by security group)
     });
 
     it('logs to a log group with retention', () => {
-      template.resourcePropertiesCountIs('AWS::Logs::LogGroup', { RetentionInDays: 30 }, 2);
+      // failout-requests, the bridge, the failout-guard, failout-drills.
+      template.resourcePropertiesCountIs('AWS::Logs::LogGroup', { RetentionInDays: 30 }, 4);
     });
   });
 
@@ -164,7 +170,8 @@ describe('FailoutStack (default props: sandbox VPC, ZooKeeper by security group)
       expect(inline.sort()).toEqual(['0.0.0.0/0:443-443', '10.1.0.0/16:18000-18000', '10.2.0.0/16:18000-18000']);
       // ZooKeeper by security group: an egress rule to it and an ingress rule on it, port 2181 only.
       template.hasResourceProperties('AWS::EC2::SecurityGroupEgress', { DestinationSecurityGroupId: 'sg-0123456789abcdef0', FromPort: 2181, ToPort: 2181, IpProtocol: 'tcp' });
-      template.resourcePropertiesCountIs('AWS::EC2::SecurityGroupIngress', { GroupId: 'sg-0123456789abcdef0', FromPort: 2181, ToPort: 2181 }, 2);
+      // From the failout-requests Lambda, the bridge, the failout-guard and the failout-drills Lambdas.
+      template.resourcePropertiesCountIs('AWS::EC2::SecurityGroupIngress', { GroupId: 'sg-0123456789abcdef0', FromPort: 2181, ToPort: 2181 }, 4);
       const egress = Object.values(template.findResources('AWS::EC2::SecurityGroupEgress')) as Resource[];
       for (const rule of egress) expect(rule.Properties).toMatchObject({ DestinationSecurityGroupId: 'sg-0123456789abcdef0', FromPort: 2181 });
     });
@@ -188,9 +195,9 @@ describe('FailoutStack (default props: sandbox VPC, ZooKeeper by security group)
       template.hasResourceProperties('AWS::CloudWatch::Alarm', { ...props, AlarmActions: [{ Ref: topicId }], OKActions: [{ Ref: topicId }] });
     });
 
-    it('has exactly the six alarms and an encrypted topic with the e-mail subscription', () => {
-      // The five above and the blocked FIFO group (test/infra/blocked-group-alarm.test.ts).
-      template.resourceCountIs('AWS::CloudWatch::Alarm', 6);
+    it('has exactly the eight alarms and an encrypted topic with the e-mail subscription', () => {
+      // The five above, the blocked FIFO group (test/infra/blocked-group-alarm.test.ts), the guard's failures (test/infra/failout-guard.test.ts) and the drills' (test/infra/failout-drills.test.ts).
+      template.resourceCountIs('AWS::CloudWatch::Alarm', 8);
       template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: Match.anyValue() });
       template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'oncall@example.com' });
     });

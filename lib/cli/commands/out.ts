@@ -15,6 +15,7 @@ Examples:
   failout out greetings-lor1 --peer greetings-lva1 --until 2026-11-30T18:00:00Z --share 50 --wait
   failout out greetings-lor1 --peer greetings-lva1 --at +15m --for 90m --buckets 0-9 --dry-run
   failout out greetings-lor1 --peer greetings-lva1 --for 2h --ramp 10%:5m,50%:10m,100%
+  failout out greetings-lor1 --peer greetings-lva1 --for 2h --stop-alarm greetings-lva1-errors
 `;
 
 type Flags = OutOptions & SendOptions & ConnectionFlags & { dryRun?: boolean; requestId?: string };
@@ -33,6 +34,7 @@ export function outCommand(rt: CommandRuntime): Command {
     .addOption(new Option('--share <pct>', 'percentage of traffic to move, 1-100 (default 100)').conflicts('buckets'))
     .addOption(new Option('--buckets <a-b>', 'bucket range to move, within 0-99').conflicts('share'))
     .option('--ramp <steps>', 'move in steps: cumulative % of the moved range (--share/--buckets, default all), each but the last with how long it holds (10%:5m,50%:10m,100%)')
+    .option('--stop-alarm <name>', 'a CloudWatch alarm that ends the failout when it goes to ALARM (the guard restores the cluster); repeat for several, at most 5', collect)
     .option('--reason <text>', 'why (an incident id), recorded with the failout')
     .option('--by <who>', 'who asks (default: $FAILOUT_USER or user@host)')
     .option('--force', 'override the peer-state checks (peer failed out, peer without hosts)')

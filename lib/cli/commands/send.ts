@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { changeRequestMessage } from '../../requests';
 import { parseDuration } from '../args';
 import type { CommandRuntime } from '../command-context';
 import { exitCodeOf, printJson } from '../command-context';
@@ -7,7 +8,7 @@ import type { CliConnections } from '../connections';
 import { CliError, EXIT, assertIsError } from '../errors';
 import { formatRecord } from '../format';
 import { waitForRequestRecord } from '../records';
-import type { RequestBody } from '../request-body';
+import type { SendableBody } from '../request-body';
 import type { CliSettings } from '../settings';
 
 /** Options shared by the commands that send a request. */
@@ -34,16 +35,14 @@ export function addSendOptions(command: Command): Command {
  * in order; MessageDeduplicationId = requestId, so a resend within SQS's 5-minute window is dropped and
  * a later one finds the worker's record) and, with `--wait`, waits for its record.
  */
-export async function sendRequest(rt: CommandRuntime, connections: CliConnections, settings: CliSettings, body: RequestBody, options: SendOptions): Promise<void> {
+export async function sendRequest(rt: CommandRuntime, connections: CliConnections, settings: CliSettings, body: SendableBody, options: SendOptions): Promise<void> {
   const waitMs = options.wait ? parseDuration(options.timeout ?? DEFAULT_WAIT, '--timeout') : 0;
   const queueUrl = connections.queueUrl();
   // Connect to ZooKeeper before sending: a --wait that cannot read the outcome should fail before the change is queued.
   const session = options.wait ? await connections.zk() : undefined;
   let messageId: string | undefined;
   try {
-    const out = await connections
-      .sqs(rt.io.env)
-      .send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(body), MessageGroupId: body.cluster, MessageDeduplicationId: body.requestId }));
+    const out = await connections.sqs(rt.io.env).send(new SendMessageCommand(changeRequestMessage(queueUrl, body)));
     messageId = out.MessageId;
   } catch (err) {
     assertIsError(err);

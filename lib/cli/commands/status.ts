@@ -5,6 +5,8 @@ import { addConnectionOptions, printJson, withConnections, type CommandRuntime }
 import { describeCluster, type ClusterStatus } from '../cluster-status';
 import { CliError, EXIT } from '../errors';
 import { formatClusterStatus } from '../format';
+import { drillsBase, withDrills } from '../drill-status';
+import { readDrills } from './drill';
 import type { ConnectionFlags } from '../settings';
 
 const EXAMPLES = `
@@ -31,7 +33,7 @@ export function statusCommand(rt: CommandRuntime): Command {
       const statuses = await Promise.all(names.map((name) => readStatus(session, settings.d2Base, name, now)));
       const missing = statuses.findIndex((s) => s === undefined);
       if (missing >= 0) throw new CliError('rejected', `no cluster ${names[missing]} under ${clusterPath(settings.d2Base)}: check the name (failout status lists them all)`);
-      const found = statuses as ClusterStatus[];
+      const found = withDrills(statuses as ClusterStatus[], await readDrills(session, drillsBase(rt.io.env)), now);
       if (flags.json) printJson(rt.io, { at: new Date(now).toISOString(), clusters: found });
       else if (found.length === 0) rt.io.stdout(`no clusters under ${clusterPath(settings.d2Base)}\n`);
       else rt.io.stdout(`${found.map((s) => formatClusterStatus(s, now)).join('\n')}\n`);

@@ -5,3 +5,5 @@
  */
 export { createHandler, createRecordHandler } from './handler';
 export type { FailoutRequestsHandler, HandlerDeps, RequestProcessor } from './handler';
+// middy 6 loaded the one way that works from CommonJS (see middy.ts), for the other functions' handlers (lib/safety/lambda).
+export { middy } from './middy';

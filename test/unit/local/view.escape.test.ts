@@ -36,7 +36,7 @@ function source(): ViewSource {
     worker: () => ({ batches: 0, records: 0, failures: 0, deleted: 0, handlerErrors: 0, sqsErrors: 0 }),
     warmUps: () => ({ started: 0, succeeded: 0, failed: 0, connections: 0 }),
     backendName: () => undefined,
-    env: () => ({ FAILOUT_QUEUE_URL: 'http://q', SQS_ENDPOINT: 'http://s', ZK_CONNECT: '127.0.0.1:2181', ZK_ANNOUNCER_DIGEST_FILE: '/tmp/announcer.digest' }),
+    env: () => ({ FAILOUT_QUEUE_URL: 'http://q', SQS_ENDPOINT: 'http://s', ZK_CONNECT: '127.0.0.1:2181', ZK_ANNOUNCER_DIGEST_FILE: '/tmp/announcer.digest', FAILOUT_ALARMS_URL: 'http://127.0.0.1:1/alarms' }),
   };
 }
 

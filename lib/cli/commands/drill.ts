@@ -1,0 +1,291 @@
+import { Command, Option } from 'commander';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { decodeDrillNode, drillPath, newRequestId, runStatusAt, type DrillNode, type DrillRun } from '../../requests';
+import { alarmStatesFromEnv, DrillRunner, nextDueAfter, parseSchedule, type DrillTickResult } from '../../safety';
+import { isZkError, type ZkSession } from '../../zk';
+import { addConnectionOptions, defaultRequester, printJson, withConnections, type CommandRuntime } from '../command-context';
+import { buildPutDrillBody, type DeleteDrillBody, type DrillPutOptions } from '../drill-body';
+import { drillsBase } from '../drill-status';
+import { CliError, EXIT, usageError } from '../errors';
+import { judgeBeforeSend, validateLocally } from '../local-check';
+import { waitForRequestRecord } from '../records';
+import type { ConnectionFlags } from '../settings';
+import { addSendOptions, DEFAULT_WAIT, sendRequest, type SendOptions } from './send';
+import { parseDuration } from '../args';
+import { formatRecord } from '../format';
+
+const EXAMPLES = `
+Examples:
+  failout drill put weekly-lor1 --cluster greetings-lor1 --peer greetings-lva1:2 --peer greetings-ltx1 \\
+      --for 30m --every "cron(0 14 ? * TUE *)" --outcome-alarm greetings-lor1-errors \\
+      --blocking-alarm deploys-in-progress --blocked-dates 2026-12-24,2026-12-31 --blocked-windows Fri:16:00-Mon:08:00 --wait
+  failout drill list
+  failout drill run-now weekly-lor1 --wait
+  failout drill history weekly-lor1 --json
+  failout drill delete weekly-lor1 --wait
+
+A drill is a scheduled practice failout (as ARC's practice runs): the runner (EventBridge every minute in
+AWS, a timer in the local stack) sends the drill's failout when its time comes, unless a blocking alarm
+or the outcome alarm is in ALARM, the time is on a blocked date or the run would overlap a blocked
+window (UTC), or the cluster is failed out by an operator; then it records the run as skipped and why.
+A run's failout names the outcome and blocking alarms as stop alarms: if one fires, the guard restores
+the cluster and the run is failed; a run that ends its window is passed; an operator's failout or
+restore replaces it. Schedules: EventBridge cron(min hour day-of-month month day-of-week year) in UTC,
+one of the two day fields "?", or rate(N minutes|hours|days).
+`;
+
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+
+/** Subcommands inherit neither exitOverride nor the output hooks: set them on each. */
+function wired(rt: CommandRuntime, command: Command): Command {
+  return command
+    .exitOverride()
+    .showHelpAfterError('(add --help for usage and examples)')
+    .configureOutput({ writeOut: (text) => rt.io.stdout(text), writeErr: (text) => rt.io.stderr(text) });
+}
+
+/** `failout drill put|list|delete|run-now|history`. */
+export function drillCommand(rt: CommandRuntime): Command {
+  const drill = new Command('drill').description('scheduled practice failouts (drills): define, list, run now, see their history, delete').addHelpText('after', EXAMPLES);
+  for (const sub of [putCommand(rt), listCommand(rt), deleteCommand(rt), runNowCommand(rt), historyCommand(rt)]) drill.addCommand(wired(rt, sub));
+  return drill;
+}
+
+type PutFlags = DrillPutOptions & SendOptions & ConnectionFlags & { requestId?: string };
+
+function putCommand(rt: CommandRuntime): Command {
+  const command = new Command('put')
+    .description('define (or redefine) a drill; its runs so far are kept')
+    .argument('<name>', 'the drill name')
+    .option('--cluster <cluster>', 'the D2 cluster each run fails out')
+    .option('--peer <cluster[:weight]>', 'a peer that takes the traffic, with a positive integer weight (default 1); repeat or comma-separate', collect)
+    .option('--for <duration>', 'how long each run moves the traffic (30m, 1h, PT30M)')
+    .option('--every <schedule>', 'when runs are due, UTC: "cron(0 14 ? * TUE *)" or "rate(7 days)"')
+    .option('--outcome-alarm <alarm>', 'the CloudWatch alarm that judges a run: it ends the run when it fires')
+    .option('--blocking-alarm <alarm>', 'an alarm that keeps runs from starting while in ALARM (repeat; at most 4)', collect)
+    .option('--blocked-dates <dates>', 'UTC dates YYYY-MM-DD with no run (comma-separated or repeated)', collect)
+    .option('--blocked-windows <windows>', 'weekly UTC windows no run may overlap, Mon:09:00-Mon:10:00 (comma-separated or repeated)', collect)
+    .addOption(new Option('--share <pct>', 'percentage of traffic each run moves, 1-100 (default 100)').conflicts('buckets'))
+    .addOption(new Option('--buckets <a-b>', 'bucket range each run moves, within 0-99').conflicts('share'))
+    .option('--reason <text>', 'why, recorded with the request')
+    .option('--by <who>', 'who asks (default: $FAILOUT_USER or user@host)');
+  addConnectionOptions(addSendOptions(command));
+  return command.action(async (name: string, flags: PutFlags) => {
+    const now = rt.io.now();
+    const body = buildPutDrillBody(name, flags, { requestId: flags.requestId ?? newRequestId(now), requestedBy: defaultRequester(rt.io.env) });
+    const request = validateLocally(body, now, rt.io.env);
+    await withConnections(flags, rt.io, async (connections, settings) => {
+      if (!(await judgeBeforeSend(rt, connections, settings, { body, request, json: flags.json }, now))) return;
+      return sendRequest(rt, connections, settings, body, flags);
+    });
+  });
+}
+
+type DeleteFlags = SendOptions & ConnectionFlags & { cluster?: string; requestId?: string; reason?: string; by?: string };
+
+function deleteCommand(rt: CommandRuntime): Command {
+  const command = new Command('delete')
+    .description('delete a drill and its history (refused while a run moves traffic)')
+    .argument('<name>', 'the drill name')
+    .option('--cluster <cluster>', "the drill's cluster (default: read from ZooKeeper)")
+    .option('--reason <text>', 'why, recorded with the request')
+    .option('--by <who>', 'who asks (default: $FAILOUT_USER or user@host)');
+  addConnectionOptions(addSendOptions(command));
+  return command.action(async (name: string, flags: DeleteFlags) => {
+    const now = rt.io.now();
+    await withConnections(flags, rt.io, async (connections, settings) => {
+      const cluster = flags.cluster ?? (await requireDrill(await connections.zk(), drillsBase(rt.io.env), name)).definition.cluster;
+      const body: DeleteDrillBody = { version: 1, requestId: flags.requestId ?? newRequestId(now), action: 'deleteDrill', cluster, drill: name, requestedBy: flags.by ?? defaultRequester(rt.io.env) };
+      if (flags.reason !== undefined) body.reason = flags.reason;
+      validateLocally(body, now, rt.io.env);
+      return sendRequest(rt, connections, settings, body, flags);
+    });
+  });
+}
+
+type ReadFlags = ConnectionFlags & { json?: boolean };
+
+function listCommand(rt: CommandRuntime): Command {
+  const command = new Command('list').description('every drill: cluster, schedule, next time due, last run').option('--json', 'machine-readable output');
+  addConnectionOptions(command);
+  return command.action(async (flags: ReadFlags) => {
+    await withConnections(flags, rt.io, async (connections) => {
+      const now = rt.io.now();
+      const drills = await readDrills(await connections.zk(), drillsBase(rt.io.env));
+      const rows = drills.map((d) => summary(d, now));
+      if (flags.json) printJson(rt.io, { at: new Date(now).toISOString(), drills: rows });
+      else if (rows.length === 0) rt.io.stdout('no drills (define one with: failout drill put <name> …)\n');
+      else rt.io.stdout(`${rows.map(formatSummary).join('\n')}\n`);
+      rt.setExit(EXIT.ok);
+    });
+  });
+}
+
+function historyCommand(rt: CommandRuntime): Command {
+  const command = new Command('history').description("a drill's runs, newest first: started or skipped (why), traffic moved, outcome").argument('<name>', 'the drill name').option('--json', 'machine-readable output');
+  addConnectionOptions(command);
+  return command.action(async (name: string, flags: ReadFlags) => {
+    await withConnections(flags, rt.io, async (connections) => {
+      const now = rt.io.now();
+      const node = await requireDrill(await connections.zk(), drillsBase(rt.io.env), name);
+      const runs = node.runs.map((r) => runView(r, now));
+      if (flags.json) printJson(rt.io, { at: new Date(now).toISOString(), drill: summary(node, now), runs });
+      else rt.io.stdout(`${formatSummary(summary(node, now))}\n${runs.length === 0 ? '  no runs yet\n' : runs.map((r) => `  ${formatRun(r)}\n`).join('')}`);
+      rt.setExit(EXIT.ok);
+    });
+  });
+}
+
+type RunNowFlags = ConnectionFlags & { json?: boolean; wait?: boolean; timeout?: string };
+
+function runNowCommand(rt: CommandRuntime): Command {
+  const command = new Command('run-now')
+    .description("run a drill now, with the runner's checks (alarms from $FAILOUT_ALARMS_URL when set, else CloudWatch)")
+    .argument('<name>', 'the drill name')
+    .option('--wait', "wait for the worker's record of the run and print it")
+    .option('--timeout <duration>', `how long --wait waits (default ${DEFAULT_WAIT})`)
+    .option('--json', 'machine-readable output');
+  addConnectionOptions(command);
+  return command.action(async (name: string, flags: RunNowFlags) => {
+    const waitMs = flags.wait ? parseDuration(flags.timeout ?? DEFAULT_WAIT, '--timeout') : 0;
+    await withConnections(flags, rt.io, async (connections, settings) => {
+      const zk = await connections.zk();
+      const queueUrl = connections.queueUrl();
+      const sqs = connections.sqs(rt.io.env);
+      const runner = new DrillRunner({
+        zk,
+        d2BasePath: settings.d2Base,
+        requestsPath: settings.requestsBase,
+        drillsPath: drillsBase(rt.io.env),
+        queueUrl,
+        send: async (message) => {
+          const out = await sqs.send(new SendMessageCommand(message));
+          return out.MessageId === undefined ? {} : { messageId: out.MessageId };
+        },
+        alarms: alarmStatesFromEnv(rt.io.env),
+        logger: { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
+        clock: () => rt.io.now(),
+      });
+      let result: DrillTickResult;
+      try {
+        result = await runner.runNow(name);
+      } catch (err) {
+        if (isZkError(err)) throw err;
+        throw new CliError('rejected', err instanceof Error ? err.message : String(err));
+      }
+      if (result.outcome === 'error') throw new CliError('unavailable', `drill ${name} was not run: ${result.error}`);
+      const runId = 'runId' in result ? result.runId : undefined;
+      const record = flags.wait && runId !== undefined ? await waitForRequestRecord(zk, settings.requestsBase, [runId], { timeoutMs: waitMs }) : undefined;
+      const node = record === undefined ? undefined : await readDrill(zk, drillsBase(rt.io.env), name);
+      const run = node?.runs.find((r) => r.runId === runId);
+      if (flags.json) printJson(rt.io, { result, ...(flags.wait ? { outcome: record ?? null, run: run === undefined ? null : runView(run, rt.io.now()) } : {}) });
+      else {
+        rt.io.stdout(result.outcome === 'started' ? `drill ${name}: run ${result.runId} sent (failout of its cluster)\n` : result.outcome === 'skipped' ? `drill ${name}: run ${result.runId} skipped: ${result.skipReason} — ${result.detail}\n` : `drill ${name}: ${result.outcome}\n`);
+        if (record !== undefined) rt.io.stdout(`${formatRecord(record)}\n`);
+        if (run !== undefined) rt.io.stdout(`  ${formatRun(runView(run, rt.io.now()))}\n`);
+      }
+      if (flags.wait && record === undefined) {
+        rt.io.stderr(`no outcome for run ${runId ?? '?'} after ${flags.timeout ?? DEFAULT_WAIT}: the worker may be behind; check with: failout drill history ${name}\n`);
+        rt.setExit(EXIT.failed);
+        return;
+      }
+      rt.setExit(record?.status === 'rejected' ? EXIT.failed : EXIT.ok);
+    });
+  });
+}
+
+/** One drill as `list` shows it. */
+interface DrillSummary {
+  readonly name: string;
+  readonly cluster: string;
+  readonly every: string;
+  readonly forMs: number;
+  readonly peers: DrillNode['definition']['peers'];
+  readonly sharePct: number;
+  readonly outcomeAlarm: string;
+  readonly blockingAlarms: readonly string[];
+  readonly blockedDates: readonly string[];
+  readonly blockedWindows: readonly string[];
+  readonly nextDueAt: string | null;
+  readonly lastRun: RunView | null;
+}
+
+/** One run as `history` shows it: the stored run with its status at the time of reading. */
+type RunView = DrillRun & { readonly atIso: string };
+
+function runView(run: DrillRun, now: number): RunView {
+  return { ...run, status: runStatusAt(run, now), atIso: new Date(run.at).toISOString() };
+}
+
+function summary(node: DrillNode, now: number): DrillSummary {
+  const d = node.definition;
+  const schedule = parseSchedule(d.every);
+  const next = schedule.ok ? nextDueAfter(schedule.schedule, now, d.definedAt) : undefined;
+  const last = node.runs[0];
+  return {
+    name: d.name,
+    cluster: d.cluster,
+    every: d.every,
+    forMs: d.durationMs,
+    peers: d.peers,
+    sharePct: d.buckets.to - d.buckets.from + 1,
+    outcomeAlarm: d.outcomeAlarm,
+    blockingAlarms: d.blockingAlarms,
+    blockedDates: d.blockedDates,
+    blockedWindows: d.blockedWindows,
+    nextDueAt: next === undefined ? null : new Date(next).toISOString(),
+    lastRun: last === undefined ? null : runView(last, now),
+  };
+}
+
+function formatSummary(s: DrillSummary): string {
+  const peers = s.peers.map((p) => `${p.cluster}×${p.weight}`).join(', ');
+  const last = s.lastRun === null ? 'no runs yet' : `last run ${s.lastRun.status} (${s.lastRun.atIso})`;
+  const blocking = s.blockingAlarms.length === 0 ? '' : `, blocking ${s.blockingAlarms.join(', ')}`;
+  return `${s.name}: ${s.cluster} → ${peers}, ${s.sharePct}% for ${Math.round(s.forMs / 1000)} s, ${s.every}; outcome alarm ${s.outcomeAlarm}${blocking}; next ${s.nextDueAt ?? 'never'}; ${last}`;
+}
+
+function formatRun(r: RunView): string {
+  const parts = [`${r.runId}  ${r.status.toUpperCase()}  at ${r.atIso}`];
+  if (r.buckets !== undefined) parts.push(`moved ${r.buckets.to - r.buckets.from + 1}% to ${(r.peers ?? []).map((p) => `${p.cluster}×${p.weight}`).join(', ')}`);
+  if (r.endsAt !== undefined && r.status !== 'failed' && r.status !== 'replaced') parts.push(`until ${new Date(r.endsAt).toISOString()}`);
+  if (r.skipReason !== undefined) parts.push(`${r.skipReason}${r.detail === undefined ? '' : `: ${r.detail}`}`);
+  if (r.stoppedByAlarm !== undefined) parts.push(`stopped by alarm ${r.stoppedByAlarm}`);
+  if (r.endedBy !== undefined) parts.push(`ended ${new Date(r.endedAt ?? r.at).toISOString()} by request ${r.endedBy}`);
+  return parts.join('; ');
+}
+
+async function readDrill(session: ZkSession, base: string, name: string): Promise<DrillNode | undefined> {
+  let path: string;
+  try {
+    path = drillPath(base, name);
+  } catch {
+    throw usageError(`${JSON.stringify(name)} is not a valid drill name`);
+  }
+  const node = await session.read(path);
+  if (!node.exists) return undefined;
+  try {
+    return decodeDrillNode(node.data);
+  } catch (err) {
+    throw new CliError('unavailable', `drill ${name} cannot be read: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+async function requireDrill(session: ZkSession, base: string, name: string): Promise<DrillNode> {
+  const node = await readDrill(session, base, name);
+  if (node === undefined) throw new CliError('rejected', `no drill named ${name} under ${base} (failout drill list shows them)`);
+  return node;
+}
+
+/** Every readable drill, by name; one that does not decode is left out (history names the problem). */
+export async function readDrills(session: ZkSession, base: string): Promise<DrillNode[]> {
+  let names: readonly string[];
+  try {
+    names = (await session.children(base)).children;
+  } catch (err) {
+    if (isZkError(err, 'noNode')) return [];
+    throw err;
+  }
+  const nodes = await Promise.all([...names].sort().map((n) => readDrill(session, base, n).catch(() => undefined)));
+  return nodes.filter((n): n is DrillNode => n !== undefined);
+}

@@ -1,0 +1,251 @@
+/**
+ * The console's HTML, rendered on the server from a {@link ConsoleSnapshot}: the whole page for the
+ * first load (usable before any script runs) and the same sections again for every live update, which
+ * the browser swaps in (the htmx idea, by hand). Every value from data goes through `html`, which
+ * escapes it: a reason of `<img src=x onerror=alert(1)>` reaches the page as those characters.
+ */
+import type { ClusterStatus } from '../cli';
+import type { RequestRecord } from '../requests';
+import { html, join, SafeHtml } from './html';
+import type { ClusterCard, ConsoleSnapshot, ServiceGroup } from './snapshot';
+import type { BridgeSource } from './sources';
+
+/** The sections the live updates replace, by element id. */
+export type SectionId = 'status' | 'clusters' | 'planes' | 'history-rows';
+
+const STATE_LABEL: Record<ClusterStatus['state'], string> = {
+  'failed-out': 'FAILED OUT',
+  scheduled: 'scheduled',
+  ended: 'serving (failout ended)',
+  serving: 'serving',
+  malformed: 'malformed failout',
+};
+
+const iso = (ms: number): string => new Date(ms).toISOString().replace('.000Z', 'Z');
+
+/** `<time>` whose text the page counts down (data-until) or up (data-since) every second. */
+function countdown(untilIso: string, now: number): SafeHtml {
+  const ms = Date.parse(untilIso);
+  return html`<time datetime="${untilIso}" data-until="${ms}">${remaining(ms - now)}</time>`;
+}
+
+/** `1h 30m`, `45s`: as `failout status` says it. */
+export function remaining(ms: number): string {
+  if (ms <= 0) return '0s';
+  const units: [string, number][] = [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000]];
+  const parts: string[] = [];
+  let rest = ms;
+  for (const [unit, size] of units) {
+    const n = Math.floor(rest / size);
+    if (n > 0 || (unit === 's' && parts.length === 0)) parts.push(`${n}${unit}`);
+    rest -= n * size;
+    if (parts.length === 2) break;
+  }
+  return parts.join(' ');
+}
+
+/** The status banner: ZooKeeper and the queue, and what to do when either is out of reach. */
+export function renderStatus(s: ConsoleSnapshot): SafeHtml {
+  const zk = s.zk;
+  const zkLine =
+    zk.state === 'connected'
+      ? html`<p class="ok" data-zk="connected">ZooKeeper ${zk.connect}: connected.</p>`
+      : zk.state === 'connecting'
+        ? html`<p class="warn" data-zk="connecting">Connecting to ZooKeeper at ${zk.connect}…</p>`
+        : html`<p class="alert" role="alert" data-zk="${zk.state}"><strong>ZooKeeper at ${zk.connect} is not reachable</strong> (${zk.state}${zk.error ? html`: ${zk.error}` : ''}) since ${iso(zk.since)}.
+            The clusters below are the last state seen${zk.state === 'unreachable' ? ' (none yet)' : ''}; the console reconnects by itself.
+            Check ZK_CONNECT / --zk, the network or the ssh tunnel. Requests can still be sent: the worker checks them against ZooKeeper when they arrive.</p>`;
+  const q = s.queue;
+  const queueLine =
+    q.url === undefined
+      ? html`<p class="warn" data-queue="none">No request queue configured: the page shows state but cannot act. Set FAILOUT_QUEUE_URL or pass --queue-url.</p>`
+      : q.probe === undefined
+        ? html`<p data-queue="unknown">Queue ${q.url}: checking…</p>`
+        : q.probe.ok
+          ? html`<p class="ok" data-queue="ok">Queue ${q.url}: reachable${q.probe.visible === undefined ? '' : html`, ${q.probe.visible} waiting, ${q.probe.inFlight ?? 0} in flight`}.</p>`
+          : html`<p class="alert" role="alert" data-queue="unreachable"><strong>The request queue is not reachable</strong>: ${q.probe.message}. Requests cannot be sent until it is;
+              check FAILOUT_QUEUE_URL, SQS_ENDPOINT, AWS credentials and the network.</p>`;
+  return html`${zkLine}${queueLine}`;
+}
+
+function card(c: ClusterCard, home: boolean, now: number): SafeHtml {
+  const st = c.status;
+  const state = st?.state ?? 'loading';
+  const label = st ? STATE_LABEL[st.state] : 'loading…';
+  const active = st?.windows.filter((w) => w.active) ?? [];
+  const shown = st === undefined ? [] : st.state === 'ended' ? st.windows.slice(-1) : st.windows;
+  const share = st?.ramp?.sharePct ?? active.reduce((sum, w) => Math.max(sum, w.sharePct), 0);
+  const totalWeight = st?.peers.reduce((sum, p) => sum + p.weight, 0) ?? 0;
+  const windows = shown.map((w) => {
+    const safety = c.safety[st!.windows.indexOf(w)];
+    return html`<li class="window${w.active ? ' active' : ''}">
+      <span class="when">${w.active ? 'active' : Date.parse(w.offlineAt) > now ? 'starts' : 'ended'}: ${w.offlineAt} → ${w.onlineAt ?? 'until restored'}</span>
+      ${w.active && w.onlineAt !== null ? html` <span class="left">(${countdown(w.onlineAt, now)} left)</span>` : ''}
+      ${!w.active && Date.parse(w.offlineAt) > now ? html` <span class="left">(starts in ${countdown(w.offlineAt, now)})</span>` : ''}
+      <br>buckets ${w.buckets.from}–${w.buckets.to} (${w.sharePct}%)
+      <br>by <span class="who">${w.requestedBy ?? 'unknown'}</span>${w.reason !== null ? html` — <span class="reason">${w.reason}</span>` : ''}
+      ${w.requestId !== null ? html`<br><span class="rid">request ${w.requestId}</span>` : ''}
+      ${safety && safety.stopAlarms.length > 0 ? html`<br>stops when an alarm fires: <span class="alarms">${join(safety.stopAlarms, ', ')}</span>` : ''}
+      ${safety?.drill !== undefined ? html`<br><span class="drill">drill ${safety.drill}</span>` : ''}
+    </li>`;
+  });
+  const canRestore = st?.state === 'failed-out' || st?.state === 'scheduled';
+  return html`<article class="card state-${state}" data-cluster="${c.name}" aria-labelledby="c-${c.name}">
+    <h3 id="c-${c.name}">${c.name}${home ? html` <span class="tag">home</span>` : ''}</h3>
+    <p><span class="badge" data-state="${state}">${label}</span> <span class="hosts">${c.hosts} host${c.hosts === 1 ? '' : 's'}</span>
+      ${st && (st.state === 'failed-out' || st.state === 'scheduled') ? html` <span class="share" data-share="${share}">${share}% moved</span>` : ''}</p>
+    ${c.problem ? html`<p class="alert">Latest write unreadable (the last good state stays in effect): ${c.problem}</p>` : ''}
+    ${st?.problem ? html`<p class="alert">${st.problem}</p>` : ''}
+    ${windows.length > 0 ? html`<ul class="windows">${windows}</ul>` : ''}
+    ${st?.ramp ? html`<p class="ramp">ramp step ${st.ramp.step} of ${st.ramp.steps}: ${st.ramp.sharePct}% moved${st.ramp.nextAt !== null ? html`; next ${st.ramp.nextSharePct ?? 0}% in ${countdown(st.ramp.nextAt, now)}` : ' (last step)'}</p>` : ''}
+    ${st && st.peers.length > 0 ? html`<p class="peers">peers: ${join(st.peers.map((p) => html`<span class="peer">${p.cluster} ×${p.weight} (${Math.round((p.weight / totalWeight) * 100)}%)</span>`), ', ')}</p>` : ''}
+    <div class="actions">
+      <button type="button" data-act="failout" data-cluster="${c.name}">Fail out…</button>
+      ${canRestore ? html`<button type="button" data-act="extend" data-cluster="${c.name}">Extend…</button> <button type="button" data-act="restore" data-cluster="${c.name}">Restore…</button>` : ''}
+    </div>
+  </article>`;
+}
+
+function group(g: ServiceGroup, now: number): SafeHtml {
+  return html`<section class="group" data-service="${g.service ?? ''}">
+    <h2>${g.service === undefined ? 'Other clusters' : html`Service ${g.service}`}${g.homeCluster !== undefined ? html` <small>(home cluster ${g.homeCluster})</small>` : ''}</h2>
+    <div class="cards">${g.clusters.map((c) => card(c, c.name === g.homeCluster, now))}</div>
+  </section>`;
+}
+
+/** The clusters, grouped by service. */
+export function renderClusters(s: ConsoleSnapshot): SafeHtml {
+  if (s.groups.length === 0) {
+    return s.zk.state === 'connected' ? html`<p>No clusters under the D2 path yet.</p>` : html`<p class="warn">No cluster state yet: waiting for ZooKeeper.</p>`;
+  }
+  return join(s.groups.map((g) => group(g, s.now)));
+}
+
+function bridge(b: BridgeSource, now: number): SafeHtml {
+  const st = b.status;
+  const head = st
+    ? html`<h3>${st.replicaId} <span class="badge" data-role="${st.role}">${st.role}</span>${st.ready === false ? html` <span class="badge warn">not ready</span>` : ''}</h3>`
+    : html`<h3>${b.url}</h3>`;
+  const error = b.error
+    ? html`<p class="alert" role="alert">Bridge admin ${b.url} is not answering: ${b.error}${b.readAt > 0 ? html` (data below from ${remaining(now - b.readAt)} ago)` : ''}.</p>`
+    : '';
+  const authorities = (st?.authorities ?? []).map(
+    (a) => html`<li>authority ${a.authority === '' ? '(top level)' : a.authority}: active control plane <strong>${a.activeServer ?? 'none'}</strong>
+      ${a.fallbackActive ? html` <span class="badge alert" data-fallback="true">FALLBACK in use: the primary is not answering</span>` : ''}
+      <ul>${a.servers.map((sv, i) => html`<li>${i === 0 ? 'primary' : `fallback ${i}`} ${sv.serverUri}: ${sv.state}${sv.lastError ? html` — ${sv.lastError}` : ''}</li>`)}</ul></li>`,
+  );
+  const resources =
+    b.resources.length === 0
+      ? ''
+      : html`<details><summary>${b.resources.length} xDS resources</summary><table><thead><tr><th scope="col">type</th><th scope="col">name</th><th scope="col">version</th><th scope="col">status</th></tr></thead>
+        <tbody>${b.resources.map((r) => html`<tr><td>${r.type}</td><td>${r.name}</td><td>${r.version}</td><td>${r.status}</td></tr>`)}</tbody></table></details>`;
+  const meta = st ? html`<p>ZooKeeper ${st.zookeeper?.state ?? 'unknown'}${st.sync?.lagMs != null ? html`, sync lag ${Math.round(st.sync.lagMs)} ms` : ''} — admin ${b.url}</p>` : '';
+  return html`<article class="card bridge" data-bridge="${st?.replicaId ?? b.url}">${head}${error}${meta}<ul>${authorities}</ul>${resources}</article>`;
+}
+
+/** Bridge replicas, leader, active control plane per authority, resources. */
+export function renderPlanes(s: ConsoleSnapshot): SafeHtml {
+  if (s.bridges.length === 0) return html`<p>No bridge admin URLs configured (--bridge-admin or FAILOUT_BRIDGE_ADMIN_URLS).</p>`;
+  const leaders = s.bridges.filter((b) => b.status?.role === 'leader').length;
+  const summary =
+    leaders === 1
+      ? html`<p class="ok">One leader among ${s.bridges.length} replicas.</p>`
+      : html`<p class="alert" role="alert">${leaders === 0 ? 'No bridge replica leads' : `${leaders} replicas say they lead`}: D2 data is not being written.</p>`;
+  return html`${summary}<div class="cards">${s.bridges.map((b) => bridge(b, s.now))}</div>`;
+}
+
+/** One history row; the filters read its data attributes. */
+function recordRow(r: RequestRecord): SafeHtml {
+  const outcome = r.status === 'applied' && r.unchanged ? 'applied (nothing to change)' : r.status;
+  return html`<tr data-cluster="${r.cluster ?? ''}" data-by="${r.requestedBy ?? ''}" data-outcome="${r.status}" data-request="${r.requestId}">
+    <td><time datetime="${iso(r.appliedAt)}">${iso(r.appliedAt)}</time></td><td>${r.action ?? '?'}</td><td>${r.cluster ?? '?'}</td><td>${r.requestedBy ?? ''}</td>
+    <td class="outcome-${r.status}">${outcome}</td><td>${r.reason ? html`<span class="reason">${r.reason}</span>${r.message ? html` — ${r.message}` : ''}` : ''}</td><td class="rid">${r.requestId}</td></tr>`;
+}
+
+/** The history's rows, newest first. */
+export function renderHistoryRows(s: ConsoleSnapshot): SafeHtml {
+  if (s.records.length === 0) return html`<tr><td colspan="7">No request records yet.</td></tr>`;
+  return join(s.records.map(recordRow));
+}
+
+/** Every live section, rendered once per change for all browsers. */
+export function renderSections(s: ConsoleSnapshot): Record<SectionId, string> {
+  return { status: renderStatus(s).text, clusters: renderClusters(s).text, planes: renderPlanes(s).text, 'history-rows': renderHistoryRows(s).text };
+}
+
+/** JSON inside a `<script type="application/json">`: `<` escaped so no `</script>` can close it. */
+export function jsonForScript(value: unknown): SafeHtml {
+  return new SafeHtml(JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029'));
+}
+
+/** Options the whole page needs besides the snapshot. */
+export interface PageContext {
+  readonly csrfToken: string;
+  /** Default `requestedBy` of the forms (the operator; `$FAILOUT_USER` or user@host). */
+  readonly requester: string;
+}
+
+/** The whole page. */
+export function renderPage(s: ConsoleSnapshot, context: PageContext): string {
+  const clusterNames = s.groups.flatMap((g) => g.clusters.map((c) => c.name));
+  const page = html`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="csrf-token" content="${context.csrfToken}">
+<title>failout console</title>
+<link rel="stylesheet" href="/static/uplot/uPlot.min.css"><link rel="stylesheet" href="/static/console.css">
+<script src="/static/uplot/uPlot.iife.min.js" defer></script><script src="/static/console.js" defer></script>
+</head><body>
+<a class="skip" href="#act">Skip to the request form</a>
+<header><h1>failout console</h1><nav aria-label="sections"><a href="#clusters-h">Clusters</a> <a href="#traffic-h">Traffic</a> <a href="#act">Act</a> <a href="#history-h">History</a> <a href="#planes-h">Control planes</a></nav>
+<p id="live" class="live" role="status" aria-live="polite">Live updates: connecting…</p></header>
+<main>
+<section id="status" aria-label="connections">${renderStatus(s)}</section>
+<h2 id="clusters-h">Clusters</h2>
+<div id="clusters">${renderClusters(s)}</div>
+<h2 id="traffic-h">Traffic: requests per second by target cluster</h2>
+<div id="traffic">${s.traffic.length === 0 ? html`<p>No service metrics configured (--metrics service=URL or FAILOUT_METRICS_URLS).</p>` : ''}
+${s.traffic.map(
+  (t) => html`<figure class="chart" data-service="${t.service}"><figcaption>${t.service}${t.source === 'redirected' ? ' (moved traffic only: requests redirected by FailoutClient, by peer)' : ''}</figcaption>
+  <div class="plot" aria-hidden="true"></div><table class="legend"><caption>Latest requests/s by target cluster</caption><tbody></tbody></table>
+  <p class="source-error" role="status">${t.error ?? ''}</p></figure>`,
+)}</div>
+<script type="application/json" id="initial-traffic">${jsonForScript(s.traffic.map((t) => ({ service: t.service, points: t.points })))}</script>
+<section id="act" aria-labelledby="act-h"><h2 id="act-h">Act</h2>
+<form id="action-form" novalidate>
+<fieldset><legend>Request</legend>
+<label>Action <select name="action" id="f-action"><option value="failout">fail out</option><option value="extend">extend</option><option value="restore">restore</option></select></label>
+<label>Cluster <input name="cluster" id="f-cluster" list="cluster-names" required autocomplete="off"></label>
+<datalist id="cluster-names">${clusterNames.map((n) => html`<option value="${n}"></option>`)}</datalist>
+<label data-for="failout">Peers <input name="peers" id="f-peers" placeholder="greetings-lva1:2, greetings-ltx1" autocomplete="off"></label>
+<label data-for="failout extend">For <input name="for" id="f-for" placeholder="2h, 90m, PT2H" autocomplete="off"></label>
+<label data-for="failout extend">or until <input name="until" id="f-until" placeholder="2026-11-30T18:00:00Z, +2h" autocomplete="off"></label>
+<label data-for="failout">Start at <input name="at" id="f-at" placeholder="now (default), +15m" autocomplete="off"></label>
+<label data-for="failout">Share % <input name="share" id="f-share" inputmode="numeric" placeholder="100" autocomplete="off"></label>
+<label data-for="failout">or buckets <input name="buckets" id="f-buckets" placeholder="0-49" autocomplete="off"></label>
+<label data-for="failout">Ramp <input name="ramp" id="f-ramp" placeholder="10%:5m,50%:10m,100%" autocomplete="off"></label>
+<label data-for="failout">Stop alarms <input name="stopAlarms" id="f-alarms" placeholder="greetings-5xx, greetings-p99" autocomplete="off"></label>
+<label>Reason <input name="reason" id="f-reason" placeholder="INC-4711" autocomplete="off"></label>
+<label>By <input name="by" id="f-by" value="${context.requester}" autocomplete="off"></label>
+<label data-for="failout" class="check"><input type="checkbox" name="force" id="f-force"> force (override the peer-state checks)</label>
+</fieldset>
+<button type="submit" id="check">Check</button>
+</form>
+<div id="judgement" role="region" aria-live="polite" aria-label="check result" hidden>
+<p id="judgement-head"></p><pre id="judgement-text"></pre>
+<button type="button" id="confirm" hidden>Confirm and send</button> <button type="button" id="cancel">Cancel</button>
+</div>
+<ul id="followed" aria-live="polite" aria-label="sent requests"></ul>
+</section>
+<section aria-labelledby="history-h"><h2 id="history-h">History</h2>
+<form id="history-filters" class="filters" role="search" aria-label="filter the history">
+<label>Cluster <input name="cluster" id="h-cluster" list="cluster-names" autocomplete="off"></label>
+<label>Requester <input name="by" id="h-by" autocomplete="off"></label>
+<label>Outcome <select name="outcome" id="h-outcome"><option value="">any</option><option value="applied">applied</option><option value="rejected">rejected</option></select></label>
+</form>
+<div class="scroll"><table id="history"><thead><tr><th scope="col">decided</th><th scope="col">action</th><th scope="col">cluster</th><th scope="col">by</th><th scope="col">outcome</th><th scope="col">reason</th><th scope="col">request id</th></tr></thead>
+<tbody id="history-rows">${renderHistoryRows(s)}</tbody></table></div>
+</section>
+<section aria-labelledby="planes-h"><h2 id="planes-h">Control planes</h2><div id="planes">${renderPlanes(s)}</div></section>
+</main></body></html>`;
+  return page.text;
+}

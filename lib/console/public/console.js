@@ -1,0 +1,291 @@
+// The failout console's front end: no build step, no framework. The server renders every section
+// (escaped); this script swaps in the sections the event stream sends, counts windows down, draws the
+// traffic charts (uPlot) and runs the request form. Text from data is only ever set with textContent.
+/* global document, window, EventSource, fetch, uPlot, requestAnimationFrame, setInterval */
+'use strict';
+
+(function () {
+  const csrf = document.querySelector('meta[name="csrf-token"]').getAttribute('content');
+  const $ = (id) => document.getElementById(id);
+  const live = $('live');
+  const followed = new Map(); // requestId -> <li>
+  let pending = null; // { action, fields, requestId } awaiting confirmation
+
+  // ---- live sections -------------------------------------------------------------------------
+  function focusKey(el) {
+    if (!el || el === document.body) return null;
+    if (el.id) return { id: el.id };
+    if (el.dataset && el.dataset.act) return { act: el.dataset.act, cluster: el.dataset.cluster };
+    return null;
+  }
+  function refocus(key) {
+    if (!key) return;
+    const el = key.id ? $(key.id) : Array.from(document.querySelectorAll('[data-act]')).find((b) => b.dataset.act === key.act && b.dataset.cluster === key.cluster);
+    if (el && document.activeElement !== el) el.focus();
+  }
+  function applySections(sections) {
+    const key = focusKey(document.activeElement);
+    for (const [id, markup] of Object.entries(sections)) {
+      const el = $(id);
+      // The markup is the server's render, where every value from data is escaped (lib/console/page.ts).
+      if (el && el.dataset.markup !== markup) {
+        el.innerHTML = markup;
+        el.dataset.markup = markup;
+      }
+    }
+    refocus(key);
+    tick();
+    filterHistory();
+    updateFollowed();
+  }
+
+  function connect() {
+    const source = new EventSource('/events');
+    source.addEventListener('open', () => {
+      live.textContent = 'Live updates: on.';
+      live.className = 'live ok';
+    });
+    source.addEventListener('error', () => {
+      live.textContent = 'Live updates lost: the console server is not answering. Reconnecting… (the page shows the last state it had)';
+      live.className = 'live alert';
+    });
+    source.addEventListener('sections', (e) => applySections(JSON.parse(e.data)));
+    source.addEventListener('traffic', (e) => onTraffic(JSON.parse(e.data)));
+  }
+
+  // ---- countdowns ----------------------------------------------------------------------------
+  function remaining(ms) {
+    if (ms <= 0) return '0s';
+    const units = [['d', 86400000], ['h', 3600000], ['m', 60000], ['s', 1000]];
+    const parts = [];
+    let rest = ms;
+    for (const [unit, size] of units) {
+      const n = Math.floor(rest / size);
+      if (n > 0 || (unit === 's' && parts.length === 0)) parts.push(n + unit);
+      rest -= n * size;
+      if (parts.length === 2) break;
+    }
+    return parts.join(' ');
+  }
+  function tick() {
+    for (const t of document.querySelectorAll('time[data-until]')) t.textContent = remaining(Number(t.dataset.until) - Date.now());
+  }
+
+  // ---- charts --------------------------------------------------------------------------------
+  const charts = new Map(); // service -> { figure, targets: [], points: [], plot }
+  const COLORS = ['#1f6feb', '#d9480f', '#2f9e44', '#ae3ec9', '#e8590c', '#0c8599', '#5c940d', '#c2255c'];
+
+  function chartFor(service) {
+    let chart = charts.get(service);
+    if (chart) return chart;
+    const figure = Array.from(document.querySelectorAll('figure.chart')).find((f) => f.dataset.service === service);
+    if (!figure) return null;
+    chart = { figure, targets: [], points: [], plot: null };
+    charts.set(service, chart);
+    return chart;
+  }
+  function draw(chart) {
+    const targets = chart.targets;
+    const xs = chart.points.map((p) => p.t);
+    const data = [xs].concat(targets.map((name) => chart.points.map((p) => (p.rates[name] === undefined ? 0 : p.rates[name]))));
+    const holder = chart.figure.querySelector('.plot');
+    const width = Math.max(280, holder.clientWidth || 600);
+    if (typeof uPlot === 'undefined') return;
+    if (!chart.plot || chart.plotTargets !== targets.join('\n')) {
+      if (chart.plot) chart.plot.destroy();
+      const series = [{}].concat(targets.map((name, i) => ({ label: name, stroke: COLORS[i % COLORS.length], width: 2 })));
+      chart.plot = new uPlot({ width, height: 220, series, scales: { x: { time: true } }, axes: [{}, { label: 'req/s' }] }, data, holder);
+      chart.plotTargets = targets.join('\n');
+    } else {
+      chart.plot.setData(data);
+      if (Math.abs(chart.plot.width - width) > 2) chart.plot.setSize({ width, height: 220 });
+    }
+    const body = chart.figure.querySelector('table.legend tbody');
+    const last = chart.points[chart.points.length - 1];
+    body.replaceChildren();
+    for (const name of targets) {
+      const row = document.createElement('tr');
+      row.dataset.target = name;
+      const rate = last && last.rates[name] !== undefined ? last.rates[name] : 0;
+      row.dataset.rate = String(rate);
+      const th = document.createElement('th');
+      th.scope = 'row';
+      th.textContent = name;
+      const td = document.createElement('td');
+      td.textContent = rate.toFixed(1) + ' req/s';
+      row.append(th, td);
+      body.append(row);
+    }
+  }
+  function addPoint(chart, point) {
+    chart.points.push(point);
+    if (chart.points.length > 120) chart.points.shift();
+    for (const name of Object.keys(point.rates)) if (!chart.targets.includes(name)) chart.targets.push(name);
+    chart.targets.sort();
+  }
+  function onTraffic(message) {
+    const chart = chartFor(message.service);
+    if (!chart) return;
+    const note = chart.figure.querySelector('.source-error');
+    note.textContent = message.error ? 'Metrics not answering: ' + message.error : '';
+    if (message.point) addPoint(chart, message.point);
+    draw(chart);
+  }
+  function initialCharts() {
+    const initial = JSON.parse($('initial-traffic').textContent || '[]');
+    for (const entry of initial) {
+      const chart = chartFor(entry.service);
+      if (!chart) continue;
+      for (const point of entry.points) addPoint(chart, point);
+      draw(chart);
+    }
+    window.addEventListener('resize', () => requestAnimationFrame(() => charts.forEach(draw)));
+  }
+
+  // ---- the request form ----------------------------------------------------------------------
+  const form = $('action-form');
+  function showFields() {
+    const action = $('f-action').value;
+    for (const label of form.querySelectorAll('label[data-for]')) label.hidden = !label.dataset.for.split(' ').includes(action);
+  }
+  function formFields() {
+    const value = (id) => {
+      const v = $(id).value.trim();
+      return v === '' ? undefined : v;
+    };
+    const action = $('f-action').value;
+    const fields = { cluster: $('f-cluster').value.trim(), reason: value('f-reason'), by: value('f-by') };
+    if (action === 'failout') Object.assign(fields, { peers: value('f-peers'), at: value('f-at'), share: value('f-share'), buckets: value('f-buckets'), ramp: value('f-ramp'), stopAlarms: value('f-alarms'), force: $('f-force').checked });
+    if (action !== 'restore') Object.assign(fields, { for: value('f-for'), until: value('f-until') });
+    return { action, fields };
+  }
+  async function post(path, body) {
+    const response = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': csrf }, body: JSON.stringify(body), credentials: 'same-origin' });
+    let json;
+    try {
+      json = await response.json();
+    } catch {
+      json = { kind: 'error', message: 'the console answered HTTP ' + response.status };
+    }
+    return { status: response.status, json };
+  }
+  function showJudgement(kind, head, text, confirmLabel) {
+    const box = $('judgement');
+    box.hidden = false;
+    box.className = 'judgement ' + kind;
+    const h = $('judgement-head');
+    h.textContent = head;
+    h.tabIndex = -1;
+    $('judgement-text').textContent = text || '';
+    const confirm = $('confirm');
+    confirm.hidden = !confirmLabel;
+    if (confirmLabel) confirm.textContent = confirmLabel;
+    h.focus();
+  }
+  function hideJudgement() {
+    $('judgement').hidden = true;
+    pending = null;
+  }
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const request = formFields();
+    pending = null;
+    showJudgement('busy', 'Checking…', '', null);
+    let result;
+    try {
+      result = await post('/api/check', request);
+    } catch (err) {
+      showJudgement('rejected', 'The console server did not answer: ' + err.message, '', null);
+      return;
+    }
+    const r = result.json;
+    if (r.kind === 'ready') {
+      pending = { action: request.action, fields: request.fields, requestId: r.body.requestId };
+      const note = r.judged ? 'The worker would apply it now (dry run against ZooKeeper):' : 'Not judged against ZooKeeper (out of reach); the worker checks it when it arrives:';
+      showJudgement('ready', 'Request ' + r.body.requestId + ' (' + r.body.action + ' ' + r.body.cluster + '). ' + note, r.judgement, 'Confirm and send ' + r.body.action + ' ' + r.body.cluster);
+    } else if (r.kind === 'rejected') {
+      showJudgement('rejected', 'Would be REJECTED (' + r.reason + '): nothing was sent.', r.message, null);
+    } else {
+      showJudgement('rejected', 'Not sent: ' + (r.message || r.reason || 'refused'), '', null);
+    }
+  });
+  $('confirm').addEventListener('click', async () => {
+    if (!pending) return;
+    const request = pending;
+    pending = null;
+    $('confirm').hidden = true;
+    let result;
+    try {
+      result = await post('/api/send', request);
+    } catch (err) {
+      showJudgement('rejected', 'The console server did not answer: ' + err.message + '. It is safe to check and send again.', '', null);
+      return;
+    }
+    const r = result.json;
+    if (r.kind === 'sent') {
+      hideJudgement();
+      follow(r.requestId, request.action + ' ' + request.fields.cluster);
+    } else if (r.kind === 'rejected') {
+      showJudgement('rejected', 'REJECTED before sending (' + r.reason + '): nothing was sent.', r.message, null);
+    } else {
+      showJudgement('rejected', 'Not sent: ' + (r.message || r.reason || 'refused'), '', null);
+    }
+  });
+  $('cancel').addEventListener('click', () => {
+    hideJudgement();
+    $('check').focus();
+  });
+  $('f-action').addEventListener('change', showFields);
+
+  function follow(requestId, what) {
+    const li = document.createElement('li');
+    li.dataset.request = requestId;
+    li.className = 'following';
+    li.textContent = 'Request ' + requestId + ' (' + what + '): sent; waiting for the worker…';
+    $('followed').prepend(li);
+    followed.set(requestId, { li, what });
+    updateFollowed();
+  }
+  function updateFollowed() {
+    for (const [requestId, entry] of followed) {
+      const row = Array.from(document.querySelectorAll('#history-rows tr[data-request]')).find((tr) => tr.dataset.request === requestId);
+      if (!row) continue;
+      const outcome = row.dataset.outcome;
+      const reasonCell = row.children[5];
+      entry.li.className = 'outcome-' + outcome;
+      entry.li.textContent = 'Request ' + requestId + ' (' + entry.what + '): ' + (outcome === 'rejected' ? 'REJECTED — ' + reasonCell.textContent : outcome + '.');
+      followed.delete(requestId);
+    }
+  }
+
+  // Buttons on the cluster cards fill the form (event delegation: the cards are re-rendered live).
+  $('clusters').addEventListener('click', (e) => {
+    const button = e.target.closest('button[data-act]');
+    if (!button) return;
+    $('f-action').value = button.dataset.act;
+    $('f-cluster').value = button.dataset.cluster;
+    showFields();
+    hideJudgement();
+    const first = button.dataset.act === 'failout' ? 'f-peers' : button.dataset.act === 'extend' ? 'f-for' : 'f-reason';
+    $('act').scrollIntoView({ block: 'start' });
+    $(first).focus();
+  });
+
+  // ---- history filters -----------------------------------------------------------------------
+  function filterHistory() {
+    const cluster = $('h-cluster').value.trim();
+    const by = $('h-by').value.trim().toLowerCase();
+    const outcome = $('h-outcome').value;
+    for (const row of document.querySelectorAll('#history-rows tr[data-request]')) {
+      const show = (!cluster || row.dataset.cluster === cluster) && (!by || row.dataset.by.toLowerCase().includes(by)) && (!outcome || row.dataset.outcome === outcome);
+      row.hidden = !show;
+    }
+  }
+  $('history-filters').addEventListener('input', filterHistory);
+  $('history-filters').addEventListener('submit', (e) => e.preventDefault());
+
+  showFields();
+  initialCharts();
+  setInterval(tick, 1000);
+  connect();
+})();

@@ -1,0 +1,342 @@
+/**
+ * The console's HTTP server (fastify): the page, its static files (ours and uPlot's, from the
+ * package: no CDN), server-sent events for live updates, and the two action endpoints. One
+ * {@link ZkView} and one set of HTTP source timers per server; every browser gets the same rendered
+ * sections.
+ *
+ * Routes:
+ * - `GET /` the page; `GET /events` the event stream (`sections`, `traffic`); `GET /static/…`.
+ * - `POST /api/check` builds, validates and judges a request (nothing is sent);
+ *   `POST /api/send` does the same with the request id the operator confirmed, then sends it.
+ *   Both need the CSRF token and same origin (security.ts).
+ * - `GET /login?token=…` sets the access cookie when the console has an access token.
+ *
+ * Lifecycle: `start` → running → `close` (once; later calls wait for it).
+ */
+import { dirname, join } from 'node:path';
+import fastifyStatic from '@fastify/static';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { Logger } from '../logging';
+import type { ZkSession, ZkTlsOptions } from '../zk';
+import { renderPage, renderSections, type SectionId } from './page';
+import type { ConsoleRequests, QueueProbe } from './ports';
+import type { RatePoint } from './prometheus';
+import { ACCESS_COOKIE, csrfRefusal, digest, hasAccess, isLoopback, listenProblem, matches, newCsrfToken } from './security';
+import { clusterCard, groupClusters, type ConsoleSnapshot } from './snapshot';
+import { HttpSources } from './sources';
+import { ZkView } from './zk-view';
+
+/** Options of {@link ConsoleServer.start}. */
+export interface ConsoleServerOptions {
+  /** Address to listen on. Default `127.0.0.1`; anything else needs {@link token}. */
+  readonly host?: string | undefined;
+  /** Port; 0 for a free one. Default 0. */
+  readonly port?: number | undefined;
+  /** Access token (at least 32 characters): required off loopback, optional on it. Never shown. */
+  readonly token?: string | undefined;
+  /** ZooKeeper; undefined when none is configured (the page says so). */
+  readonly zk: { readonly connectString: string; readonly tls?: ZkTlsOptions | undefined } | undefined;
+  readonly d2Base: string;
+  readonly requestsBase: string;
+  /** The request side (lib/cli's `createConsoleRequests`). Owned: closed with the server. */
+  readonly requests: ConsoleRequests;
+  /** Default `requestedBy` of the form. */
+  readonly requester: string;
+  /** Bridge admin URLs, or a function read before every round (replicas that come and go). */
+  readonly bridgeUrls?: readonly string[] | (() => readonly string[]) | undefined;
+  readonly bridgeToken?: string | undefined;
+  readonly metricsUrls?: ReadonlyMap<string, readonly string[]> | undefined;
+  readonly trafficMetric?: string | undefined;
+  /** Period of the queue probe. Default 5 s. */
+  readonly queueProbeMs?: number | undefined;
+  readonly logger: Logger;
+}
+
+/** A console option that cannot work; the message says what to change. */
+export class ConsoleConfigError extends Error {
+  override readonly name = 'ConsoleConfigError';
+}
+
+/** The page's Content-Security-Policy: our own files only, no inline script, no framing. */
+const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+const fieldText = z.string().max(2000).optional();
+const actionSchema = z.object({
+  action: z.enum(['failout', 'restore', 'extend']),
+  fields: z.object({
+    cluster: z.string().max(300),
+    peers: fieldText,
+    for: fieldText,
+    until: fieldText,
+    at: fieldText,
+    share: fieldText,
+    buckets: fieldText,
+    ramp: fieldText,
+    stopAlarms: fieldText,
+    reason: fieldText,
+    by: fieldText,
+    force: z.boolean().optional(),
+  }),
+  requestId: z.string().max(200).optional(),
+});
+
+/** Where uPlot's built files are (served from the installed package). */
+function uplotDist(): string {
+  return dirname(require.resolve('uplot'));
+}
+
+/** The running console. */
+export class ConsoleServer {
+  private readonly csrfToken = newCsrfToken();
+  private readonly csrfDigest: Buffer;
+  private readonly tokenDigest: Buffer | undefined;
+  private readonly zkView: ZkView | undefined;
+  private readonly sources: HttpSources;
+  private readonly streams = new Set<FastifyReply>();
+  private sections: Record<SectionId, string> | undefined;
+  private renderTimer: NodeJS.Timeout | undefined;
+  private readonly timers: NodeJS.Timeout[] = [];
+  private queue: { probe: QueueProbe | undefined; at: number } = { probe: undefined, at: 0 };
+  private closing: Promise<void> | undefined;
+  private app!: FastifyInstance;
+  private urlValue = '';
+
+  private constructor(private readonly options: ConsoleServerOptions) {
+    this.csrfDigest = digest(this.csrfToken);
+    this.tokenDigest = options.token === undefined ? undefined : digest(options.token);
+    const log = options.logger;
+    this.zkView = options.zk
+      ? new ZkView({ connectString: options.zk.connectString, tls: options.zk.tls, d2Base: options.d2Base, requestsBase: options.requestsBase, logger: log, onChange: () => this.scheduleRender() })
+      : undefined;
+    this.sources = new HttpSources({
+      bridgeUrls: options.bridgeUrls ?? [],
+      bridgeToken: options.bridgeToken,
+      metricsUrls: options.metricsUrls ?? new Map(),
+      trafficMetric: options.trafficMetric,
+      logger: log,
+      onBridges: () => this.scheduleRender(),
+      onTraffic: (service, point) => this.onTraffic(service, point),
+    });
+  }
+
+  /**
+   * Listens and starts reading. @throws ConsoleConfigError for a non-loopback address without a token
+   * or a short token (nothing is bound then).
+   */
+  static async start(options: ConsoleServerOptions): Promise<ConsoleServer> {
+    const host = options.host ?? '127.0.0.1';
+    const problem = listenProblem(host, options.token);
+    if (problem) throw new ConsoleConfigError(problem);
+    const server = new ConsoleServer(options);
+    server.app = server.buildApp(host);
+    await server.app.listen({ host, port: options.port ?? 0 });
+    const address = server.app.server.address();
+    const port = typeof address === 'object' && address ? address.port : options.port ?? 0;
+    server.urlValue = `http://${host.includes(':') ? `[${host}]` : host}:${port}/`;
+    server.zkView?.start();
+    server.sources.start();
+    server.every(options.queueProbeMs ?? 5000, () => server.probeQueue());
+    // Windows start and end on the clock, without a write: re-render every second (sent only when changed).
+    server.every(1000, async () => server.render());
+    return server;
+  }
+
+  /** `http://127.0.0.1:<port>/`. */
+  get url(): string {
+    return this.urlValue;
+  }
+
+  /** The snapshot the page shows now. */
+  snapshot(): ConsoleSnapshot {
+    const now = Date.now();
+    const view = this.zkView;
+    const cards = (view?.clusters() ?? []).map((entry) => clusterCard(entry, (props) => this.options.requests.describe(entry.name, props, now)));
+    const connection = view?.connection() ?? { state: 'unreachable' as const, error: 'no ZooKeeper configured (set ZK_CONNECT or pass --zk)', since: now };
+    return {
+      now,
+      zk: { connect: this.options.zk?.connectString ?? '(not configured)', ...connection },
+      queue: { url: this.options.requests.queueUrl, ...this.queue },
+      groups: groupClusters(view?.services() ?? [], cards),
+      records: view?.requestRecords() ?? [],
+      bridges: this.sources.bridges(),
+      traffic: this.sources.services(),
+    };
+  }
+
+  /** Stops serving, the streams, the timers, the view and the request side. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      for (const timer of this.timers.splice(0)) clearInterval(timer);
+      clearTimeout(this.renderTimer);
+      this.sources.close();
+      for (const stream of this.streams) stream.raw.end();
+      this.streams.clear();
+      await this.app.close();
+      await this.zkView?.close();
+      await this.options.requests.close();
+    })();
+    return this.closing;
+  }
+
+  private every(ms: number, task: () => Promise<void>): void {
+    void task();
+    const timer = setInterval(() => void task(), ms);
+    timer.unref();
+    this.timers.push(timer);
+  }
+
+  private async probeQueue(): Promise<void> {
+    if (this.options.requests.queueUrl === undefined) return;
+    const probe = await this.options.requests.probeQueue().catch((err: unknown): QueueProbe => ({ ok: false, message: err instanceof Error ? err.message : String(err) }));
+    this.queue = { probe, at: Date.now() };
+    this.scheduleRender();
+  }
+
+  /** Coalesces bursts of changes (a watch storm) into one render 50 ms later. */
+  private scheduleRender(): void {
+    if (this.renderTimer !== undefined || this.closing) return;
+    this.renderTimer = setTimeout(() => {
+      this.renderTimer = undefined;
+      this.render();
+    }, 50);
+  }
+
+  /** Renders the sections and sends the ones that changed to every stream. */
+  private render(): void {
+    if (this.closing) return;
+    const next = renderSections(this.snapshot());
+    const previous = this.sections;
+    this.sections = next;
+    const changed = (Object.keys(next) as SectionId[]).filter((id) => previous?.[id] !== next[id]);
+    if (changed.length === 0) return;
+    const payload = Object.fromEntries(changed.map((id) => [id, next[id]]));
+    this.broadcast('sections', payload);
+  }
+
+  private onTraffic(service: string, point: RatePoint | undefined): void {
+    const error = this.sources.services().find((s) => s.service === service)?.error;
+    this.broadcast('traffic', { service, point: point ?? null, error: error ?? null });
+  }
+
+  private broadcast(event: string, data: unknown): void {
+    const frame = sseFrame(event, data);
+    for (const stream of this.streams) stream.raw.write(frame);
+  }
+
+  private buildApp(host: string): FastifyInstance {
+    const app = Fastify({ logger: false, bodyLimit: 64 * 1024 });
+    const log = this.options.logger;
+    app.addHook('onRequest', async (request, reply) => {
+      reply.header('content-security-policy', CSP);
+      reply.header('x-content-type-options', 'nosniff');
+      reply.header('referrer-policy', 'no-referrer');
+      reply.header('x-frame-options', 'DENY');
+      reply.header('cache-control', 'no-store');
+      // DNS rebinding: on loopback without a token, only a loopback Host may talk to us.
+      if (this.tokenDigest === undefined && isLoopback(host) && !isLoopbackHost(request.headers.host)) {
+        return reply.code(403).type('text/plain').send('forbidden: this console answers only to a loopback Host\n');
+      }
+      if (request.url.startsWith('/login')) return;
+      if (!hasAccess(request.headers, this.tokenDigest)) {
+        return reply.code(401).type('text/plain').send('this console needs its access token: open /login?token=<token> once (or send Authorization: Bearer <token>)\n');
+      }
+    });
+    void app.register(fastifyStatic, { root: join(__dirname, 'public'), prefix: '/static/', decorateReply: false, cacheControl: false });
+    void app.register(fastifyStatic, { root: uplotDist(), prefix: '/static/uplot/', decorateReply: false, cacheControl: false, allowedPath: (path) => /^\/uPlot\.(iife\.min\.js|min\.css)$/.test(path) });
+
+    app.get('/login', async (request: FastifyRequest<{ Querystring: { token?: string } }>, reply) => {
+      if (this.tokenDigest === undefined) return reply.redirect('/');
+      if (!matches(request.query.token, this.tokenDigest)) return reply.code(401).type('text/plain').send('wrong or missing token\n');
+      reply.header('set-cookie', `${ACCESS_COOKIE}=${encodeURIComponent(request.query.token!)}; HttpOnly; SameSite=Strict; Path=/`);
+      return reply.redirect('/');
+    });
+    app.get('/', async (_request, reply) => reply.type('text/html; charset=utf-8').send(renderPage(this.snapshot(), { csrfToken: this.csrfToken, requester: this.options.requester })));
+    // Browsers ask for it unprompted; an empty answer keeps the log free of 404s.
+    app.get('/favicon.ico', async (_request, reply) => reply.code(204).send());
+    app.get('/events', (request, reply) => this.openStream(request, reply));
+    app.post('/api/check', async (request, reply) => {
+      const parsed = this.actionRequest(request, reply);
+      if (!parsed) return reply;
+      const result = await this.options.requests.check(parsed.action, parsed.fields, { requestId: parsed.requestId, now: Date.now(), session: this.connectedSession() });
+      return reply.send(result);
+    });
+    app.post('/api/send', async (request, reply) => {
+      const parsed = this.actionRequest(request, reply);
+      if (!parsed) return reply;
+      if (parsed.requestId === undefined) return reply.code(400).send({ kind: 'invalid', message: 'check the request first: send needs the request id shown by the check' });
+      const result = await this.options.requests.check(parsed.action, parsed.fields, { requestId: parsed.requestId, now: Date.now(), session: this.connectedSession() });
+      if (result.kind !== 'ready') return reply.code(422).send(result);
+      try {
+        const sent = await this.options.requests.send(result.body);
+        log.info({ requestId: result.body.requestId, action: result.body.action, cluster: result.body.cluster, by: parsed.fields.by }, 'console: request sent');
+        return reply.code(202).send({ kind: 'sent', requestId: result.body.requestId, messageId: sent.messageId ?? null });
+      } catch (err) {
+        return reply.code(503).send({ kind: 'unavailable', requestId: result.body.requestId, message: err instanceof Error ? err.message : String(err) });
+      }
+    });
+    app.setErrorHandler((err: { statusCode?: number; message?: string }, _request, reply) => {
+      const status = err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
+      if (status === 500) log.error({ err }, 'console: request failed');
+      return reply.code(status).send({ kind: 'error', message: status === 500 ? 'internal error (see the console log)' : (err.message ?? 'bad request') });
+    });
+    return app;
+  }
+
+  /** The session for the judge, only while connected (otherwise the judge would wait for it). */
+  private connectedSession(): ZkSession | undefined {
+    const view = this.zkView;
+    return view && view.connection().state === 'connected' ? view.zkSession : undefined;
+  }
+
+  /** CSRF and origin checks, then the body's shape; answers the refusal itself and returns undefined. */
+  private actionRequest(request: FastifyRequest, reply: FastifyReply): z.infer<typeof actionSchema> | undefined {
+    const refusal = csrfRefusal(request.headers, this.csrfDigest);
+    if (refusal) {
+      this.options.logger.warn({ refusal, origin: request.headers.origin }, 'console: action refused');
+      void reply.code(403).send({ kind: 'forbidden', reason: refusal, message: `refused (${refusal}): actions need the page's CSRF token and the same origin; reload the page` });
+      return undefined;
+    }
+    const parsed = actionSchema.safeParse(request.body);
+    if (!parsed.success) {
+      void reply.code(400).send({ kind: 'invalid', message: `bad action request: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}` });
+      return undefined;
+    }
+    return parsed.data;
+  }
+
+  private openStream(request: FastifyRequest, reply: FastifyReply): void {
+    reply.hijack();
+    const raw = reply.raw;
+    raw.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      connection: 'keep-alive',
+      'x-content-type-options': 'nosniff',
+      'x-accel-buffering': 'no',
+    });
+    // The full state first, so a browser that reconnects after a gap catches up at once.
+    const sections = this.sections ?? renderSections(this.snapshot());
+    raw.write('retry: 1000\n\n');
+    raw.write(sseFrame('sections', sections));
+    this.streams.add(reply);
+    const heartbeat = setInterval(() => raw.write(': keep-alive\n\n'), 15_000);
+    heartbeat.unref();
+    request.raw.on('close', () => {
+      clearInterval(heartbeat);
+      this.streams.delete(reply);
+    });
+  }
+}
+
+/** One SSE frame: `event:` and one `data:` line of JSON (JSON has no raw newlines). */
+export function sseFrame(event: string, data: unknown): string {
+  return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+/** True for a Host header naming a loopback address (any port). */
+function isLoopbackHost(host: string | undefined): boolean {
+  if (!host) return false;
+  const name = host.startsWith('[') ? host.slice(1, host.indexOf(']')) : host.replace(/:\d+$/, '');
+  return isLoopback(name);
+}

@@ -1,0 +1,86 @@
+/**
+ * What the page shows at one moment, built from the ZooKeeper view, the HTTP sources and the queue
+ * probe. Pure: the server builds one snapshot per change and renders it once for every browser.
+ */
+import type { ClusterStatus } from '../cli';
+import type { FailoutProperties } from '../d2';
+import type { RequestRecord } from '../requests';
+import type { QueueProbe } from './ports';
+import type { BridgeSource, ServiceTraffic } from './sources';
+import type { ClusterEntry, ZkViewState } from './zk-view';
+
+/** Extra keys of one window that `failout status` does not show yet: its stop alarms and drill. */
+export interface WindowSafety {
+  readonly stopAlarms: readonly string[];
+  readonly drill: string | undefined;
+}
+
+/** One cluster's card. */
+export interface ClusterCard {
+  readonly name: string;
+  readonly hosts: number;
+  /** `failout status`'s description; undefined while not loaded. */
+  readonly status: ClusterStatus | undefined;
+  /** Per window (same order as `status.windows`): stop alarms and drill. */
+  readonly safety: readonly WindowSafety[];
+  readonly problem: string | undefined;
+}
+
+/** Clusters shown together: a service's home cluster and the clusters named after it (`<service>-…`) or peering with it. */
+export interface ServiceGroup {
+  /** The service, or undefined for clusters no service claims. */
+  readonly service: string | undefined;
+  readonly homeCluster: string | undefined;
+  readonly clusters: readonly ClusterCard[];
+}
+
+/** Everything one render needs. */
+export interface ConsoleSnapshot {
+  readonly now: number;
+  readonly zk: { readonly connect: string; readonly state: ZkViewState; readonly error: string | undefined; readonly since: number };
+  readonly queue: { readonly url: string | undefined; readonly probe: QueueProbe | undefined; readonly at: number };
+  readonly groups: readonly ServiceGroup[];
+  readonly records: readonly RequestRecord[];
+  readonly bridges: readonly BridgeSource[];
+  readonly traffic: readonly ServiceTraffic[];
+}
+
+/** The stop alarms and drill of each bucket config (the codec keeps them: lib/d2/codecs/failout.ts). */
+export function windowSafety(properties: FailoutProperties | null | undefined): WindowSafety[] {
+  return (properties?.buckets ?? []).map((b) => ({ stopAlarms: b.stopAlarms ?? [], drill: b.drill }));
+}
+
+/**
+ * Groups clusters by service: each service's home cluster, the clusters whose name starts with
+ * `<service>-` (the naming the D2 sample and most deployments use) and the peers its home cluster's
+ * failout names. Whatever no service claims goes into a last group.
+ */
+export function groupClusters(services: readonly { readonly name: string; readonly cluster: string | undefined }[], cards: readonly ClusterCard[]): ServiceGroup[] {
+  const byName = new Map(cards.map((c) => [c.name, c]));
+  const claimed = new Set<string>();
+  const groups: ServiceGroup[] = [];
+  for (const service of services) {
+    const names = new Set<string>();
+    if (service.cluster !== undefined && byName.has(service.cluster)) names.add(service.cluster);
+    for (const card of cards) if (card.name.startsWith(`${service.name}-`)) names.add(card.name);
+    const home = service.cluster === undefined ? undefined : byName.get(service.cluster);
+    for (const peer of home?.status?.peers ?? []) if (byName.has(peer.cluster)) names.add(peer.cluster);
+    const clusters = [...names].sort((a, b) => (a === service.cluster ? -1 : b === service.cluster ? 1 : a < b ? -1 : 1)).map((n) => byName.get(n)!);
+    for (const n of names) claimed.add(n);
+    groups.push({ service: service.name, homeCluster: service.cluster, clusters });
+  }
+  const rest = cards.filter((c) => !claimed.has(c.name));
+  if (rest.length > 0) groups.push({ service: undefined, homeCluster: undefined, clusters: rest });
+  return groups;
+}
+
+/** A card from the view's entry and the description. */
+export function clusterCard(entry: ClusterEntry, describe: (properties: FailoutProperties | null) => ClusterStatus): ClusterCard {
+  return {
+    name: entry.name,
+    hosts: entry.hosts,
+    status: entry.failout === undefined ? undefined : describe(entry.failout),
+    safety: windowSafety(entry.failout),
+    problem: entry.problem,
+  };
+}

@@ -1,0 +1,238 @@
+/**
+ * The console's HTTP sources, each read by the server on a timer (once per server, whatever the number
+ * of browsers): the services' Prometheus text (requests per second by target cluster) and the
+ * bridges' admin `/status` and `/config_dump` (replicas, leader, active control plane per authority,
+ * each resource's status and version). A source that does not answer is shown as such, with its last
+ * known data kept and marked stale.
+ */
+import { z } from 'zod';
+import type { Logger } from '../logging';
+import { parsePrometheusText, RateSeries, totalsByTarget, type RatePoint } from './prometheus';
+
+/** A bridge replica as its `/status` says (lib/bridge `BridgeStatus`, the fields the console shows). */
+const bridgeStatusSchema = z.object({
+  replicaId: z.string(),
+  role: z.string(),
+  healthy: z.boolean().optional(),
+  ready: z.boolean().optional(),
+  authorities: z
+    .array(
+      z.object({
+        authority: z.string(),
+        activeServer: z.string().nullish(),
+        fallbackActive: z.boolean().optional(),
+        servers: z.array(z.object({ serverUri: z.string(), state: z.string(), lastError: z.string().nullish() })).default([]),
+      }),
+    )
+    .default([]),
+  sync: z.object({ lagMs: z.number().nullish() }).partial().optional(),
+  zookeeper: z.object({ state: z.string().optional() }).optional(),
+});
+
+/**
+ * `/config_dump` (CSDS `ClientStatusResponse` as proto JSON, with the proto's field names:
+ * `generic_xds_configs`, `type_url`, …; the camelCase spelling of other JSON printers is read too):
+ * per resource, its type, name, version and status.
+ */
+const resourceSchema = z.object({
+  type_url: z.string().optional(),
+  typeUrl: z.string().optional(),
+  name: z.string().optional(),
+  version_info: z.string().optional(),
+  versionInfo: z.string().optional(),
+  client_status: z.string().optional(),
+  clientStatus: z.string().optional(),
+});
+const configDumpSchema = z.object({
+  config: z.array(z.object({ generic_xds_configs: z.array(resourceSchema).optional(), genericXdsConfigs: z.array(resourceSchema).optional() })).default([]),
+});
+
+/** One bridge replica's status as the page shows it. */
+export type BridgeStatusView = z.infer<typeof bridgeStatusSchema>;
+
+/** One xDS resource a bridge watches. */
+export interface ResourceView {
+  readonly type: string;
+  readonly name: string;
+  readonly version: string;
+  readonly status: string;
+}
+
+/** One configured bridge admin URL and what it answered last. */
+export interface BridgeSource {
+  readonly url: string;
+  readonly status: BridgeStatusView | undefined;
+  readonly resources: readonly ResourceView[];
+  /** Why the last read failed (the data above is then the last good one). */
+  readonly error: string | undefined;
+  /** When the data above was read (epoch ms), 0 never. */
+  readonly readAt: number;
+}
+
+/** One service's metrics endpoints and its rates. */
+export interface ServiceTraffic {
+  readonly service: string;
+  readonly urls: readonly string[];
+  /** Which counter the rates come from (see prometheus.ts). */
+  readonly source: 'traffic' | 'redirected' | 'none';
+  readonly error: string | undefined;
+  readonly points: readonly RatePoint[];
+}
+
+/** Options of {@link HttpSources}. */
+export interface HttpSourcesOptions {
+  /** Bridge admin base URLs (`http://127.0.0.1:9901`), or a function read before every round (replicas that come and go). */
+  readonly bridgeUrls: readonly string[] | (() => readonly string[]);
+  /** Bearer token of the bridges' admin servers, when they require one (never shown). */
+  readonly bridgeToken?: string | undefined;
+  /** Prometheus text URLs by service name. */
+  readonly metricsUrls: ReadonlyMap<string, readonly string[]>;
+  /** The counter of every request by target cluster (label `cluster`), when services export one. */
+  readonly trafficMetric?: string | undefined;
+  /** Scrape period of the metrics. Default 1 s (the chart should show a move within a second or two). */
+  readonly metricsPeriodMs?: number;
+  /** Period of the bridges' status. Default 2 s. */
+  readonly bridgePeriodMs?: number;
+  readonly logger: Logger;
+  /** Called after the bridges' data changed. */
+  readonly onBridges: () => void;
+  /** Called with each service's new rate point. */
+  readonly onTraffic: (service: string, point: RatePoint | undefined) => void;
+}
+
+/** Timeout of one HTTP read. */
+const READ_TIMEOUT_MS = 1500;
+
+/** The timers that read the HTTP sources. Lifecycle: latent → started → closed. */
+export class HttpSources {
+  private lifecycle: 'latent' | 'started' | 'closed' = 'latent';
+  private readonly timers: NodeJS.Timeout[] = [];
+  private bridgesValue: BridgeSource[];
+  private readonly traffic = new Map<string, { series: RateSeries; source: ServiceTraffic['source']; error: string | undefined }>();
+  private busy = { metrics: false, bridges: false };
+
+  constructor(private readonly options: HttpSourcesOptions) {
+    this.bridgesValue = this.bridgeUrls().map((url) => ({ url, status: undefined, resources: [], error: undefined, readAt: 0 }));
+    for (const service of options.metricsUrls.keys()) this.traffic.set(service, { series: new RateSeries(), source: 'none', error: undefined });
+  }
+
+  /** Starts both timers (the first reads at once). */
+  start(): void {
+    if (this.lifecycle !== 'latent') return;
+    this.lifecycle = 'started';
+    const every = (ms: number, task: () => Promise<void>): void => {
+      void task();
+      const timer = setInterval(() => void task(), ms);
+      timer.unref();
+      this.timers.push(timer);
+    };
+    if (this.options.metricsUrls.size > 0) every(this.options.metricsPeriodMs ?? 1000, () => this.scrapeMetrics());
+    if (typeof this.options.bridgeUrls === 'function' || this.bridgesValue.length > 0) every(this.options.bridgePeriodMs ?? 2000, () => this.readBridges());
+  }
+
+  /** The bridges, in configured order. */
+  bridges(): readonly BridgeSource[] {
+    return this.bridgesValue;
+  }
+
+  /** Every configured service's traffic. */
+  services(): ServiceTraffic[] {
+    return [...this.traffic].map(([service, t]) => ({ service, urls: this.options.metricsUrls.get(service) ?? [], source: t.source, error: t.error, points: t.series.points() }));
+  }
+
+  /** Stops the timers. */
+  close(): void {
+    this.lifecycle = 'closed';
+    for (const timer of this.timers.splice(0)) clearInterval(timer);
+  }
+
+  private async scrapeMetrics(): Promise<void> {
+    if (this.busy.metrics || this.lifecycle !== 'started') return;
+    this.busy.metrics = true;
+    try {
+      await Promise.all([...this.options.metricsUrls].map(([service, urls]) => this.scrapeService(service, urls)));
+    } finally {
+      this.busy.metrics = false;
+    }
+  }
+
+  private async scrapeService(service: string, urls: readonly string[]): Promise<void> {
+    const entry = this.traffic.get(service)!;
+    const at = Date.now();
+    const totals = new Map<string, number>();
+    const errors: string[] = [];
+    let source: ServiceTraffic['source'] = 'none';
+    await Promise.all(
+      urls.map(async (url) => {
+        try {
+          const found = totalsByTarget(parsePrometheusText(await readText(url, undefined)), this.options.trafficMetric);
+          if (found.source !== 'none') source = source === 'traffic' || found.source === 'traffic' ? 'traffic' : 'redirected';
+          for (const [target, value] of found.totals) totals.set(target, (totals.get(target) ?? 0) + value);
+        } catch (err) {
+          errors.push(`${url}: ${err instanceof Error ? err.message : String(err)}`);
+        }
+      }),
+    );
+    entry.error = errors.length > 0 ? errors.join('; ') : undefined;
+    entry.source = source;
+    if (errors.length === urls.length) {
+      entry.series.gap();
+      this.options.onTraffic(service, undefined);
+      return;
+    }
+    this.options.onTraffic(service, entry.series.add(at, totals));
+  }
+
+  private bridgeUrls(): readonly string[] {
+    const urls = this.options.bridgeUrls;
+    return typeof urls === 'function' ? urls() : urls;
+  }
+
+  private async readBridges(): Promise<void> {
+    if (this.busy.bridges || this.lifecycle !== 'started') return;
+    this.busy.bridges = true;
+    try {
+      // Keep what is known of the replicas still listed; add the new ones.
+      const known = new Map(this.bridgesValue.map((b) => [b.url, b]));
+      this.bridgesValue = this.bridgeUrls().map((url) => known.get(url) ?? { url, status: undefined, resources: [], error: undefined, readAt: 0 });
+      await Promise.all(this.bridgesValue.map((_b, i) => this.readBridge(i)));
+      this.options.onBridges();
+    } finally {
+      this.busy.bridges = false;
+    }
+  }
+
+  private async readBridge(index: number): Promise<void> {
+    const current = this.bridgesValue[index]!;
+    const base = current.url.replace(/\/+$/, '');
+    try {
+      const status = bridgeStatusSchema.parse(JSON.parse(await readText(`${base}/status`, this.options.bridgeToken)));
+      const dump = configDumpSchema.safeParse(JSON.parse(await readText(`${base}/config_dump`, this.options.bridgeToken)));
+      const resources = dump.success
+        ? dump.data.config.flatMap((c) =>
+            (c.generic_xds_configs ?? c.genericXdsConfigs ?? []).map((r) => ({
+              type: shortType(r.type_url ?? r.typeUrl ?? ''),
+              name: r.name ?? '',
+              version: r.version_info ?? r.versionInfo ?? '',
+              status: r.client_status ?? r.clientStatus ?? 'UNKNOWN',
+            })),
+          )
+        : [];
+      this.bridgesValue[index] = { url: current.url, status, resources, error: undefined, readAt: Date.now() };
+    } catch (err) {
+      this.bridgesValue[index] = { ...current, error: err instanceof Error ? err.message : String(err) };
+    }
+  }
+}
+
+/** `type.googleapis.com/envoy.config.cluster.v3.Cluster` → `Cluster`. */
+function shortType(typeUrl: string): string {
+  return typeUrl.slice(typeUrl.lastIndexOf('.') + 1) || typeUrl;
+}
+
+/** GET as text with a timeout; a non-2xx answer is an error naming the status (never the token). */
+async function readText(url: string, token: string | undefined): Promise<string> {
+  const response = await fetch(url, { signal: AbortSignal.timeout(READ_TIMEOUT_MS), headers: token === undefined ? {} : { authorization: `Bearer ${token}` } });
+  if (!response.ok) throw new Error(`HTTP ${response.status}`);
+  return response.text();
+}

@@ -1,0 +1,279 @@
+/**
+ * The console's one view of ZooKeeper: one session per console server (never one per browser), the
+ * D2 clusters and services through persistent watches read with the clients' own codecs (lib/d2/data:
+ * a malformed write is reported and the last good document stays, as `LoadBalancerState` does), the
+ * hosts per cluster as the children of its URI node, and the request records through a children
+ * watch. Everything is pushed by watches; nothing polls. (Not `LoadBalancerState` itself: its face
+ * loads the D2 HTTP client, which the CLI that starts the console must not load; module-faces test.)
+ *
+ * Lifecycle: latent → started (`start`) → closed (`close`). The session is made in the background and
+ * made again until ZooKeeper answers, so the console serves its page (saying ZooKeeper is out of reach)
+ * from the first second; once connected, the session itself reconnects and re-arms every watch.
+ *
+ * Concurrency: event loop only. `onChange` is called after every change, synchronously, possibly
+ * often: the caller coalesces.
+ */
+import { clusterPath, parseClusterProperties, parseServiceProperties, servicePath, urisPath, type FailoutProperties } from '../d2/data';
+import type { Logger } from '../logging';
+import { decodeRequestRecord, isValidRequestId, requestIdTime, type RequestRecord } from '../requests';
+import { ZkSession, type ConnectionState, type DataState, type Watch, type ZkTlsOptions } from '../zk';
+
+/** Where ZooKeeper stands for the console: `unreachable` until a first session starts, then the session's state. */
+export type ZkViewState = 'connecting' | 'unreachable' | Exclude<ConnectionState, 'latent' | 'connecting'>;
+
+/** Options of {@link ZkView}. */
+export interface ZkViewOptions {
+  /** `host:port[,…]`. */
+  readonly connectString: string;
+  /** TLS to ZooKeeper, when configured. */
+  readonly tls?: ZkTlsOptions | undefined;
+  /** D2 base path (`/d2`). */
+  readonly d2Base: string;
+  /** Request records path (`/failout/requests`). */
+  readonly requestsBase: string;
+  /** How many of the newest request records are kept. Default 300. */
+  readonly maxRecords?: number;
+  /** How long one connection attempt waits. Default 5 s. */
+  readonly connectTimeoutMs?: number;
+  /** Pause between attempts while ZooKeeper does not answer. Default 2 s. */
+  readonly retryMs?: number;
+  readonly logger: Logger;
+  /** Called after every change of anything the view holds. */
+  readonly onChange: () => void;
+}
+
+/** One cluster as the view holds it. */
+export interface ClusterEntry {
+  readonly name: string;
+  /** The failout properties in effect (null: none; undefined: not loaded yet). */
+  readonly failout: FailoutProperties | null | undefined;
+  /** Announced hosts. */
+  readonly hosts: number;
+  /** Why the latest write of the document could not be read (the last good one stays in effect). */
+  readonly problem: string | undefined;
+}
+
+/** The ZooKeeper side of the console. */
+export class ZkView {
+  private lifecycle: 'latent' | 'started' | 'closed' = 'latent';
+  private session: ZkSession | undefined;
+  private stateValue: ZkViewState = 'connecting';
+  private lastError: string | undefined;
+  private since = Date.now();
+  private readonly watches: Watch[] = [];
+  private clusterNames: readonly string[] = [];
+  private serviceNames: readonly string[] = [];
+  /** Per cluster: its last good failout properties (null: none), hosts, and why the latest write was unreadable. */
+  private readonly clusterState = new Map<string, { failout: FailoutProperties | null | undefined; hosts: number; problem: string | undefined; watches: Watch[] }>();
+  /** Per service: its home cluster (last good document). */
+  private readonly serviceState = new Map<string, { cluster: string | undefined; watch: Watch | undefined }>();
+  private readonly records = new Map<string, RequestRecord>();
+  private readonly reading = new Set<string>();
+  private recordNames: readonly string[] = [];
+  /** The session being started (`close` closes it), and the pause between attempts (`close` ends it). */
+  private connecting: ZkSession | undefined;
+  private pause: { timer: NodeJS.Timeout; resolve: () => void } | undefined;
+
+  constructor(private readonly options: ZkViewOptions) {}
+
+  /** Starts connecting in the background; does nothing unless latent. */
+  start(): void {
+    if (this.lifecycle !== 'latent') return;
+    this.lifecycle = 'started';
+    void this.connectLoop();
+  }
+
+  /** The connected (or reconnecting) session, undefined before the first connection. */
+  get zkSession(): ZkSession | undefined {
+    return this.session;
+  }
+
+  /** Connection state, the last connection error, and since when it holds (epoch ms). */
+  connection(): { readonly state: ZkViewState; readonly error: string | undefined; readonly since: number } {
+    return { state: this.stateValue, error: this.lastError, since: this.since };
+  }
+
+  /** Every cluster under `<d2Base>/clusters`, sorted. */
+  clusters(): ClusterEntry[] {
+    return this.clusterNames.map((name) => {
+      const state = this.clusterState.get(name);
+      return { name, failout: state?.failout, hosts: state?.hosts ?? 0, problem: state?.problem };
+    });
+  }
+
+  /** Every service with its home cluster (`clusterName`), sorted. */
+  services(): { readonly name: string; readonly cluster: string | undefined }[] {
+    return this.serviceNames.map((name) => ({ name, cluster: this.serviceState.get(name)?.cluster }));
+  }
+
+  /** The request records read so far, newest first. */
+  requestRecords(): RequestRecord[] {
+    return [...this.records.values()].sort((a, b) => b.appliedAt - a.appliedAt);
+  }
+
+  /** A record by id, when read. */
+  record(requestId: string): RequestRecord | undefined {
+    return this.records.get(requestId);
+  }
+
+  /** Closes the watches, the state and the session. Safe to call twice. */
+  async close(): Promise<void> {
+    if (this.lifecycle === 'closed') return;
+    this.lifecycle = 'closed';
+    if (this.pause) {
+      clearTimeout(this.pause.timer);
+      this.pause.resolve();
+    }
+    // A session still in its handshake is closed too (ZkSession abandons the attempt): no wait for a
+    // ZooKeeper that does not answer.
+    await this.connecting?.close();
+    const watches = [...this.watches.splice(0), ...[...this.clusterState.values()].flatMap((s) => s.watches), ...[...this.serviceState.values()].flatMap((s) => (s.watch ? [s.watch] : []))];
+    for (const watch of watches) watch.close();
+    await this.session?.close();
+  }
+
+  private setState(next: ZkViewState, error?: string): void {
+    if (next !== this.stateValue) this.since = Date.now();
+    this.stateValue = next;
+    this.lastError = error;
+    this.options.onChange();
+  }
+
+  /** Makes sessions until one connects (ZkSession.start closes a session that did not). */
+  private async connectLoop(): Promise<void> {
+    const { logger: log } = this.options;
+    while (this.lifecycle === 'started') {
+      const session = new ZkSession({ connectString: this.options.connectString, tls: this.options.tls, sessionTimeoutMs: 10_000, connectWaitMs: 5000, logger: log });
+      this.connecting = session;
+      try {
+        await session.start(this.options.connectTimeoutMs ?? 5000);
+      } catch (err) {
+        if (this.lifecycle !== 'started') return;
+        this.setState('unreachable', err instanceof Error ? err.message : String(err));
+        await new Promise<void>((resolve) => (this.pause = { timer: setTimeout(resolve, this.options.retryMs ?? 2000), resolve }));
+        this.pause = undefined;
+        continue;
+      } finally {
+        this.connecting = undefined;
+      }
+      if (this.lifecycle !== 'started') {
+        await session.close();
+        return;
+      }
+      this.attach(session);
+      return;
+    }
+  }
+
+  private attach(session: ZkSession): void {
+    this.session = session;
+    session.on((event) => {
+      if (event !== 'reset') this.setState(event);
+    });
+    this.setState('connected');
+    const base = this.options.d2Base;
+    this.watchNames(session, clusterPath(base), (names) => {
+      for (const name of names) if (!this.clusterState.has(name)) this.followCluster(session, name);
+      for (const gone of this.clusterNames.filter((n) => !names.includes(n))) {
+        this.clusterState.get(gone)?.watches.forEach((w) => w.close());
+        this.clusterState.delete(gone);
+      }
+      this.clusterNames = names;
+    });
+    this.watchNames(session, servicePath(base), (names) => {
+      for (const name of names) if (!this.serviceState.has(name)) this.followService(session, name);
+      for (const gone of this.serviceNames.filter((n) => !names.includes(n))) {
+        this.serviceState.get(gone)?.watch?.close();
+        this.serviceState.delete(gone);
+      }
+      this.serviceNames = names;
+    });
+    this.watchNames(session, this.options.requestsBase, (names) => this.onRecordNames(session, names));
+  }
+
+  /** A cluster's document (failout properties, last good kept) and its announced hosts (children of its URI node). */
+  private followCluster(session: ZkSession, name: string): void {
+    const state: { failout: FailoutProperties | null | undefined; hosts: number; problem: string | undefined; watches: Watch[] } = { failout: undefined, hosts: 0, problem: undefined, watches: [] };
+    this.clusterState.set(name, state);
+    const base = this.options.d2Base;
+    state.watches.push(
+      session.watchData(clusterPath(base, name), (node) => {
+        const parsed = this.parse(node, (text) => parseClusterProperties(text).failoutProperties);
+        if (parsed.ok) {
+          state.failout = parsed.value ?? null;
+          state.problem = undefined;
+        } else state.problem = parsed.problem;
+        this.options.onChange();
+      }),
+      session.watchChildren(urisPath(base, name), (children) => {
+        state.hosts = children.exists ? children.children.length : 0;
+        this.options.onChange();
+      }),
+    );
+  }
+
+  /** A service's home cluster (`clusterName`; last good kept). */
+  private followService(session: ZkSession, name: string): void {
+    const entry: { cluster: string | undefined; watch: Watch | undefined } = { cluster: undefined, watch: undefined };
+    this.serviceState.set(name, entry);
+    entry.watch = session.watchData(servicePath(this.options.d2Base, name), (node) => {
+      const parsed = this.parse(node, (text) => parseServiceProperties(text).clusterName);
+      if (parsed.ok) entry.cluster = parsed.value;
+      this.options.onChange();
+    });
+  }
+
+  /** Reads a watched document with a codec: absent → undefined; unreadable → the problem (the caller keeps the last good value). */
+  private parse<T>(node: DataState, read: (text: string) => T): { ok: true; value: T | undefined } | { ok: false; problem: string } {
+    if (!node.exists) return { ok: true, value: undefined };
+    try {
+      return { ok: true, value: read(node.data.toString('utf8')) };
+    } catch (err) {
+      return { ok: false, problem: err instanceof Error ? err.message : String(err) };
+    }
+  }
+
+  /** Watches a directory's children (absent directory: none). */
+  private watchNames(session: ZkSession, path: string, apply: (names: readonly string[]) => void): void {
+    const watch = session.watchChildren(path, (children) => {
+      apply(children.exists ? [...children.children].sort() : []);
+      this.options.onChange();
+    });
+    this.watches.push(watch);
+  }
+
+  /**
+   * Records are written once and never change: each new child is read once. Only the newest
+   * `maxRecords` (by the time in their UUIDv7 id, else by name) are read and kept.
+   */
+  private onRecordNames(session: ZkSession, names: readonly string[]): void {
+    const max = this.options.maxRecords ?? 300;
+    const ids = names.filter((n) => isValidRequestId(n));
+    const newest = ids
+      .map((id) => ({ id, at: requestIdTime(id) ?? 0 }))
+      .sort((a, b) => b.at - a.at || (a.id < b.id ? 1 : -1))
+      .slice(0, max)
+      .map((e) => e.id);
+    this.recordNames = newest;
+    for (const id of [...this.records.keys()]) if (!newest.includes(id)) this.records.delete(id);
+    for (const id of newest) {
+      if (this.records.has(id) || this.reading.has(id)) continue;
+      this.reading.add(id);
+      session
+        .get(`${this.options.requestsBase.replace(/\/+$/, '')}/${id}`)
+        .then(
+          ({ data }) => {
+            try {
+              if (this.recordNames.includes(id)) this.records.set(id, decodeRequestRecord(data));
+            } catch (err) {
+              // A node under the records path that is no record: not shown, said in the log.
+              this.options.logger.warn({ err, id }, 'console: unreadable request record');
+            }
+            this.options.onChange();
+          },
+          (err: unknown) => this.options.logger.warn({ err, id }, 'console: could not read a request record'),
+        )
+        .finally(() => this.reading.delete(id));
+    }
+  }
+}

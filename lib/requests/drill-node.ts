@@ -1,0 +1,174 @@
+import { z } from 'zod';
+import { RequestError } from './errors';
+import { nameProblem } from './names';
+import { cutText } from './rejection';
+import { SKIP_REASONS, type BucketRange, type DrillPeer, type SkipReason } from './drill-schema';
+
+/**
+ * A drill in ZooKeeper: ONE node `/failout/drills/<name>` holding its definition and its latest runs
+ * (newest first, at most {@link MAX_DRILL_RUNS}). One node, not a child per run, because every change
+ * to it is a compare-and-set of that one node inside the worker's multi (with the cluster write and
+ * the request record): a run's start, its end and its record are one atomic step, the bound on runs
+ * is kept by the same write, and readers (`failout drill list|history`, the runner) read one node.
+ * Only the request worker writes it.
+ */
+
+/** Default parent of the drills (the ACL policy's `drillsPath`). */
+export const DEFAULT_DRILLS_PATH = '/failout/drills';
+
+/** Runs kept per drill; an older one is dropped when a new one is recorded. */
+export const MAX_DRILL_RUNS = 20;
+
+/** Longest `detail` kept on a run, in characters. */
+export const MAX_RUN_DETAIL_CHARS = 512;
+
+/** What became of a run. `passed` is derived at read time ({@link runStatusAt}): a `running` run whose window ended. */
+export type DrillRunStatus = 'running' | 'passed' | 'failed' | 'replaced' | 'skipped';
+
+/** A drill's definition, as `putDrill` gave it (normalised). */
+export interface DrillDefinition {
+  /** The drill's name (its node's name). */
+  readonly name: string;
+  /** The cluster each run fails out. */
+  readonly cluster: string;
+  /** Where each run sends the traffic. */
+  readonly peers: readonly DrillPeer[];
+  /** Run length, ms. */
+  readonly durationMs: number;
+  /** The buckets each run moves. */
+  readonly buckets: BucketRange;
+  /** `cron(...)` or `rate(...)`, UTC. */
+  readonly every: string;
+  /** The alarm that judges a run (it stops the run when it fires). */
+  readonly outcomeAlarm: string;
+  /** Alarms that keep a run from starting while in ALARM (and stop a running one). */
+  readonly blockingAlarms: readonly string[];
+  /** UTC dates `YYYY-MM-DD` with no run. */
+  readonly blockedDates: readonly string[];
+  /** Weekly UTC windows `Mon:09:00-Mon:10:00` no run may overlap. */
+  readonly blockedWindows: readonly string[];
+  /** Epoch ms the definition was applied (a `rate(...)` counts from here). */
+  readonly definedAt: number;
+  /** Who defined it, when the request said. */
+  readonly definedBy?: string;
+  /** The `putDrill` request that wrote this definition. */
+  readonly requestId: string;
+}
+
+/** One run of a drill: started (then running, failed, replaced, or passed) or skipped. */
+export interface DrillRun {
+  /** The request id of the run's failout or skip (`drill-<name>-<scheduledAt ms>` from the runner). */
+  readonly runId: string;
+  /** As stored: `running`, `failed`, `replaced` or `skipped` (`passed` is derived). */
+  readonly status: DrillRunStatus;
+  /** When the worker recorded the start or the skip (epoch ms). */
+  readonly at: number;
+  /** When the run was due, when known. */
+  readonly scheduledAt?: number;
+  /** Started runs: the window end the failout got. */
+  readonly endsAt?: number;
+  /** Started runs: the buckets moved. */
+  readonly buckets?: BucketRange;
+  /** Started runs: the peers the traffic went to. */
+  readonly peers?: readonly DrillPeer[];
+  /** Skipped runs: why. */
+  readonly skipReason?: SkipReason;
+  /** What exactly (the alarm, the date, the rejection message). */
+  readonly detail?: string;
+  /** Ended runs (`failed`, `replaced`): when. */
+  readonly endedAt?: number;
+  /** Ended runs: the request that ended it. */
+  readonly endedBy?: string;
+  /** `failed` runs: the alarm whose ALARM state stopped it. */
+  readonly stoppedByAlarm?: string;
+}
+
+/** The node's document. */
+export interface DrillNode {
+  /** Format version; always 1. */
+  readonly version: 1;
+  /** What `putDrill` defined. */
+  readonly definition: DrillDefinition;
+  /** Newest first, at most {@link MAX_DRILL_RUNS}. */
+  readonly runs: readonly DrillRun[];
+}
+
+const peer = z.object({ cluster: z.string(), weight: z.number().int().positive() });
+const range = z.object({ from: z.number().int().min(0).max(99), to: z.number().int().min(0).max(99) });
+const nodeSchema = z.object({
+  version: z.literal(1),
+  definition: z.object({
+    name: z.string(),
+    cluster: z.string(),
+    peers: z.array(peer),
+    durationMs: z.number().int().positive(),
+    buckets: range,
+    every: z.string(),
+    outcomeAlarm: z.string(),
+    blockingAlarms: z.array(z.string()),
+    blockedDates: z.array(z.string()),
+    blockedWindows: z.array(z.string()),
+    definedAt: z.number(),
+    definedBy: z.string().optional(),
+    requestId: z.string(),
+  }),
+  runs: z.array(
+    z.object({
+      runId: z.string(),
+      status: z.enum(['running', 'passed', 'failed', 'replaced', 'skipped']),
+      at: z.number(),
+      scheduledAt: z.number().optional(),
+      endsAt: z.number().optional(),
+      buckets: range.optional(),
+      peers: z.array(peer).optional(),
+      skipReason: z.enum(SKIP_REASONS).optional(),
+      detail: z.string().optional(),
+      endedAt: z.number().optional(),
+      endedBy: z.string().optional(),
+      stoppedByAlarm: z.string().optional(),
+    }),
+  ),
+});
+
+/** `<base>/<name>`. @throws RequestError `invalidArgument` for a name that is no znode name. */
+export function drillPath(base: string = DEFAULT_DRILLS_PATH, name: string): string {
+  const problem = nameProblem(name, 'drill');
+  if (problem) throw new RequestError('invalidArgument', problem.message);
+  return `${base.replace(/\/+$/, '')}/${name}`;
+}
+
+/**
+ * The node as stored (compact JSON): runs newest first, cut to {@link MAX_DRILL_RUNS} (a run still
+ * `running` is kept whatever its age: a minutely drill's skips must not push out the run whose end the
+ * worker still has to record), details cut to `MAX_RUN_DETAIL_CHARS` (512).
+ */
+export function encodeDrillNode(node: DrillNode): Buffer {
+  const runs = node.runs.filter((r, i) => i < MAX_DRILL_RUNS || r.status === 'running').map((r) => (r.detail === undefined ? r : { ...r, detail: cutText(r.detail, MAX_RUN_DETAIL_CHARS) }));
+  return Buffer.from(JSON.stringify({ ...node, runs }), 'utf8');
+}
+
+/** Reads a stored drill node. @throws RequestError `corruptRecord` naming every problem. */
+export function decodeDrillNode(data: Buffer | string): DrillNode {
+  let json: unknown;
+  try {
+    json = JSON.parse(typeof data === 'string' ? data : data.toString('utf8'));
+  } catch (e) {
+    throw new RequestError('corruptRecord', 'drill node is not JSON', { cause: e });
+  }
+  const parsed = nodeSchema.safeParse(json);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(node)'}: ${i.message}`).join('; ');
+    throw new RequestError('corruptRecord', `drill node is malformed: ${problems}`);
+  }
+  return parsed.data as DrillNode;
+}
+
+/** A run's status at `now`: a `running` run whose window has ended `passed` (it was never stopped). */
+export function runStatusAt(run: DrillRun, now: number): DrillRunStatus {
+  return run.status === 'running' && run.endsAt !== undefined && run.endsAt <= now ? 'passed' : run.status;
+}
+
+/** The run moving traffic at `now`, if any. */
+export function runningRun(node: DrillNode, now: number): DrillRun | undefined {
+  return node.runs.find((r) => runStatusAt(r, now) === 'running');
+}

@@ -1,0 +1,231 @@
+/**
+ * The drill runner (issue 16, "Drills"): on each tick (EventBridge every minute in AWS, a timer in the
+ * local stack), for every drill whose schedule came due and was not yet handled, decide (drill-decision.ts)
+ * and send ONE request to the queue: the drill's `failout` (with `drill` and `stopAlarms` = outcome
+ * alarm + blocking alarms, so the guard ends it when one fires) or a `skipDrill` saying why.
+ *
+ * Exactly once per scheduled time: the request id is the run id `drill-<name>-<scheduledAt ms>`, the
+ * same for every tick and every runner, and the skip and the failout share it. SQS FIFO drops a
+ * resend within 5 minutes and the worker's record makes any later one a `duplicate`, so two ticks, two
+ * runners, or a tick that decides "skip" and a later one that decides "start" still give one outcome.
+ * A tick also looks for the run in the drill's node and for the request record, to send nothing at all
+ * for a time already handled.
+ *
+ * Missed times: a time more than `graceMs` (default 10 minutes) old is ignored, not caught up. A
+ * runner that was down for a day must not start yesterday's drill now, outside the window its owners
+ * chose and the blocked windows were checked against.
+ */
+import { createHash } from 'node:crypto';
+import { clusterPath, parseClusterProperties, type FailoutProperties } from '../d2/data';
+import {
+  changeRequestMessage,
+  decodeDrillNode,
+  DEFAULT_DRILLS_PATH,
+  DEFAULT_REQUESTS_PATH,
+  drillPath,
+  isValidRequestId,
+  parseChangeRequest,
+  requestRecordPath,
+  type ChangeRequestInput,
+  type DrillDefinition,
+  type DrillNode,
+  type RequestLogger,
+  type SkipReason,
+} from '../requests';
+import { isZkError, type ZkSession } from '../zk';
+import type { AlarmStates } from './alarm-states';
+import { decideRun } from './drill-decision';
+import { lastDueAt, parseSchedule } from './schedule';
+import type { MessageSender } from './stop-guard';
+
+/** Who the runner's requests are requested by. */
+export const DRILL_REQUESTER = 'failout-drills';
+
+/** Default: a scheduled time older than this is ignored (see the module doc). */
+export const DEFAULT_DRILL_GRACE_MS = 10 * 60_000;
+
+/** The ZooKeeper reads the runner makes (no credentials: drills, records and clusters are world-readable). */
+export type DrillZkReader = Pick<ZkSession, 'children' | 'read'>;
+
+/** Options of {@link DrillRunner}. */
+export interface DrillRunnerOptions {
+  readonly zk: DrillZkReader;
+  readonly d2BasePath?: string;
+  readonly requestsPath?: string;
+  readonly drillsPath?: string;
+  /** The request queue's URL. */
+  readonly queueUrl: string;
+  readonly send: MessageSender;
+  readonly alarms: AlarmStates;
+  readonly logger: RequestLogger;
+  /** Epoch ms. Default `Date.now`. */
+  readonly clock?: () => number;
+  /** Default {@link DEFAULT_DRILL_GRACE_MS}. */
+  readonly graceMs?: number;
+}
+
+/** What the runner did about one drill. */
+export type DrillTickResult =
+  /** Nothing due within the grace period. */
+  | { readonly drill: string; readonly outcome: 'notDue' }
+  /** The due time was handled already (its run recorded, or its request recorded). */
+  | { readonly drill: string; readonly outcome: 'handled'; readonly runId: string }
+  /** The drill's failout was sent. */
+  | { readonly drill: string; readonly outcome: 'started'; readonly runId: string; readonly scheduledAt: number }
+  /** A `skipDrill` was sent. */
+  | { readonly drill: string; readonly outcome: 'skipped'; readonly runId: string; readonly scheduledAt: number; readonly skipReason: SkipReason; readonly detail: string }
+  /** The drill could not be judged this tick (a node that does not decode, alarms unreadable, a send that failed); the next tick tries again. */
+  | { readonly drill: string; readonly outcome: 'error'; readonly error: string };
+
+/**
+ * The run id (and request id) of a drill's run due at `scheduledAt`: `drill-<name>-<ms>`; for a name
+ * too long for that to be a valid id, a hash of the name stands in for it.
+ */
+export function drillRunId(name: string, scheduledAt: number): string {
+  const plain = `drill-${name}-${scheduledAt}`;
+  if (isValidRequestId(plain)) return plain;
+  return `drill-${createHash('sha256').update(name).digest('hex').slice(0, 32)}-${scheduledAt}`;
+}
+
+/** ISO-8601 `PT…S` of whole or fractional seconds. */
+function isoSeconds(ms: number): string {
+  return `PT${ms / 1000}S`;
+}
+
+/**
+ * Runs drills. Stateless between ticks: every tick reads ZooKeeper afresh, so a runner that was down,
+ * or two at once, decide the same.
+ */
+export class DrillRunner {
+  private readonly d2BasePath: string;
+  private readonly requestsPath: string;
+  private readonly drillsPath: string;
+  private readonly clock: () => number;
+  private readonly graceMs: number;
+
+  constructor(private readonly options: DrillRunnerOptions) {
+    if (!options.queueUrl) throw new Error('DrillRunner needs a queueUrl');
+    this.d2BasePath = options.d2BasePath ?? '/d2';
+    this.requestsPath = options.requestsPath ?? DEFAULT_REQUESTS_PATH;
+    this.drillsPath = options.drillsPath ?? DEFAULT_DRILLS_PATH;
+    this.clock = options.clock ?? Date.now;
+    this.graceMs = options.graceMs ?? DEFAULT_DRILL_GRACE_MS;
+  }
+
+  /** One tick over every drill. A drill that fails is reported and does not stop the others. */
+  async tick(): Promise<DrillTickResult[]> {
+    const names = await this.drillNames();
+    const now = this.clock();
+    const results = await Promise.all(names.map((name) => this.guarded(name, () => this.tickOne(name, now))));
+    return results.sort((a, b) => a.drill.localeCompare(b.drill));
+  }
+
+  /**
+   * Runs `name` now, whatever its schedule (`failout drill run-now`), with the same checks; the run id
+   * is `drill-<name>-<now>`. @throws Error when there is no such drill.
+   */
+  async runNow(name: string): Promise<DrillTickResult> {
+    const now = this.clock();
+    const node = await this.readDrill(name);
+    if (node === undefined) throw new Error(`no drill named ${JSON.stringify(name)} under ${this.drillsPath}`);
+    return this.guarded(name, () => this.runAt(node.definition, now, now));
+  }
+
+  private async guarded(name: string, step: () => Promise<DrillTickResult>): Promise<DrillTickResult> {
+    try {
+      return await step();
+    } catch (err) {
+      if (isZkError(err) && err.transient) throw err;
+      const error = err instanceof Error ? err.message : String(err);
+      this.options.logger.warn('drill not judged this tick', { drill: name, error });
+      return { drill: name, outcome: 'error', error };
+    }
+  }
+
+  private async drillNames(): Promise<string[]> {
+    try {
+      return [...(await this.options.zk.children(this.drillsPath)).children];
+    } catch (err) {
+      if (isZkError(err, 'noNode')) return [];
+      throw err;
+    }
+  }
+
+  private async readDrill(name: string): Promise<DrillNode | undefined> {
+    const found = await this.options.zk.read(drillPath(this.drillsPath, name));
+    return found.exists ? decodeDrillNode(found.data) : undefined;
+  }
+
+  private async tickOne(name: string, now: number): Promise<DrillTickResult> {
+    const node = await this.readDrill(name);
+    if (node === undefined) return { drill: name, outcome: 'notDue' };
+    const schedule = parseSchedule(node.definition.every);
+    if (!schedule.ok) throw new Error(`schedule ${JSON.stringify(node.definition.every)}: ${schedule.message}`);
+    // Not before the definition either: redefining a drill must not fire the time it just passed.
+    const notBefore = Math.max(now - this.graceMs, node.definition.definedAt);
+    const due = lastDueAt(schedule.schedule, now, { notBefore, anchor: node.definition.definedAt });
+    if (due === undefined) return { drill: name, outcome: 'notDue' };
+    const runId = drillRunId(name, due);
+    if (node.runs.some((r) => r.runId === runId) || (await this.recorded(runId))) return { drill: name, outcome: 'handled', runId };
+    return this.runAt(node.definition, due, now);
+  }
+
+  private async recorded(requestId: string): Promise<boolean> {
+    return (await this.options.zk.read(requestRecordPath(this.requestsPath, requestId))).exists;
+  }
+
+  private async runAt(drill: DrillDefinition, scheduledAt: number, now: number): Promise<DrillTickResult> {
+    const runId = drillRunId(drill.name, scheduledAt);
+    const alarms = await this.options.alarms.states([drill.outcomeAlarm, ...drill.blockingAlarms]);
+    const decision = decideRun(drill, { scheduledAt, failout: await this.clusterFailout(drill.cluster), alarms, now });
+    const scheduled = new Date(scheduledAt).toISOString();
+    if (!decision.start) {
+      await this.sendChecked({
+        version: 1,
+        requestId: runId,
+        action: 'skipDrill',
+        cluster: drill.cluster,
+        drill: drill.name,
+        skipReason: decision.skipReason,
+        scheduledAt,
+        detail: decision.detail,
+        requestedBy: DRILL_REQUESTER,
+      }, now);
+      this.options.logger.info('drill run skipped', { drill: drill.name, cluster: drill.cluster, runId, scheduledAt: scheduled, skipReason: decision.skipReason, detail: decision.detail });
+      return { drill: drill.name, outcome: 'skipped', runId, scheduledAt, skipReason: decision.skipReason, detail: decision.detail };
+    }
+    await this.sendChecked({
+      version: 1,
+      requestId: runId,
+      action: 'failout',
+      cluster: drill.cluster,
+      peers: drill.peers.map((p) => ({ cluster: p.cluster, weight: p.weight })),
+      duration: isoSeconds(drill.durationMs),
+      buckets: drill.buckets,
+      requestedBy: DRILL_REQUESTER,
+      reason: `drill ${drill.name} (due ${scheduled})`,
+      drill: drill.name,
+      stopAlarms: [drill.outcomeAlarm, ...drill.blockingAlarms],
+    }, now);
+    this.options.logger.info('drill run started', { drill: drill.name, cluster: drill.cluster, runId, scheduledAt: scheduled });
+    return { drill: drill.name, outcome: 'started', runId, scheduledAt };
+  }
+
+  /** The worker's own rules first: a request it can only reject is never sent. */
+  private async sendChecked(body: ChangeRequestInput, now: number): Promise<void> {
+    const checked = parseChangeRequest(body, { now });
+    if (!checked.ok) throw new Error(`the worker would reject the drill's ${body.action} (${checked.rejection.reason}): ${checked.rejection.message}`);
+    await this.options.send(changeRequestMessage(this.options.queueUrl, body));
+  }
+
+  private async clusterFailout(cluster: string): Promise<FailoutProperties | null> {
+    const node = await this.options.zk.read(clusterPath(this.d2BasePath, cluster));
+    if (!node.exists) return null;
+    try {
+      return parseClusterProperties(node.data.toString('utf8')).failoutProperties;
+    } catch {
+      // Unreadable: the worker judges again (and rejects what it cannot read); nothing to add here.
+      return null;
+    }
+  }
+}

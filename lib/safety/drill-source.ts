@@ -1,0 +1,139 @@
+/**
+ * How the `failout-drills` Lambda (and the local stack's timer) gets its {@link DrillRunner}:
+ * configuration from the environment → a read-only ZooKeeper session (TLS when configured, no
+ * credential: drills, records and clusters are world-readable), an SQS client, alarm states
+ * (`FAILOUT_ALARMS_URL` when set, else CloudWatch) → the runner. Made on the first tick, not at import,
+ * so a cold start with ZooKeeper down fails that tick (the next one tries again); reused afterwards.
+ */
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { z } from 'zod';
+import { parseDuration, type RequestLogger } from '../requests';
+import { loadZkTlsFromEnv, ZkSession, ZkTlsConfigError, type ZkTlsOptions } from '../zk';
+import { alarmStatesFromEnv } from './alarm-states';
+import { DEFAULT_DRILL_GRACE_MS, DrillRunner } from './drill-runner';
+
+/**
+ * The runner's configuration:
+ *
+ * | variable | meaning | default |
+ * | --- | --- | --- |
+ * | `ZK_CONNECT` | `host:port[,…]` of the ensemble | required |
+ * | `FAILOUT_QUEUE_URL` | the request queue (FIFO) the runs go to | required |
+ * | `D2_BASE_PATH`, `FAILOUT_REQUESTS_PATH`, `FAILOUT_DRILLS_PATH` | where clusters, records and drills live | `/d2`, `/failout/requests`, `/failout/drills` |
+ * | `FAILOUT_ALARMS_URL` | alarm states over HTTP (the local stack); unset: CloudWatch `DescribeAlarms` | CloudWatch |
+ * | `DRILL_GRACE` | a due time older than this is ignored (not caught up) | `10m` |
+ * | `ZK_SESSION_TIMEOUT_MS`, `ZK_CONNECT_TIMEOUT_MS` | session timeout, first-connect wait | 15000, 10000 |
+ * | `ZK_TLS_CA`, `ZK_TLS_CERT`, `ZK_TLS_KEY`, `ZK_TLS_SERVERNAME`, `ZK_TLS_VERIFY` | TLS to ZooKeeper | plain TCP |
+ */
+export interface DrillRunnerConfig {
+  readonly zkConnect: string;
+  readonly queueUrl: string;
+  readonly d2BasePath: string;
+  readonly requestsPath: string;
+  readonly drillsPath: string;
+  readonly graceMs: number;
+  readonly sessionTimeoutMs: number;
+  readonly connectTimeoutMs: number;
+  readonly tls: ZkTlsOptions | undefined;
+}
+
+/** A configuration the runner cannot run with; names the variable. */
+export class DrillConfigError extends Error {
+  override readonly name = 'DrillConfigError';
+  readonly kind = 'invalidConfig' as const;
+}
+
+const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+const absolutePath = (fallback: string) => z.string().regex(/^\/[^\s]*$/, 'must be an absolute znode path').default(fallback);
+
+const envSchema = z.object({
+  ZK_CONNECT: z.string({ error: 'is required' }).regex(/^[^\s,]+:\d+(,[^\s,]+:\d+)*$/, 'must be host:port[,host:port…]'),
+  // Not a WHATWG URL check: fauxqs's queue URLs have hosts like `sqs.us-east-1.127.0.0.1`, which end in a
+  // number and so fail WHATWG parsing, yet the SDK sends to them.
+  FAILOUT_QUEUE_URL: z.string({ error: 'is required' }).regex(/^https?:\/\/\S+$/, 'must be the http(s) URL of the request queue'),
+  D2_BASE_PATH: absolutePath('/d2'),
+  FAILOUT_REQUESTS_PATH: absolutePath('/failout/requests'),
+  FAILOUT_DRILLS_PATH: absolutePath('/failout/drills'),
+  DRILL_GRACE: z
+    .string()
+    .refine((t) => (parseDuration(t) ?? 0) > 0, 'must be a positive duration such as 10m or PT10M')
+    .optional(),
+  ZK_SESSION_TIMEOUT_MS: positiveInt(15_000),
+  ZK_CONNECT_TIMEOUT_MS: positiveInt(10_000),
+});
+
+/** Reads and validates the runner's configuration. @throws DrillConfigError naming every offending variable. */
+export function loadDrillRunnerConfig(env: Readonly<Record<string, string | undefined>>): DrillRunnerConfig {
+  const input = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = envSchema.safeParse(input);
+  if (!parsed.success) throw new DrillConfigError(`invalid configuration: ${parsed.error.issues.map((i) => `${String(i.path[0] ?? '(environment)')} ${i.message}`).join('; ')}`);
+  let tls: ZkTlsOptions | undefined;
+  try {
+    tls = loadZkTlsFromEnv(env);
+  } catch (err) {
+    if (err instanceof ZkTlsConfigError) throw new DrillConfigError(`invalid configuration: ${err.message}`, { cause: err });
+    throw err;
+  }
+  const e = parsed.data;
+  return {
+    zkConnect: e.ZK_CONNECT,
+    queueUrl: e.FAILOUT_QUEUE_URL,
+    d2BasePath: e.D2_BASE_PATH,
+    requestsPath: e.FAILOUT_REQUESTS_PATH,
+    drillsPath: e.FAILOUT_DRILLS_PATH,
+    graceMs: e.DRILL_GRACE === undefined ? DEFAULT_DRILL_GRACE_MS : parseDuration(e.DRILL_GRACE)!,
+    sessionTimeoutMs: e.ZK_SESSION_TIMEOUT_MS,
+    connectTimeoutMs: e.ZK_CONNECT_TIMEOUT_MS,
+    tls,
+  };
+}
+
+/** Options of {@link drillRunnerSource}. */
+export interface DrillRunnerSourceOptions {
+  /** The environment (`process.env` in the Lambda). */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly logger: RequestLogger;
+}
+
+/** Builds a runner over a started session. @throws DrillConfigError; ZkError when ZooKeeper is out of reach. */
+export async function createDrillRunner(options: DrillRunnerSourceOptions): Promise<DrillRunner> {
+  const config = loadDrillRunnerConfig(options.env);
+  const session = new ZkSession({ connectString: config.zkConnect, sessionTimeoutMs: config.sessionTimeoutMs, tls: config.tls });
+  try {
+    await session.start(config.connectTimeoutMs);
+  } catch (err) {
+    await session.close();
+    throw err;
+  }
+  options.logger.info('zookeeper session ready', { zkConnect: config.zkConnect, tls: config.tls !== undefined });
+  const sqs = new SQSClient({});
+  return new DrillRunner({
+    zk: session,
+    d2BasePath: config.d2BasePath,
+    requestsPath: config.requestsPath,
+    drillsPath: config.drillsPath,
+    queueUrl: config.queueUrl,
+    send: async (message) => {
+      const out = await sqs.send(new SendMessageCommand(message));
+      return out.MessageId === undefined ? {} : { messageId: out.MessageId };
+    },
+    alarms: alarmStatesFromEnv(options.env),
+    logger: options.logger,
+    graceMs: config.graceMs,
+  });
+}
+
+/**
+ * One runner per process (a Lambda container), made on the first tick and reused; a failed attempt is
+ * forgotten so the next tick tries again; concurrent first calls share one attempt.
+ */
+export function drillRunnerSource(options: DrillRunnerSourceOptions): () => Promise<DrillRunner> {
+  let pending: Promise<DrillRunner> | undefined;
+  return () => {
+    pending ??= createDrillRunner(options).catch((err: unknown) => {
+      pending = undefined;
+      throw err;
+    });
+    return pending;
+  };
+}

@@ -1,0 +1,250 @@
+/**
+ * The stop-conditions guard (issue 16, "Stop conditions"): a CloudWatch alarm went to ALARM; every
+ * failout that names it in `stopAlarms` must end. The guard reads every cluster under the D2 base
+ * (read-only: cluster nodes are world-readable, the guard holds no ZooKeeper credential), finds those
+ * whose failout has a window that has not ended naming the alarm, and sends one `restore` per cluster
+ * to the request queue, so the restore goes through the same worker, checks and records as an
+ * operator's (AWS FIS "stop conditions", here for one cluster of one service).
+ *
+ * Exactly once, end to end: the restore's request id is derived from the cluster, the alarm and the
+ * event (id and time of the change), so a redelivered or retried event sends the same id; SQS FIFO
+ * drops it within 5 minutes and the worker's record makes it a `duplicate` after that. The worker
+ * itself removes the failout only while a window naming the alarm is still open (lib/requests
+ * `applyRequest`), so a restore that arrives after the operator replaced the failout changes nothing.
+ */
+import { createHash } from 'node:crypto';
+import type { SendMessageCommandInput } from '@aws-sdk/client-sqs';
+import { clusterPath, parseClusterProperties } from '../d2/data';
+import { changeRequestMessage, namesStopAlarm, newRequestId, parseChangeRequest, type RequestLogger } from '../requests';
+import { isZkError, type ZkSession } from '../zk';
+import { parseAlarmEvent, type AlarmEventError, type AlarmStateChange } from './alarm-event';
+
+/** Who the guard's restores are requested by (recorded with the request). */
+export const GUARD_REQUESTER = 'failout-guard';
+
+/**
+ * The counters the guard reports (Powertools metrics in the Lambda); what an operator alarms on:
+ * - `MalformedEvents` > 0: the rule delivers something the guard cannot read (a misconfigured rule);
+ * - `ClustersUnreadable` > 0: a cluster's document does not parse, so a failout in it cannot be stopped;
+ * - `RestoreSendFailures` > 0: a restore did not reach the queue (the invocation fails and is retried,
+ *   then goes to the rule's DLQ);
+ * - `RestoresSent`: failouts stopped by alarms (expected to be rare).
+ */
+export type GuardCounter = 'AlarmEvents' | 'MalformedEvents' | 'IgnoredTransitions' | 'RestoresSent' | 'ClustersUnreadable' | 'RestoreSendFailures' | 'ClustersRead';
+
+/** The ZooKeeper reads the guard makes. */
+export type GuardZkReader = Pick<ZkSession, 'children' | 'read'>;
+
+/** Puts one message on the request queue; resolves with the SQS message id when known. */
+export type MessageSender = (message: SendMessageCommandInput) => Promise<{ readonly messageId?: string }>;
+
+/** Options of {@link StopGuard}. */
+export interface StopGuardOptions {
+  /** A started session (no credentials needed). */
+  readonly zk: GuardZkReader;
+  /** The D2 base path (default `/d2`). */
+  readonly d2BasePath?: string;
+  /** The request queue's URL. */
+  readonly queueUrl: string;
+  /** Sends to the queue (an SQS client's `send` in the Lambda). */
+  readonly send: MessageSender;
+  readonly logger: RequestLogger;
+  /** Adds to a counter. Default: nothing. */
+  readonly count?: (counter: GuardCounter, value: number) => void;
+  /** Epoch ms, to tell open windows from ended ones. Default `Date.now`. */
+  readonly clock?: () => number;
+}
+
+/** One restore the guard sent. */
+export interface SentRestore {
+  readonly cluster: string;
+  readonly requestId: string;
+  readonly messageId?: string;
+}
+
+/** What {@link StopGuard.handle} did with one event. */
+export type GuardResult =
+  /** Not an alarm state change event: logged and counted; retrying would not help. */
+  | { readonly outcome: 'malformed'; readonly error: AlarmEventError }
+  /** A transition to OK or INSUFFICIENT_DATA: nothing to stop. */
+  | { readonly outcome: 'ignored'; readonly alarmName: string; readonly state: string }
+  /** An ALARM: the failouts naming it were found and one restore per cluster was sent. */
+  | {
+      readonly outcome: 'handled';
+      readonly alarmName: string;
+      /** Clusters read. */
+      readonly clusters: number;
+      readonly restores: readonly SentRestore[];
+      /** Clusters whose document could not be read, and why. */
+      readonly unreadable: readonly { readonly cluster: string; readonly problem: string }[];
+    };
+
+/** Raised after a handled event when some restore could not be sent: the whole event is retried (same ids). */
+export class RestoreSendError extends Error {
+  override readonly name = 'RestoreSendError';
+  readonly kind = 'restoreNotSent' as const;
+  constructor(
+    message: string,
+    /** The clusters whose restore was not sent. */
+    readonly clusters: readonly string[],
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** What {@link handleAlarmEvent} needs: the guard (made on demand), and where to log and count. */
+export interface AlarmEventDeps {
+  /** The guard; called only for an ALARM transition, so a malformed event or an OK needs no ZooKeeper. */
+  readonly guard: () => Promise<StopGuard>;
+  readonly logger: RequestLogger;
+  readonly count?: (counter: GuardCounter, value: number) => void;
+}
+
+/**
+ * One alarm event, end to end. Resolves for a malformed event (logged at error and counted, never
+ * retried: it would not read better next time), for a non-ALARM transition (nothing to stop) and for a
+ * handled ALARM.
+ * @throws as {@link StopGuard.stopFor}, and whatever making the guard throws (ZooKeeper out of reach):
+ *   the invocation fails and EventBridge retries it.
+ */
+export async function handleAlarmEvent(input: unknown, deps: AlarmEventDeps): Promise<GuardResult> {
+  const count = deps.count ?? (() => undefined);
+  const parsed = parseAlarmEvent(input);
+  if (!parsed.ok) {
+    count('MalformedEvents', 1);
+    deps.logger.error('alarm event rejected: malformed', { error: parsed.error.message });
+    return { outcome: 'malformed', error: parsed.error };
+  }
+  const event = parsed.event;
+  count('AlarmEvents', 1);
+  if (event.state !== 'ALARM') {
+    count('IgnoredTransitions', 1);
+    deps.logger.info('alarm transition ignored: not ALARM', { alarmName: event.alarmName, state: event.state, eventId: event.id });
+    return { outcome: 'ignored', alarmName: event.alarmName, state: event.state };
+  }
+  return (await deps.guard()).stopFor(event);
+}
+
+/**
+ * The deterministic id of the guard's restore of `cluster` for one alarm state change: a UUIDv7 whose
+ * time is the change's (so `failout request` can tell a pruned record), the rest a hash of cluster,
+ * alarm, event id and time. The same event gives the same id on every delivery.
+ */
+export function guardRequestId(cluster: string, event: Pick<AlarmStateChange, 'alarmName' | 'id' | 'changedAt'>): string {
+  const digest = createHash('sha256').update(JSON.stringify(['failout-guard/v1', cluster, event.alarmName, event.id, event.changedAt ?? ''])).digest();
+  const at = event.changedAt === undefined ? NaN : Date.parse(event.changedAt);
+  return newRequestId(Number.isFinite(at) && at >= 0 ? at : 0, () => digest.subarray(0, 16));
+}
+
+/**
+ * Stop conditions, alarm event by alarm event. Stateless between events: every event reads ZooKeeper
+ * afresh, so a guard that was down, or runs twice at once, decides the same.
+ */
+export class StopGuard {
+  private readonly d2BasePath: string;
+  private readonly count: (counter: GuardCounter, value: number) => void;
+  private readonly clock: () => number;
+
+  constructor(private readonly options: StopGuardOptions) {
+    if (!options.queueUrl) throw new Error('StopGuard needs a queueUrl');
+    this.d2BasePath = options.d2BasePath ?? '/d2';
+    this.count = options.count ?? (() => undefined);
+    this.clock = options.clock ?? Date.now;
+  }
+
+  /**
+   * Handles one event (an object or JSON text): {@link handleAlarmEvent} with this guard.
+   * @throws as {@link StopGuard.stopFor}.
+   */
+  handle(input: unknown): Promise<GuardResult> {
+    return handleAlarmEvent(input, { guard: async () => this, logger: this.options.logger, count: this.count });
+  }
+
+  /**
+   * Stops every failout naming the alarm of an ALARM transition: one restore per cluster.
+   * @throws ZkError when ZooKeeper cannot be read; RestoreSendError when a restore could not be sent
+   *   (those sent before are not undone: the retry sends the same ids and they are deduplicated).
+   */
+  stopFor(event: AlarmStateChange): Promise<GuardResult> {
+    return this.stop(event);
+  }
+
+  private async stop(event: AlarmStateChange): Promise<GuardResult> {
+    const now = this.clock();
+    const { matches, unreadable, clusters } = await this.findFailouts(event.alarmName, now);
+    this.count('ClustersRead', clusters);
+    const restores: SentRestore[] = [];
+    const failed: { cluster: string; error: unknown }[] = [];
+    // One send per cluster, in parallel: the clusters are independent FIFO groups.
+    await Promise.all(
+      matches.map(async (cluster) => {
+        try {
+          restores.push(await this.sendRestore(cluster, event, now));
+        } catch (error) {
+          failed.push({ cluster, error });
+        }
+      }),
+    );
+    this.count('RestoresSent', restores.length);
+    for (const r of restores) {
+      this.options.logger.info('stop alarm fired: restore sent', { alarmName: event.alarmName, cluster: r.cluster, requestId: r.requestId, messageId: r.messageId, eventId: event.id });
+    }
+    if (matches.length === 0) this.options.logger.info('stop alarm fired: no active failout names it', { alarmName: event.alarmName, clusters, eventId: event.id });
+    if (failed.length > 0) {
+      this.count('RestoreSendFailures', failed.length);
+      const names = failed.map((f) => f.cluster);
+      const first = failed[0]!.error;
+      this.options.logger.error('stop alarm fired: restore not sent; the event will be retried', { alarmName: event.alarmName, clusters: names, error: first instanceof Error ? first.message : String(first) });
+      throw new RestoreSendError(`could not send the restore of ${names.join(', ')} for alarm ${event.alarmName}: ${first instanceof Error ? first.message : String(first)}`, names, { cause: first });
+    }
+    return { outcome: 'handled', alarmName: event.alarmName, clusters, restores: restores.sort((a, b) => a.cluster.localeCompare(b.cluster)), unreadable };
+  }
+
+  /** The clusters whose failout has an open window naming `alarm`; unreadable ones logged and counted. */
+  private async findFailouts(alarm: string, now: number): Promise<{ matches: string[]; unreadable: { cluster: string; problem: string }[]; clusters: number }> {
+    let names: string[];
+    try {
+      names = (await this.options.zk.children(clusterPath(this.d2BasePath))).children;
+    } catch (err) {
+      if (isZkError(err, 'noNode')) return { matches: [], unreadable: [], clusters: 0 };
+      throw err;
+    }
+    const matches: string[] = [];
+    const unreadable: { cluster: string; problem: string }[] = [];
+    await Promise.all(
+      names.map(async (cluster) => {
+        const node = await this.options.zk.read(clusterPath(this.d2BasePath, cluster));
+        // Removed between the listing and the read: nothing to stop.
+        if (!node.exists) return;
+        try {
+          const props = parseClusterProperties(node.data.toString('utf8')).failoutProperties;
+          if (props !== null && namesStopAlarm(props, alarm, now)) matches.push(cluster);
+        } catch (err) {
+          const problem = err instanceof Error ? err.message : String(err);
+          unreadable.push({ cluster, problem });
+          this.options.logger.warn('cluster unreadable; a failout in it cannot be stopped', { cluster, alarmName: alarm, problem });
+        }
+      }),
+    );
+    if (unreadable.length > 0) this.count('ClustersUnreadable', unreadable.length);
+    return { matches: matches.sort(), unreadable, clusters: names.length };
+  }
+
+  private async sendRestore(cluster: string, event: AlarmStateChange, now: number): Promise<SentRestore> {
+    const body = {
+      version: 1 as const,
+      requestId: guardRequestId(cluster, event),
+      action: 'restore' as const,
+      cluster,
+      requestedBy: GUARD_REQUESTER,
+      reason: `stopped by alarm ${event.alarmName}`,
+      stoppedByAlarm: event.alarmName,
+    };
+    // The worker's own rules first, as the CLI does: a request it could only reject is never sent.
+    const checked = parseChangeRequest(body, { now });
+    if (!checked.ok) throw new Error(`the restore would be rejected (${checked.rejection.reason}): ${checked.rejection.message}`);
+    const sent = await this.options.send(changeRequestMessage(this.options.queueUrl, body));
+    return { cluster, requestId: body.requestId, ...(sent.messageId === undefined ? {} : { messageId: sent.messageId }) };
+  }
+}

@@ -1,0 +1,271 @@
+import { consoleServerOptions } from '../../../lib/cli';
+import { run } from '../../../lib/cli/program';
+import { ConsoleConfigError, ConsoleServer } from '../../../lib/console';
+import type { FailoutProperties } from '../../../lib/d2';
+import { clusterDoc, putCluster, putService, putUri, serviceDoc } from '../../helpers/d2';
+import { createServer, request } from 'node:http';
+import pino from 'pino';
+import { closeSessions, openSession, sharedConnectString, uniqueBase } from '../../helpers/zk';
+
+// The console's server over a real ZooKeeper: the page and the live sections render data as text,
+// server-sent events follow ZooKeeper's watches, and every action needs the CSRF token and the same
+// origin. No queue is configured: nothing here may be sent.
+
+const XSS = '<img src=x onerror=alert(1)>';
+const silentLogger = pino({ level: 'silent' });
+
+function failout(reason: string): FailoutProperties {
+  const now = Date.now();
+  return {
+    redirects: [{ peer: 'greetings-lva1', weight: 2 }],
+    ignoredRedirectEntries: 0,
+    buckets: [{ offlineAt: now - 1000, onlineAt: now + 3_600_000, requestedBy: 'oncall@example.com', reason, requestId: 'r-1', stopAlarms: ['greetings-5xx'], drill: 'weekly-lor1' }],
+  };
+}
+
+/** Reads server-sent events until `until` accepts one; returns the frames read. */
+async function readEvents(url: string, until: (event: string, data: string) => boolean, timeoutMs = 10_000): Promise<{ event: string; data: string }[]> {
+  const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  const frames: { event: string; data: string }[] = [];
+  let buffer = '';
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error('stream ended');
+      buffer += decoder.decode(value, { stream: true });
+      let end;
+      while ((end = buffer.indexOf('\n\n')) >= 0) {
+        const frame = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const event = /^event: (.*)$/m.exec(frame)?.[1];
+        const data = /^data: (.*)$/m.exec(frame)?.[1];
+        if (event === undefined || data === undefined) continue;
+        frames.push({ event, data });
+        if (until(event, data)) return frames;
+      }
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+}
+
+describe('the console server', () => {
+  let base: string;
+  let server: ConsoleServer | undefined;
+
+  beforeEach(async () => {
+    base = uniqueBase('console');
+    const session = await openSession();
+    await putService(session, `${base}/d2`, serviceDoc('greetings', 'greetings-lor1'));
+    await putCluster(session, `${base}/d2`, clusterDoc('greetings-lor1', { failoutProperties: failout(XSS) }));
+    await putCluster(session, `${base}/d2`, clusterDoc('greetings-lva1'));
+    await putUri(session, `${base}/d2`, 'greetings-lva1', 'h1', 'http://lva1-1:8080');
+    const env = { ZK_CONNECT: sharedConnectString(), D2_BASE_PATH: `${base}/d2`, FAILOUT_REQUESTS_PATH: `${base}/requests`, FAILOUT_USER: 'tester' };
+    server = await ConsoleServer.start({ ...consoleServerOptions({ port: '0' }, env, silentLogger), queueProbeMs: 60_000 });
+  });
+
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+    await closeSessions();
+  });
+
+  /** Polls the page until it shows `text`. */
+  async function pageShowing(text: string): Promise<{ html: string; headers: Headers }> {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const response = await fetch(server!.url);
+      const html = await response.text();
+      if (html.includes(text) || Date.now() > deadline) return { html, headers: response.headers };
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  it('renders a reason from ZooKeeper as text, with a policy that forbids inline script', async () => {
+    // Act
+    const { html, headers } = await pageShowing('FAILED OUT');
+
+    // Assess
+    expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;');
+    expect(html).not.toContain(XSS);
+    expect(html).toContain('greetings-5xx');
+    expect(html).toContain('drill weekly-lor1');
+    expect(headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(headers.get('x-frame-options')).toBe('DENY');
+  });
+
+  it('pushes the sections again by server-sent events when ZooKeeper changes', async () => {
+    // Prepare
+    await pageShowing('FAILED OUT');
+    const session = await openSession();
+    const served = (data: string): boolean => {
+      const clusters = (JSON.parse(data) as { clusters?: string }).clusters;
+      return clusters !== undefined && clusters.includes('greetings-lor1') && !clusters.includes('FAILED OUT');
+    };
+    const events = readEvents(`${server!.url}events`, (event, data) => event === 'sections' && served(data));
+
+    // Act: a failout with another reason, then none
+    await new Promise((r) => setTimeout(r, 200));
+    await putCluster(session, `${base}/d2`, clusterDoc('greetings-lor1', { failoutProperties: failout('second <b>reason</b>') }));
+    await putCluster(session, `${base}/d2`, clusterDoc('greetings-lor1'));
+    const frames = await events;
+
+    // Assess: the first frame is the whole state (escaped); a later one says the cluster serves again
+    expect(frames[0]!.event).toBe('sections');
+    expect(Object.keys(JSON.parse(frames[0]!.data) as object).sort()).toEqual(['clusters', 'history-rows', 'planes', 'status']);
+    expect(frames[0]!.data).toContain('&lt;img src=x onerror=alert(1)&gt;');
+    expect(frames.length).toBeGreaterThan(1);
+    expect(frames.map((f) => f.data).join('')).not.toContain('<b>reason');
+  });
+
+  it.each([
+    ['no CSRF token', {}, 'missingToken'],
+    ['a wrong CSRF token', { 'x-csrf-token': 'wrong' }, 'wrongToken'],
+    ['another origin', { 'x-csrf-token': 'TOKEN', origin: 'http://evil.example' }, 'crossOrigin'],
+    ['a cross-site fetch', { 'x-csrf-token': 'TOKEN', 'sec-fetch-site': 'cross-site' }, 'crossOrigin'],
+  ])('refuses an action with %s', async (_case, headers: Record<string, string>, reason) => {
+    // Prepare
+    const token = /name="csrf-token" content="([^"]+)"/.exec(await (await fetch(server!.url)).text())![1]!;
+    const sent = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, v === 'TOKEN' ? token : v]));
+
+    // Act
+    const response = await fetch(`${server!.url}api/check`, { method: 'POST', headers: { 'content-type': 'application/json', ...sent }, body: JSON.stringify({ action: 'restore', fields: { cluster: 'greetings-lor1' } }) });
+
+    // Assess
+    expect({ status: response.status, reason: ((await response.json()) as { reason: string }).reason }).toEqual({ status: 403, reason });
+  });
+
+  it('refuses a form post (not JSON) even with the token', async () => {
+    // Prepare
+    const token = /name="csrf-token" content="([^"]+)"/.exec(await (await fetch(server!.url)).text())![1]!;
+
+    // Act
+    const response = await fetch(`${server!.url}api/check`, { method: 'POST', headers: { 'content-type': 'text/plain', 'x-csrf-token': token }, body: 'action=restore' });
+
+    // Assess
+    expect(response.status).toBe(403);
+  });
+
+  it('checks a same-origin action with the token through the worker\'s judge: an unknown peer is rejected with its reason', async () => {
+    // Prepare
+    await pageShowing('FAILED OUT');
+    const page = await fetch(server!.url);
+    const token = /name="csrf-token" content="([^"]+)"/.exec(await page.text())![1]!;
+
+    // Act
+    const response = await fetch(`${server!.url}api/check`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-csrf-token': token, origin: server!.url.replace(/\/$/, '') },
+      body: JSON.stringify({ action: 'failout', fields: { cluster: 'greetings-lor1', peers: 'greetings-nope9', for: '10m' } }),
+    });
+    const bad = await fetch(`${server!.url}api/check`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-csrf-token': token },
+      body: JSON.stringify({ action: 'failout', fields: { cluster: 'greetings-lor1', peers: 'greetings-lva1', for: 'soon' } }),
+    });
+
+    // Assess
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual(expect.objectContaining({ kind: 'rejected', reason: 'unknownPeer' }));
+    expect(await bad.json()).toEqual({ kind: 'invalid', message: expect.stringContaining('--for') });
+  });
+
+  it('answers only to a loopback Host (no DNS rebinding)', async () => {
+    // Act
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request(server!.url, { headers: { host: 'attacker.example:80' } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+
+    // Assess
+    expect(status).toBe(403);
+  });
+});
+
+describe('the console access rules', () => {
+  it('will not listen off loopback without a token, as a server or as `failout console`', async () => {
+    // Prepare
+    let stderr = '';
+    const io = { stdout: () => undefined, stderr: (t: string) => void (stderr += t), env: {}, now: () => Date.now() };
+
+    // Act
+    const code = await run(['console', '--listen', '0.0.0.0', '--port', '0'], io);
+    const start = ConsoleServer.start({ ...consoleServerOptions({ port: '0' }, {}, silentLogger), host: '0.0.0.0' });
+
+    // Assess
+    expect(code).toBe(2);
+    expect(stderr).toContain('needs an access token');
+    await expect(start).rejects.toBeInstanceOf(ConsoleConfigError);
+  });
+
+  it('with a token, serves only who presents it (cookie from /login, or bearer)', async () => {
+    // Prepare
+    const token = 'a'.repeat(40);
+    const server = await ConsoleServer.start({ ...consoleServerOptions({ port: '0', token }, {}, silentLogger), queueProbeMs: 60_000 });
+    try {
+      // Act
+      const without = await fetch(server.url);
+      const login = await fetch(`${server.url}login?token=${token}`, { redirect: 'manual' });
+      const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
+      const withCookie = await fetch(server.url, { headers: { cookie } });
+      const withBearer = await fetch(server.url, { headers: { authorization: `Bearer ${token}` } });
+      const wrongLogin = await fetch(`${server.url}login?token=nope`, { redirect: 'manual' });
+
+      // Assess
+      expect([without.status, login.status, withCookie.status, withBearer.status, wrongLogin.status]).toEqual([401, 302, 200, 200, 401]);
+      expect(login.headers.get('set-cookie')).toContain('HttpOnly; SameSite=Strict');
+      expect(await withCookie.text()).toContain('is not reachable');
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('the console when its dependencies are out of reach', () => {
+  it('says ZooKeeper and the queue are unreachable, still checks a request without judging it, and refuses to pretend it was sent', async () => {
+    // Prepare: nothing listens on these ports
+    const closed = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const port = (probe.address() as { port: number }).port;
+        probe.close(() => resolve(port));
+      });
+    });
+    const env = {
+      ZK_CONNECT: `127.0.0.1:${closed}`,
+      FAILOUT_QUEUE_URL: `http://127.0.0.1:${closed}/000000000000/failout-requests.fifo`,
+      SQS_ENDPOINT: `http://127.0.0.1:${closed}`,
+      AWS_MAX_ATTEMPTS: '1',
+    };
+    const server = await ConsoleServer.start({ ...consoleServerOptions({ port: '0' }, env, silentLogger), queueProbeMs: 200 });
+    try {
+      const deadline = Date.now() + 15_000;
+      let html = '';
+      while (!(html.includes('is not reachable</strong> (unreachable') && html.includes('The request queue is not reachable')) && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 200));
+        html = await (await fetch(server.url)).text();
+      }
+      const token = /name="csrf-token" content="([^"]+)"/.exec(html)![1]!;
+      const post = (path: string, body: unknown): Promise<Response> =>
+        fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': token }, body: JSON.stringify(body) });
+
+      // Act
+      const check = (await (await post('api/check', { action: 'restore', fields: { cluster: 'greetings-lor1' } })).json()) as { kind: string; judged: boolean; body: { requestId: string } };
+      const send = await post('api/send', { action: 'restore', fields: { cluster: 'greetings-lor1' }, requestId: check.body.requestId });
+
+      // Assess
+      expect(html).toContain('Check ZK_CONNECT');
+      expect(html).toContain('check FAILOUT_QUEUE_URL');
+      expect({ kind: check.kind, judged: check.judged }).toEqual({ kind: 'ready', judged: false });
+      expect(send.status).toBe(503);
+      expect(await send.json()).toEqual(expect.objectContaining({ kind: 'unavailable', requestId: check.body.requestId, message: expect.stringContaining('it is safe to send again') }));
+    } finally {
+      await server.close();
+    }
+  }, 30_000);
+});
