@@ -12,6 +12,7 @@ import type { Construct } from 'constructs';
 import { FailoutAlarms } from './failout-alarms';
 import { FailoutGuard } from './failout-guard';
 import { FailoutDrills } from './failout-drills';
+import type { FailoutQueueSenderProps } from './failout-function';
 import { FailoutRequestQueue } from './failout-request-queue';
 import { FailoutRequestsFunction } from './failout-requests-function';
 import type { ControlPlane, ZooKeeperAccess, ZooKeeperTls } from './network';
@@ -170,7 +171,8 @@ export class FailoutStack extends Stack {
       fallbackThreshold: props.alarms?.fallbackThreshold,
       blockedGroupThreshold: props.alarms?.blockedGroupThreshold,
     });
-    this.guard = new FailoutGuard(this, 'FailoutGuard', {
+    // The guard and the drills send to the request queue from the same network, and page the same topic.
+    const queueSender: FailoutQueueSenderProps = {
       vpc,
       vpcSubnets: subnets,
       zooKeeper,
@@ -179,17 +181,9 @@ export class FailoutStack extends Stack {
       awsApiPeer,
       logRetention,
       alarmAction: new SnsAction(this.alarmTopic),
-    });
-    this.drills = new FailoutDrills(this, 'FailoutDrills', {
-      vpc,
-      vpcSubnets: subnets,
-      zooKeeper,
-      queue: this.requests.queue,
-      d2BasePath: props.zooKeeper.d2BasePath,
-      awsApiPeer,
-      logRetention,
-      alarmAction: new SnsAction(this.alarmTopic),
-    });
+    };
+    this.guard = new FailoutGuard(this, 'FailoutGuard', queueSender);
+    this.drills = new FailoutDrills(this, 'FailoutDrills', queueSender);
 
     new CfnOutput(this, 'QueueUrl', { value: this.requests.queue.queueUrl, description: 'Change-request queue (FAILOUT_QUEUE_URL for the failout CLI)' });
     new CfnOutput(this, 'DeadLetterQueueUrl', { value: this.requests.deadLetterQueue.queueUrl, description: 'Dead-letter queue of the change requests' });

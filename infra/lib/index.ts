@@ -7,6 +7,19 @@ export { FAILOUT_REQUESTS_BUNDLING, FailoutRequestsFunction, REQUESTS_METRICS, t
 export { XdsBridgeService, BRIDGE_METRICS, BRIDGE_ADMIN_PORT, bridgeImageFromDockerfile, type XdsBridgeServiceProps } from './xds-bridge-service';
 export { OperatorPolicy, type OperatorPolicyProps } from './operator-policy';
 export { FailoutAlarms, type FailoutAlarmsProps } from './failout-alarms';
+export {
+  acknowledgeFunctionFindings,
+  connectFunction,
+  createFunctionLogGroup,
+  createFunctionRole,
+  failoutFunctionProps,
+  FailoutQueueSenderFunction,
+  VPC_NETWORK_INTERFACE_ACTIONS,
+  type FailoutFunctionSettings,
+  type FailoutQueueSenderProps,
+  type FunctionMetrics,
+  type QueueSenderSettings,
+} from './failout-function';
 export { FailoutGuard, GUARD_METRICS, type FailoutGuardProps } from './failout-guard';
 export { DRILLS_METRICS, FailoutDrills, type FailoutDrillsProps } from './failout-drills';
 export { allowAwsApis, allowZooKeeper, zooKeeperPorts, zooKeeperTlsEnvironment, type ControlPlane, type ZooKeeperAccess, type ZooKeeperTls } from './network';

@@ -1,5 +1,5 @@
 import type { PruneMark, RequestRecord } from '../requests';
-import { escapeControlChars } from '../text';
+import { escapeControlChars, formatRemaining } from '../text';
 import type { ClusterStatus } from './cluster-status';
 import { formatDrills } from './drill-status';
 
@@ -20,20 +20,8 @@ const STATE_LABEL: Record<ClusterStatus['state'], string> = {
   malformed: 'MALFORMED failout properties',
 };
 
-/** `1h 30m`, `45s`, `2d 3h`: a remaining time, coarse. */
-export function formatRemaining(ms: number): string {
-  if (ms <= 0) return '0s';
-  const units: [string, number][] = [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000]];
-  const parts: string[] = [];
-  let rest = ms;
-  for (const [unit, size] of units) {
-    const n = Math.floor(rest / size);
-    if (n > 0 || (unit === 's' && parts.length === 0)) parts.push(`${n}${unit}`);
-    rest -= n * size;
-    if (parts.length === 2) break;
-  }
-  return parts.join(' ');
-}
+/** `1h 30m`, `45s`, `2d 3h`: a remaining time, coarse (shared with the console). */
+export { formatRemaining };
 
 /** Several lines for one cluster: state and window, then peers with weights and shares, then who and why. */
 export function formatClusterStatus(status: ClusterStatus, now: number): string {

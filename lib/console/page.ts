@@ -6,6 +6,7 @@
  */
 import type { ClusterStatus } from '../cli';
 import type { RequestRecord } from '../requests';
+import { formatRemaining } from '../text';
 import { html, join, SafeHtml } from './html';
 import type { ClusterCard, ConsoleSnapshot, ServiceGroup } from './snapshot';
 import type { BridgeSource } from './sources';
@@ -29,20 +30,8 @@ function countdown(untilIso: string, now: number): SafeHtml {
   return html`<time datetime="${untilIso}" data-until="${ms}">${remaining(ms - now)}</time>`;
 }
 
-/** `1h 30m`, `45s`: as `failout status` says it. */
-export function remaining(ms: number): string {
-  if (ms <= 0) return '0s';
-  const units: [string, number][] = [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000]];
-  const parts: string[] = [];
-  let rest = ms;
-  for (const [unit, size] of units) {
-    const n = Math.floor(rest / size);
-    if (n > 0 || (unit === 's' && parts.length === 0)) parts.push(`${n}${unit}`);
-    rest -= n * size;
-    if (parts.length === 2) break;
-  }
-  return parts.join(' ');
-}
+/** `1h 30m`, `45s`: as `failout status` says it (the same function). */
+export const remaining: (ms: number) => string = formatRemaining;
 
 /** The status banner: ZooKeeper and the queue, and what to do when either is out of reach. */
 export function renderStatus(s: ConsoleSnapshot): SafeHtml {

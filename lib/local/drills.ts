@@ -5,11 +5,9 @@
  * DescribeAlarms answers in AWS) — and a timer that sends it EventBridge's scheduled event, as the
  * every-minute rule does in AWS (here every 10 s, so a drill due this minute starts within seconds).
  */
-import type { Logger } from '../logging';
 import type { DrillsResponse } from '../safety/lambda';
-import { bundleFunction } from './function-bundle';
-import { LambdaProcess } from './lambda-process';
-import type { LocalSqs } from './sqs';
+import type { LambdaProcess } from './lambda-process';
+import { startQueueSenderLambda, type QueueSenderLambdaOptions } from './queue-sender-lambda';
 
 /** Default tick of the local drill timer. */
 export const LOCAL_DRILL_TICK_MS = 10_000;
@@ -26,13 +24,9 @@ export interface LocalDrills {
 }
 
 /** Options of {@link startLocalDrills}. */
-export interface LocalDrillsOptions {
-  readonly connectString: string;
-  readonly sqs: LocalSqs;
+export interface LocalDrillsOptions extends QueueSenderLambdaOptions {
   /** The alarm evaluator's `GET` URL (`FAILOUT_ALARMS_URL`). */
   readonly alarmsUrl: string;
-  readonly logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
-  readonly logger: Logger;
   /** Default {@link LOCAL_DRILL_TICK_MS}; 0: no timer (a test ticks by hand). */
   readonly tickMs?: number;
   /** Extra environment of the function (a test's own `D2_BASE_PATH`, `FAILOUT_DRILLS_PATH`, …); wins over the defaults. */
@@ -46,27 +40,7 @@ function scheduledEvent(now: number): Record<string, unknown> {
 
 /** Starts the drills function's process and its timer. */
 export async function startLocalDrills(options: LocalDrillsOptions): Promise<LocalDrills> {
-  const bundle = await bundleFunction('failout-drills');
-  const lambda = await LambdaProcess.start({
-    bundle: bundle.file,
-    functionName: 'failout-drills',
-    logger: options.logger,
-    env: {
-      ZK_CONNECT: options.connectString,
-      D2_BASE_PATH: '/d2',
-      FAILOUT_QUEUE_URL: options.sqs.queueUrl,
-      FAILOUT_ALARMS_URL: options.alarmsUrl,
-      POWERTOOLS_SERVICE_NAME: 'failout-drills',
-      POWERTOOLS_METRICS_NAMESPACE: 'failout',
-      POWERTOOLS_METRICS_DISABLED: 'true',
-      POWERTOOLS_LOG_LEVEL: options.logLevel,
-      AWS_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: 'local',
-      AWS_SECRET_ACCESS_KEY: 'local',
-      AWS_ENDPOINT_URL_SQS: options.sqs.endpoint,
-      ...options.env,
-    },
-  });
+  const lambda = await startQueueSenderLambda('failout-drills', options, { FAILOUT_ALARMS_URL: options.alarmsUrl }, options.env);
   const tick = async (): Promise<DrillsResponse> => (await lambda.call(scheduledEvent(Date.now()))) as DrillsResponse;
   let inFlight: Promise<unknown> = Promise.resolve();
   const tickMs = options.tickMs ?? LOCAL_DRILL_TICK_MS;

@@ -4,11 +4,9 @@
  * environment the CDK app gives it (plus the local SQS endpoint) — and the alarm evaluator that emits
  * CloudWatch's alarm state change events into it, as the EventBridge rule does in AWS.
  */
-import type { Logger } from '../logging';
 import { AlarmEvaluator } from './alarm-evaluator';
-import { bundleFunction } from './function-bundle';
-import { LambdaProcess } from './lambda-process';
-import type { LocalSqs } from './sqs';
+import type { LambdaProcess } from './lambda-process';
+import { startQueueSenderLambda, type QueueSenderLambdaOptions } from './queue-sender-lambda';
 import type { Sample } from './traffic';
 
 /** What {@link startStopConditions} started. */
@@ -20,37 +18,15 @@ export interface LocalStopConditions {
 }
 
 /** Options of {@link startStopConditions}. */
-export interface LocalStopConditionsOptions {
-  readonly connectString: string;
-  readonly sqs: LocalSqs;
+export interface LocalStopConditionsOptions extends QueueSenderLambdaOptions {
   /** The traffic generator's samples. */
   readonly samplesSince: (since: number) => readonly Sample[];
   readonly clusters: readonly string[];
-  readonly logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
-  readonly logger: Logger;
 }
 
 /** Starts the guard's process, then the evaluator (which needs it). On a failure stops what runs and rethrows. */
 export async function startStopConditions(options: LocalStopConditionsOptions): Promise<LocalStopConditions> {
-  const bundle = await bundleFunction('failout-guard');
-  const guard = await LambdaProcess.start({
-    bundle: bundle.file,
-    functionName: 'failout-guard',
-    logger: options.logger,
-    env: {
-      ZK_CONNECT: options.connectString,
-      D2_BASE_PATH: '/d2',
-      FAILOUT_QUEUE_URL: options.sqs.queueUrl,
-      POWERTOOLS_SERVICE_NAME: 'failout-guard',
-      POWERTOOLS_METRICS_NAMESPACE: 'failout',
-      POWERTOOLS_METRICS_DISABLED: 'true',
-      POWERTOOLS_LOG_LEVEL: options.logLevel,
-      AWS_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: 'local',
-      AWS_SECRET_ACCESS_KEY: 'local',
-      AWS_ENDPOINT_URL_SQS: options.sqs.endpoint,
-    },
-  });
+  const guard = await startQueueSenderLambda('failout-guard', options);
   try {
     const alarms = await AlarmEvaluator.start({ samplesSince: options.samplesSince, clusters: options.clusters, emit: (event) => guard.call(event), logger: options.logger });
     return {

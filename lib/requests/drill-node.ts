@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { RequestError } from './errors';
 import { nameProblem } from './names';
 import { cutText } from './rejection';
-import { SKIP_REASONS, type BucketRange, type DrillPeer, type SkipReason } from './drill-schema';
+import { SKIP_REASONS, type BucketRange, type DrillPeer, type DrillSettings, type SkipReason } from './drill-schema';
 
 /**
  * A drill in ZooKeeper: ONE node `/failout/drills/<name>` holding its definition and its latest runs
@@ -26,27 +26,11 @@ export const MAX_RUN_DETAIL_CHARS = 512;
 export type DrillRunStatus = 'running' | 'passed' | 'failed' | 'replaced' | 'skipped';
 
 /** A drill's definition, as `putDrill` gave it (normalised). */
-export interface DrillDefinition {
+export interface DrillDefinition extends DrillSettings {
   /** The drill's name (its node's name). */
   readonly name: string;
   /** The cluster each run fails out. */
   readonly cluster: string;
-  /** Where each run sends the traffic. */
-  readonly peers: readonly DrillPeer[];
-  /** Run length, ms. */
-  readonly durationMs: number;
-  /** The buckets each run moves. */
-  readonly buckets: BucketRange;
-  /** `cron(...)` or `rate(...)`, UTC. */
-  readonly every: string;
-  /** The alarm that judges a run (it stops the run when it fires). */
-  readonly outcomeAlarm: string;
-  /** Alarms that keep a run from starting while in ALARM (and stop a running one). */
-  readonly blockingAlarms: readonly string[];
-  /** UTC dates `YYYY-MM-DD` with no run. */
-  readonly blockedDates: readonly string[];
-  /** Weekly UTC windows `Mon:09:00-Mon:10:00` no run may overlap. */
-  readonly blockedWindows: readonly string[];
   /** Epoch ms the definition was applied (a `rate(...)` counts from here). */
   readonly definedAt: number;
   /** Who defined it, when the request said. */

@@ -3,7 +3,7 @@ import { blockedDateProblem, MAX_BLOCKED_ENTRIES, parseBlockedWindow, parseSched
 import { formatDuration, parseDuration } from './duration';
 import { nameProblem, requestIdProblem } from './names';
 import { rejectionOf, type Problem } from './rejection';
-import { bucketsSchema, commonFields, freeText, peerSchema } from './request-fields';
+import { bucketsSchema, commonFields, freeText, peerSchema, requestBaseOf } from './request-fields';
 import type { ChangeRequestBase, ParseResult } from './schema';
 import { alarmNameProblem, MAX_STOP_ALARMS } from './stop-alarms';
 
@@ -110,28 +110,32 @@ export interface BucketRange {
   readonly to: number;
 }
 
-/** A normalised `putDrill`. */
-export interface PutDrillChangeRequest extends ChangeRequestBase {
-  /** Defines or redefines a drill. */
-  readonly action: 'putDrill';
-  /** The drill's name. */
-  readonly drill: string;
+/** What a drill runs and when: a normalised `putDrill` and the drill's stored definition both carry it. */
+export interface DrillSettings {
   /** Where each run sends the traffic, weights defaulted to 1. */
   readonly peers: readonly DrillPeer[];
   /** Run length in ms. */
   readonly durationMs: number;
   /** The buckets each run moves; default 0–99. */
   readonly buckets: BucketRange;
-  /** `cron(...)` or `rate(...)` as given (checked by lib/safety/schedule). */
+  /** `cron(...)` or `rate(...)`, UTC, as given (checked by lib/safety/schedule). */
   readonly every: string;
-  /** The alarm that judges (and stops) a run. */
+  /** The alarm that judges a run (it stops the run when it fires). */
   readonly outcomeAlarm: string;
-  /** Alarms that keep a run from starting (and stop a running one); empty when none. */
+  /** Alarms that keep a run from starting while in ALARM (and stop a running one); empty when none. */
   readonly blockingAlarms: readonly string[];
-  /** UTC dates `YYYY-MM-DD` without runs; empty when none. */
+  /** UTC dates `YYYY-MM-DD` with no run; empty when none. */
   readonly blockedDates: readonly string[];
-  /** Weekly UTC windows no run may overlap; empty when none. */
+  /** Weekly UTC windows `Mon:09:00-Mon:10:00` no run may overlap; empty when none. */
   readonly blockedWindows: readonly string[];
+}
+
+/** A normalised `putDrill`. */
+export interface PutDrillChangeRequest extends ChangeRequestBase, DrillSettings {
+  /** Defines or redefines a drill. */
+  readonly action: 'putDrill';
+  /** The drill's name. */
+  readonly drill: string;
 }
 
 /** A normalised `deleteDrill`. */
@@ -184,14 +188,7 @@ export function drillNameProblem(name: string, field = 'drill'): Problem | undef
 export function parseDrillRequest(input: DrillInput, limits: { readonly maxWindowMs: number; readonly maxPeers: number }): ParseResult {
   const problems: Problem[] = [];
   for (const p of [requestIdProblem(input.requestId, 'requestId'), nameProblem(input.cluster, 'cluster'), drillNameProblem(input.drill)]) if (p) problems.push(p);
-  const base: ChangeRequestBase = {
-    version: 1,
-    requestId: input.requestId,
-    cluster: input.cluster,
-    ...(input.requestedBy === undefined ? {} : { requestedBy: input.requestedBy }),
-    ...(input.reason === undefined ? {} : { reason: input.reason }),
-    force: input.force ?? false,
-  };
+  const base = requestBaseOf(input);
   const reject = (): ParseResult => ({ ok: false, rejection: rejectionOf(problems, input.requestId && requestIdProblem(input.requestId, 'requestId') === undefined ? input.requestId : undefined) });
   if (input.action === 'deleteDrill') return problems.length > 0 ? reject() : { ok: true, request: { ...base, action: 'deleteDrill', drill: input.drill } };
   if (input.action === 'skipDrill') {

@@ -25,6 +25,7 @@ export { loadRequestsConfig, resolveDigestCredential } from './config';
 export type { RequestsConfig, SecretReader } from './config';
 export { resolveWriterAcl } from './writer-access';
 export { createRequestWriter, requestWriterSource } from './writer-source';
+export { lazySource } from './lazy-source';
 export type { RequestWriterSourceOptions } from './writer-source';
 export type { WriterAccessOptions } from './writer-access';
 export { assertIsError } from './errors';

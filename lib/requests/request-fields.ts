@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { findControlChar } from '../text';
+import type { ChangeRequestBase } from './schema';
 
 /**
  * Fields every change request shares (ARCHITECTURE.md "Change request"), in one file so the failout
@@ -35,6 +36,21 @@ export const commonFields = {
   /** Overrides only the peer-state checks (peer failed out, no peer with hosts). */
   force: z.boolean().optional(),
 };
+
+/** The {@link commonFields} of any action's input, as its schema read them. */
+export type CommonFieldsInput = z.output<z.ZodObject<typeof commonFields>>;
+
+/** The normalised fields every request has, whatever its action: `force` defaulted, absent texts left out. */
+export function requestBaseOf(input: CommonFieldsInput): ChangeRequestBase {
+  return {
+    version: 1,
+    requestId: input.requestId,
+    cluster: input.cluster,
+    ...(input.requestedBy === undefined ? {} : { requestedBy: input.requestedBy }),
+    ...(input.reason === undefined ? {} : { reason: input.reason }),
+    force: input.force ?? false,
+  };
+}
 
 /** A peer of a failout (or of a drill's failout). */
 export const peerSchema = z.strictObject({

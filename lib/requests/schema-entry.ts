@@ -32,7 +32,7 @@ export {
 } from './schema';
 export type { ChangeRequest, ChangeRequestInput, ClusterChangeRequest, ExtendChangeRequest, FailoutChangeRequest, RestoreChangeRequest, ParseOptions, ParseResult } from './schema';
 export { DRILL_ACTIONS, SKIP_REASONS, MAX_BLOCKING_ALARMS } from './drill-schema';
-export type { DrillChangeRequest, DrillPeer, BucketRange, PutDrillChangeRequest, DeleteDrillChangeRequest, SkipDrillChangeRequest, SkipReason } from './drill-schema';
+export type { DrillChangeRequest, DrillPeer, DrillSettings, BucketRange, PutDrillChangeRequest, DeleteDrillChangeRequest, SkipDrillChangeRequest, SkipReason } from './drill-schema';
 export { REJECTION_REASONS, MAX_REJECTION_MESSAGE_BYTES } from './rejection';
 export type { Problem, Rejection, RejectionReason } from './rejection';
 export { parseDuration, formatDuration } from './duration';

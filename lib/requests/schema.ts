@@ -3,7 +3,7 @@ import { parseDuration, formatDuration } from './duration';
 import { isValidRequestId, nameProblem, requestIdProblem } from './names';
 import { rampProblems, rampSchema, rampStages, type RampStage } from './ramp';
 import { rejectionOf, type Problem, type Rejection } from './rejection';
-import { bucketsSchema, commonFields, peerSchema } from './request-fields';
+import { bucketsSchema, commonFields, peerSchema, requestBaseOf } from './request-fields';
 import { deleteDrillRequestSchema, drillNameProblem, isDrillInput, parseDrillRequest, putDrillRequestSchema, skipDrillRequestSchema, type DrillChangeRequest } from './drill-schema';
 import { alarmNameProblem, stopAlarmProblems, stopAlarmsSchema } from './stop-alarms';
 
@@ -257,7 +257,7 @@ export function parseChangeRequest(body: string | unknown, options: ParseOptions
     const end = normaliseWindow({ ...input, offlineAt: undefined }, options.now, limits.maxWindowMs);
     problems.push(...end.problems);
     if (problems.length > 0 || end.onlineAt === undefined) return reject(problems, requestId);
-    return { ok: true, request: { ...baseOf(input), action: 'extend', onlineAt: end.onlineAt } };
+    return { ok: true, request: { ...requestBaseOf(input), action: 'extend', onlineAt: end.onlineAt } };
   }
   const window = normaliseWindow(input, options.now, limits.maxWindowMs);
   problems.push(...window.problems);
@@ -373,25 +373,14 @@ function iso(ms: number): string {
   return Number.isFinite(ms) && Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString() : String(ms);
 }
 
-function baseOf(input: FailoutInput | RestoreInput | ExtendInput): ChangeRequestBase {
-  return {
-    version: 1,
-    requestId: input.requestId,
-    cluster: input.cluster,
-    ...(input.requestedBy === undefined ? {} : { requestedBy: input.requestedBy }),
-    ...(input.reason === undefined ? {} : { reason: input.reason }),
-    force: input.force ?? false,
-  };
-}
-
 function normaliseRestore(input: RestoreInput): RestoreChangeRequest {
-  return { ...baseOf(input), action: 'restore', ...(input.stoppedByAlarm === undefined ? {} : { stoppedByAlarm: input.stoppedByAlarm }) };
+  return { ...requestBaseOf(input), action: 'restore', ...(input.stoppedByAlarm === undefined ? {} : { stoppedByAlarm: input.stoppedByAlarm }) };
 }
 
 function normaliseFailout(input: FailoutInput, offlineAt: number, onlineAt: number): FailoutChangeRequest {
   const buckets = input.buckets ?? { from: 0, to: 99 };
   return {
-    ...baseOf(input),
+    ...requestBaseOf(input),
     action: 'failout',
     peers: input.peers.map((p) => ({ cluster: p.cluster, weight: p.weight ?? 1 })),
     offlineAt,

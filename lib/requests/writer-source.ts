@@ -7,6 +7,7 @@
  */
 import { ZkSession } from '../zk';
 import { loadRequestsConfig, resolveDigestCredential, type SecretReader } from './config';
+import { lazySource } from './lazy-source';
 import type { RequestLogger } from './logger';
 import { RequestWriter } from './request-writer';
 import { resolveWriterAcl } from './writer-access';
@@ -66,12 +67,5 @@ export async function createRequestWriter(options: RequestWriterSourceOptions): 
  * share one attempt.
  */
 export function requestWriterSource(options: RequestWriterSourceOptions): () => Promise<RequestWriter> {
-  let pending: Promise<RequestWriter> | undefined;
-  return () => {
-    pending ??= createRequestWriter(options).catch((err: unknown) => {
-      pending = undefined;
-      throw err;
-    });
-    return pending;
-  };
+  return lazySource(() => createRequestWriter(options));
 }

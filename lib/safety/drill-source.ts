@@ -5,12 +5,11 @@
  * (`FAILOUT_ALARMS_URL` when set, else CloudWatch) → the runner. Made on the first tick, not at import,
  * so a cold start with ZooKeeper down fails that tick (the next one tries again); reused afterwards.
  */
-import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { z } from 'zod';
-import { parseDuration, type RequestLogger } from '../requests';
-import { loadZkTlsFromEnv, ZkSession, ZkTlsConfigError, type ZkTlsOptions } from '../zk';
+import { lazySource, parseDuration, type RequestLogger } from '../requests';
 import { alarmStatesFromEnv } from './alarm-states';
 import { DEFAULT_DRILL_GRACE_MS, DrillRunner } from './drill-runner';
+import { absolutePath, parseLambdaEnv, sqsSender, startReadOnlySession, zkConnectVar, zkTimeoutVars, type ReadOnlySessionConfig } from './lambda-source';
 
 /**
  * The runner's configuration:
@@ -25,16 +24,12 @@ import { DEFAULT_DRILL_GRACE_MS, DrillRunner } from './drill-runner';
  * | `ZK_SESSION_TIMEOUT_MS`, `ZK_CONNECT_TIMEOUT_MS` | session timeout, first-connect wait | 15000, 10000 |
  * | `ZK_TLS_CA`, `ZK_TLS_CERT`, `ZK_TLS_KEY`, `ZK_TLS_SERVERNAME`, `ZK_TLS_VERIFY` | TLS to ZooKeeper | plain TCP |
  */
-export interface DrillRunnerConfig {
-  readonly zkConnect: string;
+export interface DrillRunnerConfig extends ReadOnlySessionConfig {
   readonly queueUrl: string;
   readonly d2BasePath: string;
   readonly requestsPath: string;
   readonly drillsPath: string;
   readonly graceMs: number;
-  readonly sessionTimeoutMs: number;
-  readonly connectTimeoutMs: number;
-  readonly tls: ZkTlsOptions | undefined;
 }
 
 /** A configuration the runner cannot run with; names the variable. */
@@ -43,11 +38,8 @@ export class DrillConfigError extends Error {
   readonly kind = 'invalidConfig' as const;
 }
 
-const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
-const absolutePath = (fallback: string) => z.string().regex(/^\/[^\s]*$/, 'must be an absolute znode path').default(fallback);
-
 const envSchema = z.object({
-  ZK_CONNECT: z.string({ error: 'is required' }).regex(/^[^\s,]+:\d+(,[^\s,]+:\d+)*$/, 'must be host:port[,host:port…]'),
+  ZK_CONNECT: zkConnectVar(),
   // Not a WHATWG URL check: fauxqs's queue URLs have hosts like `sqs.us-east-1.127.0.0.1`, which end in a
   // number and so fail WHATWG parsing, yet the SDK sends to them.
   FAILOUT_QUEUE_URL: z.string({ error: 'is required' }).regex(/^https?:\/\/\S+$/, 'must be the http(s) URL of the request queue'),
@@ -58,23 +50,12 @@ const envSchema = z.object({
     .string()
     .refine((t) => (parseDuration(t) ?? 0) > 0, 'must be a positive duration such as 10m or PT10M')
     .optional(),
-  ZK_SESSION_TIMEOUT_MS: positiveInt(15_000),
-  ZK_CONNECT_TIMEOUT_MS: positiveInt(10_000),
+  ...zkTimeoutVars(),
 });
 
 /** Reads and validates the runner's configuration. @throws DrillConfigError naming every offending variable. */
 export function loadDrillRunnerConfig(env: Readonly<Record<string, string | undefined>>): DrillRunnerConfig {
-  const input = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
-  const parsed = envSchema.safeParse(input);
-  if (!parsed.success) throw new DrillConfigError(`invalid configuration: ${parsed.error.issues.map((i) => `${String(i.path[0] ?? '(environment)')} ${i.message}`).join('; ')}`);
-  let tls: ZkTlsOptions | undefined;
-  try {
-    tls = loadZkTlsFromEnv(env);
-  } catch (err) {
-    if (err instanceof ZkTlsConfigError) throw new DrillConfigError(`invalid configuration: ${err.message}`, { cause: err });
-    throw err;
-  }
-  const e = parsed.data;
+  const { vars: e, tls } = parseLambdaEnv(envSchema, env, (message, options) => new DrillConfigError(message, options));
   return {
     zkConnect: e.ZK_CONNECT,
     queueUrl: e.FAILOUT_QUEUE_URL,
@@ -98,25 +79,14 @@ export interface DrillRunnerSourceOptions {
 /** Builds a runner over a started session. @throws DrillConfigError; ZkError when ZooKeeper is out of reach. */
 export async function createDrillRunner(options: DrillRunnerSourceOptions): Promise<DrillRunner> {
   const config = loadDrillRunnerConfig(options.env);
-  const session = new ZkSession({ connectString: config.zkConnect, sessionTimeoutMs: config.sessionTimeoutMs, tls: config.tls });
-  try {
-    await session.start(config.connectTimeoutMs);
-  } catch (err) {
-    await session.close();
-    throw err;
-  }
-  options.logger.info('zookeeper session ready', { zkConnect: config.zkConnect, tls: config.tls !== undefined });
-  const sqs = new SQSClient({});
+  const session = await startReadOnlySession(config, options.logger);
   return new DrillRunner({
     zk: session,
     d2BasePath: config.d2BasePath,
     requestsPath: config.requestsPath,
     drillsPath: config.drillsPath,
     queueUrl: config.queueUrl,
-    send: async (message) => {
-      const out = await sqs.send(new SendMessageCommand(message));
-      return out.MessageId === undefined ? {} : { messageId: out.MessageId };
-    },
+    send: sqsSender(),
     alarms: alarmStatesFromEnv(options.env),
     logger: options.logger,
     graceMs: config.graceMs,
@@ -128,12 +98,5 @@ export async function createDrillRunner(options: DrillRunnerSourceOptions): Prom
  * forgotten so the next tick tries again; concurrent first calls share one attempt.
  */
 export function drillRunnerSource(options: DrillRunnerSourceOptions): () => Promise<DrillRunner> {
-  let pending: Promise<DrillRunner> | undefined;
-  return () => {
-    pending ??= createDrillRunner(options).catch((err: unknown) => {
-      pending = undefined;
-      throw err;
-    });
-    return pending;
-  };
+  return lazySource(() => createDrillRunner(options));
 }

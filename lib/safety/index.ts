@@ -11,6 +11,7 @@ export { GUARD_REQUESTER, RestoreSendError, StopGuard, guardRequestId, handleAla
 export type { AlarmEventDeps, GuardCounter, GuardResult, GuardZkReader, MessageSender, SentRestore, StopGuardOptions } from './stop-guard';
 export { GuardConfigError, createStopGuard, loadGuardConfig, stopGuardSource } from './guard-source';
 export type { GuardConfig, StopGuardSourceOptions } from './guard-source';
+export type { ReadOnlySessionConfig } from './lambda-source';
 // Drills: alarm states (the port, CloudWatch and HTTP), the run decision and the runner.
 export { AlarmStatesError, CloudWatchAlarmStates, HttpAlarmStates, alarmStatesFromEnv } from './alarm-states';
 export type { AlarmState, AlarmStates } from './alarm-states';

@@ -3,11 +3,13 @@ import { GetQueueAttributesCommand, SendMessageCommand, type SQSClient } from '@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { parseClusterProperties, serializeClusterProperties } from '../../lib/d2';
+import { startLocalSqs, type LocalSqs } from '../../lib/local/sqs';
 import { SqsPoller, type SqsHandler } from '../../lib/local/sqs-poller';
 import { createHandler } from '../../lib/requests/lambda';
 import { RequestWriter, type Outcome, type RequestMeta } from '../../lib/requests/request-writer';
 import { decodeRequestRecord, type RequestRecord } from '../../lib/requests/request-record';
 import { OPEN_ACL, type ZkSession } from '../../lib/zk';
+import { closeSessions, openSession } from './zk';
 
 /**
  * Shared pieces of the queue end-to-end tests: D2 clusters to fail out, the REAL handler
@@ -161,4 +163,55 @@ export async function queueDepth(client: SQSClient, queueUrl: string): Promise<n
     new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }),
   );
   return Number(out.Attributes?.ApproximateNumberOfMessages ?? 0) + Number(out.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0);
+}
+
+/** What {@link useQueueFixture} provides; read it inside tests and hooks, where it is set. */
+export interface QueueFixture {
+  /** fauxqs, one for the test file. */
+  readonly sqs: LocalSqs;
+  /** This test's session on the shared ZooKeeper. */
+  readonly session: ZkSession;
+  /** This test's fresh paths, seeded. */
+  readonly paths: TestPaths;
+}
+
+/**
+ * The set-up every queue test file repeats, as jest hooks: fauxqs started once for the file (stopped
+ * after it); before each test a session and fresh paths, seeded by `seed`; after each test the pollers
+ * and the sessions stopped. Register further `beforeEach` hooks after calling this: they run after it.
+ */
+export function useQueueFixture(seed: (session: ZkSession, paths: TestPaths) => Promise<void>): QueueFixture {
+  let sqs: LocalSqs | undefined;
+  let session: ZkSession | undefined;
+  let paths: TestPaths | undefined;
+  const set = <T>(value: T | undefined, name: string): T => {
+    if (value === undefined) throw new Error(`queue fixture: ${name} is read outside a test or hook`);
+    return value;
+  };
+  beforeAll(async () => {
+    sqs = await startLocalSqs();
+  });
+  afterAll(async () => {
+    await sqs?.stop();
+  });
+  beforeEach(async () => {
+    session = await openSession();
+    paths = testPaths();
+    await seed(session, paths);
+  });
+  afterEach(async () => {
+    await stopPollers();
+    await closeSessions();
+  });
+  return {
+    get sqs() {
+      return set(sqs, 'sqs');
+    },
+    get session() {
+      return set(session, 'session');
+    },
+    get paths() {
+      return set(paths, 'paths');
+    },
+  };
 }

@@ -3,31 +3,8 @@
  * CloudWatch alarms going to ALARM (with retries and a DLQ), a least-privilege role, and the alarm on
  * the guard's failures.
  */
-import { Match, type Template } from 'aws-cdk-lib/assertions';
-import { synthStack } from './helpers';
-
-type Resource = { Type: string; Properties: Record<string, unknown> };
-type Statement = { Action: string | string[]; Resource: unknown; Effect: string };
-
-const actionsOf = (s: Statement): string[] => (Array.isArray(s.Action) ? s.Action : [s.Action]);
-
-function byService(template: Template, service: string): [string, Resource] {
-  const found = Object.entries(template.findResources('AWS::Lambda::Function')).filter(
-    ([, f]) => (f as Resource).Properties.Environment !== undefined && ((f as Resource).Properties.Environment as { Variables: Record<string, unknown> }).Variables.POWERTOOLS_SERVICE_NAME === service,
-  ) as Array<[string, Resource]>;
-  expect(found).toHaveLength(1);
-  return found[0]!;
-}
-
-/** Every statement of the role: inline policies and AWS::IAM::Policy resources attached to it. */
-function roleStatements(template: Template, roleId: string): Statement[] {
-  const role = template.toJSON().Resources[roleId] as Resource;
-  const inline = ((role.Properties.Policies ?? []) as Array<{ PolicyDocument: { Statement: Statement[] } }>).flatMap((p) => p.PolicyDocument.Statement);
-  const attached = (Object.values(template.findResources('AWS::IAM::Policy')) as Resource[])
-    .filter((p) => (p.Properties.Roles as Array<{ Ref: string }>).some((r) => r.Ref === roleId))
-    .flatMap((p) => (p.Properties.PolicyDocument as { Statement: Statement[] }).Statement);
-  return [...inline, ...attached];
-}
+import { Match } from 'aws-cdk-lib/assertions';
+import { actionsOf, byService, roleStatements, synthStack, type Resource } from './helpers';
 
 describe('failout-guard (stop conditions)', () => {
   const { template } = synthStack();

@@ -76,3 +76,30 @@ export function nagFindings(stack: FailoutStack, severity: 'error' | 'warning'):
   const report = new AwsSolutionsChecks().validateScope(stack);
   return report.violations.filter((v) => v.severity === severity).flatMap((v) => v.violatingResources.map((r) => `${v.ruleName} at ${r.constructPath ?? '?'}`));
 }
+
+/** A template resource as the assertions read it. */
+export type Resource = { Type: string; Properties: Record<string, unknown> };
+/** An IAM policy statement as the assertions read it. */
+export type Statement = { Action: string | string[]; Resource: unknown; Effect: string };
+
+/** A statement's actions as a list (CloudFormation allows a single string). */
+export const actionsOf = (s: Statement): string[] => (Array.isArray(s.Action) ? s.Action : [s.Action]);
+
+/** The one Lambda function whose `POWERTOOLS_SERVICE_NAME` is `service`, as [logical id, resource]; expects exactly one. */
+export function byService(template: Template, service: string): [string, Resource] {
+  const found = Object.entries(template.findResources('AWS::Lambda::Function')).filter(
+    ([, f]) => (f as Resource).Properties.Environment !== undefined && ((f as Resource).Properties.Environment as { Variables: Record<string, unknown> }).Variables.POWERTOOLS_SERVICE_NAME === service,
+  ) as Array<[string, Resource]>;
+  expect(found).toHaveLength(1);
+  return found[0]!;
+}
+
+/** Every statement that reaches `roleId`: its inline policies, and AWS::IAM::Policy resources attached to it. */
+export function roleStatements(template: Template, roleId: string): Statement[] {
+  const role = template.toJSON().Resources[roleId] as Resource;
+  const inline = ((role.Properties.Policies ?? []) as Array<{ PolicyDocument: { Statement: Statement[] } }>).flatMap((p) => p.PolicyDocument.Statement);
+  const attached = (Object.values(template.findResources('AWS::IAM::Policy')) as Resource[])
+    .filter((p) => (p.Properties.Roles as Array<{ Ref: string }>).some((r) => r.Ref === roleId))
+    .flatMap((p) => (p.Properties.PolicyDocument as { Statement: Statement[] }).Statement);
+  return [...inline, ...attached];
+}

@@ -1,21 +1,5 @@
 import { Validations } from 'aws-cdk-lib';
-import type { Template } from 'aws-cdk-lib/assertions';
-import { synthStack } from './helpers';
-
-type Resource = { Type: string; Properties: Record<string, unknown> };
-type Statement = { Action: string | string[]; Resource: unknown; Effect: string };
-
-const actionsOf = (s: Statement): string[] => (Array.isArray(s.Action) ? s.Action : [s.Action]);
-
-/** Every statement that reaches `roleId`: its inline policies, and AWS::IAM::Policy resources attached to it. */
-function roleStatements(template: Template, roleId: string): Statement[] {
-  const role = template.toJSON().Resources[roleId] as Resource;
-  const inline = ((role.Properties.Policies ?? []) as Array<{ PolicyDocument: { Statement: Statement[] } }>).flatMap((p) => p.PolicyDocument.Statement);
-  const attached = (Object.values(template.findResources('AWS::IAM::Policy')) as Resource[])
-    .filter((p) => (p.Properties.Roles as Array<{ Ref: string }>).some((r) => r.Ref === roleId))
-    .flatMap((p) => (p.Properties.PolicyDocument as { Statement: Statement[] }).Statement);
-  return [...inline, ...attached];
-}
+import { actionsOf, roleStatements, synthStack, type Resource } from './helpers';
 
 // Issue 14: AWSLambdaBasicExecutionRole (and AWSLambdaVPCAccessExecutionRole) grant logs:* writes on
 // every log group of the account. The worker writes its own log group and nothing else.

@@ -1,52 +1,38 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { startLocalSqs, type LocalSqs, type FifoQueuePair } from '../../../lib/local/sqs';
-import type { ZkSession } from '../../../lib/zk';
-import { closeSessions, openSession, sharedConnectString } from '../../helpers/zk';
+import type { FifoQueuePair } from '../../../lib/local/sqs';
+import { sharedConnectString } from '../../helpers/zk';
 import { runCli, type CliResult } from '../../helpers/cli';
-import { announceHosts, failoutBody, queueDepth, realHandler, seedClusters, send, startPollers, stopPollers, testPaths, type TestPaths } from '../../helpers/requests-queue';
+import { announceHosts, failoutBody, queueDepth, realHandler, seedClusters, send, startPollers, useQueueFixture } from '../../helpers/requests-queue';
 
 // The CLI in-process through run(argv, io), against fauxqs and the shared ZooKeeper, with the real
 // handler behind a poller, so --wait sees real outcomes. One test spawns the real bin.
 
-let sqs: LocalSqs;
 let queue: FifoQueuePair;
-let session: ZkSession;
-let paths: TestPaths;
 let env: Record<string, string>;
 
 function cli(...argv: string[]): Promise<CliResult> {
   return runCli(env, ...argv);
 }
 
-beforeAll(async () => {
-  sqs = await startLocalSqs();
-});
-afterAll(async () => {
-  await sqs.stop();
-});
-beforeEach(async () => {
-  session = await openSession();
-  paths = testPaths();
+const fx = useQueueFixture(async (session, paths) => {
   await seedClusters(session, paths, ['greetings-lor1', 'greetings-lva1', 'greetings-ltx1']);
   await seedClusters(session, paths, ['greetings-empty'], { hosts: false });
-  queue = await sqs.createFifoQueuePair();
+});
+beforeEach(async () => {
+  queue = await fx.sqs.createFifoQueuePair();
   env = {
     FAILOUT_QUEUE_URL: queue.queueUrl,
     ZK_CONNECT: sharedConnectString(),
-    SQS_ENDPOINT: sqs.endpoint,
-    D2_BASE_PATH: paths.d2Base,
-    FAILOUT_REQUESTS_PATH: paths.requestsPath,
+    SQS_ENDPOINT: fx.sqs.endpoint,
+    D2_BASE_PATH: fx.paths.d2Base,
+    FAILOUT_REQUESTS_PATH: fx.paths.requestsPath,
     FAILOUT_USER: 'oncall@example.com',
   };
 });
-afterEach(async () => {
-  await stopPollers();
-  await closeSessions();
-});
 
 function startWorker(): void {
-  startPollers(1, { client: sqs.client, queueUrl: queue.queueUrl, handler: () => realHandler(session, paths) });
+  startPollers(1, { client: fx.sqs.client, queueUrl: queue.queueUrl, handler: () => realHandler(fx.session, fx.paths) });
 }
 
 describe('failout out / restore', () => {
@@ -89,7 +75,7 @@ describe('failout out / restore', () => {
     expect(out.code).toBe(1);
     expect(out.stdout).toMatch(/REJECTED \(failout greetings-lor1\): unknownPeer/);
     expect(out.stdout).toMatch(/fix the request and send it again/);
-    expect(await queueDepth(sqs.client, queue.queueUrl)).toBe(0);
+    expect(await queueDepth(fx.sqs.client, queue.queueUrl)).toBe(0);
   });
 
   it('validates with --dry-run against the live state and sends nothing', async () => {
@@ -103,12 +89,12 @@ describe('failout out / restore', () => {
     expect(JSON.parse(rejected.stdout)).toMatchObject({ dryRun: true, ok: false, rejection: { reason: 'noPeerWithHosts' } });
     const forced = await cli('out', 'greetings-lor1', '--peer', 'greetings-empty', '--for', '2h', '--dry-run', '--force');
     expect(forced.code).toBe(0);
-    expect(await queueDepth(sqs.client, queue.queueUrl)).toBe(0);
+    expect(await queueDepth(fx.sqs.client, queue.queueUrl)).toBe(0);
   });
 
   it('prints the peer load projection with --dry-run, rejects a failout that would triple a peer, and --force or a higher limit passes it', async () => {
     // Prepare: greetings-lor1 gets 2 hosts; greetings-lva1 has 1 (all of lor1 would triple it).
-    await announceHosts(session, paths, 'greetings-lor1', 2);
+    await announceHosts(fx.session, fx.paths, 'greetings-lor1', 2);
 
     // Act
     const fits = await cli('out', 'greetings-lor1', '--peer', 'greetings-lva1', '--for', '2h', '--share', '50', '--dry-run');
@@ -130,7 +116,7 @@ describe('failout out / restore', () => {
     expect(forced.stdout).toContain("greetings-lva1: 1 hosts, +2 hosts' load → ×3 OVER THE LIMIT (forced)");
     expect(raised.code).toBe(0);
     expect(raised.stdout).toContain("limit ×3):\n  greetings-lva1: 1 hosts, +2 hosts' load → ×3\n");
-    expect(await queueDepth(sqs.client, queue.queueUrl)).toBe(0);
+    expect(await queueDepth(fx.sqs.client, queue.queueUrl)).toBe(0);
   });
 
   it('times out --wait with exit 1 and tells how to follow up when no worker runs', async () => {
@@ -144,7 +130,7 @@ describe('failout status', () => {
   it('lists every cluster, and --json gives the machine view', async () => {
     startWorker();
     const body = failoutBody('greetings-lor1', ['greetings-lva1'], { requestedBy: 'alice', reason: 'drill' });
-    await send(sqs.client, queue.queueUrl, body);
+    await send(fx.sqs.client, queue.queueUrl, body);
     for (let i = 0; i < 50 && (await cli('request', String(body.requestId))).code !== 0; i++) await new Promise((r) => setTimeout(r, 100));
 
     const all = await cli('status');
@@ -189,7 +175,7 @@ describe('usage errors exit 2 and say what to do', () => {
 
   it('lets flags override the environment', async () => {
     const zk = sharedConnectString();
-    env = { FAILOUT_USER: 'x', ZK_CONNECT: '127.0.0.1:1', D2_BASE_PATH: paths.d2Base };
+    env = { FAILOUT_USER: 'x', ZK_CONNECT: '127.0.0.1:1', D2_BASE_PATH: fx.paths.d2Base };
     expect((await cli('status', 'greetings-lor1', '--zk', zk)).code).toBe(0);
   });
 

@@ -1,54 +1,21 @@
-import { startLocalSqs, type LocalSqs } from '../../../lib/local/sqs';
-import type { ZkSession } from '../../../lib/zk';
-import { closeSessions, eventually, openSession } from '../../helpers/zk';
-import {
-  failoutBody,
-  queueDepth,
-  readCluster,
-  readRecord,
-  realHandler,
-  restoreBody,
-  seedClusters,
-  send,
-  startPollers,
-  stopPollers,
-  testPaths,
-  type OutcomeLog,
-  type TestPaths,
-} from '../../helpers/requests-queue';
+import { eventually } from '../../helpers/zk';
+import { failoutBody, queueDepth, readCluster, readRecord, realHandler, restoreBody, seedClusters, send, startPollers, type OutcomeLog, useQueueFixture } from '../../helpers/requests-queue';
 
 // The whole path: FIFO queue (fauxqs) → local poller → the real handler → ZooKeeper.
-let sqs: LocalSqs;
-let session: ZkSession;
-let paths: TestPaths;
 
-beforeAll(async () => {
-  sqs = await startLocalSqs();
-});
-afterAll(async () => {
-  await sqs.stop();
-});
-beforeEach(async () => {
-  session = await openSession();
-  paths = testPaths();
-  await seedClusters(session, paths, ['greetings-lor1', 'greetings-lva1', 'greetings-ltx1']);
-});
-afterEach(async () => {
-  await stopPollers();
-  await closeSessions();
-});
+const fx = useQueueFixture((session, paths) => seedClusters(session, paths, ['greetings-lor1', 'greetings-lva1', 'greetings-ltx1']));
 
 it('applies a failout once, records it as applied, and keeps every other key of the cluster', async () => {
-  const queue = await sqs.createFifoQueuePair({ visibilityTimeoutSeconds: 5 });
+  const queue = await fx.sqs.createFifoQueuePair({ visibilityTimeoutSeconds: 5 });
   const log: OutcomeLog = { outcomes: [] };
-  const before = await readCluster(session, paths, 'greetings-lor1');
-  startPollers(1, { client: sqs.client, queueUrl: queue.queueUrl, handler: () => realHandler(session, paths, log) });
+  const before = await readCluster(fx.session, fx.paths, 'greetings-lor1');
+  startPollers(1, { client: fx.sqs.client, queueUrl: queue.queueUrl, handler: () => realHandler(fx.session, fx.paths, log) });
   const body = failoutBody('greetings-lor1', ['greetings-lva1', 'greetings-ltx1'], { reason: 'INC-4711' });
-  await send(sqs.client, queue.queueUrl, body);
+  await send(fx.sqs.client, queue.queueUrl, body);
 
-  await eventually(async () => (await readRecord(session, paths, String(body.requestId))) !== undefined, 10_000, 'the record');
-  const record = await readRecord(session, paths, String(body.requestId));
-  const after = await readCluster(session, paths, 'greetings-lor1');
+  await eventually(async () => (await readRecord(fx.session, fx.paths, String(body.requestId))) !== undefined, 10_000, 'the record');
+  const record = await readRecord(fx.session, fx.paths, String(body.requestId));
+  const after = await readCluster(fx.session, fx.paths, 'greetings-lor1');
   expect(record).toMatchObject({ requestId: body.requestId, status: 'applied', cluster: 'greetings-lor1', action: 'failout', clusterVersion: after.version });
   expect(after.version).toBe(before.version + 1);
   const { failoutProperties, ...rest } = after.json;
@@ -61,21 +28,21 @@ it('applies a failout once, records it as applied, and keeps every other key of 
     ],
     failoutBucketConfigs: [expect.objectContaining({ requestId: body.requestId, reason: 'INC-4711', bucketOfflineRange: { from: 0, to: 99 } })],
   });
-  await eventually(async () => (await queueDepth(sqs.client, queue.queueUrl)) === 0, 5000, 'an empty queue');
+  await eventually(async () => (await queueDepth(fx.sqs.client, queue.queueUrl)) === 0, 5000, 'an empty queue');
   expect(log.outcomes.map((o) => o.status)).toEqual(['applied']);
 });
 
 it('removes the failout on restore and leaves the rest of the cluster as it was', async () => {
-  const queue = await sqs.createFifoQueuePair();
-  const original = await readCluster(session, paths, 'greetings-lor1');
-  startPollers(1, { client: sqs.client, queueUrl: queue.queueUrl, handler: () => realHandler(session, paths) });
+  const queue = await fx.sqs.createFifoQueuePair();
+  const original = await readCluster(fx.session, fx.paths, 'greetings-lor1');
+  startPollers(1, { client: fx.sqs.client, queueUrl: queue.queueUrl, handler: () => realHandler(fx.session, fx.paths) });
   const out = failoutBody('greetings-lor1', ['greetings-lva1']);
   const restore = restoreBody('greetings-lor1');
-  await send(sqs.client, queue.queueUrl, out);
-  await send(sqs.client, queue.queueUrl, restore);
+  await send(fx.sqs.client, queue.queueUrl, out);
+  await send(fx.sqs.client, queue.queueUrl, restore);
 
-  await eventually(async () => (await readRecord(session, paths, String(restore.requestId)))?.status === 'applied', 10_000, 'the restore');
-  const after = await readCluster(session, paths, 'greetings-lor1');
+  await eventually(async () => (await readRecord(fx.session, fx.paths, String(restore.requestId)))?.status === 'applied', 10_000, 'the restore');
+  const after = await readCluster(fx.session, fx.paths, 'greetings-lor1');
   expect(after.json.failoutProperties ?? null).toBeNull();
   const { failoutProperties: _a, ...rest } = after.json;
   const { failoutProperties: _b, ...restOriginal } = original.json;
@@ -86,12 +53,12 @@ it('removes the failout on restore and leaves the rest of the cluster as it was'
 it('applies a message delivered twice once: the redelivery is acknowledged as a duplicate', async () => {
   // The first delivery is applied but its acknowledgement is "lost" (reported as a failure, as after a
   // Lambda timeout), so SQS delivers it again after the 1 s visibility timeout.
-  const queue = await sqs.createFifoQueuePair({ visibilityTimeoutSeconds: 1 });
+  const queue = await fx.sqs.createFifoQueuePair({ visibilityTimeoutSeconds: 1 });
   const log: OutcomeLog = { outcomes: [] };
   let deliveries = 0;
-  const base = realHandler(session, paths, log);
+  const base = realHandler(fx.session, fx.paths, log);
   startPollers(1, {
-    client: sqs.client,
+    client: fx.sqs.client,
     queueUrl: queue.queueUrl,
     handler: () => async (event, context) => {
       const response = await base(event, context);
@@ -99,30 +66,30 @@ it('applies a message delivered twice once: the redelivery is acknowledged as a 
       return deliveries === 1 ? { batchItemFailures: event.Records.map((r) => ({ itemIdentifier: r.messageId })) } : response;
     },
   });
-  const before = await readCluster(session, paths, 'greetings-lor1');
+  const before = await readCluster(fx.session, fx.paths, 'greetings-lor1');
   const body = failoutBody('greetings-lor1', ['greetings-lva1']);
-  await send(sqs.client, queue.queueUrl, body);
+  await send(fx.sqs.client, queue.queueUrl, body);
 
   await eventually(() => log.outcomes.length === 2, 10_000, 'the redelivery');
-  await eventually(async () => (await queueDepth(sqs.client, queue.queueUrl)) === 0, 5000, 'an empty queue');
+  await eventually(async () => (await queueDepth(fx.sqs.client, queue.queueUrl)) === 0, 5000, 'an empty queue');
   expect(log.outcomes.map((o) => o.status)).toEqual(['applied', 'duplicate']);
-  expect((await readCluster(session, paths, 'greetings-lor1')).version).toBe(before.version + 1);
-  expect(await readRecord(session, paths, String(body.requestId))).toMatchObject({ status: 'applied' });
+  expect((await readCluster(fx.session, fx.paths, 'greetings-lor1')).version).toBe(before.version + 1);
+  expect(await readRecord(fx.session, fx.paths, String(body.requestId))).toMatchObject({ status: 'applied' });
 });
 
 it('applies the same requestId sent twice once: SQS drops the resend, and a resend past dedup is a duplicate', async () => {
-  const queue = await sqs.createFifoQueuePair();
+  const queue = await fx.sqs.createFifoQueuePair();
   const log: OutcomeLog = { outcomes: [] };
   const body = failoutBody('greetings-lor1', ['greetings-lva1']);
   // Same deduplication id: SQS keeps one. A different one (a resend after SQS's 5-minute window): the record catches it.
-  await send(sqs.client, queue.queueUrl, body);
-  await send(sqs.client, queue.queueUrl, body);
-  await send(sqs.client, queue.queueUrl, body, { dedupId: `${String(body.requestId)}-later` });
-  const before = await readCluster(session, paths, 'greetings-lor1');
-  startPollers(1, { client: sqs.client, queueUrl: queue.queueUrl, handler: () => realHandler(session, paths, log) });
+  await send(fx.sqs.client, queue.queueUrl, body);
+  await send(fx.sqs.client, queue.queueUrl, body);
+  await send(fx.sqs.client, queue.queueUrl, body, { dedupId: `${String(body.requestId)}-later` });
+  const before = await readCluster(fx.session, fx.paths, 'greetings-lor1');
+  startPollers(1, { client: fx.sqs.client, queueUrl: queue.queueUrl, handler: () => realHandler(fx.session, fx.paths, log) });
 
   await eventually(() => log.outcomes.length === 2, 10_000, 'both deliveries');
-  await eventually(async () => (await queueDepth(sqs.client, queue.queueUrl)) === 0, 5000, 'an empty queue');
+  await eventually(async () => (await queueDepth(fx.sqs.client, queue.queueUrl)) === 0, 5000, 'an empty queue');
   expect(log.outcomes.map((o) => o.status)).toEqual(['applied', 'duplicate']);
-  expect((await readCluster(session, paths, 'greetings-lor1')).version).toBe(before.version + 1);
+  expect((await readCluster(fx.session, fx.paths, 'greetings-lor1')).version).toBe(before.version + 1);
 });

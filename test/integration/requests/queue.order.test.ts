@@ -1,29 +1,10 @@
-import { startLocalSqs, type LocalSqs } from '../../../lib/local/sqs';
 import { TransientRequestError } from '../../../lib/requests/errors';
-import type { ZkSession } from '../../../lib/zk';
-import { closeSessions, eventually, openSession } from '../../helpers/zk';
-import { failoutBody, queueDepth, readCluster, realHandler, seedClusters, send, startPollers, stopPollers, testPaths, type OutcomeLog, type TestPaths } from '../../helpers/requests-queue';
+import { eventually } from '../../helpers/zk';
+import { failoutBody, queueDepth, readCluster, realHandler, seedClusters, send, startPollers, type OutcomeLog, useQueueFixture } from '../../helpers/requests-queue';
 
-let sqs: LocalSqs;
-let session: ZkSession;
-let paths: TestPaths;
 const CLUSTERS = ['c-a', 'c-b', 'c-c', 'peer-1'];
 
-beforeAll(async () => {
-  sqs = await startLocalSqs();
-});
-afterAll(async () => {
-  await sqs.stop();
-});
-beforeEach(async () => {
-  session = await openSession();
-  paths = testPaths();
-  await seedClusters(session, paths, CLUSTERS);
-});
-afterEach(async () => {
-  await stopPollers();
-  await closeSessions();
-});
+const fx = useQueueFixture((session, paths) => seedClusters(session, paths, CLUSTERS));
 
 function reasonsByCluster(log: OutcomeLog, bodies: Map<string, Record<string, unknown>>): Map<string, string[]> {
   const out = new Map<string, string[]>();
@@ -36,7 +17,7 @@ function reasonsByCluster(log: OutcomeLog, bodies: Map<string, Record<string, un
 }
 
 it('applies the requests of one cluster in queue order across many batches, with two pollers', async () => {
-  const queue = await sqs.createFifoQueuePair();
+  const queue = await fx.sqs.createFifoQueuePair();
   const log: OutcomeLog = { outcomes: [] };
   const bodies = new Map<string, Record<string, unknown>>();
   const sent: Record<string, string[]> = { 'c-a': [], 'c-b': [] };
@@ -45,27 +26,27 @@ it('applies the requests of one cluster in queue order across many batches, with
       const body = failoutBody(cluster, ['peer-1'], { reason: `${cluster}#${i}` });
       bodies.set(String(body.requestId), body);
       sent[cluster]!.push(String(body.reason));
-      await send(sqs.client, queue.queueUrl, body);
+      await send(fx.sqs.client, queue.queueUrl, body);
     }
   }
   // Batches of 3 force the 60 requests across many invocations and both pollers.
-  startPollers(2, { client: sqs.client, queueUrl: queue.queueUrl, handler: () => realHandler(session, paths, log), batchSize: 3 });
+  startPollers(2, { client: fx.sqs.client, queueUrl: queue.queueUrl, handler: () => realHandler(fx.session, fx.paths, log), batchSize: 3 });
 
   await eventually(() => log.outcomes.length === 60, 30_000, 'every request');
   const applied = reasonsByCluster(log, bodies);
   expect(applied.get('c-a')).toEqual(sent['c-a']);
   expect(applied.get('c-b')).toEqual(sent['c-b']);
   for (const cluster of ['c-a', 'c-b']) {
-    const { json } = await readCluster(session, paths, cluster);
+    const { json } = await readCluster(fx.session, fx.paths, cluster);
     expect(JSON.stringify(json.failoutProperties)).toContain(`${cluster}#29`);
   }
 });
 
 it('lets other clusters proceed while one cluster retries a transient failure, then applies its requests in order', async () => {
-  const queue = await sqs.createFifoQueuePair({ visibilityTimeoutSeconds: 1, maxReceiveCount: 10 });
+  const queue = await fx.sqs.createFifoQueuePair({ visibilityTimeoutSeconds: 1, maxReceiveCount: 10 });
   const log: OutcomeLog = { outcomes: [] };
   let failuresLeft = 2;
-  const handler = realHandler(session, paths, log, async (body, meta, next) => {
+  const handler = realHandler(fx.session, fx.paths, log, async (body, meta, next) => {
     if (body.includes('"c-a#0"') && failuresLeft > 0) {
       failuresLeft--;
       throw new TransientRequestError('connectionLoss', 'injected: ZooKeeper unreachable for c-a');
@@ -77,16 +58,16 @@ it('lets other clusters proceed while one cluster retries a transient failure, t
     for (const cluster of ['c-a', 'c-b', 'c-c']) {
       const body = failoutBody(cluster, ['peer-1'], { reason: `${cluster}#${i}` });
       bodies.set(String(body.requestId), body);
-      await send(sqs.client, queue.queueUrl, body);
+      await send(fx.sqs.client, queue.queueUrl, body);
     }
   }
-  startPollers(1, { client: sqs.client, queueUrl: queue.queueUrl, handler: () => handler });
+  startPollers(1, { client: fx.sqs.client, queueUrl: queue.queueUrl, handler: () => handler });
 
   // c-b and c-c finish while c-a's first request is still failing.
   await eventually(() => (reasonsByCluster(log, bodies).get('c-c')?.length ?? 0) === 3 && (reasonsByCluster(log, bodies).get('c-b')?.length ?? 0) === 3, 10_000, 'the other clusters');
   expect(reasonsByCluster(log, bodies).get('c-a') ?? []).toEqual([]);
   await eventually(() => (reasonsByCluster(log, bodies).get('c-a')?.length ?? 0) === 3, 15_000, 'the retried cluster');
   expect(reasonsByCluster(log, bodies).get('c-a')).toEqual(['c-a#0', 'c-a#1', 'c-a#2']);
-  await eventually(async () => (await queueDepth(sqs.client, queue.queueUrl)) === 0, 5000, 'an empty queue');
-  expect(await queueDepth(sqs.client, queue.dlqUrl)).toBe(0);
+  await eventually(async () => (await queueDepth(fx.sqs.client, queue.queueUrl)) === 0, 5000, 'an empty queue');
+  expect(await queueDepth(fx.sqs.client, queue.dlqUrl)).toBe(0);
 });

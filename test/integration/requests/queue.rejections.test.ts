@@ -1,12 +1,6 @@
-import { startLocalSqs, type LocalSqs } from '../../../lib/local/sqs';
 import { MAX_RECORD_BYTES } from '../../../lib/requests';
-import type { ZkSession } from '../../../lib/zk';
-import { closeSessions, eventually, openSession } from '../../helpers/zk';
-import { announceHosts, failoutBody, queueDepth, readRecord, realHandler, seedClusters, send, startPollers, stopPollers, testPaths, type OutcomeLog, type TestPaths } from '../../helpers/requests-queue';
-
-let sqs: LocalSqs;
-let session: ZkSession;
-let paths: TestPaths;
+import { eventually } from '../../helpers/zk';
+import { announceHosts, failoutBody, queueDepth, readRecord, realHandler, seedClusters, send, startPollers, type OutcomeLog, useQueueFixture } from '../../helpers/requests-queue';
 
 const PEER = 'peer-ok';
 const HOUR = 3_600_000;
@@ -43,81 +37,69 @@ const CASES: RejectionCase[] = [
   { reason: 'insufficientPeerCapacity', cluster: 'r-capacity', body: (c) => failoutBody(c, ['peer-small']) },
 ];
 
-beforeAll(async () => {
-  sqs = await startLocalSqs();
-});
-afterAll(async () => {
-  await sqs.stop();
-});
-beforeEach(async () => {
-  session = await openSession();
-  paths = testPaths();
+const fx = useQueueFixture(async (session, paths) => {
   await seedClusters(session, paths, [PEER, 'peer-out', 'peer-small', ...CASES.map((c) => c.cluster).filter((c) => c !== 'r-ghost')]);
   await seedClusters(session, paths, ['peer-empty'], { hosts: false });
   await announceHosts(session, paths, 'r-capacity', 3);
 });
-afterEach(async () => {
-  await stopPollers();
-  await closeSessions();
-});
 
 it('records every permanent rejection with its reason, acknowledges it, and applies the next request of the same cluster', async () => {
-  const queue = await sqs.createFifoQueuePair({ visibilityTimeoutSeconds: 30 });
+  const queue = await fx.sqs.createFifoQueuePair({ visibilityTimeoutSeconds: 30 });
   const log: OutcomeLog = { outcomes: [] };
   // peer-out is itself failed out first (its own group), so r-peerout's request finds it so.
   const peerOut = failoutBody('peer-out', [PEER]);
-  await send(sqs.client, queue.queueUrl, peerOut);
-  startPollers(1, { client: sqs.client, queueUrl: queue.queueUrl, handler: () => realHandler(session, paths, log) });
-  await eventually(async () => (await readRecord(session, paths, String(peerOut.requestId)))?.status === 'applied', 10_000, 'peer-out failed out');
+  await send(fx.sqs.client, queue.queueUrl, peerOut);
+  startPollers(1, { client: fx.sqs.client, queueUrl: queue.queueUrl, handler: () => realHandler(fx.session, fx.paths, log) });
+  await eventually(async () => (await readRecord(fx.session, fx.paths, String(peerOut.requestId)))?.status === 'applied', 10_000, 'peer-out failed out');
 
   const sent: { c: RejectionCase; messageId: string; bad: Record<string, unknown> | string; good: Record<string, unknown> }[] = [];
   for (const c of CASES) {
     const bad = c.body(c.cluster);
-    const messageId = await send(sqs.client, queue.queueUrl, bad, { group: c.cluster });
+    const messageId = await send(fx.sqs.client, queue.queueUrl, bad, { group: c.cluster });
     const good = failoutBody(c.cluster === 'r-ghost' ? PEER : c.cluster, [c.cluster === 'r-ghost' ? 'peer-out' : PEER], { force: true });
     // The follow-up goes to the SAME group, right behind the rejected one.
-    await send(sqs.client, queue.queueUrl, good, { group: c.cluster });
+    await send(fx.sqs.client, queue.queueUrl, good, { group: c.cluster });
     sent.push({ c, messageId, bad, good });
   }
 
-  await eventually(async () => (await queueDepth(sqs.client, queue.queueUrl)) === 0, 20_000, 'an empty queue');
+  await eventually(async () => (await queueDepth(fx.sqs.client, queue.queueUrl)) === 0, 20_000, 'an empty queue');
   for (const { c, messageId, bad, good } of sent) {
     // Bodies that cannot be read (bad JSON) are recorded under the SQS message id; an oversize body
     // under its request id when it has one (issue 14: so its sender's --wait finds it).
     const id = typeof bad === 'string' ? messageId : String(bad.requestId);
-    const record = await readRecord(session, paths, id);
-    const stored = await session.get(`${paths.requestsPath}/${id}`);
+    const record = await readRecord(fx.session, fx.paths, id);
+    const stored = await fx.session.get(`${fx.paths.requestsPath}/${id}`);
     expect({ case: c.reason, cluster: c.cluster, bytes: stored.data.length <= MAX_RECORD_BYTES }).toEqual({ case: c.reason, cluster: c.cluster, bytes: true });
     expect({ case: c.reason, status: record?.status, reason: record?.reason }).toEqual({ case: c.reason, status: 'rejected', reason: c.reason });
     expect(record?.message).toEqual(expect.any(String));
-    expect({ case: c.reason, next: (await readRecord(session, paths, String(good.requestId)))?.status }).toEqual({ case: c.reason, next: 'applied' });
+    expect({ case: c.reason, next: (await readRecord(fx.session, fx.paths, String(good.requestId)))?.status }).toEqual({ case: c.reason, next: 'applied' });
   }
   // Each rejection was processed once: acknowledged at once, never retried.
   const rejected = log.outcomes.filter((o) => o.status === 'rejected');
   expect(rejected).toHaveLength(CASES.length);
-  expect(await queueDepth(sqs.client, queue.dlqUrl)).toBe(0);
+  expect(await queueDepth(fx.sqs.client, queue.dlqUrl)).toBe(0);
 });
 
 it('rejects a failout that would triple a small peer with the numbers, and applies it with force', async () => {
   // Prepare: big (2 hosts) fails out onto small (1 host): 2 hosts' load onto 1 host triples it (limit 2.0).
-  await seedClusters(session, paths, ['big', 'small']);
-  await announceHosts(session, paths, 'big', 2);
-  const queue = await sqs.createFifoQueuePair({ visibilityTimeoutSeconds: 30 });
+  await seedClusters(fx.session, fx.paths, ['big', 'small']);
+  await announceHosts(fx.session, fx.paths, 'big', 2);
+  const queue = await fx.sqs.createFifoQueuePair({ visibilityTimeoutSeconds: 30 });
   const plain = failoutBody('big', ['small']);
   const forced = failoutBody('big', ['small'], { force: true });
 
   // Act
-  await send(sqs.client, queue.queueUrl, plain);
-  await send(sqs.client, queue.queueUrl, forced);
-  startPollers(1, { client: sqs.client, queueUrl: queue.queueUrl, handler: () => realHandler(session, paths) });
-  await eventually(async () => (await readRecord(session, paths, String(forced.requestId))) !== undefined, 10_000, 'the forced request recorded');
+  await send(fx.sqs.client, queue.queueUrl, plain);
+  await send(fx.sqs.client, queue.queueUrl, forced);
+  startPollers(1, { client: fx.sqs.client, queueUrl: queue.queueUrl, handler: () => realHandler(fx.session, fx.paths) });
+  await eventually(async () => (await readRecord(fx.session, fx.paths, String(forced.requestId))) !== undefined, 10_000, 'the forced request recorded');
 
   // Assess
-  const rejected = await readRecord(session, paths, String(plain.requestId));
+  const rejected = await readRecord(fx.session, fx.paths, String(plain.requestId));
   expect(rejected).toMatchObject({ status: 'rejected', reason: 'insufficientPeerCapacity' });
   expect(rejected?.message).toBe(
     'peers[0].cluster: "small" would carry 3× its load per host (1 hosts + 2 hosts\' worth moved from 2 hosts), above maxPeerLoadFactor 2 (force overrides)',
   );
-  expect(await readRecord(session, paths, String(forced.requestId))).toMatchObject({ status: 'applied' });
-  expect(await queueDepth(sqs.client, queue.dlqUrl)).toBe(0);
+  expect(await readRecord(fx.session, fx.paths, String(forced.requestId))).toMatchObject({ status: 'applied' });
+  expect(await queueDepth(fx.sqs.client, queue.dlqUrl)).toBe(0);
 });

@@ -8,74 +8,44 @@ import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { Context } from 'aws-lambda';
-import { startLocalSqs, type LocalSqs } from '../../../lib/local/sqs';
 import { alarmStateChangeEvent, StopGuard } from '../../../lib/safety';
 import { createGuardHandler, type FailoutGuardHandler, type GuardResponse } from '../../../lib/safety/lambda';
-import type { ZkSession } from '../../../lib/zk';
-import { closeSessions, eventually, openSession } from '../../helpers/zk';
-import {
-  failoutBody,
-  queueDepth,
-  readCluster,
-  readRecord,
-  realHandler,
-  seedClusters,
-  send,
-  startPollers,
-  stopPollers,
-  testPaths,
-  type OutcomeLog,
-  type TestPaths,
-} from '../../helpers/requests-queue';
+import { eventually } from '../../helpers/zk';
+import { failoutBody, queueDepth, readCluster, readRecord, realHandler, seedClusters, send, startPollers, stopPollers, type OutcomeLog, useQueueFixture } from '../../helpers/requests-queue';
 
 const ALARM = 'greetings-lva1-errors';
 const CONTEXT = { functionName: 'failout-guard', awsRequestId: 'test', getRemainingTimeInMillis: () => 30_000 } as unknown as Context;
 
-let sqs: LocalSqs;
-let session: ZkSession;
-let paths: TestPaths;
 let queueUrl: string;
 let log: OutcomeLog;
 let guard: FailoutGuardHandler;
 let sentMessages: number;
 
-beforeAll(async () => {
-  sqs = await startLocalSqs();
-});
-afterAll(async () => {
-  await sqs.stop();
-});
+const fx = useQueueFixture((session, paths) => seedClusters(session, paths, ['lor1', 'lva1', 'ltx1', 'other-a', 'other-b']));
 beforeEach(async () => {
-  session = await openSession();
-  paths = testPaths();
-  await seedClusters(session, paths, ['lor1', 'lva1', 'ltx1', 'other-a', 'other-b']);
-  queueUrl = (await sqs.createFifoQueuePair({ visibilityTimeoutSeconds: 5 })).queueUrl;
+  queueUrl = (await fx.sqs.createFifoQueuePair({ visibilityTimeoutSeconds: 5 })).queueUrl;
   log = { outcomes: [] };
-  startPollers(1, { client: sqs.client, queueUrl, handler: () => realHandler(session, paths, log) });
+  startPollers(1, { client: fx.sqs.client, queueUrl, handler: () => realHandler(fx.session, fx.paths, log) });
   sentMessages = 0;
   const stopGuard = new StopGuard({
-    zk: session,
-    d2BasePath: paths.d2Base,
+    zk: fx.session,
+    d2BasePath: fx.paths.d2Base,
     queueUrl,
     send: async (message) => {
       sentMessages++;
-      const out = await sqs.client.send(new SendMessageCommand(message));
+      const out = await fx.sqs.client.send(new SendMessageCommand(message));
       return out.MessageId === undefined ? {} : { messageId: out.MessageId };
     },
     logger: new Logger({ serviceName: 'failout-guard-test', logLevel: 'SILENT' }),
   });
   guard = createGuardHandler({ guard: stopGuard, logger: new Logger({ serviceName: 'failout-guard-test', logLevel: 'SILENT' }), metrics: new Metrics({ namespace: 'failout-test', serviceName: 'failout-guard-test' }) });
 });
-afterEach(async () => {
-  await stopPollers();
-  await closeSessions();
-});
 
 /** Sends a failout and waits until it is applied. */
 async function failOut(cluster: string, peers: string[], overrides: Record<string, unknown> = {}): Promise<string> {
   const body = failoutBody(cluster, peers, overrides);
-  await send(sqs.client, queueUrl, body);
-  await eventually(async () => (await readRecord(session, paths, String(body.requestId)))?.status === 'applied', 10_000, `failout of ${cluster}`);
+  await send(fx.sqs.client, queueUrl, body);
+  await eventually(async () => (await readRecord(fx.session, fx.paths, String(body.requestId)))?.status === 'applied', 10_000, `failout of ${cluster}`);
   return String(body.requestId);
 }
 
@@ -89,7 +59,7 @@ function handled(response: GuardResponse): Extract<GuardResponse, { outcome: 'ha
 }
 
 async function failoutOf(cluster: string): Promise<unknown> {
-  return (await readCluster(session, paths, cluster)).json.failoutProperties ?? null;
+  return (await readCluster(fx.session, fx.paths, cluster)).json.failoutProperties ?? null;
 }
 
 it('restores a failout naming the alarm when its ALARM event arrives, and leaves failouts not naming it alone', async () => {
@@ -97,7 +67,7 @@ it('restores a failout naming the alarm when its ALARM event arrives, and leaves
   await failOut('lor1', ['lva1'], { stopAlarms: [ALARM, 'lor1-latency'] });
   await failOut('other-a', ['ltx1'], { stopAlarms: ['some-other-alarm'] });
   await failOut('other-b', ['ltx1']);
-  const untouched = await Promise.all(['other-a', 'other-b'].map((c) => readCluster(session, paths, c)));
+  const untouched = await Promise.all(['other-a', 'other-b'].map((c) => readCluster(fx.session, fx.paths, c)));
 
   // Act
   const response = handled(await guard(alarmEvent('ALARM'), CONTEXT));
@@ -106,10 +76,10 @@ it('restores a failout naming the alarm when its ALARM event arrives, and leaves
   expect(response.restores.map((r) => r.cluster)).toEqual(['lor1']);
   expect(response.clusters).toBe(5);
   const requestId = response.restores[0]!.requestId;
-  await eventually(async () => (await readRecord(session, paths, requestId)) !== undefined, 10_000, 'the guard restore record');
-  expect(await readRecord(session, paths, requestId)).toMatchObject({ status: 'applied', action: 'restore', cluster: 'lor1', requestedBy: 'failout-guard', stoppedByAlarm: ALARM });
+  await eventually(async () => (await readRecord(fx.session, fx.paths, requestId)) !== undefined, 10_000, 'the guard restore record');
+  expect(await readRecord(fx.session, fx.paths, requestId)).toMatchObject({ status: 'applied', action: 'restore', cluster: 'lor1', requestedBy: 'failout-guard', stoppedByAlarm: ALARM });
   expect(await failoutOf('lor1')).toBeNull();
-  expect(await Promise.all(['other-a', 'other-b'].map((c) => readCluster(session, paths, c)))).toEqual(untouched);
+  expect(await Promise.all(['other-a', 'other-b'].map((c) => readCluster(fx.session, fx.paths, c)))).toEqual(untouched);
 });
 
 it('stops every cluster naming the alarm, one restore each, and a scheduled failout too', async () => {
@@ -122,7 +92,7 @@ it('stops every cluster naming the alarm, one restore each, and a scheduled fail
 
   // Assess
   expect(response.restores.map((r) => r.cluster)).toEqual(['lor1', 'ltx1']);
-  for (const r of response.restores) await eventually(async () => (await readRecord(session, paths, r.requestId))?.status === 'applied', 10_000, `restore of ${r.cluster}`);
+  for (const r of response.restores) await eventually(async () => (await readRecord(fx.session, fx.paths, r.requestId))?.status === 'applied', 10_000, `restore of ${r.cluster}`);
   expect(await failoutOf('lor1')).toBeNull();
   expect(await failoutOf('ltx1')).toBeNull();
 });
@@ -136,13 +106,13 @@ it('has one effect for a redelivered event: the same request ids, deduplicated b
   // Act: EventBridge delivers the event twice.
   const first = handled(await guard(event, CONTEXT));
   const second = handled(await guard(JSON.parse(JSON.stringify(event)), CONTEXT));
-  startPollers(1, { client: sqs.client, queueUrl, handler: () => realHandler(session, paths, log) });
+  startPollers(1, { client: fx.sqs.client, queueUrl, handler: () => realHandler(fx.session, fx.paths, log) });
   const requestId = first.restores[0]!.requestId;
-  await eventually(async () => (await readRecord(session, paths, requestId))?.status === 'applied', 10_000, 'the restore');
-  const after = await readCluster(session, paths, 'lor1');
+  await eventually(async () => (await readRecord(fx.session, fx.paths, requestId))?.status === 'applied', 10_000, 'the restore');
+  const after = await readCluster(fx.session, fx.paths, 'lor1');
   // The same restore once more past SQS's 5-minute deduplication window (a fresh deduplication id).
   const late = { version: 1, requestId, action: 'restore', cluster: 'lor1', requestedBy: 'failout-guard', reason: `stopped by alarm ${ALARM}`, stoppedByAlarm: ALARM };
-  await send(sqs.client, queueUrl, late, { dedupId: `late-${requestId}` });
+  await send(fx.sqs.client, queueUrl, late, { dedupId: `late-${requestId}` });
   await eventually(() => log.outcomes.some((o) => o.requestId === requestId && o.status === 'duplicate'), 10_000, 'the duplicate outcome');
   // And the event a third time, after the effect: no failout names the alarm any more.
   const third = handled(await guard(event, CONTEXT));
@@ -151,7 +121,7 @@ it('has one effect for a redelivered event: the same request ids, deduplicated b
   expect(second.restores.map((r) => r.requestId)).toEqual([requestId]);
   expect(log.outcomes.filter((o) => o.requestId === requestId).map((o) => o.status)).toEqual(['applied', 'duplicate']);
   expect(third.restores).toEqual([]);
-  expect(await readCluster(session, paths, 'lor1')).toEqual(after);
+  expect(await readCluster(fx.session, fx.paths, 'lor1')).toEqual(after);
   expect(await failoutOf('lor1')).toBeNull();
 });
 
@@ -162,14 +132,14 @@ it('changes nothing when the failout naming the alarm was replaced by one that d
   await stopPollers();
   const response = handled(await guard(event, CONTEXT));
   const operator = failoutBody('lor1', ['ltx1']);
-  await send(sqs.client, queueUrl, operator);
+  await send(fx.sqs.client, queueUrl, operator);
 
   // Act
-  startPollers(1, { client: sqs.client, queueUrl, handler: () => realHandler(session, paths, log) });
-  await eventually(async () => (await readRecord(session, paths, String(operator.requestId))) !== undefined, 10_000, "the operator's failout");
+  startPollers(1, { client: fx.sqs.client, queueUrl, handler: () => realHandler(fx.session, fx.paths, log) });
+  await eventually(async () => (await readRecord(fx.session, fx.paths, String(operator.requestId))) !== undefined, 10_000, "the operator's failout");
 
   // Assess: FIFO order is the guard's restore (applied, it named the alarm), then the operator's failout.
-  expect(await readRecord(session, paths, response.restores[0]!.requestId)).toMatchObject({ status: 'applied', stoppedByAlarm: ALARM });
+  expect(await readRecord(fx.session, fx.paths, response.restores[0]!.requestId)).toMatchObject({ status: 'applied', stoppedByAlarm: ALARM });
   expect(await failoutOf('lor1')).toMatchObject({ failoutRedirectConfigs: [{ peer: 'ltx1' }] });
 
   // Act again: a second alarm event now finds no failout naming the alarm.
@@ -184,16 +154,16 @@ it('records a restore that finds the failout already replaced as unchanged, writ
   await failOut('lor1', ['lva1'], { stopAlarms: [ALARM] });
   await stopPollers();
   const operator = failoutBody('lor1', ['ltx1']);
-  await send(sqs.client, queueUrl, operator);
+  await send(fx.sqs.client, queueUrl, operator);
   const response = handled(await guard(alarmEvent('ALARM'), CONTEXT));
 
   // Act
-  startPollers(1, { client: sqs.client, queueUrl, handler: () => realHandler(session, paths, log) });
+  startPollers(1, { client: fx.sqs.client, queueUrl, handler: () => realHandler(fx.session, fx.paths, log) });
   const requestId = response.restores[0]!.requestId;
-  await eventually(async () => (await readRecord(session, paths, requestId)) !== undefined, 10_000, 'the guard restore record');
+  await eventually(async () => (await readRecord(fx.session, fx.paths, requestId)) !== undefined, 10_000, 'the guard restore record');
 
   // Assess
-  expect(await readRecord(session, paths, requestId)).toMatchObject({ status: 'applied', unchanged: true, stoppedByAlarm: ALARM });
+  expect(await readRecord(fx.session, fx.paths, requestId)).toMatchObject({ status: 'applied', unchanged: true, stoppedByAlarm: ALARM });
   expect(await failoutOf('lor1')).toMatchObject({ failoutRedirectConfigs: [{ peer: 'ltx1' }] });
 });
 
@@ -221,7 +191,7 @@ it.each([
 it('ignores a transition to OK: nothing sent, the failout stays', async () => {
   // Prepare
   await failOut('lor1', ['lva1'], { stopAlarms: [ALARM] });
-  const before = await readCluster(session, paths, 'lor1');
+  const before = await readCluster(fx.session, fx.paths, 'lor1');
 
   // Act
   const response = await guard(alarmEvent('OK'), CONTEXT);
@@ -229,14 +199,14 @@ it('ignores a transition to OK: nothing sent, the failout stays', async () => {
   // Assess
   expect(response).toEqual({ outcome: 'ignored', alarmName: ALARM, state: 'OK' });
   expect(sentMessages).toBe(0);
-  expect(await queueDepth(sqs.client, queueUrl)).toBe(0);
-  expect(await readCluster(session, paths, 'lor1')).toEqual(before);
+  expect(await queueDepth(fx.sqs.client, queueUrl)).toBe(0);
+  expect(await readCluster(fx.session, fx.paths, 'lor1')).toEqual(before);
 });
 
 it('skips a cluster whose document does not parse and still stops the others', async () => {
   // Prepare
   await failOut('lor1', ['lva1'], { stopAlarms: [ALARM] });
-  await session.set(`${paths.d2Base}/clusters/other-a`, Buffer.from('{"clusterName": "other-a", "failoutProperties": 7}'));
+  await fx.session.set(`${fx.paths.d2Base}/clusters/other-a`, Buffer.from('{"clusterName": "other-a", "failoutProperties": 7}'));
 
   // Act
   const response = handled(await guard(alarmEvent('ALARM'), CONTEXT));
@@ -256,13 +226,13 @@ it.each([
   const good = failoutBody('lor1', ['lva1'], { stopAlarms: [ALARM] });
 
   // Act
-  await send(sqs.client, queueUrl, bad);
-  await send(sqs.client, queueUrl, good);
-  await eventually(async () => (await readRecord(session, paths, String(good.requestId))) !== undefined, 10_000, 'the good request');
+  await send(fx.sqs.client, queueUrl, bad);
+  await send(fx.sqs.client, queueUrl, good);
+  await eventually(async () => (await readRecord(fx.session, fx.paths, String(good.requestId))) !== undefined, 10_000, 'the good request');
 
   // Assess
-  expect(await readRecord(session, paths, String(bad.requestId))).toMatchObject({ status: 'rejected', reason, cluster: 'lor1' });
-  expect(await readRecord(session, paths, String(good.requestId))).toMatchObject({ status: 'applied' });
+  expect(await readRecord(fx.session, fx.paths, String(bad.requestId))).toMatchObject({ status: 'rejected', reason, cluster: 'lor1' });
+  expect(await readRecord(fx.session, fx.paths, String(good.requestId))).toMatchObject({ status: 'applied' });
   expect(await failoutOf('lor1')).toMatchObject({ failoutBucketConfigs: [expect.objectContaining({ stopAlarms: [ALARM] })] });
 });
 
@@ -272,10 +242,10 @@ it('records a restore with a bad stoppedByAlarm as rejected (badStopAlarm), leav
   const bad = { version: 1, requestId: randomUUID(), action: 'restore', cluster: 'lor1', stoppedByAlarm: '' };
 
   // Act
-  await send(sqs.client, queueUrl, bad);
-  await eventually(async () => (await readRecord(session, paths, bad.requestId)) !== undefined, 10_000, 'the record');
+  await send(fx.sqs.client, queueUrl, bad);
+  await eventually(async () => (await readRecord(fx.session, fx.paths, bad.requestId)) !== undefined, 10_000, 'the record');
 
   // Assess
-  expect(await readRecord(session, paths, bad.requestId)).toMatchObject({ status: 'rejected', reason: 'badStopAlarm' });
+  expect(await readRecord(fx.session, fx.paths, bad.requestId)).toMatchObject({ status: 'rejected', reason: 'badStopAlarm' });
   expect(await failoutOf('lor1')).not.toBeNull();
 });
