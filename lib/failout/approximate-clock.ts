@@ -8,14 +8,17 @@
  * Failout windows are in milliseconds and the value is at most one turn (or N decisions) old, so a
  * window starts and ends as before, within the work of one turn.
  *
- * A clock that is not the real one (jest's or sinon's fake timers replace `Date`) is read every time,
- * so tests that move time between two calls see it move.
+ * A clock or timer that is not the real one (jest's or sinon's fake timers replace `Date`, or
+ * `setImmediate` alone as legacy or `doNotFake: ['Date']` timers do) makes it read the clock every
+ * time: tests that move time between two calls see it move, and a turn that faked timers would never
+ * end cannot hold a stale sample.
  */
 
 /** How many reads may share one sample of the clock within one event-loop turn. */
 export const APPROXIMATE_CLOCK_READS_PER_SAMPLE = 64;
 
 const realDateNow = Date.now;
+const realSetImmediate = setImmediate;
 let sample = 0;
 let readsLeft = 0;
 let resetScheduled = false;
@@ -27,8 +30,7 @@ function endOfTurn(): void {
 
 /** Epoch ms, as `Date.now()`, at most one event-loop turn (or 64 reads) old. */
 export function approximateNow(): number {
-  const now = Date.now;
-  if (now !== realDateNow) return now();
+  if (Date.now !== realDateNow || setImmediate !== realSetImmediate) return Date.now();
   if (readsLeft > 0) {
     readsLeft--;
     return sample;
@@ -38,7 +40,7 @@ export function approximateNow(): number {
   if (!resetScheduled) {
     resetScheduled = true;
     // The next turn samples afresh; an Immediate keeps no process alive past it.
-    setImmediate(endOfTurn).unref();
+    realSetImmediate(endOfTurn).unref();
   }
   return sample;
 }

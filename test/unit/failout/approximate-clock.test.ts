@@ -32,6 +32,23 @@ describe('approximateNow', () => {
     expect(seen).toBeGreaterThanOrEqual(target);
   });
 
+  it('reads the real clock every time while only the timers are faked (a turn that never ends holds no sample)', () => {
+    jest.useFakeTimers({ doNotFake: ['Date'] });
+    approximateNow();
+    const target = Date.now() + 2;
+    while (Date.now() < target) {
+      /* real time moves; the faked setImmediate never ends the turn */
+    }
+    expect(approximateNow()).toBeGreaterThanOrEqual(target);
+    jest.useRealTimers();
+    jest.useFakeTimers({ legacyFakeTimers: true });
+    const later = Date.now() + 2;
+    while (Date.now() < later) {
+      /* the same with legacy fake timers */
+    }
+    expect(approximateNow()).toBeGreaterThanOrEqual(later);
+  });
+
   it('reads a faked clock (jest fake timers, sinon) exactly, every time', () => {
     jest.useFakeTimers({ now: 1_000_000 });
     expect(approximateNow()).toBe(1_000_000);
