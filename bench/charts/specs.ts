@@ -167,7 +167,7 @@ export function xdsSpec(run: XdsResults): TopLevelSpec {
     vconcat: (['time', 'rss'] as const).map((metric) => ({
       hconcat: XDS_RESOURCES.map((n) => ({
         title: { text: [XDS_METRICS[metric], `${count(n)} resources`], fontSize: 12, fontWeight: 'normal' as const },
-        width: 260,
+        width: 320,
         height: 110,
         transform: [{ filter: { field: 'panel', equal: xdsPanel(metric, n) } }],
         encoding: {
