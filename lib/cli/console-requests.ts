@@ -10,7 +10,7 @@ import { changeRequestMessage, newRequestId } from '../requests';
 import { isZkError } from '../zk';
 import { describeFailout } from './cluster-status';
 import { CliConnections } from './connections';
-import { dryRun, formatCapacity } from './dry-run';
+import { dryRun, formatProjections } from './dry-run';
 import { CliError } from './errors';
 import { formatClusterStatus } from './format';
 import type { CliIo } from './io';
@@ -82,13 +82,14 @@ export function createConsoleRequests(settings: CliSettings, env: CliIo['env'], 
       if (!options.session) return unjudged('ZooKeeper is out of reach: not judged now');
       let result;
       try {
-        result = await dryRun(options.session, settings, request, options.now);
+        result = await dryRun(options.session, settings, request, options.now, options.rates);
       } catch (err) {
         if (isZkError(err) && err.transient) return unjudged(`ZooKeeper did not answer (${err.message}): not judged now`);
         throw err;
       }
       if (!result.ok) return { kind: 'rejected', body, reason: result.rejection.reason, message: result.rejection.message };
-      const projection = result.capacity === undefined ? '' : `\n${formatCapacity(result.capacity)}`;
+      const projections = formatProjections(result);
+      const projection = projections === '' ? '' : `\n${projections}`;
       return { kind: 'ready', body, judged: true, judgement: `${full.cluster} would then be:\n${formatClusterStatus(result.after, options.now)}${projection}` };
     },
     async send(body) {

@@ -9,5 +9,5 @@ export { ConsoleServer, ConsoleConfigError, sseFrame } from './server';
 export type { ConsoleServerOptions } from './server';
 export type { ActionFields, CheckResult, ConsoleAction, ConsoleRequests, PreparedBody, QueueProbe } from './ports';
 export { listenProblem, isLoopback, MIN_TOKEN_LENGTH } from './security';
-export { parsePrometheusText, totalsByTarget, REDIRECTED_METRIC } from './prometheus';
-export type { PromSample, RatePoint } from './prometheus';
+export { parsePrometheusText, totalsByTarget, REDIRECTED_METRIC } from '../metrics';
+export type { PromSample, RatePoint } from '../metrics';

@@ -7,6 +7,7 @@
  */
 import type { ClusterStatus } from '../cli';
 import type { FailoutProperties } from '../d2';
+import type { RequestRates } from '../requests';
 import type { ZkSession } from '../zk';
 
 /** The three actions the page offers. */
@@ -62,9 +63,15 @@ export interface ConsoleRequests {
   /**
    * Builds the body as the CLI would from `fields` (with `requestId`, or a fresh one), validates it
    * with the worker's schema and judges it against ZooKeeper through `session` (undefined: ZooKeeper is
-   * out of reach; the request is then not judged, as the CLI's `judgeBeforeSend` does).
+   * out of reach; the request is then not judged, as the CLI's `judgeBeforeSend` does). With `rates`
+   * (the console's scrapes), a failout's judgement also shows the projection from request rates, and
+   * says the worker judges by host counts.
    */
-  check(action: ConsoleAction, fields: ActionFields, options: { readonly requestId?: string | undefined; readonly now: number; readonly session: ZkSession | undefined }): Promise<CheckResult>;
+  check(
+    action: ConsoleAction,
+    fields: ActionFields,
+    options: { readonly requestId?: string | undefined; readonly now: number; readonly session: ZkSession | undefined; readonly rates?: RequestRates | undefined },
+  ): Promise<CheckResult>;
   /**
    * Sends a checked body to the queue exactly as the CLI does (MessageGroupId = cluster,
    * MessageDeduplicationId = requestId). @throws Error with a message saying what to do when the queue

@@ -21,7 +21,7 @@ import type { Logger } from '../logging';
 import type { ZkSession, ZkTlsOptions } from '../zk';
 import { renderPage, renderSections, type SectionId } from './page';
 import type { ConsoleRequests, QueueProbe } from './ports';
-import type { RatePoint } from './prometheus';
+import type { RatePoint } from '../metrics';
 import { ACCESS_COOKIE, csrfRefusal, digest, hasAccess, isLoopback, listenProblem, matches, newCsrfToken } from './security';
 import { clusterCard, groupClusters, type ConsoleSnapshot } from './snapshot';
 import { HttpSources } from './sources';
@@ -258,14 +258,14 @@ export class ConsoleServer {
     app.post('/api/check', async (request, reply) => {
       const parsed = this.actionRequest(request, reply);
       if (!parsed) return reply;
-      const result = await this.options.requests.check(parsed.action, parsed.fields, { requestId: parsed.requestId, now: Date.now(), session: this.connectedSession() });
+      const result = await this.options.requests.check(parsed.action, parsed.fields, { requestId: parsed.requestId, now: Date.now(), session: this.connectedSession(), rates: this.sources.currentRates() });
       return reply.send(result);
     });
     app.post('/api/send', async (request, reply) => {
       const parsed = this.actionRequest(request, reply);
       if (!parsed) return reply;
       if (parsed.requestId === undefined) return reply.code(400).send({ kind: 'invalid', message: 'check the request first: send needs the request id shown by the check' });
-      const result = await this.options.requests.check(parsed.action, parsed.fields, { requestId: parsed.requestId, now: Date.now(), session: this.connectedSession() });
+      const result = await this.options.requests.check(parsed.action, parsed.fields, { requestId: parsed.requestId, now: Date.now(), session: this.connectedSession(), rates: this.sources.currentRates() });
       if (result.kind !== 'ready') return reply.code(422).send(result);
       try {
         const sent = await this.options.requests.send(result.body);

@@ -7,7 +7,8 @@
  */
 import { z } from 'zod';
 import type { Logger } from '../logging';
-import { parsePrometheusText, RateSeries, totalsByTarget, type RatePoint } from './prometheus';
+import type { RequestRates } from '../requests';
+import { parsePrometheusText, RateSeries, readText, totalsByTarget, type RatePoint } from '../metrics';
 
 /** A bridge replica as its `/status` says (lib/bridge `BridgeStatus`, the fields the console shows). */
 const bridgeStatusSchema = z.object({
@@ -100,9 +101,6 @@ export interface HttpSourcesOptions {
   readonly onTraffic: (service: string, point: RatePoint | undefined) => void;
 }
 
-/** Timeout of one HTTP read. */
-const READ_TIMEOUT_MS = 1500;
-
 /** The timers that read the HTTP sources. Lifecycle: latent → started → closed. */
 export class HttpSources {
   private lifecycle: 'latent' | 'started' | 'closed' = 'latent';
@@ -140,6 +138,25 @@ export class HttpSources {
     return [...this.traffic].map(([service, t]) => ({ service, urls: this.options.metricsUrls.get(service) ?? [], source: t.source, error: t.error, points: t.series.points() }));
   }
 
+  /**
+   * Requests/s by target cluster now, for the capacity projection: each service's latest rate, summed
+   * (instances and callers add up to a cluster's load). Undefined unless every service's last scrape
+   * answered with the traffic counter within the last `maxAgeMs`: a service missing would undercount
+   * its clusters, and the redirect counter alone cannot say how busy a peer is.
+   */
+  currentRates(now = Date.now(), maxAgeMs = 5000): RequestRates | undefined {
+    if (this.traffic.size === 0) return undefined;
+    const byCluster = new Map<string, number>();
+    let endpoints = 0;
+    for (const [service, t] of this.traffic) {
+      const last = t.series.points().at(-1);
+      if (t.source !== 'traffic' || t.error !== undefined || last === undefined || now - last.t * 1000 > maxAgeMs) return undefined;
+      endpoints += this.options.metricsUrls.get(service)?.length ?? 0;
+      for (const [cluster, rate] of Object.entries(last.rates)) byCluster.set(cluster, (byCluster.get(cluster) ?? 0) + rate);
+    }
+    return { byCluster, source: `the console's last scrape of ${endpoints} endpoint${endpoints === 1 ? '' : 's'}` };
+  }
+
   /** Stops the timers. */
   close(): void {
     this.lifecycle = 'closed';
@@ -165,7 +182,7 @@ export class HttpSources {
     await Promise.all(
       urls.map(async (url) => {
         try {
-          const found = totalsByTarget(parsePrometheusText(await readText(url, undefined)), this.options.trafficMetric);
+          const found = totalsByTarget(parsePrometheusText(await readText(url)), this.options.trafficMetric);
           if (found.source !== 'none') source = source === 'traffic' || found.source === 'traffic' ? 'traffic' : 'redirected';
           for (const [target, value] of found.totals) totals.set(target, (totals.get(target) ?? 0) + value);
         } catch (err) {
@@ -206,8 +223,8 @@ export class HttpSources {
     const current = this.bridgesValue[index]!;
     const base = current.url.replace(/\/+$/, '');
     try {
-      const status = bridgeStatusSchema.parse(JSON.parse(await readText(`${base}/status`, this.options.bridgeToken)));
-      const dump = configDumpSchema.safeParse(JSON.parse(await readText(`${base}/config_dump`, this.options.bridgeToken)));
+      const status = bridgeStatusSchema.parse(JSON.parse(await readText(`${base}/status`, { token: this.options.bridgeToken })));
+      const dump = configDumpSchema.safeParse(JSON.parse(await readText(`${base}/config_dump`, { token: this.options.bridgeToken })));
       const resources = dump.success
         ? dump.data.config.flatMap((c) =>
             (c.generic_xds_configs ?? c.genericXdsConfigs ?? []).map((r) => ({
@@ -228,11 +245,4 @@ export class HttpSources {
 /** `type.googleapis.com/envoy.config.cluster.v3.Cluster` → `Cluster`. */
 function shortType(typeUrl: string): string {
   return typeUrl.slice(typeUrl.lastIndexOf('.') + 1) || typeUrl;
-}
-
-/** GET as text with a timeout; a non-2xx answer is an error naming the status (never the token). */
-async function readText(url: string, token: string | undefined): Promise<string> {
-  const response = await fetch(url, { signal: AbortSignal.timeout(READ_TIMEOUT_MS), headers: token === undefined ? {} : { authorization: `Bearer ${token}` } });
-  if (!response.ok) throw new Error(`HTTP ${response.status}`);
-  return response.text();
 }

@@ -16,7 +16,7 @@ export { readPeerStates } from './peer-states';
 export { judgeRequest } from './judge-request';
 export type { Judgement, JudgeOptions } from './judge-request';
 export { DEFAULT_MAX_PEER_LOAD_FACTOR, projectPeerLoad } from './capacity';
-export type { CapacityInput, CapacityPeer, CapacityProjection, PeerProjection } from './capacity';
+export type { CapacityBasis, CapacityInput, CapacityPeer, CapacityProjection, PeerProjection, RequestRates } from './capacity';
 export { RequestWriter, DEFAULT_RETRY_BUDGET } from './request-writer';
 export { RecordSweeper } from './record-sweeper';
 export type { RecordSweeperOptions, SweepResult } from './record-sweeper';

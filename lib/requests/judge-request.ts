@@ -75,6 +75,7 @@ export async function judgeRequest(session: ZkReader, d2BasePath: string, reques
     if (request.action === 'failout') {
       // After applyRequest: unknown peers and "no peer with hosts" are the clearer answers, and come first.
       capacity = projectPeerLoad({
+        cluster: request.cluster,
         clusterHosts: await countEligibleHosts(session, d2BasePath, request.cluster, props),
         movedFraction: (request.buckets.to - request.buckets.from + 1) / BUCKETS,
         peers: request.peers.map((p) => ({ cluster: p.cluster, weight: p.weight, hosts: (peers.get(p.cluster) ?? NO_PEER).hostCount })),

@@ -9,7 +9,7 @@ import { createHandler } from '../../lib/requests/lambda';
 import { RequestWriter, type Outcome, type RequestMeta } from '../../lib/requests/request-writer';
 import { decodeRequestRecord, type RequestRecord } from '../../lib/requests/request-record';
 import { OPEN_ACL, type ZkSession } from '../../lib/zk';
-import { closeSessions, openSession } from './zk';
+import { closeSessions, openSession, sharedConnectString } from './zk';
 
 /**
  * Shared pieces of the queue end-to-end tests: D2 clusters to fail out, the REAL handler
@@ -163,6 +163,21 @@ export async function queueDepth(client: SQSClient, queueUrl: string): Promise<n
     new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }),
   );
   return Number(out.Attributes?.ApproximateNumberOfMessages ?? 0) + Number(out.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0);
+}
+
+/**
+ * The environment the `failout` CLI needs to reach a queue fixture: its queue, the shared ZooKeeper,
+ * fauxqs, and this test's fresh paths.
+ */
+export function cliEnvFor(fx: QueueFixture, queueUrl: string): Record<string, string> {
+  return {
+    FAILOUT_QUEUE_URL: queueUrl,
+    ZK_CONNECT: sharedConnectString(),
+    SQS_ENDPOINT: fx.sqs.endpoint,
+    D2_BASE_PATH: fx.paths.d2Base,
+    FAILOUT_REQUESTS_PATH: fx.paths.requestsPath,
+    FAILOUT_USER: 'oncall@example.com',
+  };
 }
 
 /** What {@link useQueueFixture} provides; read it inside tests and hooks, where it is set. */

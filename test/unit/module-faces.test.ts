@@ -53,6 +53,7 @@ describe('module faces', () => {
     ['lib/d2/data/index.ts', []],
     ['lib/requests/schema-entry.ts', ['zod']],
     ['lib/zk/config/index.ts', []],
+    ['lib/metrics/index.ts', []],
   ])('%s loads exactly %j from npm', async (face, expected) => {
     // Act
     const loaded = await packagesLoadedBy(face);

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { ConsoleConfigError, ConsoleServer, listenProblem, type ConsoleServerOptions } from '../../console';
 import { createLogger, type Logger } from '../../logging';
+import { hasCredentials } from '../../metrics';
 import { loadZkTlsFiles, ZkTlsConfigError } from '../../zk';
 import { addConnectionOptions, defaultRequester, type CommandRuntime } from '../command-context';
 import { createConsoleRequests } from '../console-requests';
@@ -46,7 +47,7 @@ function httpUrl(text: string, from: string): string {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw usageError(`${from}: ${JSON.stringify(text)} is not an http(s) URL`);
   // The page shows these URLs: a credential in one would be shown too (and fetch refuses them anyway).
-  if (url.username !== '' || url.password !== '') throw usageError(`${from}: put no credentials in a URL (the console shows its URLs); give the bridges' token in FAILOUT_BRIDGE_ADMIN_TOKEN`);
+  if (hasCredentials(url)) throw usageError(`${from}: put no credentials in a URL (the console shows its URLs); give the bridges' token in FAILOUT_BRIDGE_ADMIN_TOKEN`);
   return url.toString();
 }
 

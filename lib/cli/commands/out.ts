@@ -5,7 +5,8 @@ import { EXIT } from '../errors';
 import { formatClusterStatus } from '../format';
 import { buildFailoutBody, type OutOptions } from '../request-body';
 import type { ConnectionFlags } from '../settings';
-import { dryRun, formatCapacity } from '../dry-run';
+import { dryRun, formatProjections, projectionJson } from '../dry-run';
+import { measureRequestRates, type RateFlags } from '../request-rates';
 import { judgeBeforeSend, validateLocally } from '../local-check';
 import { addSendOptions, sendRequest, type SendOptions } from './send';
 
@@ -16,9 +17,15 @@ Examples:
   failout out greetings-lor1 --peer greetings-lva1 --at +15m --for 90m --buckets 0-9 --dry-run
   failout out greetings-lor1 --peer greetings-lva1 --for 2h --ramp 10%:5m,50%:10m,100%
   failout out greetings-lor1 --peer greetings-lva1 --for 2h --stop-alarm greetings-lva1-errors
+  failout out greetings-lor1 --peer greetings-lva1 --for 2h --dry-run \
+    --metrics greetings=http://10.0.0.7:9464/metrics --traffic-metric greetings_requests_total
+
+With --metrics (or FAILOUT_METRICS_URLS), the capacity projection is also made from request rates (two
+scrapes a second apart of a counter of every request by cluster, --traffic-metric or
+FAILOUT_TRAFFIC_METRIC); the worker judges by host counts (it cannot see rates), and both are shown.
 `;
 
-type Flags = OutOptions & SendOptions & ConnectionFlags & { dryRun?: boolean; requestId?: string };
+type Flags = OutOptions & SendOptions & ConnectionFlags & RateFlags & { dryRun?: boolean; requestId?: string };
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
@@ -38,7 +45,9 @@ export function outCommand(rt: CommandRuntime): Command {
     .option('--reason <text>', 'why (an incident id), recorded with the failout')
     .option('--by <who>', 'who asks (default: $FAILOUT_USER or user@host)')
     .option('--force', 'override the peer-state checks (peer failed out, peer without hosts)')
-    .option('--dry-run', 'validate against the current ZooKeeper state; send nothing');
+    .option('--dry-run', 'validate against the current ZooKeeper state; send nothing')
+    .option('--metrics <service=url>', "a service instance's Prometheus text URL, for the projection from request rates (repeat; default $FAILOUT_METRICS_URLS)", collect)
+    .option('--traffic-metric <name>', 'a counter of every request by target cluster (label cluster) that services export (default $FAILOUT_TRAFFIC_METRIC)');
   addConnectionOptions(addSendOptions(command)).addHelpText('after', EXAMPLES);
   return command.action(async (cluster: string, flags: Flags) => {
     const now = rt.io.now();
@@ -46,14 +55,19 @@ export function outCommand(rt: CommandRuntime): Command {
     // The worker's schema and rules first: a request it can only reject is never sent (exit 2).
     const request = validateLocally(body, now, rt.io.env);
     await withConnections(flags, rt.io, async (connections, settings) => {
+      // Measured before judging, so both projections are of the same moment (without ZooKeeper nothing is judged).
+      const measured = flags.dryRun || settings.zkConnect ? await measureRequestRates(flags, rt.io) : undefined;
       if (!flags.dryRun) {
-        if (!(await judgeBeforeSend(rt, connections, settings, { body, request, json: flags.json }, now))) return;
+        if (!(await judgeBeforeSend(rt, connections, settings, { body, request, json: flags.json, rates: measured?.rates }, now))) return;
         return sendRequest(rt, connections, settings, body, flags);
       }
-      const result = await dryRun(await connections.zk(), settings, request, now);
-      if (flags.json) printJson(rt.io, { dryRun: true, request: body, ...result });
-      else if (result.ok) {
-        const projection = result.capacity === undefined ? '' : `${formatCapacity(result.capacity)}\n`;
+      const result = await dryRun(await connections.zk(), settings, request, now, measured?.rates);
+      if (flags.json) {
+        const projections = result.ok ? { capacity: projectionJson(result.capacity), capacityByRates: projectionJson(result.capacityByRates), judgedBy: result.capacity === undefined ? undefined : 'hostCounts' } : {};
+        printJson(rt.io, { dryRun: true, request: body, ...result, ...projections, ...(measured === undefined ? {} : { rates: measured.json }) });
+      } else if (result.ok) {
+        const text = formatProjections(result);
+        const projection = text === '' ? '' : `${text}\n`;
         rt.io.stdout(`dry run: request would be applied; nothing was sent. ${cluster} would then be:\n${formatClusterStatus(result.after, now)}\n${projection}`);
       }
       else rt.io.stdout(`dry run: request would be REJECTED: ${result.rejection.reason} — ${result.rejection.message}\nnothing was sent\n`);

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { FifoQueuePair } from '../../../lib/local/sqs';
 import { sharedConnectString } from '../../helpers/zk';
 import { runCli, type CliResult } from '../../helpers/cli';
-import { announceHosts, failoutBody, queueDepth, realHandler, seedClusters, send, startPollers, useQueueFixture } from '../../helpers/requests-queue';
+import { announceHosts, cliEnvFor, failoutBody, queueDepth, realHandler, seedClusters, send, startPollers, useQueueFixture } from '../../helpers/requests-queue';
 
 // The CLI in-process through run(argv, io), against fauxqs and the shared ZooKeeper, with the real
 // handler behind a poller, so --wait sees real outcomes. One test spawns the real bin.
@@ -21,14 +21,7 @@ const fx = useQueueFixture(async (session, paths) => {
 });
 beforeEach(async () => {
   queue = await fx.sqs.createFifoQueuePair();
-  env = {
-    FAILOUT_QUEUE_URL: queue.queueUrl,
-    ZK_CONNECT: sharedConnectString(),
-    SQS_ENDPOINT: fx.sqs.endpoint,
-    D2_BASE_PATH: fx.paths.d2Base,
-    FAILOUT_REQUESTS_PATH: fx.paths.requestsPath,
-    FAILOUT_USER: 'oncall@example.com',
-  };
+  env = cliEnvFor(fx, queue.queueUrl);
 });
 
 function startWorker(): void {

@@ -98,7 +98,7 @@ it('rejects a failout that would triple a small peer with the numbers, and appli
   const rejected = await readRecord(fx.session, fx.paths, String(plain.requestId));
   expect(rejected).toMatchObject({ status: 'rejected', reason: 'insufficientPeerCapacity' });
   expect(rejected?.message).toBe(
-    'peers[0].cluster: "small" would carry 3× its load per host (1 hosts + 2 hosts\' worth moved from 2 hosts), above maxPeerLoadFactor 2 (force overrides)',
+    'peers[0].cluster: "small" would carry 3× its load per host (from host counts: 1 hosts + 2 hosts\' worth moved from 2 hosts), above maxPeerLoadFactor 2 (force overrides)',
   );
   expect(await readRecord(fx.session, fx.paths, String(forced.requestId))).toMatchObject({ status: 'applied' });
   expect(await queueDepth(fx.sqs.client, queue.dlqUrl)).toBe(0);

@@ -1,6 +1,6 @@
 import { escapeHtml, html, SafeHtml } from '../../../lib/console/html';
 import { jsonForScript } from '../../../lib/console/page';
-import { parsePrometheusText, RateSeries, totalsByTarget } from '../../../lib/console/prometheus';
+import { parsePrometheusText, RateSeries, totalsByTarget } from '../../../lib/metrics';
 import { csrfRefusal, digest, listenProblem } from '../../../lib/console/security';
 import { groupClusters, type ClusterCard } from '../../../lib/console/snapshot';
 

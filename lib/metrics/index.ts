@@ -1,0 +1,10 @@
+/**
+ * lib/metrics: requests per second by target cluster from the Prometheus text that services expose
+ * (FailoutClient's redirect counter, a service's own counter of every request by cluster). Shared by
+ * the console (a running rate per service, charted) and the CLI's dry run (one measurement, for the
+ * capacity projection from request rates). Loads no npm package: Node's fetch only.
+ */
+export { parsePrometheusText, RateSeries, REDIRECTED_METRIC, totalsByTarget } from './prometheus';
+export type { PromSample, RatePoint } from './prometheus';
+export { hasCredentials, measureRates, readText, redactUrl } from './scrape';
+export type { MeasuredRates, MeasureRatesOptions } from './scrape';
