@@ -147,13 +147,13 @@ export function renderPlanes(s: ConsoleSnapshot): SafeHtml {
 function recordRow(r: RequestRecord): SafeHtml {
   const outcome = r.status === 'applied' && r.unchanged ? 'applied (nothing to change)' : r.status;
   return html`<tr data-cluster="${r.cluster ?? ''}" data-by="${r.requestedBy ?? ''}" data-outcome="${r.status}" data-request="${r.requestId}">
-    <td><time datetime="${iso(r.appliedAt)}">${iso(r.appliedAt)}</time></td><td>${r.action ?? '?'}</td><td>${r.cluster ?? '?'}</td><td>${r.requestedBy ?? ''}</td>
+    <td><time datetime="${iso(r.appliedAt)}">${iso(r.appliedAt)}</time></td><td>${r.action ?? '?'}</td><td>${r.cluster ?? '?'}</td><td>${r.requestedBy ?? ''}</td><td class="why">${r.requestReason ?? ''}</td>
     <td class="outcome-${r.status}">${outcome}</td><td>${r.reason ? html`<span class="reason">${r.reason}</span>${r.message ? html` — ${r.message}` : ''}` : ''}</td><td class="rid">${r.requestId}</td></tr>`;
 }
 
 /** The history's rows, newest first. */
 export function renderHistoryRows(s: ConsoleSnapshot): SafeHtml {
-  if (s.records.length === 0) return html`<tr><td colspan="7">No request records yet.</td></tr>`;
+  if (s.records.length === 0) return html`<tr><td colspan="8">No request records yet.</td></tr>`;
   return join(s.records.map(recordRow));
 }
 
@@ -231,7 +231,7 @@ ${s.traffic.map(
 <label>Requester <input name="by" id="h-by" autocomplete="off"></label>
 <label>Outcome <select name="outcome" id="h-outcome"><option value="">any</option><option value="applied">applied</option><option value="rejected">rejected</option></select></label>
 </form>
-<div class="scroll"><table id="history"><thead><tr><th scope="col">decided</th><th scope="col">action</th><th scope="col">cluster</th><th scope="col">by</th><th scope="col">outcome</th><th scope="col">reason</th><th scope="col">request id</th></tr></thead>
+<div class="scroll"><table id="history"><thead><tr><th scope="col">decided</th><th scope="col">action</th><th scope="col">cluster</th><th scope="col">by</th><th scope="col">why</th><th scope="col">outcome</th><th scope="col">reason</th><th scope="col">request id</th></tr></thead>
 <tbody id="history-rows">${renderHistoryRows(s)}</tbody></table></div>
 </section>
 <section aria-labelledby="planes-h"><h2 id="planes-h">Control planes</h2><div id="planes">${renderPlanes(s)}</div></section>

@@ -55,7 +55,16 @@ export interface RequestRecord {
   readonly unchanged?: true;
   /** For a guard's `restore`: the stop alarm whose ALARM state caused it. */
   readonly stoppedByAlarm?: string;
+  /**
+   * The request's own `reason` (why the operator asked: an incident id, a change ticket), cut to
+   * {@link MAX_RECORDED_REQUEST_REASON} characters; only from a request that passed the schema (so it
+   * holds no control characters). Not to be confused with `reason`, a rejection's.
+   */
+  readonly requestReason?: string;
 }
+
+/** Most characters of a request's reason a record keeps: the history's "why", not an archive. */
+export const MAX_RECORDED_REQUEST_REASON = 256;
 
 const recordSchema = z.object({
   requestId: z.string().min(1),
@@ -70,6 +79,7 @@ const recordSchema = z.object({
   requestedBy: z.string().optional(),
   unchanged: z.literal(true).optional(),
   stoppedByAlarm: z.string().optional(),
+  requestReason: z.string().optional(),
 });
 
 /** `<base>/<id>`; `base` defaults to `/failout/requests`. @throws RequestError `invalidArgument` for an id that is no znode name. */

@@ -6,8 +6,8 @@ import { isValidName } from './names';
 import { judgeRequest, type JudgeOptions } from './judge-request';
 import type { RecordRetention } from './record-retention';
 import { RecordSweeper, type SweepResult } from './record-sweeper';
-import type { Rejection, RejectionReason } from './rejection';
-import { decodeRequestRecord, DEFAULT_REQUESTS_PATH, encodeRequestRecord, requestRecordPath, RECORD_ACTIONS, type RecordAction, type RequestRecord, type RequestStatus } from './request-record';
+import { cutText, type Rejection, type RejectionReason } from './rejection';
+import { decodeRequestRecord, DEFAULT_REQUESTS_PATH, encodeRequestRecord, MAX_RECORDED_REQUEST_REASON, requestRecordPath, RECORD_ACTIONS, type RecordAction, type RequestRecord, type RequestStatus } from './request-record';
 import { DEFAULT_DRILLS_PATH } from './drill-node';
 import { isDrillAction } from './drill-rules';
 import { drillEffectsOf, drillFailoutPrecheck } from './drill-writes';
@@ -194,7 +194,13 @@ export class RequestWriter {
   /** One read-decide-write round; `conflict` when the cluster changed under it. */
   private async attempt(request: ChangeRequest, meta: RequestMeta): Promise<Attempt> {
     const now = this.clock();
-    const hints = { cluster: request.cluster, action: request.action, requestedBy: request.requestedBy, stoppedByAlarm: request.action === 'restore' ? request.stoppedByAlarm : undefined };
+    const hints = {
+      cluster: request.cluster,
+      action: request.action,
+      requestedBy: request.requestedBy,
+      stoppedByAlarm: request.action === 'restore' ? request.stoppedByAlarm : undefined,
+      requestReason: request.reason === undefined ? undefined : cutText(request.reason, MAX_RECORDED_REQUEST_REASON),
+    };
     // Drills (drill-writes.ts): their node changes ride in the same multi as the cluster's and the record's.
     const drills = { session: this.session, d2BasePath: this.d2BasePath, drillsPath: this.drillsPath, acl: this.recordAcl, now };
     if (request.action === 'failout') {
@@ -304,6 +310,8 @@ interface Hints {
   readonly requestedBy?: string | undefined;
   /** A guard's restore: the alarm that caused it. */
   readonly stoppedByAlarm?: string | undefined;
+  /** The request's own reason, cut to the record's bound. */
+  readonly requestReason?: string | undefined;
 }
 
 function recordBase(requestId: string, hints: Hints, meta: RequestMeta, now: number): Omit<RequestRecord, 'status' | 'clusterVersion'> {
@@ -315,6 +323,7 @@ function recordBase(requestId: string, hints: Hints, meta: RequestMeta, now: num
     messageId: meta.messageId,
     ...(hints.requestedBy === undefined ? {} : { requestedBy: hints.requestedBy }),
     ...(hints.stoppedByAlarm === undefined ? {} : { stoppedByAlarm: hints.stoppedByAlarm }),
+    ...(hints.requestReason === undefined ? {} : { requestReason: hints.requestReason }),
   };
 }
 

@@ -2,7 +2,7 @@ import pino from 'pino';
 import { consoleServerOptions } from '../../../lib/cli';
 import { describeFailout } from '../../../lib/cli/cluster-status';
 import type { FailoutProperties } from '../../../lib/d2';
-import { renderClusters, renderPlanes, renderStatus } from '../../../lib/console/page';
+import { renderClusters, renderHistoryRows, renderPlanes, renderStatus } from '../../../lib/console/page';
 import type { ConsoleSnapshot } from '../../../lib/console/snapshot';
 import { windowSafety } from '../../../lib/console/snapshot';
 import type { BridgeSource } from '../../../lib/console/sources';
@@ -114,5 +114,21 @@ describe('failout console options', () => {
       metrics: { greetings: ['http://s1/metrics', 'http://s2/metrics'] },
     });
     void options.requests.close();
+  });
+});
+
+describe('the history says why each request was made', () => {
+  it("shows the request's reason as text, next to who asked", () => {
+    // Prepare
+    const s = snapshot({
+      records: [{ requestId: 'r-1', status: 'applied', cluster: 'greetings-lor1', action: 'failout', appliedAt: NOW, clusterVersion: 3, requestedBy: 'oncall@example.com', requestReason: 'INC-4711 <img src=x onerror=alert(1)>' }],
+    });
+
+    // Act
+    const html = renderHistoryRows(s).text;
+
+    // Assess
+    expect(html).toContain('<td class="why">INC-4711 &lt;img src=x onerror=alert(1)&gt;</td>');
+    expect(html).not.toContain('<img');
   });
 });
