@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { lazySource, parseDuration, type RequestLogger } from '../requests';
 import { alarmStatesFromEnv } from './alarm-states';
 import { DEFAULT_DRILL_GRACE_MS, DrillRunner } from './drill-runner';
-import { absolutePath, parseLambdaEnv, sqsSender, startReadOnlySession, zkConnectVar, zkTimeoutVars, type ReadOnlySessionConfig } from './lambda-source';
+import { absolutePath, parseLambdaEnv, queueUrlVar, sqsSender, startReadOnlySession, zkConnectVar, zkTimeoutVars, type ReadOnlySessionConfig } from './lambda-source';
 
 /**
  * The runner's configuration:
@@ -40,9 +40,7 @@ export class DrillConfigError extends Error {
 
 const envSchema = z.object({
   ZK_CONNECT: zkConnectVar(),
-  // Not a WHATWG URL check: fauxqs's queue URLs have hosts like `sqs.us-east-1.127.0.0.1`, which end in a
-  // number and so fail WHATWG parsing, yet the SDK sends to them.
-  FAILOUT_QUEUE_URL: z.string({ error: 'is required' }).regex(/^https?:\/\/\S+$/, 'must be the http(s) URL of the request queue'),
+  FAILOUT_QUEUE_URL: queueUrlVar(),
   D2_BASE_PATH: absolutePath('/d2'),
   FAILOUT_REQUESTS_PATH: absolutePath('/failout/requests'),
   FAILOUT_DRILLS_PATH: absolutePath('/failout/drills'),

@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { lazySource, type RequestLogger } from '../requests';
-import { absolutePath, parseLambdaEnv, sqsSender, startReadOnlySession, zkConnectVar, zkTimeoutVars, type ReadOnlySessionConfig } from './lambda-source';
+import { absolutePath, parseLambdaEnv, queueUrlVar, sqsSender, startReadOnlySession, zkConnectVar, zkTimeoutVars, type ReadOnlySessionConfig } from './lambda-source';
 import { StopGuard, type GuardCounter } from './stop-guard';
 
 /**
@@ -37,8 +37,7 @@ export class GuardConfigError extends Error {
 const envSchema = z.object({
   ZK_CONNECT: zkConnectVar(),
   D2_BASE_PATH: absolutePath('/d2'),
-  // Not z.url(): fauxqs' queue URLs (`http://sqs.us-east-1.127.0.0.1:<port>/…`) have a host it refuses.
-  FAILOUT_QUEUE_URL: z.string({ error: 'is required' }).regex(/^https?:\/\/[^\s/]+\/\S+$/, 'must be the http(s) URL of the request queue'),
+  FAILOUT_QUEUE_URL: queueUrlVar(),
   ...zkTimeoutVars(),
 });
 

@@ -15,6 +15,12 @@ export const positiveInt = (fallback: number) => z.coerce.number().int().positiv
 export const absolutePath = (fallback: string) => z.string().regex(/^\/[^\s]*$/, 'must be an absolute znode path').default(fallback);
 /** `ZK_CONNECT`: `host:port[,host:port…]`, required. */
 export const zkConnectVar = () => z.string({ error: 'is required' }).regex(/^[^\s,]+:\d+(,[^\s,]+:\d+)*$/, 'must be host:port[,host:port…]');
+/**
+ * `FAILOUT_QUEUE_URL`: an http(s) URL with a path. Not `z.url()`: fauxqs' queue URLs
+ * (`http://sqs.us-east-1.127.0.0.1:<port>/…`) have a host that ends in a number, which WHATWG parsing
+ * refuses, yet the SDK sends to them.
+ */
+export const queueUrlVar = () => z.string({ error: 'is required' }).regex(/^https?:\/\/[^\s/]+\/\S+$/, 'must be the http(s) URL of the request queue');
 /** `ZK_SESSION_TIMEOUT_MS` and `ZK_CONNECT_TIMEOUT_MS`, spread last into a schema. */
 export const zkTimeoutVars = () => ({ ZK_SESSION_TIMEOUT_MS: positiveInt(15_000), ZK_CONNECT_TIMEOUT_MS: positiveInt(10_000) });
 
