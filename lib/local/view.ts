@@ -93,10 +93,13 @@ export function commandsText(env: StackEnv, keys: boolean, consoleUrl?: string):
   const lines = [
     ...(consoleUrl === undefined ? [] : [`Console: open ${consoleUrl} in a browser (fail out, restore, watch the traffic move).`]),
     'In another terminal (from this directory):',
-    `  export FAILOUT_QUEUE_URL=${env.FAILOUT_QUEUE_URL} SQS_ENDPOINT=${env.SQS_ENDPOINT} ZK_CONNECT=${env.ZK_CONNECT}`,
+    `  export FAILOUT_QUEUE_URL=${env.FAILOUT_QUEUE_URL} SQS_ENDPOINT=${env.SQS_ENDPOINT} ZK_CONNECT=${env.ZK_CONNECT} FAILOUT_ALARMS_URL=${env.FAILOUT_ALARMS_URL}`,
     `  (a service announcing itself, examples/service: ZK_ANNOUNCER_DIGEST_FILE=${env.ZK_ANNOUNCER_DIGEST_FILE})`,
     '  npx failout out greetings-lor1 --peer greetings-lva1:2 --peer greetings-ltx1:1 --for 30m --wait',
     '  npx failout out greetings-lor1 --peer greetings-lva1 --for 30m --buckets 0-49 --wait',
+    '  npx failout out greetings-lor1 --peer greetings-lva1:2 --peer greetings-ltx1:1 --for 30m --ramp 10%:1m,50%:2m,100% --wait',
+    '  npx failout out greetings-lor1 --peer greetings-lva1:2 --peer greetings-ltx1:1 --for 30m --stop-alarm greetings-lva1-errors --wait   (then b)',
+    '  npx failout extend greetings-lor1 --for 1h --wait',
     '  npx failout restore greetings-lor1 --wait',
     '  npx failout status',
   ];
