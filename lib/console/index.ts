@@ -3,10 +3,13 @@
  * server on loopback by default that reads ZooKeeper through watches (one session per server), the
  * bridges' admin status and the services' Prometheus counters, renders the page on the server
  * (escaped by construction), pushes live updates by server-sent events, and acts through the CLI's
- * own request path (the {@link ConsoleRequests} port, implemented by lib/cli).
+ * own request path (the {@link ConsoleRequests} port, implemented by lib/cli). The stop alarms' states
+ * come through lib/safety's `AlarmStates` port ({@link ConsoleAlarmSource}, built by lib/cli).
  */
 export { ConsoleServer, ConsoleConfigError, sseFrame } from './server';
 export type { ConsoleServerOptions } from './server';
+export { ALARM_POLL_MS } from './alarms';
+export type { AlarmStatesView, ConsoleAlarmSource } from './alarms';
 export type { ActionFields, CheckResult, ConsoleAction, ConsoleRequests, PreparedBody, QueueProbe } from './ports';
 export { listenProblem, isLoopback, MIN_TOKEN_LENGTH } from './security';
 export { parsePrometheusText, totalsByTarget, REDIRECTED_METRIC } from '../metrics';

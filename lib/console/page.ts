@@ -8,7 +8,8 @@ import type { ClusterStatus } from '../cli';
 import type { RequestRecord } from '../requests';
 import { formatRemaining } from '../text';
 import { html, join, SafeHtml } from './html';
-import type { ClusterCard, ConsoleSnapshot, ServiceGroup } from './snapshot';
+import type { AlarmStatesView } from './alarms';
+import { shownWindowIndexes, type ClusterCard, type ConsoleSnapshot, type ServiceGroup } from './snapshot';
 import type { BridgeSource } from './sources';
 
 /** The sections the live updates replace, by element id. */
@@ -54,19 +55,42 @@ export function renderStatus(s: ConsoleSnapshot): SafeHtml {
           ? html`<p class="ok" data-queue="ok">Queue ${q.url}: reachable${q.probe.visible === undefined ? '' : html`, ${q.probe.visible} waiting, ${q.probe.inFlight ?? 0} in flight`}.</p>`
           : html`<p class="alert" role="alert" data-queue="unreachable"><strong>The request queue is not reachable</strong>: ${q.probe.message}. Requests cannot be sent until it is;
               check FAILOUT_QUEUE_URL, SQS_ENDPOINT, AWS credentials and the network.</p>`;
-  return html`${zkLine}${queueLine}`;
+  return html`${zkLine}${queueLine}${alarmSourceLine(s.alarms)}`;
 }
 
-function card(c: ClusterCard, home: boolean, now: number): SafeHtml {
+/** One line on where the alarm states come from, or why the cards show none. */
+function alarmSourceLine(view: AlarmStatesView): SafeHtml {
+  switch (view.kind) {
+    case 'off':
+      return html`<p data-alarms="off">Alarm states: not configured (pass --alarms-url or --cloudwatch-alarms, or set FAILOUT_ALARMS_URL or FAILOUT_CONSOLE_CLOUDWATCH=1, to see them next to the stop alarms).</p>`;
+    case 'waiting':
+      return html`<p data-alarms="waiting">Alarm states from ${view.source}: read while a card shows stop alarms.</p>`;
+    case 'read': {
+      const firing = [...view.states.values()].filter((state) => state === 'ALARM').length;
+      return html`<p class="ok" data-alarms="read">Alarm states from ${view.source}: ${view.states.size} read${firing > 0 ? html`, <strong class="alarm-state firing">${firing} in ALARM</strong>` : ''}.</p>`;
+    }
+    case 'unreachable':
+      return html`<p class="alert" role="alert" data-alarms="unreachable"><strong>Alarm states could not be read</strong> from ${view.source}: ${view.error}.
+        The stop alarms on the cards are shown without their states; the console tries again by itself.</p>`;
+  }
+}
+
+/** A stop alarm's name and, when known, its state (ALARM marked `firing`). */
+function alarmItem(name: string, view: AlarmStatesView): SafeHtml {
+  const state = view.kind === 'read' ? view.states.get(name) : undefined;
+  if (state === undefined) return html`${name}`;
+  return html`${name} <span class="alarm-state${state === 'ALARM' ? ' firing' : ''}" data-alarm="${name}" data-alarm-state="${state}">${state}</span>`;
+}
+
+function card(c: ClusterCard, home: boolean, now: number, alarms: AlarmStatesView): SafeHtml {
   const st = c.status;
   const state = st?.state ?? 'loading';
   const label = st ? STATE_LABEL[st.state] : 'loading…';
   const active = st?.windows.filter((w) => w.active) ?? [];
-  const shown = st === undefined ? [] : st.state === 'ended' ? st.windows.slice(-1) : st.windows;
+  const shown = shownWindowIndexes(st).map((i) => ({ w: st!.windows[i]!, safety: c.safety[i] }));
   const share = st?.ramp?.sharePct ?? active.reduce((sum, w) => Math.max(sum, w.sharePct), 0);
   const totalWeight = st?.peers.reduce((sum, p) => sum + p.weight, 0) ?? 0;
-  const windows = shown.map((w) => {
-    const safety = c.safety[st!.windows.indexOf(w)];
+  const windows = shown.map(({ w, safety }) => {
     return html`<li class="window${w.active ? ' active' : ''}">
       <span class="when">${w.active ? 'active' : Date.parse(w.offlineAt) > now ? 'starts' : 'ended'}: ${w.offlineAt} → ${w.onlineAt ?? 'until restored'}</span>
       ${w.active && w.onlineAt !== null ? html` <span class="left">(${countdown(w.onlineAt, now)} left)</span>` : ''}
@@ -74,7 +98,7 @@ function card(c: ClusterCard, home: boolean, now: number): SafeHtml {
       <br>buckets ${w.buckets.from}–${w.buckets.to} (${w.sharePct}%)
       <br>by <span class="who">${w.requestedBy ?? 'unknown'}</span>${w.reason !== null ? html` — <span class="reason">${w.reason}</span>` : ''}
       ${w.requestId !== null ? html`<br><span class="rid">request ${w.requestId}</span>` : ''}
-      ${safety && safety.stopAlarms.length > 0 ? html`<br>stops when an alarm fires: <span class="alarms">${join(safety.stopAlarms, ', ')}</span>` : ''}
+      ${safety && safety.stopAlarms.length > 0 ? html`<br>stops when an alarm fires: <span class="alarms">${join(safety.stopAlarms.map((name) => alarmItem(name, alarms)), ', ')}</span>` : ''}
       ${safety?.drill !== undefined ? html`<br><span class="drill">drill ${safety.drill}</span>` : ''}
     </li>`;
   });
@@ -95,10 +119,10 @@ function card(c: ClusterCard, home: boolean, now: number): SafeHtml {
   </article>`;
 }
 
-function group(g: ServiceGroup, now: number): SafeHtml {
+function group(g: ServiceGroup, now: number, alarms: AlarmStatesView): SafeHtml {
   return html`<section class="group" data-service="${g.service ?? ''}">
     <h2>${g.service === undefined ? 'Other clusters' : html`Service ${g.service}`}${g.homeCluster !== undefined ? html` <small>(home cluster ${g.homeCluster})</small>` : ''}</h2>
-    <div class="cards">${g.clusters.map((c) => card(c, c.name === g.homeCluster, now))}</div>
+    <div class="cards">${g.clusters.map((c) => card(c, c.name === g.homeCluster, now, alarms))}</div>
   </section>`;
 }
 
@@ -107,7 +131,7 @@ export function renderClusters(s: ConsoleSnapshot): SafeHtml {
   if (s.groups.length === 0) {
     return s.zk.state === 'connected' ? html`<p>No clusters under the D2 path yet.</p>` : html`<p class="warn">No cluster state yet: waiting for ZooKeeper.</p>`;
   }
-  return join(s.groups.map((g) => group(g, s.now)));
+  return join(s.groups.map((g) => group(g, s.now, s.alarms)));
 }
 
 function bridge(b: BridgeSource, now: number): SafeHtml {
@@ -231,7 +255,7 @@ ${s.traffic.map(
 <label>Requester <input name="by" id="h-by" autocomplete="off"></label>
 <label>Outcome <select name="outcome" id="h-outcome"><option value="">any</option><option value="applied">applied</option><option value="rejected">rejected</option></select></label>
 </form>
-<div class="scroll"><table id="history"><thead><tr><th scope="col">decided</th><th scope="col">action</th><th scope="col">cluster</th><th scope="col">by</th><th scope="col">why</th><th scope="col">outcome</th><th scope="col">reason</th><th scope="col">request id</th></tr></thead>
+<div class="scroll"><table id="history"><thead><tr><th scope="col">decided</th><th scope="col">action</th><th scope="col">cluster</th><th scope="col">by</th><th scope="col">why</th><th scope="col">outcome</th><th scope="col">rejection</th><th scope="col">request id</th></tr></thead>
 <tbody id="history-rows">${renderHistoryRows(s)}</tbody></table></div>
 </section>
 <section aria-labelledby="planes-h"><h2 id="planes-h">Control planes</h2><div id="planes">${renderPlanes(s)}</div></section>

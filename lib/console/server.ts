@@ -18,12 +18,13 @@ import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { Logger } from '../logging';
+import { AlarmPoller, type AlarmStatesView, type ConsoleAlarmSource } from './alarms';
 import type { ZkSession, ZkTlsOptions } from '../zk';
 import { renderPage, renderSections, type SectionId } from './page';
 import type { ConsoleRequests, QueueProbe } from './ports';
 import type { RatePoint } from '../metrics';
 import { ACCESS_COOKIE, csrfRefusal, digest, hasAccess, isLoopback, listenProblem, matches, newCsrfToken } from './security';
-import { clusterCard, groupClusters, type ConsoleSnapshot } from './snapshot';
+import { clusterCard, groupClusters, shownAlarmNames, type ConsoleSnapshot, type ServiceGroup } from './snapshot';
 import { HttpSources } from './sources';
 import { ZkView } from './zk-view';
 
@@ -48,6 +49,12 @@ export interface ConsoleServerOptions {
   readonly bridgeToken?: string | undefined;
   readonly metricsUrls?: ReadonlyMap<string, readonly string[]> | undefined;
   readonly trafficMetric?: string | undefined;
+  /**
+   * Where the states of the stop alarms come from (lib/cli builds it from `--alarms-url` /
+   * `FAILOUT_ALARMS_URL` or `--cloudwatch-alarms`), read at most every 5 s; undefined: the page says
+   * they are not configured.
+   */
+  readonly alarmSource?: ConsoleAlarmSource | undefined;
   /** Period of the queue probe. Default 5 s. */
   readonly queueProbeMs?: number | undefined;
   readonly logger: Logger;
@@ -93,6 +100,9 @@ export class ConsoleServer {
   private readonly tokenDigest: Buffer | undefined;
   private readonly zkView: ZkView | undefined;
   private readonly sources: HttpSources;
+  private readonly alarms: AlarmPoller | undefined;
+  /** The stop alarm names the last render showed (what the poller asks states for). */
+  private shownAlarms: readonly string[] = [];
   private readonly streams = new Set<FastifyReply>();
   private sections: Record<SectionId, string> | undefined;
   private renderTimer: NodeJS.Timeout | undefined;
@@ -118,6 +128,15 @@ export class ConsoleServer {
       onBridges: () => this.scheduleRender(),
       onTraffic: (service, point) => this.onTraffic(service, point),
     });
+    const alarmSource = options.alarmSource;
+    this.alarms = alarmSource
+      ? new AlarmPoller({
+          source: alarmSource,
+          names: () => this.shownAlarms,
+          logger: log,
+          onChange: () => this.scheduleRender(),
+        })
+      : undefined;
   }
 
   /**
@@ -136,6 +155,7 @@ export class ConsoleServer {
     server.urlValue = `http://${host.includes(':') ? `[${host}]` : host}:${port}/`;
     server.zkView?.start();
     server.sources.start();
+    server.alarms?.start();
     server.every(options.queueProbeMs ?? 5000, () => server.probeQueue());
     // Windows start and end on the clock, without a write: re-render every second (sent only when changed).
     server.every(1000, async () => server.render());
@@ -151,17 +171,28 @@ export class ConsoleServer {
   snapshot(): ConsoleSnapshot {
     const now = Date.now();
     const view = this.zkView;
-    const cards = (view?.clusters() ?? []).map((entry) => clusterCard(entry, (props) => this.options.requests.describe(entry.name, props, now)));
     const connection = view?.connection() ?? { state: 'unreachable' as const, error: 'no ZooKeeper configured (set ZK_CONNECT or pass --zk)', since: now };
     return {
       now,
       zk: { connect: this.options.zk?.connectString ?? '(not configured)', ...connection },
       queue: { url: this.options.requests.queueUrl, ...this.queue },
-      groups: groupClusters(view?.services() ?? [], cards),
+      groups: this.groups(now),
       records: view?.requestRecords() ?? [],
       bridges: this.sources.bridges(),
       traffic: this.sources.services(),
+      alarms: this.alarmsView(),
     };
+  }
+
+  /** The cluster cards, grouped by service, as ZooKeeper has them now. */
+  private groups(now: number): ServiceGroup[] {
+    const view = this.zkView;
+    const cards = (view?.clusters() ?? []).map((entry) => clusterCard(entry, (props) => this.options.requests.describe(entry.name, props, now)));
+    return groupClusters(view?.services() ?? [], cards);
+  }
+
+  private alarmsView(): AlarmStatesView {
+    return this.alarms?.view() ?? { kind: 'off' };
   }
 
   /** Stops serving, the streams, the timers, the view and the request side. */
@@ -170,6 +201,7 @@ export class ConsoleServer {
       for (const timer of this.timers.splice(0)) clearInterval(timer);
       clearTimeout(this.renderTimer);
       this.sources.close();
+      this.alarms?.close();
       for (const stream of this.streams) stream.raw.end();
       this.streams.clear();
       await this.app.close();
@@ -205,7 +237,11 @@ export class ConsoleServer {
   /** Renders the sections and sends the ones that changed to every stream. */
   private render(): void {
     if (this.closing) return;
-    const next = renderSections(this.snapshot());
+    const snapshot = this.snapshot();
+    const next = renderSections(snapshot);
+    // The cards may show other alarm names now (a failout came or went): the poller reads them, at its pace.
+    this.shownAlarms = shownAlarmNames(snapshot.groups);
+    this.alarms?.wake();
     const previous = this.sections;
     this.sections = next;
     const changed = (Object.keys(next) as SectionId[]).filter((id) => previous?.[id] !== next[id]);

@@ -5,6 +5,7 @@
 import type { ClusterStatus } from '../cli';
 import type { FailoutProperties } from '../d2';
 import type { RequestRecord } from '../requests';
+import type { AlarmStatesView } from './alarms';
 import type { QueueProbe } from './ports';
 import type { BridgeSource, ServiceTraffic } from './sources';
 import type { ClusterEntry, ZkViewState } from './zk-view';
@@ -43,6 +44,8 @@ export interface ConsoleSnapshot {
   readonly records: readonly RequestRecord[];
   readonly bridges: readonly BridgeSource[];
   readonly traffic: readonly ServiceTraffic[];
+  /** The states of the alarms the cards show, or why there are none. */
+  readonly alarms: AlarmStatesView;
 }
 
 /** The stop alarms and drill of each bucket config (the codec keeps them: lib/d2/codecs/failout.ts). */
@@ -83,4 +86,23 @@ export function clusterCard(entry: ClusterEntry, describe: (properties: FailoutP
     safety: windowSafety(entry.failout),
     problem: entry.problem,
   };
+}
+
+/**
+ * The windows a card lists, by index into `status.windows`: all of them, or only the last once the
+ * failout has ended (the page and the alarm poller must agree on what is shown).
+ */
+export function shownWindowIndexes(status: ClusterStatus | undefined): number[] {
+  if (status === undefined || status.windows.length === 0) return [];
+  const all = status.windows.map((_w, i) => i);
+  return status.state === 'ended' ? all.slice(-1) : all;
+}
+
+/** Every stop alarm name the cards show now (each once): the only names the console asks states for. */
+export function shownAlarmNames(groups: readonly ServiceGroup[]): string[] {
+  const names = new Set<string>();
+  for (const card of groups.flatMap((g) => g.clusters)) {
+    for (const i of shownWindowIndexes(card.status)) for (const name of card.safety[i]?.stopAlarms ?? []) names.add(name);
+  }
+  return [...names];
 }

@@ -1,6 +1,7 @@
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
+import { errorAlarmName } from '../../lib/local';
 import { LocalStack } from '../../lib/local/stack';
 import { launchBrowser, screenshotDir } from '../helpers/browser';
 
@@ -10,6 +11,8 @@ import { launchBrowser, screenshotDir } from '../helpers/browser';
 // FAILOUT_CONSOLE_README_SHOT=1 also writes docs/console.png (the README's picture).
 
 const XSS = '<img src=x onerror=alert(1)>';
+/** The local evaluator's error-rate alarm of the home cluster (OK while its traffic succeeds). */
+const STOP_ALARM = errorAlarmName('greetings-lor1');
 
 // The little of the DOM the functions run in the page use (this project compiles without the DOM's
 // types). Module-scoped: these declare nothing globally. (The page's CSP forbids eval, so page
@@ -65,12 +68,12 @@ describe('the console in a browser, on the local stack', () => {
     await stack?.stop();
   }, 60_000);
 
-  it('fails out from the form: the outcome is followed, the chart shows the traffic on the peers within 2 s, the card shows the window', async () => {
+  it('fails out from the form: the outcome is followed, the chart shows the traffic on the peers within 2 s, the card shows the window and its stop alarm\'s state', async () => {
     // Prepare: traffic on the home cluster first
     await page.waitForFunction(() => document.querySelector('figure.chart tr[data-target="greetings-lor1"]') !== null, undefined, { timeout: 10_000 });
 
     // Act
-    const requestId = await act(page, { 'f-action': 'failout', 'f-cluster': 'greetings-lor1', 'f-peers': 'greetings-lva1:2, greetings-ltx1', 'f-for': '30m', 'f-reason': XSS });
+    const requestId = await act(page, { 'f-action': 'failout', 'f-cluster': 'greetings-lor1', 'f-peers': 'greetings-lva1:2, greetings-ltx1', 'f-for': '30m', 'f-alarms': STOP_ALARM, 'f-reason': XSS });
     const outcome = page.locator(`#followed li[data-request="${requestId}"].outcome-applied`);
     await outcome.waitFor({ timeout: 20_000 });
     const appliedAt = Date.now();
@@ -82,6 +85,9 @@ describe('the console in a browser, on the local stack', () => {
     const movedWithinMs = Date.now() - appliedAt;
     const card = page.locator('article.card[data-cluster="greetings-lor1"]');
     await card.locator('.badge[data-state="failed-out"]').waitFor({ timeout: 2_000 });
+    // npm start's console reads the local evaluator's states (FAILOUT_ALARMS_URL), at most every 5 s.
+    const alarmState = card.locator(`.alarm-state[data-alarm="${STOP_ALARM}"]`);
+    await alarmState.waitFor({ timeout: 7_000 });
     await page.screenshot({ path: join(shots, 'failed-out-1280x800.png'), fullPage: true });
     if (process.env.FAILOUT_CONSOLE_README_SHOT) {
       // The README's picture: a few seconds later, when the chart shows the move whole.
@@ -96,6 +102,7 @@ describe('the console in a browser, on the local stack', () => {
     expect(await outcome.textContent()).toContain(`Request ${requestId} (failout greetings-lor1): applied`);
     expect(await card.locator('.windows time[data-until]').count()).toBe(1);
     expect(await card.locator('.share').textContent()).toBe('100% moved');
+    expect(await alarmState.textContent()).toBe('OK');
     expect(await card.locator('.peers').textContent()).toContain('greetings-lva1 ×2 (67%)');
     // The reason is shown as the text it is: no element made of it, no script run.
     expect(await card.locator('.reason').textContent()).toBe(XSS);

@@ -1,7 +1,8 @@
 import { Command } from 'commander';
-import { ConsoleConfigError, ConsoleServer, listenProblem, type ConsoleServerOptions } from '../../console';
+import { ConsoleConfigError, ConsoleServer, listenProblem, type ConsoleAlarmSource, type ConsoleServerOptions } from '../../console';
 import { createLogger, type Logger } from '../../logging';
 import { hasCredentials } from '../../metrics';
+import { CloudWatchAlarmStates, HttpAlarmStates } from '../../safety';
 import { loadZkTlsFiles, ZkTlsConfigError } from '../../zk';
 import { addConnectionOptions, defaultRequester, type CommandRuntime } from '../command-context';
 import { createConsoleRequests } from '../console-requests';
@@ -13,12 +14,14 @@ const EXAMPLES = `
 Examples:
   failout console                                   http://127.0.0.1:8300/ with $ZK_CONNECT and $FAILOUT_QUEUE_URL
   failout console --bridge-admin http://127.0.0.1:9901 --metrics greetings=http://127.0.0.1:9464/metrics
+  failout console --cloudwatch-alarms               stop alarms' states from CloudWatch (your AWS credentials)
   ssh -L 8300:127.0.0.1:8300 bastion 'failout console'   then open http://127.0.0.1:8300/ here
   FAILOUT_CONSOLE_TOKEN=$(openssl rand -hex 24) failout console --listen 0.0.0.0
 
 Environment: ZK_CONNECT, FAILOUT_QUEUE_URL, SQS_ENDPOINT (as every command), FAILOUT_BRIDGE_ADMIN_URLS
 (comma-separated), FAILOUT_BRIDGE_ADMIN_TOKEN, FAILOUT_METRICS_URLS (service=url, comma-separated),
-FAILOUT_TRAFFIC_METRIC, FAILOUT_CONSOLE_PORT, FAILOUT_CONSOLE_LISTEN, FAILOUT_CONSOLE_TOKEN.
+FAILOUT_TRAFFIC_METRIC, FAILOUT_CONSOLE_PORT, FAILOUT_CONSOLE_LISTEN, FAILOUT_CONSOLE_TOKEN,
+FAILOUT_ALARMS_URL (alarm states over HTTP), FAILOUT_CONSOLE_CLOUDWATCH=1 (alarm states from CloudWatch).
 `;
 
 /** Default port of `failout console` (a fixed one, so an ssh tunnel can be set up once). */
@@ -33,6 +36,8 @@ export interface ConsoleFlags extends ConnectionFlags {
   bridgeToken?: string;
   metrics?: string[];
   trafficMetric?: string;
+  alarmsUrl?: string;
+  cloudwatchAlarms?: boolean;
 }
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
@@ -47,7 +52,10 @@ function httpUrl(text: string, from: string): string {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw usageError(`${from}: ${JSON.stringify(text)} is not an http(s) URL`);
   // The page shows these URLs: a credential in one would be shown too (and fetch refuses them anyway).
-  if (hasCredentials(url)) throw usageError(`${from}: put no credentials in a URL (the console shows its URLs); give the bridges' token in FAILOUT_BRIDGE_ADMIN_TOKEN`);
+  if (hasCredentials(url)) {
+    const hint = from.includes('BRIDGE') || from.includes('bridge') ? "; give the bridges' token in FAILOUT_BRIDGE_ADMIN_TOKEN" : '';
+    throw usageError(`${from}: put no credentials in a URL (the console shows its URLs)${hint}`);
+  }
   return url.toString();
 }
 
@@ -66,6 +74,37 @@ export function parseMetricsUrls(values: readonly string[], from: string): Map<s
     byService.set(service, [...(byService.get(service) ?? []), httpUrl(value.slice(eq + 1).trim(), from)]);
   }
   return byService;
+}
+
+/** `FAILOUT_CONSOLE_CLOUDWATCH`: 1/true asks for CloudWatch, 0/false or empty does not; anything else is a usage error. */
+function cloudwatchFromEnv(value: string | undefined): boolean {
+  const text = (value ?? '').trim().toLowerCase();
+  if (text === '' || text === '0' || text === 'false') return false;
+  if (text === '1' || text === 'true') return true;
+  throw usageError(`FAILOUT_CONSOLE_CLOUDWATCH: ${JSON.stringify(value)} is not 1 or 0`);
+}
+
+/**
+ * Where the console reads the stop alarms' states: `--alarms-url` (or `FAILOUT_ALARMS_URL`, which the
+ * local stack sets) over HTTP; else CloudWatch `DescribeAlarms` with the operator's credentials, only
+ * when asked (`--cloudwatch-alarms` or `FAILOUT_CONSOLE_CLOUDWATCH=1`: a console must not call AWS
+ * because credentials happen to be around); else none. The explicit flag `--cloudwatch-alarms` wins
+ * over a `FAILOUT_ALARMS_URL` left in the environment; both flags at once are a usage error.
+ * @throws CliError `usage`.
+ */
+export function consoleAlarmSource(flags: Pick<ConsoleFlags, 'alarmsUrl' | 'cloudwatchAlarms'>, env: CliIo['env']): ConsoleAlarmSource | undefined {
+  if (flags.alarmsUrl !== undefined && flags.cloudwatchAlarms === true) throw usageError('--alarms-url and --cloudwatch-alarms name two sources of alarm states: pass one');
+  const fromCloudWatch = (): ConsoleAlarmSource => {
+    const region = env.AWS_REGION?.trim() || env.AWS_DEFAULT_REGION?.trim();
+    return { label: `CloudWatch DescribeAlarms${region ? ` in ${region}` : ''}`, reader: new CloudWatchAlarmStates() };
+  };
+  if (flags.cloudwatchAlarms === true) return fromCloudWatch();
+  const urlText = flags.alarmsUrl ?? (env.FAILOUT_ALARMS_URL?.trim() || undefined);
+  if (urlText !== undefined) {
+    const url = httpUrl(urlText.trim(), flags.alarmsUrl !== undefined ? '--alarms-url' : 'FAILOUT_ALARMS_URL');
+    return { label: url, reader: new HttpAlarmStates(url) };
+  }
+  return cloudwatchFromEnv(env.FAILOUT_CONSOLE_CLOUDWATCH) ? fromCloudWatch() : undefined;
 }
 
 /** What the console server is started with, from flags over environment. @throws CliError `usage`. */
@@ -87,6 +126,7 @@ export function consoleServerOptions(flags: ConsoleFlags, env: CliIo['env'], log
     if (err instanceof ZkTlsConfigError) throw usageError(err.message);
     throw err;
   }
+  const alarmSource = consoleAlarmSource(flags, env);
   const requester = defaultRequester(env);
   return {
     host,
@@ -101,6 +141,7 @@ export function consoleServerOptions(flags: ConsoleFlags, env: CliIo['env'], log
     bridgeToken: flags.bridgeToken ?? (env.FAILOUT_BRIDGE_ADMIN_TOKEN?.trim() || undefined),
     metricsUrls,
     trafficMetric: flags.trafficMetric ?? (env.FAILOUT_TRAFFIC_METRIC?.trim() || undefined),
+    alarmSource,
     logger,
   };
 }
@@ -131,11 +172,15 @@ export function consoleCommand(rt: CommandRuntime): Command {
     .option('--bridge-admin <url>', "a bridge replica's admin URL (repeat; default $FAILOUT_BRIDGE_ADMIN_URLS)", collect)
     .option('--bridge-token <token>', "the bridges' admin bearer token (default $FAILOUT_BRIDGE_ADMIN_TOKEN)")
     .option('--metrics <service=url>', "a service instance's Prometheus text URL (repeat; default $FAILOUT_METRICS_URLS)", collect)
-    .option('--traffic-metric <name>', 'a counter of every request by target cluster (label cluster) that services export (default $FAILOUT_TRAFFIC_METRIC)');
+    .option('--traffic-metric <name>', 'a counter of every request by target cluster (label cluster) that services export (default $FAILOUT_TRAFFIC_METRIC)')
+    .option('--alarms-url <url>', 'read the stop alarms\' states over HTTP: {"alarms":[{"name","state"}]} (default $FAILOUT_ALARMS_URL)')
+    .option('--cloudwatch-alarms', 'read the stop alarms\' states from CloudWatch DescribeAlarms with your AWS credentials (or FAILOUT_CONSOLE_CLOUDWATCH=1)');
   addConnectionOptions(command).addHelpText('after', EXAMPLES);
   return command.action(async (flags: ConsoleFlags) => {
     const server = await startConsole(flags, rt.io.env);
     rt.io.stdout(`failout console: ${server.url}  (Ctrl-C stops it)\n`);
+    const alarms = server.snapshot().alarms;
+    rt.io.stdout(alarms.kind === 'off' ? 'alarm states: not configured (--alarms-url or --cloudwatch-alarms to show them)\n' : `alarm states: from ${alarms.source}\n`);
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve);
       process.once('SIGTERM', resolve);

@@ -19,6 +19,7 @@ function snapshot(overrides: Partial<ConsoleSnapshot> = {}): ConsoleSnapshot {
     records: [],
     bridges: [],
     traffic: [],
+    alarms: { kind: 'off' },
     ...overrides,
   };
 }
