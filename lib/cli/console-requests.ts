@@ -87,8 +87,8 @@ export function createConsoleRequests(settings: CliSettings, env: CliIo['env'], 
         if (isZkError(err) && err.transient) return unjudged(`ZooKeeper did not answer (${err.message}): not judged now`);
         throw err;
       }
-      if (!result.ok) return { kind: 'rejected', body, reason: result.rejection.reason, message: result.rejection.message };
       const projections = formatProjections(result);
+      if (!result.ok) return { kind: 'rejected', body, reason: result.rejection.reason, message: projections === '' ? result.rejection.message : `${result.rejection.message}\n${projections}` };
       const projection = projections === '' ? '' : `\n${projections}`;
       return { kind: 'ready', body, judged: true, judgement: `${full.cluster} would then be:\n${formatClusterStatus(result.after, options.now)}${projection}` };
     },

@@ -18,7 +18,14 @@ export type DryRunResult =
       readonly capacityByRates?: CapacityProjection;
       readonly ratesUnused?: string;
     }
-  | { readonly ok: false; readonly rejection: Rejection };
+  | {
+      readonly ok: false;
+      readonly rejection: Rejection;
+      /** For `insufficientPeerCapacity`: the projections, as for an accepted failout. */
+      readonly capacity?: CapacityProjection;
+      readonly capacityByRates?: CapacityProjection;
+      readonly ratesUnused?: string;
+    };
 
 /**
  * Judges a request (already through the worker's schema: `validateLocally`) against the live ZooKeeper
@@ -27,7 +34,10 @@ export type DryRunResult =
  */
 export async function dryRun(session: ZkSession, settings: CliSettings, request: ChangeRequest, now: number, rates?: RequestRates): Promise<DryRunResult> {
   const judgement = await judgeRequest(session, settings.d2Base, request, now, { maxPeerLoadFactor: settings.maxPeerLoadFactor });
-  if (judgement.verdict === 'reject') return { ok: false, rejection: judgement.rejection };
+  if (judgement.verdict === 'reject') {
+    const refused = { ok: false, rejection: judgement.rejection } as const;
+    return judgement.capacity === undefined ? refused : { ...refused, capacity: judgement.capacity, ...projectByRates(judgement.capacity, rates) };
+  }
   const result = { ok: true, before: describeCluster(request.cluster, judgement.beforeText, now), after: describeCluster(request.cluster, judgement.afterText, now) } as const;
   if (judgement.capacity === undefined) return result;
   return { ...result, capacity: judgement.capacity, ...projectByRates(judgement.capacity, rates) };

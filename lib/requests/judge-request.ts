@@ -28,7 +28,14 @@ export type Judgement =
       /** Nothing to write (a restore of a serving cluster): the writer records the request without a `setData`. */
       readonly unchanged?: true;
     }
-  | { readonly verdict: 'reject'; readonly path: string; readonly version: number | undefined; readonly rejection: Rejection };
+  | {
+      readonly verdict: 'reject';
+      readonly path: string;
+      readonly version: number | undefined;
+      readonly rejection: Rejection;
+      /** For `insufficientPeerCapacity`: the projection that refused it (shown by `--dry-run`). */
+      readonly capacity?: CapacityProjection;
+    };
 
 /** Deployment settings of the judge, the same for the worker and the CLI. */
 export interface JudgeOptions {
@@ -81,7 +88,7 @@ export async function judgeRequest(session: ZkReader, d2BasePath: string, reques
         peers: request.peers.map((p) => ({ cluster: p.cluster, weight: p.weight, hosts: (peers.get(p.cluster) ?? NO_PEER).hostCount })),
         maxPeerLoadFactor: options.maxPeerLoadFactor ?? DEFAULT_MAX_PEER_LOAD_FACTOR,
       });
-      if (!request.force && capacity.problems.length > 0) return { verdict: 'reject', path, version, rejection: rejectionOf(capacity.problems, request.requestId) };
+      if (!request.force && capacity.problems.length > 0) return { verdict: 'reject', path, version, rejection: rejectionOf(capacity.problems, request.requestId), capacity };
     }
     const afterText = serializeClusterProperties(result.props);
     const applied = { verdict: 'apply' as const, path, version, beforeText: node.data.toString('utf8'), after: result.props, afterText, ...(result.unchanged ? { unchanged: true as const } : {}) };

@@ -63,14 +63,17 @@ export function outCommand(rt: CommandRuntime): Command {
       }
       const result = await dryRun(await connections.zk(), settings, request, now, measured?.rates);
       if (flags.json) {
-        const projections = result.ok ? { capacity: projectionJson(result.capacity), capacityByRates: projectionJson(result.capacityByRates), judgedBy: result.capacity === undefined ? undefined : 'hostCounts' } : {};
+        const projections = { capacity: projectionJson(result.capacity), capacityByRates: projectionJson(result.capacityByRates), judgedBy: result.capacity === undefined ? undefined : 'hostCounts' };
         printJson(rt.io, { dryRun: true, request: body, ...result, ...projections, ...(measured === undefined ? {} : { rates: measured.json }) });
       } else if (result.ok) {
         const text = formatProjections(result);
         const projection = text === '' ? '' : `${text}\n`;
         rt.io.stdout(`dry run: request would be applied; nothing was sent. ${cluster} would then be:\n${formatClusterStatus(result.after, now)}\n${projection}`);
       }
-      else rt.io.stdout(`dry run: request would be REJECTED: ${result.rejection.reason} — ${result.rejection.message}\nnothing was sent\n`);
+      else {
+        const text = formatProjections(result);
+        rt.io.stdout(`dry run: request would be REJECTED: ${result.rejection.reason} — ${result.rejection.message}\n${text === '' ? '' : `${text}\n`}nothing was sent\n`);
+      }
       rt.setExit(result.ok ? EXIT.ok : EXIT.failed);
     });
   });

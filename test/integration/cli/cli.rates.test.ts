@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import type { FifoQueuePair } from '../../../lib/local/sqs';
 import { runCli, type CliResult } from '../../helpers/cli';
 import { startMetricsServer, type MetricsServer } from '../../helpers/metrics-server';
-import { cliEnvFor, queueDepth, seedClusters, useQueueFixture } from '../../helpers/requests-queue';
+import { announceHosts, cliEnvFor, queueDepth, seedClusters, useQueueFixture } from '../../helpers/requests-queue';
 
 const METRIC = 'greetings_requests_total';
 let queue: FifoQueuePair;
@@ -52,6 +52,22 @@ describe('failout out --dry-run --metrics', () => {
     });
     expect(out.stdout).toContain("the worker judges by host counts (it cannot see request rates): peer load projection (from host counts; 1 hosts' load moves, limit ×2):\n  greetings-lva1: 1 hosts, +1 hosts' load → ×2\n");
     expect(metrics.hits).toBe(2);
+    expect(await queueDepth(fx.sqs.client, queue.queueUrl)).toBe(0);
+  });
+
+  it('shows the projection from request rates also when the host counts reject the failout', async () => {
+    // Prepare: lor1 has 3 hosts, ltx1 one: by host counts ×4 (rejected); ltx1 serves 400 req/s, lor1 200: by rates ×1.5
+    await announceHosts(fx.session, fx.paths, 'greetings-lor1', 3);
+
+    // Act
+    const out = await cli('out', 'greetings-lor1', '--peer', 'greetings-ltx1', '--for', '2h', '--dry-run', '--metrics', `greetings=${metrics.url}`, '--traffic-metric', METRIC);
+
+    // Assess
+    expect(out.code).toBe(1);
+    expect(out.stdout).toContain('dry run: request would be REJECTED: insufficientPeerCapacity');
+    const byRates = /projection from request rates [^\n]*\n {2}greetings-ltx1: [^\n]*→ ×([\d.]+)\n/.exec(out.stdout);
+    expect(Number(byRates?.[1])).toBeCloseTo(1.5, 1);
+    expect(out.stdout).toContain('the worker judges by host counts (it cannot see request rates)');
     expect(await queueDepth(fx.sqs.client, queue.queueUrl)).toBe(0);
   });
 
