@@ -20,6 +20,10 @@ async function seed(session: ZkSession, clusters: readonly string[]): Promise<vo
   }
 }
 
+function peerOf(cluster: string): string {
+  return `${cluster}-peer`;
+}
+
 /**
  * One run: `requests` over `clusters` groups, drained by `pollers`; sent as fast as SQS takes them
  * (`rate` 0: throughput, latency is mostly queueing) or paced at `rate`/s (latency of an unloaded pipeline).
@@ -31,7 +35,9 @@ async function runOnce(p: Record<'requests' | 'clusters' | 'pollers' | 'batch' |
   const pollers: SqsPoller[] = [];
   try {
     const clusters = Array.from({ length: p.clusters }, (_, i) => `bench-${i}`);
-    await seed(session, [...clusters, 'bench-peer']);
+    // Each cluster fails out to a peer of its own: since issue 21 every request is judged against every
+    // open failout, and one peer shared by 50 clusters would (rightly) be refused for capacity.
+    await seed(session, [...clusters, ...clusters.map(peerOf)]);
     const sentAt = new Map<string, number>();
     const latencies: number[] = [];
     let applied = 0;
@@ -74,7 +80,7 @@ async function runOnce(p: Record<'requests' | 'clusters' | 'pollers' | 'batch' |
           if (i >= p.requests) return;
           const cluster = clusters[(i * 8 + sender) % clusters.length]!;
           const requestId = randomUUID();
-          const body = { version: 1, requestId, action: 'failout', cluster, peers: [{ cluster: 'bench-peer', weight: 1 }], duration: 'PT1H', requestedBy: 'bench', reason: `#${i}` };
+          const body = { version: 1, requestId, action: 'failout', cluster, peers: [{ cluster: peerOf(cluster), weight: 1 }], duration: 'PT1H', requestedBy: 'bench', reason: `#${i}` };
           sentAt.set(requestId, performance.now());
           await sqs.client.send(new SendMessageCommand({ QueueUrl: sqs.queueUrl, MessageBody: JSON.stringify(body), MessageGroupId: cluster, MessageDeduplicationId: requestId }));
           if (p.rate > 0) await new Promise((r) => setTimeout(r, (8 * 1000) / p.rate));

@@ -1,8 +1,7 @@
-import { Arn, ArnFormat, Duration, Stack, Validations } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import { Schedule } from 'aws-cdk-lib/aws-events';
-import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
-import { FailoutQueueSenderFunction, type FailoutQueueSenderProps } from './failout-function';
+import { acknowledgeDescribeAlarms, describeAlarmsStatement, FailoutQueueSenderFunction, type FailoutQueueSenderProps } from './failout-function';
 import type { ZooKeeperAccess } from './network';
 
 /** The CloudWatch namespace and `service` dimension of the drills' EMF metrics (`RunsStarted`, `RunsSkipped`, `DrillErrors`). */
@@ -35,14 +34,13 @@ export interface FailoutDrillsProps extends FailoutQueueSenderProps {
  */
 export class FailoutDrills extends FailoutQueueSenderFunction {
   constructor(scope: Construct, id: string, props: FailoutDrillsProps) {
-    // Every alarm of this account and region: the alarms are named by the drills, at run time.
-    const alarms = Arn.format({ service: 'cloudwatch', resource: 'alarm', resourceName: '*', arnFormat: ArnFormat.COLON_RESOURCE_NAME }, Stack.of(scope));
     super(scope, id, props, {
       name: 'failout-drills',
       metrics: DRILLS_METRICS,
       roleDescription: 'failout-drills: its own log group, VPC network interfaces, SendMessage to the request queue and its DLQ, DescribeAlarms',
       sendPolicyName: 'SendRuns',
-      policies: { ReadAlarms: [new PolicyStatement({ effect: Effect.ALLOW, actions: ['cloudwatch:DescribeAlarms'], resources: [alarms] })] },
+      // Every alarm of this account and region: the alarms are named by the drills, at run time.
+      policies: { ReadAlarms: [describeAlarmsStatement(scope)] },
       environment: { FAILOUT_REQUESTS_PATH: props.requestsPath ?? '/failout/requests' },
       retryAttempts: 0,
       ruleId: 'TickRule',
@@ -57,10 +55,6 @@ export class FailoutDrills extends FailoutQueueSenderFunction {
       alarmDescription: "failout: the drills runner failed on a tick after every retry (see its DLQ and logs): a drill due then may not have run; check `failout drill history`",
       deadLetterReason: "This queue is itself the dead-letter queue of the drills' ticks (the EventBridge target and the function's asynchronous invocations): a DLQ of a DLQ would only hide what the alarm on it reports.",
     });
-    Validations.of(this.role).acknowledge({
-      // cdk-nag names the resource with its tokens spelled as <AWS::Partition> and so on.
-      id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:cloudwatch:<AWS::Region>:<AWS::AccountId>:alarm:*]',
-      reason: "DescribeAlarms on this account's and region's alarms: drills name their outcome and blocking alarms at run time (their definitions live in ZooKeeper), so no list of alarm ARNs exists at deploy time. It only reads states.",
-    });
+    acknowledgeDescribeAlarms(this.role, 'drills (their definitions live in ZooKeeper)');
   }
 }

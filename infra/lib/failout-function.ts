@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Arn, ArnFormat, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, TreatMissingData, type IAlarmAction } from 'aws-cdk-lib/aws-cloudwatch';
 import { SubnetType, type IPeer, type ISecurityGroup, type IVpc, type SubnetSelection } from 'aws-cdk-lib/aws-ec2';
 import { Rule, type RuleProps } from 'aws-cdk-lib/aws-events';
@@ -9,7 +9,7 @@ import { Architecture, Runtime, type IFunction } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat, type NodejsFunctionProps } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays, type ILogGroup } from 'aws-cdk-lib/aws-logs';
 import { Queue, QueueEncryption, type IQueue } from 'aws-cdk-lib/aws-sqs';
-import { Construct } from 'constructs';
+import { Construct, type IConstruct } from 'constructs';
 import { allowAwsApis, allowZooKeeper, zooKeeperTlsEnvironment, type ZooKeeperAccess } from './network';
 
 /**
@@ -167,6 +167,25 @@ export function acknowledgeFunctionFindings(fn: IFunction, role: Role, interface
   Validations.of(role).acknowledge({
     id: 'AwsSolutions-IAM5[Resource::*]',
     reason: `Only the VPC network-interface actions are on "*" (${VPC_NETWORK_INTERFACE_ACTIONS.join(', ')}): Lambda creates and removes the function's interfaces${interfaces}, and the Describe actions have no resource-level permissions. Log writes are scoped to the function's own log group; ${scoped}.`,
+  });
+}
+
+/**
+ * `cloudwatch:DescribeAlarms` on every alarm of the stack's account and region: the alarms are named at
+ * run time (a failout's stop alarms, a drill's outcome and blocking alarms), so no list of alarm ARNs
+ * exists at deploy time. Read-only: it returns alarm states and configurations.
+ */
+export function describeAlarmsStatement(scope: Construct, sid?: string): PolicyStatement {
+  const alarms = Arn.format({ service: 'cloudwatch', resource: 'alarm', resourceName: '*', arnFormat: ArnFormat.COLON_RESOURCE_NAME }, Stack.of(scope));
+  return new PolicyStatement({ sid, effect: Effect.ALLOW, actions: ['cloudwatch:DescribeAlarms'], resources: [alarms] });
+}
+
+/** The cdk-nag acknowledgement of {@link describeAlarmsStatement}'s wildcard on the role or policy holding it; `who` says who names the alarms. */
+export function acknowledgeDescribeAlarms(holder: IConstruct, who: string): void {
+  Validations.of(holder).acknowledge({
+    // cdk-nag names the resource with its tokens spelled as <AWS::Partition> and so on.
+    id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:cloudwatch:<AWS::Region>:<AWS::AccountId>:alarm:*]',
+    reason: `DescribeAlarms on this account's and region's alarms: ${who} name the alarms at run time, so no list of alarm ARNs exists at deploy time. It only reads states.`,
   });
 }
 

@@ -8,7 +8,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { parseDuration } from '../../lib/requests';
-import { acknowledgeFunctionFindings, connectFunction, createFunctionLogGroup, createFunctionRole, failoutFunctionProps } from './failout-function';
+import { acknowledgeDescribeAlarms, acknowledgeFunctionFindings, connectFunction, createFunctionLogGroup, createFunctionRole, describeAlarmsStatement, failoutFunctionProps } from './failout-function';
 import type { ZooKeeperAccess } from './network';
 import { zooKeeperAclEnvironment, type ZooKeeperAclIds } from './zookeeper-identities';
 
@@ -55,6 +55,9 @@ export interface FailoutRequestsFunctionProps {
  * the package.json `#powertools/*` and `#commons/*` imports), in the VPC's private subnets with its own
  * security group (egress to ZooKeeper and HTTPS only), a log group with retention, read access to the
  * request writer's digest secret and nothing wider, and the roles' digest ids as `ZK_ACL_*`. {@link bindQueue} subscribes it to the request queue.
+ * It reads the alarms requests name with CloudWatch `DescribeAlarms` (`FAILOUT_ALARMS_CLOUDWATCH=1`;
+ * on this account's and region's alarms, the only other wildcard): behind a VPC endpoint policy, the
+ * subnets need a `monitoring` interface endpoint or a NAT, as they need one for Secrets Manager.
  *
  * Its role has no AWS-managed policy (issue 14): AWSLambdaBasicExecutionRole and
  * AWSLambdaVPCAccessExecutionRole both allow log writes to every log group of the account. Inline
@@ -75,7 +78,10 @@ export class FailoutRequestsFunction extends NodejsFunction {
     const timeout = props.timeout ?? FailoutRequestsFunction.DEFAULT_TIMEOUT;
     // Created before super() (as Powertools' FunctionWithLogGroup does): the function needs it at construction.
     const logGroup = createFunctionLogGroup(scope, `${id}LogGroup`, props.logRetention);
-    const role = createFunctionRole(scope, `${id}ServiceRole`, 'failout-requests: its own log group, VPC network interfaces; grants add the secret and the queue', logGroup);
+    // DescribeAlarms (issue 21): a failout's stop alarms must exist and not be firing, a drill's must exist.
+    const role = createFunctionRole(scope, `${id}ServiceRole`, 'failout-requests: its own log group, VPC network interfaces, DescribeAlarms; grants add the secret and the queue', logGroup, {
+      ReadAlarms: [describeAlarmsStatement(scope)],
+    });
     super(
       scope,
       id,
@@ -94,6 +100,8 @@ export class FailoutRequestsFunction extends NodejsFunction {
           FAILOUT_REQUESTS_PATH: props.requestsPath ?? '/failout/requests',
           MAX_FAILOUT_WINDOW: maxWindow,
           ZK_DIGEST_SECRET_ARN: props.digestSecret.secretArn,
+          // The alarms requests name are read from CloudWatch (lib/requests `alarm-check.ts`).
+          FAILOUT_ALARMS_CLOUDWATCH: '1',
         },
         trailingEnvironment: { ...zooKeeperAclEnvironment(props.aclIds), ...props.environment },
       }),
@@ -104,6 +112,7 @@ export class FailoutRequestsFunction extends NodejsFunction {
 
     // cdk-nag AwsSolutions findings accepted on purpose.
     acknowledgeFunctionFindings(this, role, ' under names it picks', 'the secret and the queue to their ARNs');
+    acknowledgeDescribeAlarms(role, "failouts' stop alarms and drills' outcome and blocking alarms, as requests");
   }
 
   /**

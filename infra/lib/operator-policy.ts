@@ -2,6 +2,7 @@ import { Effect, ManagedPolicy, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { acknowledgeDescribeAlarms, describeAlarmsStatement } from './failout-function';
 
 /** Props of {@link OperatorPolicy}. */
 export interface OperatorPolicyProps {
@@ -21,6 +22,8 @@ export interface OperatorPolicyProps {
  *   and `sqs:GetQueueAttributes` on its DLQ (queue depth, to see a request stuck or dead-lettered).
  * - Read access to the request Lambda's log group (`logs:FilterLogEvents`, `logs:GetLogEvents`,
  *   `logs:DescribeLogStreams`): the outcome line of each request.
+ * - `cloudwatch:DescribeAlarms` on the account's and region's alarms: `failout out --cloudwatch-alarms`
+ *   (and `drill put`, the console) check the alarms a request names before sending it (issue 21).
  *
  * The request *records* themselves (`/failout/requests/<id>`) live in ZooKeeper, which IAM does not
  * govern: the writer creates them world-readable, so `failout request <id>` and `--wait` read them
@@ -55,8 +58,10 @@ export class OperatorPolicy extends Construct {
           // logGroupArn ends in `:*`, which covers the group's log streams (GetLogEvents acts on streams).
           resources: [props.requestsLogGroup.logGroupArn],
         }),
+        describeAlarmsStatement(this, 'ReadAlarmStates'),
       ],
     });
+    acknowledgeDescribeAlarms(this.policy, "operators (`failout out --stop-alarm` with --cloudwatch-alarms, `drill put`)");
   }
 
   get managedPolicyArn(): string {

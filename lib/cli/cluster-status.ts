@@ -31,6 +31,8 @@ export interface WindowStatus {
   readonly requestId: string | null;
   readonly requestedBy: string | null;
   readonly reason: string | null;
+  /** Present when the request that wrote the window was forced: what `force` overrode (issue 21 audit). */
+  readonly forced?: readonly string[];
 }
 
 /**
@@ -60,6 +62,8 @@ export interface ClusterStatus {
   readonly ramp?: RampStatus;
   /** Alarms that stop the failout (named by windows that have not ended), in the order first named; absent when none. */
   readonly stopAlarms?: readonly string[];
+  /** Present when a window that has not ended was written by a forced request: what `force` overrode. */
+  readonly forced?: readonly string[];
   /** For `malformed`: what is wrong. */
   readonly problem?: string;
   /** The cluster's drills (`failout status` adds them; absent when it has none): a running one, each one's last outcome. */
@@ -95,6 +99,7 @@ export function describeFailout(cluster: string, props: FailoutProperties | null
       requestId: b.requestId ?? null,
       requestedBy: b.requestedBy ?? null,
       reason: b.reason ?? null,
+      ...(b.forced === undefined ? {} : { forced: [...b.forced] }),
     };
   });
   const state: ClusterFailoutState = windows.some((w) => w.active)
@@ -105,7 +110,10 @@ export function describeFailout(cluster: string, props: FailoutProperties | null
         ? 'ended'
         : 'serving';
   const ramp = state === 'ended' ? undefined : rampStatus(props, now);
-  const stopAlarms = [...new Set(props.buckets.filter((b) => b.onlineAt === undefined || b.onlineAt > now).flatMap((b) => b.stopAlarms ?? []))];
+  const open = props.buckets.filter((b) => b.onlineAt === undefined || b.onlineAt > now);
+  const stopAlarms = [...new Set(open.flatMap((b) => b.stopAlarms ?? []))];
+  const forcedWindows = open.filter((b) => b.forced !== undefined);
+  const forced = [...new Set(forcedWindows.flatMap((b) => b.forced ?? []))];
   return {
     cluster,
     state,
@@ -113,6 +121,7 @@ export function describeFailout(cluster: string, props: FailoutProperties | null
     windows,
     ...(ramp === undefined ? {} : { ramp }),
     ...(stopAlarms.length === 0 ? {} : { stopAlarms }),
+    ...(forcedWindows.length === 0 ? {} : { forced }),
   };
 }
 

@@ -90,7 +90,7 @@ export function createConsoleRequests(settings: CliSettings, env: CliIo['env'], 
       const projections = formatProjections(result);
       if (!result.ok) return { kind: 'rejected', body, reason: result.rejection.reason, message: projections === '' ? result.rejection.message : `${result.rejection.message}\n${projections}` };
       const projection = projections === '' ? '' : `\n${projections}`;
-      return { kind: 'ready', body, judged: true, judgement: `${full.cluster} would then be:\n${formatClusterStatus(result.after, options.now)}${projection}` };
+      return { kind: 'ready', body, judged: true, before: result.before, after: result.after, judgement: `${full.cluster} would then be:\n${formatClusterStatus(result.after, options.now)}${projection}` };
     },
     async send(body) {
       const full = (body as CheckedBody).full;

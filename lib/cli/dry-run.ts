@@ -1,4 +1,4 @@
-import { judgeRequest, projectPeerLoad, type CapacityProjection, type ChangeRequest, type Rejection, type RequestRates } from '../requests';
+import { judgeRequest, viewPathFor, projectPeerLoad, type CapacityProjection, type ChangeRequest, type ForceOverride, type Rejection, type RequestRates } from '../requests';
 import type { ZkSession } from '../zk';
 import { describeCluster, type ClusterStatus } from './cluster-status';
 import type { CliSettings } from './settings';
@@ -17,6 +17,8 @@ export type DryRunResult =
       readonly capacity?: CapacityProjection;
       readonly capacityByRates?: CapacityProjection;
       readonly ratesUnused?: string;
+      /** With `--force`: what force overrides (issue 21 audit); empty when it overrides nothing. */
+      readonly forced?: readonly ForceOverride[];
     }
   | {
       readonly ok: false;
@@ -33,12 +35,17 @@ export type DryRunResult =
  * Writes nothing. The worker decides again when the request arrives; the state may have changed by then.
  */
 export async function dryRun(session: ZkSession, settings: CliSettings, request: ChangeRequest, now: number, rates?: RequestRates): Promise<DryRunResult> {
-  const judgement = await judgeRequest(session, settings.d2Base, request, now, { maxPeerLoadFactor: settings.maxPeerLoadFactor });
+  const judgement = await judgeRequest(session, settings.d2Base, request, now, { maxPeerLoadFactor: settings.maxPeerLoadFactor, viewPath: viewPathFor(settings.requestsBase) });
   if (judgement.verdict === 'reject') {
     const refused = { ok: false, rejection: judgement.rejection } as const;
     return judgement.capacity === undefined ? refused : { ...refused, capacity: judgement.capacity, ...projectByRates(judgement.capacity, rates) };
   }
-  const result = { ok: true, before: describeCluster(request.cluster, judgement.beforeText, now), after: describeCluster(request.cluster, judgement.afterText, now) } as const;
+  const result = {
+    ok: true,
+    before: describeCluster(request.cluster, judgement.beforeText, now),
+    after: describeCluster(request.cluster, judgement.afterText, now),
+    ...(judgement.forced === undefined ? {} : { forced: judgement.forced }),
+  } as const;
   if (judgement.capacity === undefined) return result;
   return { ...result, capacity: judgement.capacity, ...projectByRates(judgement.capacity, rates) };
 }
@@ -84,7 +91,8 @@ export function formatCapacity(capacity: CapacityProjection): string {
     const lines = capacity.peers.map((p) => {
       const factor = p.loadFactor === null ? 'no hosts, gets nothing' : `×${round(p.loadFactor)}${p.over ? ' OVER THE LIMIT' : ''}`;
       const rate = p.rate === undefined ? '' : `${round(p.rate)} req/s, `;
-      return `  ${p.cluster}: ${p.hosts} hosts, ${rate}+${round(p.addedLoad)} req/s → ${factor}`;
+      const other = p.otherLoad === undefined ? '' : `+${round(p.otherLoad)} req/s from failouts starting later, `;
+      return `  ${p.cluster}: ${p.hosts} hosts, ${rate}${other}+${round(p.addedLoad)} req/s → ${factor}`;
     });
     const source = capacity.ratesSource === undefined ? '' : `${capacity.ratesSource}; `;
     const of = capacity.input.cluster === undefined ? '' : ` of ${capacity.input.cluster}'s ${round(capacity.clusterRate ?? 0)} req/s`;
@@ -92,7 +100,8 @@ export function formatCapacity(capacity: CapacityProjection): string {
   }
   const lines = capacity.peers.map((p) => {
     const factor = p.loadFactor === null ? 'no hosts, gets nothing' : `×${round(p.loadFactor)}${p.over ? ' OVER THE LIMIT (forced)' : ''}`;
-    return `  ${p.cluster}: ${p.hosts} hosts, +${round(p.addedLoad)} hosts' load → ${factor}`;
+    const other = p.otherLoad === undefined ? '' : `${p.otherLoad >= 0 ? '+' : ''}${round(p.otherLoad)} hosts' load from other failouts, `;
+    return `  ${p.cluster}: ${p.hosts} hosts, ${other}+${round(p.addedLoad)} hosts' load → ${factor}`;
   });
   return `peer load projection (from host counts; ${round(capacity.movedLoad)} hosts' load moves, limit ×${capacity.maxPeerLoadFactor}):\n${lines.join('\n')}`;
 }

@@ -39,6 +39,7 @@ export function formatClusterStatus(status: ClusterStatus, now: number): string 
   }
   if (status.ramp !== undefined) lines.push(`  ramp     ${formatRamp(status.ramp, now)}`);
   if (status.stopAlarms !== undefined) lines.push(`  stops    when an alarm fires: ${status.stopAlarms.map(safe).join(', ')}`);
+  if (status.forced !== undefined) lines.push(`  forced   ${formatForced(status.forced)}`);
   if (status.drills !== undefined) lines.push(`  drills   ${formatDrills(status.drills, safe)}`);
   if (status.peers.length > 0) {
     const peers = status.peers.map((p) => `${safe(p.cluster)} (weight ${p.weight}, ${Math.round((p.weight / total) * 100)}%)`);
@@ -65,17 +66,26 @@ export function formatRecord(record: RequestRecord): string {
         return `request ${id}: applied (${what})${at} — stopped by alarm ${safe(record.stoppedByAlarm)}, but no failout naming it was active; nothing was written`;
       }
       if (record.unchanged) return `request ${id}: applied (${what})${at} — ${safe(record.cluster ?? 'the cluster')} was already serving; nothing was written`;
-      return `request ${id}: applied (${what})${at}${record.clusterVersion === null ? '' : `, cluster node version ${record.clusterVersion}`}${record.stoppedByAlarm === undefined ? '' : ` — stopped by alarm ${safe(record.stoppedByAlarm)}`}`;
+      return `request ${id}: applied (${what})${at}${record.clusterVersion === null ? '' : `, cluster node version ${record.clusterVersion}`}${record.stoppedByAlarm === undefined ? '' : ` — stopped by alarm ${safe(record.stoppedByAlarm)}`}${record.forced === undefined ? '' : ` — forced: ${formatForced(record.forced)}`}${record.alarmsUnchecked ? ' — its alarms could not be checked (the alarm source did not answer)' : ''}`;
     case 'duplicate':
       return `request ${id}: duplicate (${what}) — it had already been applied; nothing changed${at}`;
     case 'rejected':
       return [
         `request ${id}: REJECTED (${what}): ${record.reason ?? 'no reason given'}${record.message ? ` — ${safe(record.message)}` : ''}`,
-        '  nothing was changed; fix the request and send it again (add --force only to override peer-state checks)',
+        `  nothing was changed; fix the request and send it again${OVERRIDABLE.has(record.reason ?? '') ? ' (--force overrides this check, and is recorded)' : ''}`,
       ].join('\n');
     default:
       return `request ${id}: ${String(record.status)} (${what})${at}`;
   }
+}
+
+/** Rejections `--force` overrides: peer state, the capacity guard, stranding another failout. */
+const OVERRIDABLE: ReadonlySet<string> = new Set(['peerFailedOut', 'noPeerWithHosts', 'insufficientPeerCapacity', 'strandsFailout']);
+
+/** `overrode capacity, stranding`, or `overrode nothing` (force was given but every check passed). */
+export function formatForced(forced: readonly string[]): string {
+  const names: Record<string, string> = { peerState: 'peer-state checks', capacity: 'the capacity guard', stranding: 'stranding another failout' };
+  return forced.length === 0 ? 'force given, overrode nothing' : `force overrode ${forced.map((f) => names[f] ?? safe(f)).join(', ')}`;
 }
 
 /** What `failout request` says of a record pruned after the retention. */

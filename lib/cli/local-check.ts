@@ -1,4 +1,4 @@
-import { judgeRequest, parseChangeRequest, parseDuration, type ChangeRequest, type ParseOptions, type Rejection, type RequestRates } from '../requests';
+import { judgeRequest, viewPathFor, parseChangeRequest, parseDuration, type ChangeRequest, type ParseOptions, type Rejection, type RequestRates } from '../requests';
 import { isZkError } from '../zk';
 import { printJson, type CommandRuntime } from './command-context';
 import type { CliConnections } from './connections';
@@ -73,7 +73,7 @@ export async function judgeBeforeSend(
   if (!settings.zkConnect) return true;
   let judgement;
   try {
-    judgement = await judgeRequest(await connections.zk(), settings.d2Base, request, now, { maxPeerLoadFactor: settings.maxPeerLoadFactor });
+    judgement = await judgeRequest(await connections.zk(), settings.d2Base, request, now, { maxPeerLoadFactor: settings.maxPeerLoadFactor, viewPath: viewPathFor(settings.requestsBase) });
   } catch (err) {
     if (!(err instanceof CliError && err.kind === 'unavailable') && !(isZkError(err) && err.transient)) throw err;
     rt.io.stderr(`could not check the request against ZooKeeper (${err instanceof Error ? err.message : String(err)}); sending it, the worker checks it again\n`);

@@ -3,7 +3,13 @@
  * escaped unless it is itself a {@link SafeHtml} made by `html`. Text from ZooKeeper, requests and
  * services (names, reasons, error messages) therefore reaches the page as text, never as markup; the
  * page's Content-Security-Policy (no inline script) is the second wall behind this one.
+ *
+ * Text as text is not enough: a U+202E in a reason reorders what the operator reads, and NUL or ESC
+ * have no business on the page. So every interpolated value also has its control and bidi characters
+ * shown as visible escapes (`\u202e`), with the CLI's one function (lib/text, issue 21): the page shows
+ * what `failout status` prints.
  */
+import { escapeControlChars } from '../text';
 
 /** A piece of HTML that is safe to insert as is: only {@link html} and {@link join} make one. */
 export class SafeHtml {
@@ -29,10 +35,10 @@ function render(value: HtmlValue): string {
   if (value === null || value === undefined || value === false) return '';
   if (value instanceof SafeHtml) return value.text;
   if (Array.isArray(value)) return (value as readonly HtmlValue[]).map(render).join('');
-  return escapeHtml(String(value));
+  return escapeHtml(escapeControlChars(String(value)));
 }
 
-/** The tagged template: literal parts are kept, every interpolation is escaped (see the module comment). */
+/** The tagged template: literal parts are kept, every interpolation is escaped, control characters made visible (see the module comment). */
 export function html(strings: TemplateStringsArray, ...values: HtmlValue[]): SafeHtml {
   let out = strings[0] ?? '';
   for (let i = 0; i < values.length; i++) out += render(values[i]!) + (strings[i + 1] ?? '');

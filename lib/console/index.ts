@@ -8,6 +8,7 @@
  */
 export { ConsoleServer, ConsoleConfigError, sseFrame } from './server';
 export type { ConsoleServerOptions } from './server';
+export type { StreamClientView } from './event-streams';
 export { ALARM_POLL_MS } from './alarms';
 export type { AlarmStatesView, ConsoleAlarmSource } from './alarms';
 export type { ActionFields, CheckResult, ConsoleAction, ConsoleRequests, PreparedBody, QueueProbe } from './ports';

@@ -6,7 +6,9 @@
  */
 import type { ClusterStatus } from '../cli';
 import type { RequestRecord } from '../requests';
-import { formatRemaining } from '../text';
+import type { RatePoint } from '../metrics';
+import { escapeControlChars, formatRemaining } from '../text';
+import { FORCE_LABEL } from './diff';
 import { html, join, SafeHtml } from './html';
 import type { AlarmStatesView } from './alarms';
 import { shownWindowIndexes, type ClusterCard, type ConsoleSnapshot, type ServiceGroup } from './snapshot';
@@ -75,6 +77,16 @@ function alarmSourceLine(view: AlarmStatesView): SafeHtml {
   }
 }
 
+/**
+ * `forced: overrode capacity, stranding` for a request or window written with `force` (issue 21's
+ * audit); `forced: nothing needed overriding` when force was given but every check passed. A name
+ * this console does not know is shown as it is (escaped).
+ */
+export function forcedText(forced: readonly string[]): string {
+  if (forced.length === 0) return 'forced: nothing needed overriding';
+  return `forced: overrode ${forced.map((f) => FORCE_LABEL[f] ?? f).join(', ')}`;
+}
+
 /** A stop alarm's name and, when known, its state (ALARM marked `firing`). */
 function alarmItem(name: string, view: AlarmStatesView): SafeHtml {
   const state = view.kind === 'read' ? view.states.get(name) : undefined;
@@ -103,6 +115,8 @@ function card(c: ClusterCard, home: boolean, now: number, alarms: AlarmStatesVie
     </li>`;
   });
   const canRestore = st?.state === 'failed-out' || st?.state === 'scheduled';
+  // Once per card: every window of a failout comes from the same request (a failout replaces them all).
+  const forced = [...new Set(shown.flatMap(({ safety }) => (safety?.forced === undefined ? [] : [forcedText(safety.forced)])))];
   return html`<article class="card state-${state}" data-cluster="${c.name}" aria-labelledby="c-${c.name}">
     <h3 id="c-${c.name}">${c.name}${home ? html` <span class="tag">home</span>` : ''}</h3>
     <p><span class="badge" data-state="${state}">${label}</span> <span class="hosts">${c.hosts} host${c.hosts === 1 ? '' : 's'}</span>
@@ -110,6 +124,7 @@ function card(c: ClusterCard, home: boolean, now: number, alarms: AlarmStatesVie
     ${c.problem ? html`<p class="alert">Latest write unreadable (the last good state stays in effect): ${c.problem}</p>` : ''}
     ${st?.problem ? html`<p class="alert">${st.problem}</p>` : ''}
     ${windows.length > 0 ? html`<ul class="windows">${windows}</ul>` : ''}
+    ${forced.length > 0 ? html`<p class="forced" data-forced="true">${forced.join('; ')}</p>` : ''}
     ${st?.ramp ? html`<p class="ramp">ramp step ${st.ramp.step} of ${st.ramp.steps}: ${st.ramp.sharePct}% moved${st.ramp.nextAt !== null ? html`; next ${st.ramp.nextSharePct ?? 0}% in ${countdown(st.ramp.nextAt, now)}` : ' (last step)'}</p>` : ''}
     ${st && st.peers.length > 0 ? html`<p class="peers">peers: ${join(st.peers.map((p) => html`<span class="peer">${p.cluster} ×${p.weight} (${Math.round((p.weight / totalWeight) * 100)}%)</span>`), ', ')}</p>` : ''}
     <div class="actions">
@@ -172,7 +187,7 @@ function recordRow(r: RequestRecord): SafeHtml {
   const outcome = r.status === 'applied' && r.unchanged ? 'applied (nothing to change)' : r.status;
   return html`<tr data-cluster="${r.cluster ?? ''}" data-by="${r.requestedBy ?? ''}" data-outcome="${r.status}" data-request="${r.requestId}">
     <td><time datetime="${iso(r.appliedAt)}">${iso(r.appliedAt)}</time></td><td>${r.action ?? '?'}</td><td>${r.cluster ?? '?'}</td><td>${r.requestedBy ?? ''}</td><td class="why">${r.requestReason ?? ''}</td>
-    <td class="outcome-${r.status}">${outcome}</td><td>${r.reason ? html`<span class="reason">${r.reason}</span>${r.message ? html` — ${r.message}` : ''}` : ''}</td><td class="rid">${r.requestId}</td></tr>`;
+    <td class="outcome-${r.status}">${outcome}${r.forced !== undefined ? html`<br><span class="forced">${forcedText(r.forced)}</span>` : ''}</td><td>${r.reason ? html`<span class="reason">${r.reason}</span>${r.message ? html` — ${r.message}` : ''}` : ''}</td><td class="rid">${r.requestId}</td></tr>`;
 }
 
 /** The history's rows, newest first. */
@@ -184,6 +199,14 @@ export function renderHistoryRows(s: ConsoleSnapshot): SafeHtml {
 /** Every live section, rendered once per change for all browsers. */
 export function renderSections(s: ConsoleSnapshot): Record<SectionId, string> {
   return { status: renderStatus(s).text, clusters: renderClusters(s).text, planes: renderPlanes(s).text, 'history-rows': renderHistoryRows(s).text };
+}
+
+/**
+ * A traffic point for the page's script, which shows its target names as text (the chart's legend):
+ * control characters as visible escapes, as everywhere else on the page.
+ */
+export function shownPoint(point: RatePoint): RatePoint {
+  return { ...point, rates: Object.fromEntries(Object.entries(point.rates).map(([target, rate]) => [escapeControlChars(target), rate])) };
 }
 
 /** JSON inside a `<script type="application/json">`: `<` escaped so no `</script>` can close it. */
@@ -222,7 +245,7 @@ ${s.traffic.map(
   <div class="plot" aria-hidden="true"></div><table class="legend"><caption>Latest requests/s by target cluster</caption><tbody></tbody></table>
   <p class="source-error" role="status">${t.error ?? ''}</p></figure>`,
 )}</div>
-<script type="application/json" id="initial-traffic">${jsonForScript(s.traffic.map((t) => ({ service: t.service, points: t.points })))}</script>
+<script type="application/json" id="initial-traffic">${jsonForScript(s.traffic.map((t) => ({ service: escapeControlChars(t.service), points: t.points.map(shownPoint) })))}</script>
 <section id="act" aria-labelledby="act-h"><h2 id="act-h">Act</h2>
 <form id="action-form" novalidate>
 <fieldset><legend>Request</legend>
@@ -239,12 +262,14 @@ ${s.traffic.map(
 <label data-for="failout">Stop alarms <input name="stopAlarms" id="f-alarms" placeholder="greetings-5xx, greetings-p99" autocomplete="off"></label>
 <label>Reason <input name="reason" id="f-reason" placeholder="INC-4711" autocomplete="off"></label>
 <label>By <input name="by" id="f-by" value="${context.requester}" autocomplete="off"></label>
-<label data-for="failout" class="check"><input type="checkbox" name="force" id="f-force"> force (override the peer-state checks)</label>
+<label data-for="failout" class="check"><input type="checkbox" name="force" id="f-force"> force: override the peer-state checks, the capacity guard and the stranding check (recorded)</label>
 </fieldset>
 <button type="submit" id="check">Check</button>
 </form>
 <div id="judgement" role="region" aria-live="polite" aria-label="check result" hidden>
-<p id="judgement-head"></p><pre id="judgement-text"></pre>
+<p id="judgement-head"></p>
+<div id="judgement-diff" hidden><p>What it changes against the cluster's failout now:</p><ul id="judgement-changes"></ul></div>
+<pre id="judgement-text"></pre>
 <button type="button" id="confirm" hidden>Confirm and send</button> <button type="button" id="cancel">Cancel</button>
 </div>
 <ul id="followed" aria-live="polite" aria-label="sent requests"></ul>

@@ -49,7 +49,15 @@ export interface PreparedBody {
  * - `rejected`: the judge refuses it now (`reason` is the worker's rejection reason).
  */
 export type CheckResult =
-  | { readonly kind: 'ready'; readonly body: PreparedBody; readonly judgement: string; readonly judged: boolean }
+  | {
+      readonly kind: 'ready';
+      readonly body: PreparedBody;
+      readonly judgement: string;
+      readonly judged: boolean;
+      /** When judged: the cluster as read for the judgement, and as the worker would leave it (the confirm step's changes). */
+      readonly before?: ClusterStatus | undefined;
+      readonly after?: ClusterStatus | undefined;
+    }
   | { readonly kind: 'invalid'; readonly message: string }
   | { readonly kind: 'rejected'; readonly body: PreparedBody; readonly reason: string; readonly message: string };
 

@@ -6,9 +6,12 @@
  *
  * Routes:
  * - `GET /` the page; `GET /events` the event stream (`sections`, `traffic`); `GET /static/…`.
- * - `POST /api/check` builds, validates and judges a request (nothing is sent);
- *   `POST /api/send` does the same with the request id the operator confirmed, then sends it.
- *   Both need the CSRF token and same origin (security.ts).
+ * - `POST /api/check` builds, validates and judges a request (nothing is sent) and says what it
+ *   changes against the cluster's failout; `POST /api/send` sends a checked request: only with the
+ *   request id of its check, the same fields, and the cluster unchanged since (checked-requests.ts),
+ *   judged again first. Both need the CSRF token and same origin (security.ts).
+ * - Every text the page shows comes with control and bidi characters as visible escapes (lib/text,
+ *   the CLI's one function): in the rendered sections (html.ts) and in these JSON answers.
  * - `GET /login?token=…` sets the access cookie when the console has an access token.
  *
  * Lifecycle: `start` → running → `close` (once; later calls wait for it).
@@ -16,17 +19,19 @@
 import { dirname, join } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { z } from 'zod';
 import type { Logger } from '../logging';
 import { AlarmPoller, type AlarmStatesView, type ConsoleAlarmSource } from './alarms';
 import type { ZkSession, ZkTlsOptions } from '../zk';
-import { renderPage, renderSections, type SectionId } from './page';
+import { renderPage, renderSections, shownPoint, type SectionId } from './page';
 import type { ConsoleRequests, QueueProbe } from './ports';
 import type { RatePoint } from '../metrics';
 import { ACCESS_COOKIE, csrfRefusal, digest, hasAccess, isLoopback, listenProblem, matches, newCsrfToken } from './security';
 import { clusterCard, groupClusters, shownAlarmNames, type ConsoleSnapshot, type ServiceGroup } from './snapshot';
 import { HttpSources } from './sources';
 import { ZkView } from './zk-view';
+import { escapeControlChars } from '../text';
+import { ConsoleActions, parseActionRequest, type ActionRequest } from './actions';
+import { EventStreams, type StreamClientView } from './event-streams';
 
 /** Options of {@link ConsoleServer.start}. */
 export interface ConsoleServerOptions {
@@ -57,6 +62,8 @@ export interface ConsoleServerOptions {
   readonly alarmSource?: ConsoleAlarmSource | undefined;
   /** Period of the queue probe. Default 5 s. */
   readonly queueProbeMs?: number | undefined;
+  /** How long an event-stream client may stop reading before it is dropped (event-streams.ts). Default 30 s. */
+  readonly streamStallMs?: number | undefined;
   readonly logger: Logger;
 }
 
@@ -67,26 +74,6 @@ export class ConsoleConfigError extends Error {
 
 /** The page's Content-Security-Policy: our own files only, no inline script, no framing. */
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
-
-const fieldText = z.string().max(2000).optional();
-const actionSchema = z.object({
-  action: z.enum(['failout', 'restore', 'extend']),
-  fields: z.object({
-    cluster: z.string().max(300),
-    peers: fieldText,
-    for: fieldText,
-    until: fieldText,
-    at: fieldText,
-    share: fieldText,
-    buckets: fieldText,
-    ramp: fieldText,
-    stopAlarms: fieldText,
-    reason: fieldText,
-    by: fieldText,
-    force: z.boolean().optional(),
-  }),
-  requestId: z.string().max(200).optional(),
-});
 
 /** Where uPlot's built files are (served from the installed package). */
 function uplotDist(): string {
@@ -103,7 +90,8 @@ export class ConsoleServer {
   private readonly alarms: AlarmPoller | undefined;
   /** The stop alarm names the last render showed (what the poller asks states for). */
   private shownAlarms: readonly string[] = [];
-  private readonly streams = new Set<FastifyReply>();
+  private readonly streams: EventStreams;
+  private readonly actions: ConsoleActions;
   private sections: Record<SectionId, string> | undefined;
   private renderTimer: NodeJS.Timeout | undefined;
   private readonly timers: NodeJS.Timeout[] = [];
@@ -127,6 +115,19 @@ export class ConsoleServer {
       logger: log,
       onBridges: () => this.scheduleRender(),
       onTraffic: (service, point) => this.onTraffic(service, point),
+    });
+    this.streams = new EventStreams({
+      stallMs: options.streamStallMs,
+      // A client back from a pause gets the whole state (the sections are state, not a log).
+      catchUp: () => sseFrame('sections', this.sections ?? renderSections(this.snapshot())),
+      logger: log,
+    });
+    this.actions = new ConsoleActions({
+      requests: options.requests,
+      session: () => this.connectedSession(),
+      rates: () => this.sources.currentRates(),
+      clusterState: (cluster) => this.clusterState(cluster),
+      logger: log,
     });
     const alarmSource = options.alarmSource;
     this.alarms = alarmSource
@@ -184,6 +185,11 @@ export class ConsoleServer {
     };
   }
 
+  /** The open event streams: each one's unsent bytes and whether it is paused (not reading). */
+  eventStreams(): { readonly clients: StreamClientView[]; readonly dropped: number } {
+    return { clients: this.streams.clients(), dropped: this.streams.dropped };
+  }
+
   /** The cluster cards, grouped by service, as ZooKeeper has them now. */
   private groups(now: number): ServiceGroup[] {
     const view = this.zkView;
@@ -202,8 +208,7 @@ export class ConsoleServer {
       clearTimeout(this.renderTimer);
       this.sources.close();
       this.alarms?.close();
-      for (const stream of this.streams) stream.raw.end();
-      this.streams.clear();
+      this.streams.close();
       await this.app.close();
       await this.zkView?.close();
       await this.options.requests.close();
@@ -247,17 +252,13 @@ export class ConsoleServer {
     const changed = (Object.keys(next) as SectionId[]).filter((id) => previous?.[id] !== next[id]);
     if (changed.length === 0) return;
     const payload = Object.fromEntries(changed.map((id) => [id, next[id]]));
-    this.broadcast('sections', payload);
+    this.streams.broadcastState(sseFrame('sections', payload));
   }
 
   private onTraffic(service: string, point: RatePoint | undefined): void {
     const error = this.sources.services().find((s) => s.service === service)?.error;
-    this.broadcast('traffic', { service, point: point ?? null, error: error ?? null });
-  }
-
-  private broadcast(event: string, data: unknown): void {
-    const frame = sseFrame(event, data);
-    for (const stream of this.streams) stream.raw.write(frame);
+    // Names and errors come from the services' metrics: shown as text, control characters escaped.
+    this.streams.broadcastPoint(sseFrame('traffic', { service: escapeControlChars(service), point: point === undefined ? null : shownPoint(point), error: error === undefined ? null : escapeControlChars(error) }));
   }
 
   private buildApp(host: string): FastifyInstance {
@@ -290,27 +291,9 @@ export class ConsoleServer {
     app.get('/', async (_request, reply) => reply.type('text/html; charset=utf-8').send(renderPage(this.snapshot(), { csrfToken: this.csrfToken, requester: this.options.requester })));
     // Browsers ask for it unprompted; an empty answer keeps the log free of 404s.
     app.get('/favicon.ico', async (_request, reply) => reply.code(204).send());
-    app.get('/events', (request, reply) => this.openStream(request, reply));
-    app.post('/api/check', async (request, reply) => {
-      const parsed = this.actionRequest(request, reply);
-      if (!parsed) return reply;
-      const result = await this.options.requests.check(parsed.action, parsed.fields, { requestId: parsed.requestId, now: Date.now(), session: this.connectedSession(), rates: this.sources.currentRates() });
-      return reply.send(result);
-    });
-    app.post('/api/send', async (request, reply) => {
-      const parsed = this.actionRequest(request, reply);
-      if (!parsed) return reply;
-      if (parsed.requestId === undefined) return reply.code(400).send({ kind: 'invalid', message: 'check the request first: send needs the request id shown by the check' });
-      const result = await this.options.requests.check(parsed.action, parsed.fields, { requestId: parsed.requestId, now: Date.now(), session: this.connectedSession(), rates: this.sources.currentRates() });
-      if (result.kind !== 'ready') return reply.code(422).send(result);
-      try {
-        const sent = await this.options.requests.send(result.body);
-        log.info({ requestId: result.body.requestId, action: result.body.action, cluster: result.body.cluster, by: parsed.fields.by }, 'console: request sent');
-        return reply.code(202).send({ kind: 'sent', requestId: result.body.requestId, messageId: sent.messageId ?? null });
-      } catch (err) {
-        return reply.code(503).send({ kind: 'unavailable', requestId: result.body.requestId, message: err instanceof Error ? err.message : String(err) });
-      }
-    });
+    app.get('/events', (_request, reply) => this.openStream(reply));
+    app.post('/api/check', async (request, reply) => this.act(request, reply, (action) => this.actions.check(action)));
+    app.post('/api/send', async (request, reply) => this.act(request, reply, (action) => this.actions.send(action)));
     app.setErrorHandler((err: { statusCode?: number; message?: string }, _request, reply) => {
       const status = err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
       if (status === 500) log.error({ err }, 'console: request failed');
@@ -319,29 +302,32 @@ export class ConsoleServer {
     return app;
   }
 
+  /** A cluster's failout as the console's view holds it, as one string (`absent`: no such cluster). */
+  private clusterState(cluster: string): string {
+    const entry = this.zkView?.clusters().find((c) => c.name === cluster);
+    return entry === undefined ? 'absent' : JSON.stringify(entry.failout ?? null);
+  }
+
   /** The session for the judge, only while connected (otherwise the judge would wait for it). */
   private connectedSession(): ZkSession | undefined {
     const view = this.zkView;
     return view && view.connection().state === 'connected' ? view.zkSession : undefined;
   }
 
-  /** CSRF and origin checks, then the body's shape; answers the refusal itself and returns undefined. */
-  private actionRequest(request: FastifyRequest, reply: FastifyReply): z.infer<typeof actionSchema> | undefined {
+  /** CSRF and origin checks, then the body's shape, then the action (actions.ts). */
+  private async act(request: FastifyRequest, reply: FastifyReply, run: (action: ActionRequest) => Promise<{ status: number; body: Record<string, unknown> }>): Promise<FastifyReply> {
     const refusal = csrfRefusal(request.headers, this.csrfDigest);
     if (refusal) {
       this.options.logger.warn({ refusal, origin: request.headers.origin }, 'console: action refused');
-      void reply.code(403).send({ kind: 'forbidden', reason: refusal, message: `refused (${refusal}): actions need the page's CSRF token and the same origin; reload the page` });
-      return undefined;
+      return reply.code(403).send({ kind: 'forbidden', reason: refusal, message: `refused (${refusal}): actions need the page's CSRF token and the same origin; reload the page` });
     }
-    const parsed = actionSchema.safeParse(request.body);
-    if (!parsed.success) {
-      void reply.code(400).send({ kind: 'invalid', message: `bad action request: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}` });
-      return undefined;
-    }
-    return parsed.data;
+    const parsed = parseActionRequest(request.body);
+    if (!parsed.ok) return reply.code(400).send({ kind: 'invalid', message: parsed.message });
+    const answer = await run(parsed.value);
+    return reply.code(answer.status).send(answer.body);
   }
 
-  private openStream(request: FastifyRequest, reply: FastifyReply): void {
+  private openStream(reply: FastifyReply): void {
     reply.hijack();
     const raw = reply.raw;
     raw.writeHead(200, {
@@ -353,15 +339,7 @@ export class ConsoleServer {
     });
     // The full state first, so a browser that reconnects after a gap catches up at once.
     const sections = this.sections ?? renderSections(this.snapshot());
-    raw.write('retry: 1000\n\n');
-    raw.write(sseFrame('sections', sections));
-    this.streams.add(reply);
-    const heartbeat = setInterval(() => raw.write(': keep-alive\n\n'), 15_000);
-    heartbeat.unref();
-    request.raw.on('close', () => {
-      clearInterval(heartbeat);
-      this.streams.delete(reply);
-    });
+    this.streams.add(raw, `retry: 1000\n\n${sseFrame('sections', sections)}`);
   }
 }
 
@@ -376,3 +354,4 @@ function isLoopbackHost(host: string | undefined): boolean {
   const name = host.startsWith('[') ? host.slice(1, host.indexOf(']')) : host.replace(/:\d+$/, '');
   return isLoopback(name);
 }
+

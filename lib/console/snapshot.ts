@@ -10,10 +10,12 @@ import type { QueueProbe } from './ports';
 import type { BridgeSource, ServiceTraffic } from './sources';
 import type { ClusterEntry, ZkViewState } from './zk-view';
 
-/** Extra keys of one window that `failout status` does not show yet: its stop alarms and drill. */
+/** Extra keys of one window that `failout status` does not show yet: its stop alarms, drill, and what force overrode. */
 export interface WindowSafety {
   readonly stopAlarms: readonly string[];
   readonly drill: string | undefined;
+  /** Present when a forced request wrote the window: the checks force overrode (may be empty). */
+  readonly forced: readonly string[] | undefined;
 }
 
 /** One cluster's card. */
@@ -48,9 +50,9 @@ export interface ConsoleSnapshot {
   readonly alarms: AlarmStatesView;
 }
 
-/** The stop alarms and drill of each bucket config (the codec keeps them: lib/d2/codecs/failout.ts). */
+/** The stop alarms, drill and `forced` of each bucket config (the codec keeps them: lib/d2/codecs/failout.ts). */
 export function windowSafety(properties: FailoutProperties | null | undefined): WindowSafety[] {
-  return (properties?.buckets ?? []).map((b) => ({ stopAlarms: b.stopAlarms ?? [], drill: b.drill }));
+  return (properties?.buckets ?? []).map((b) => ({ stopAlarms: b.stopAlarms ?? [], drill: b.drill, forced: b.forced }));
 }
 
 /**

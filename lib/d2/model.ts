@@ -182,6 +182,11 @@ export interface FailoutBucketConfig {
   stopAlarms?: string[];
   /** The drill this window belongs to, when a drill wrote it. */
   drill?: string;
+  /**
+   * Present when the request that wrote the window had `force`: the checks `force` overrode
+   * (`peerState`, `capacity`, `stranding`; empty when it overrode none). An audit trail (issue 21).
+   */
+  forced?: string[];
   /** Keys of this entry the codec did not interpret, kept verbatim for the writer; absent when none. */
   extra?: UnknownKeys;
 }

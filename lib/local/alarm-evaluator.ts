@@ -6,8 +6,11 @@
  * emitted as the very EventBridge "CloudWatch Alarm State Change" JSON the guard Lambda gets in AWS,
  * into the same handler (its bundle, through `emit`).
  *
- * It also serves the states at `GET http://127.0.0.1:<port>/alarms` (FAILOUT_ALARMS_URL, the drills'
- * alarm-state reader): `{"alarms":[{"name","state","since"}]}`.
+ * It also serves the states at `GET http://127.0.0.1:<port>/alarms` (FAILOUT_ALARMS_URL, the drills',
+ * the request worker's and the CLI's alarm-state reader): `{"alarms":[{"name","state","since"}]}`,
+ * listing EVERY alarm it evaluates, from its start, whatever its state: a name it does not list is
+ * an alarm that does not exist here, which the worker refuses as a stop alarm (`unknownAlarm`), as
+ * CloudWatch's DescribeAlarms tells a missing alarm from one without data.
  *
  * Differences from CloudWatch, on purpose: a window of a second instead of a minute (the figure of
  * issue 16 is "home within 1 s of the alarm"); no requests in the window reads as OK (CloudWatch's
@@ -57,7 +60,17 @@ export interface AlarmEvaluatorOptions {
   readonly thresholdPct?: number;
   /** Fewest requests in the window to judge by; fewer read as OK. Default 5. */
   readonly minSamples?: number;
+  /**
+   * The port of `GET /alarms` on 127.0.0.1. Default: a free one. The stack picks it before it starts
+   * the request worker, which reads its alarms there (`FAILOUT_ALARMS_URL`) from its first request.
+   */
+  readonly port?: number;
   readonly logger?: Logger;
+}
+
+/** `http://127.0.0.1:<port>/alarms`: where an evaluator on `port` serves the states (FAILOUT_ALARMS_URL). */
+export function alarmsUrl(port: number): string {
+  return `http://127.0.0.1:${port}/alarms`;
 }
 
 /** The name of a cluster's alarm. */
@@ -96,7 +109,7 @@ export class AlarmEvaluator {
   get url(): string {
     const address = this.server?.address() as AddressInfo | null | undefined;
     if (!address) throw new Error('the alarm evaluator is not listening');
-    return `http://127.0.0.1:${address.port}/alarms`;
+    return alarmsUrl(address.port);
   }
 
   /** Every alarm now. */
@@ -183,7 +196,7 @@ export class AlarmEvaluator {
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => resolve());
+      server.listen(this.options.port ?? 0, '127.0.0.1', () => resolve());
     });
     this.server = server;
   }

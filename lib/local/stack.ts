@@ -19,11 +19,12 @@ import { ControlPlanes, type ControlPlaneName } from './control-planes';
 import { bundleFunction } from './function-bundle';
 import { LambdaProcess } from './lambda-process';
 import { localSecretArn, startLocalSecrets } from './secrets-server';
+import { freePort } from './net';
 import { SqsPoller } from './sqs-poller';
 import { startLocalSqs, type LocalSqs } from './sqs';
 import { startStopConditions, type LocalStopConditions } from './stop-conditions';
 import { startLocalDrills, type LocalDrills } from './drills';
-import type { AlarmEvaluator } from './alarm-evaluator';
+import { alarmsUrl, type AlarmEvaluator } from './alarm-evaluator';
 import { CLUSTERS, SampleTopology, SERVICE } from './topology';
 import { LOCAL_TRAFFIC_METRIC, TrafficGenerator } from './traffic';
 import type { ViewSource } from './view';
@@ -198,7 +199,9 @@ export class LocalStack {
       stops.add(() => planes.close());
 
       const identities = freshIdentities();
-      const worker = await startRequestWorker(zk.connectString, sqs, log, identities, stops);
+      // The alarm evaluator starts later (it needs the traffic), on a port the worker knows from its start.
+      const alarmsPort = await freePort();
+      const worker = await startRequestWorker(zk.connectString, sqs, log, identities, stops, alarmsUrl(alarmsPort));
       stops.add(() => worker.poller.stop());
 
       const observerSession = new ZkSession({ connectString: zk.connectString, sessionTimeoutMs: 10_000, logger: log });
@@ -221,7 +224,7 @@ export class LocalStack {
       stops.add(() => traffic.stop());
       stack.trafficValue = traffic;
       progress('starting the alarm evaluator and the failout-guard function…');
-      const stopConditions = await startStopConditions({ connectString: zk.connectString, sqs, samplesSince: (since) => traffic.samplesSince(since), clusters: CLUSTERS, logLevel: powertoolsLevel(process.env.FAILOUT_LOG_LEVEL ?? 'info'), logger: log });
+      const stopConditions = await startStopConditions({ connectString: zk.connectString, sqs, samplesSince: (since) => traffic.samplesSince(since), clusters: CLUSTERS, alarmsPort, logLevel: powertoolsLevel(process.env.FAILOUT_LOG_LEVEL ?? 'info'), logger: log });
       stops.add(() => stopConditions.stop());
       stack.stopConditionsValue = stopConditions;
       progress('starting the failout-drills function and its timer…');
@@ -406,6 +409,7 @@ async function startRequestWorker(
   log: Logger,
   identities: LocalIdentities,
   stops: Stops,
+  alarmsUrlText: string,
 ): Promise<{ lambda: LambdaProcess; poller: SqsPoller }> {
   const secrets = await startLocalSecrets(new Map([[WRITER_SECRET_ARN, JSON.stringify(identities.writer)]]));
   stops.add(() => secrets.stop());
@@ -427,6 +431,8 @@ async function startRequestWorker(
       AWS_ACCESS_KEY_ID: 'local',
       AWS_SECRET_ACCESS_KEY: 'local',
       AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
+      // The evaluator stands in for CloudWatch (the CDK app sets FAILOUT_ALARMS_CLOUDWATCH=1 instead).
+      FAILOUT_ALARMS_URL: alarmsUrlText,
     },
   });
   stops.add(() => lambda.stop());

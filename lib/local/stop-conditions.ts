@@ -22,13 +22,15 @@ export interface LocalStopConditionsOptions extends QueueSenderLambdaOptions {
   /** The traffic generator's samples. */
   readonly samplesSince: (since: number) => readonly Sample[];
   readonly clusters: readonly string[];
+  /** The evaluator's port (`FAILOUT_ALARMS_URL` given to the request worker before it started). Default: a free one. */
+  readonly alarmsPort?: number;
 }
 
 /** Starts the guard's process, then the evaluator (which needs it). On a failure stops what runs and rethrows. */
 export async function startStopConditions(options: LocalStopConditionsOptions): Promise<LocalStopConditions> {
   const guard = await startQueueSenderLambda('failout-guard', options);
   try {
-    const alarms = await AlarmEvaluator.start({ samplesSince: options.samplesSince, clusters: options.clusters, emit: (event) => guard.call(event), logger: options.logger });
+    const alarms = await AlarmEvaluator.start({ samplesSince: options.samplesSince, clusters: options.clusters, emit: (event) => guard.call(event), logger: options.logger, port: options.alarmsPort });
     return {
       guard,
       alarms,

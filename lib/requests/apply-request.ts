@@ -1,5 +1,6 @@
 import { DEFAULT_PARTITION, isFailedOutAt, type ClusterProperties, type FailoutBucketConfig, type FailoutProperties } from '../d2/data';
 import { drillPrecedenceProblems, isDrillAction } from './drill-rules';
+import { hasOpenWindow } from './failout-view';
 import { rejectionOf, type Problem, type Rejection } from './rejection';
 import type { ChangeRequest, ExtendChangeRequest, FailoutChangeRequest } from './schema';
 
@@ -31,13 +32,14 @@ export type ApplyResult =
  * the same answer, and nothing but `failoutProperties` changes (every other key, known or unknown,
  * is carried over by reference).
  *
- * - `restore` removes `failoutProperties`; of a cluster that has none it is `unchanged` (recorded, not
- *   written: a write would only bump the node's version and wake every watcher). A guard's restore
+ * - `restore` removes `failoutProperties`; of a cluster that is serving (none, or only windows that
+ *   ended) it is `unchanged` (recorded, not written: a write would only bump the node's version and
+ *   wake every watcher; the ended windows go with the next real write). A guard's restore
  *   (`stoppedByAlarm`) removes it only while a window that has not ended names that alarm in
  *   `stopAlarms`; otherwise it is `unchanged` too: the failout the alarm was meant to stop is gone,
  *   and the one in its place (an operator's, made after the alarm fired) did not ask to be stopped.
- * - `extend` moves the end (`onlineAt`) of every window that has not ended to the new end, and touches
- *   nothing else; `notFailedOut` when no window is active or scheduled, `badWindow` when the new end is
+ * - `extend` moves the end (`onlineAt`) of every window that has not ended to the new end and drops the
+ *   windows that ended; `notFailedOut` when no window is active or scheduled, `badWindow` when the new end is
  *   not after the start of every window it moves.
  * - `failout` replaces them with one redirect entry per peer and one bucket entry carrying the window,
  *   the request id, who and why, and the stop alarms (a ramp: one bucket entry per step, each with its own `offlineAt`). Unknown keys inside the old `failoutProperties` are kept; its entries
@@ -55,7 +57,8 @@ export function applyRequest(clusterProps: ClusterProperties, request: ChangeReq
   // A drill action changes its drill's node, never the cluster (the writer handles it: drill-writes.ts).
   if (isDrillAction(request)) return { ok: true, props: clusterProps, unchanged: true };
   if (request.action === 'restore') {
-    if (clusterProps.failoutProperties === null) return { ok: true, props: clusterProps, unchanged: true };
+    // Serving already (no failout, or only windows that ended): nothing to write, and no watcher woken.
+    if (!hasOpenWindow(clusterProps.failoutProperties, context.now)) return { ok: true, props: clusterProps, unchanged: true };
     if (request.stoppedByAlarm !== undefined && !namesStopAlarm(clusterProps.failoutProperties, request.stoppedByAlarm, context.now)) {
       return { ok: true, props: clusterProps, unchanged: true };
     }
@@ -90,7 +93,8 @@ function extend(clusterProps: ClusterProperties, request: ExtendChangeRequest, n
     }
   }
   if (props === null || problems.length > 0) return { ok: false, rejection: rejectionOf(problems, request.requestId) };
-  const buckets = props.buckets.map((b) => (open.includes(b) ? { ...b, onlineAt: request.onlineAt } : b));
+  // Ended windows are pruned by this write (a no-op restore left them: issue 21).
+  const buckets = open.map((b) => ({ ...b, onlineAt: request.onlineAt }));
   return { ok: true, props: { ...clusterProps, failoutProperties: { ...props, buckets } } };
 }
 

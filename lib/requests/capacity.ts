@@ -39,6 +39,13 @@ export interface CapacityPeer {
   readonly weight: number;
   /** The peer's eligible hosts. */
   readonly hosts: number;
+  /**
+   * Load the peer already carries from every other open failout at the instant judged, less its own
+   * traffic that is away (host units; issue 21, "judged together"). Absent: 0, the peer alone.
+   */
+  readonly otherLoad?: number;
+  /** The part of {@link otherLoad} already flowing now: measured request rates include it, so the rates basis adds only the rest. */
+  readonly otherLoadNow?: number;
 }
 
 /**
@@ -83,6 +90,8 @@ export interface PeerProjection {
   readonly rate?: number;
   /** Load the peer receives from X (0 for a peer without hosts: clients skip it). */
   readonly addedLoad: number;
+  /** Load it carries from other open failouts (as {@link CapacityPeer.otherLoad}, in the basis unit); absent when none. */
+  readonly otherLoad?: number;
   /** Projected load per host ÷ current load per host; 1 when nothing is added, null for a peer without hosts. */
   readonly loadFactor: number | null;
   /** The factor is above the limit. */
@@ -123,10 +132,15 @@ export function projectPeerLoad(input: CapacityInput): CapacityProjection {
     const peers = input.peers.map((peer): PeerProjection => {
       if (peer.hosts <= 0) return { cluster: peer.cluster, hosts: peer.hosts, addedLoad: 0, loadFactor: null, over: false };
       const addedLoad = totalWeight > 0 ? (movedLoad * peer.weight) / totalWeight : 0;
-      const loadFactor = (peer.hosts + addedLoad) / peer.hosts;
-      return { cluster: peer.cluster, hosts: peer.hosts, addedLoad, loadFactor, over: loadFactor > input.maxPeerLoadFactor };
+      const other = peer.otherLoad ?? 0;
+      const loadFactor = (peer.hosts + other + addedLoad) / peer.hosts;
+      return { cluster: peer.cluster, hosts: peer.hosts, addedLoad, ...otherOf(other), loadFactor, over: loadFactor > input.maxPeerLoadFactor };
     });
-    const problems = overProblems(peers, input.maxPeerLoadFactor, (p) => `from host counts: ${p.hosts} hosts + ${round(p.addedLoad)} hosts' worth moved from ${input.clusterHosts} hosts`);
+    const problems = overProblems(
+      peers,
+      input.maxPeerLoadFactor,
+      (p) => `from host counts: ${p.hosts} hosts${p.otherLoad ? ` + ${round(p.otherLoad)} hosts' worth from other failouts` : ''} + ${round(p.addedLoad)} hosts' worth moved from ${input.clusterHosts} hosts`,
+    );
     return { basis: 'hostCounts', movedLoad, ...base, peers, problems, ...(rates.why === undefined ? {} : { ratesUnused: rates.why }) };
   }
   const movedLoad = rates.cluster * fraction;
@@ -134,10 +148,17 @@ export function projectPeerLoad(input: CapacityInput): CapacityProjection {
     if (peer.hosts <= 0) return { cluster: peer.cluster, hosts: peer.hosts, addedLoad: 0, loadFactor: null, over: false };
     const rate = rates.peer(peer.cluster);
     const addedLoad = totalWeight > 0 ? (movedLoad * peer.weight) / totalWeight : 0;
-    const loadFactor = (rate + addedLoad) / rate;
-    return { cluster: peer.cluster, hosts: peer.hosts, rate, addedLoad, loadFactor, over: loadFactor > input.maxPeerLoadFactor };
+    // Measured rates already hold what other failouts send now; only what starts later is added,
+    // at the peer's own rate per host.
+    const other = (Math.max(0, (peer.otherLoad ?? 0) - (peer.otherLoadNow ?? 0)) * rate) / peer.hosts;
+    const loadFactor = (rate + other + addedLoad) / rate;
+    return { cluster: peer.cluster, hosts: peer.hosts, rate, addedLoad, ...otherOf(other), loadFactor, over: loadFactor > input.maxPeerLoadFactor };
   });
-  const problems = overProblems(peers, input.maxPeerLoadFactor, (p) => `from request rates: ${round(p.rate ?? 0)} req/s + ${round(p.addedLoad)} req/s moved from ${round(rates.cluster)} req/s`);
+  const problems = overProblems(
+    peers,
+    input.maxPeerLoadFactor,
+    (p) => `from request rates: ${round(p.rate ?? 0)} req/s${p.otherLoad ? ` + ${round(p.otherLoad)} req/s from failouts starting later` : ''} + ${round(p.addedLoad)} req/s moved from ${round(rates.cluster)} req/s`,
+  );
   const source = input.rates?.source;
   return { basis: 'requestRates', movedLoad, clusterRate: rates.cluster, ...base, peers, problems, ...(source === undefined ? {} : { ratesSource: source }) };
 }
@@ -168,6 +189,10 @@ function usableRates(input: CapacityInput): { ok: true; cluster: number; peer: (
   });
   if (missing.length > 0) return { ok: false, why: `no request rate above 0 for ${missing.map((p) => JSON.stringify(p.cluster)).join(', ')}` };
   return { ok: true, cluster, peer: (name) => byCluster.get(name)! };
+}
+
+function otherOf(other: number): { otherLoad?: number } {
+  return other === 0 ? {} : { otherLoad: other };
 }
 
 /** A number shown to two decimals at most (`3`, `2.5`, `1.33`). */

@@ -25,8 +25,11 @@ import { DEFAULT_REQUEST_LIMITS } from './schema';
  * | `ZK_TLS_CA`, `ZK_TLS_CERT`, `ZK_TLS_KEY` | PEM file paths: TLS to ZooKeeper's `secureClientPort` (also `ZK_TLS_SERVERNAME`, `ZK_TLS_VERIFY`; README "ZooKeeper over TLS") | plain TCP |
  * | `ZK_ACL_BRIDGE_ID`, `ZK_ACL_ADMIN_ID` (`ZK_ACL_WRITER_ID`, `ZK_ACL_ANNOUNCER_ID`) | other roles' digest ids, for the ACLs of nodes the writer creates | — |
  * | `FAILOUT_ALLOW_OPEN_ACL` | `1`: write even into a tree anyone may change, and without a credential create open nodes | — |
+ * | `FAILOUT_ALARMS_CLOUDWATCH` | `1`: read the alarms requests name from CloudWatch `DescribeAlarms` (the deployed worker) | — |
+ * | `FAILOUT_ALARMS_URL` | read them over HTTP, `{"alarms":[{"name","state"}]}` (the local stack's evaluator) | — |
  *
- * At most one of the two digest variables. With neither, the writer refuses to start unless
+ * At most one of the two digest variables, and of the two alarm variables; with neither alarm variable
+ * the worker does not check the alarms requests name (`alarm-check.ts`). With neither, the writer refuses to start unless
  * `FAILOUT_ALLOW_OPEN_ACL=1` (see `resolveWriterAcl`).
  */
 export interface RequestsConfig {
@@ -49,7 +52,12 @@ export interface RequestsConfig {
   readonly aclRoles: AclRoles;
   /** `FAILOUT_ALLOW_OPEN_ACL`: accept a tree anyone may change (and, without a credential, create open nodes). */
   readonly allowOpenAcl: boolean;
+  /** Where the alarms requests name are read: `FAILOUT_ALARMS_CLOUDWATCH=1`, `FAILOUT_ALARMS_URL`, or nowhere. */
+  readonly alarms: AlarmSourceConfig;
 }
+
+/** Where the worker reads alarm states (issue 21). */
+export type AlarmSourceConfig = { readonly source: 'none' } | { readonly source: 'cloudwatch' } | { readonly source: 'http'; readonly url: string };
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 const absolutePath = (fallback: string) => z.string().regex(/^\/[^\s]*$/, 'must be an absolute znode path').default(fallback);
@@ -75,7 +83,21 @@ const envSchema = z.object({
   ZK_CONNECT_TIMEOUT_MS: positiveInt(10_000),
   ZK_DIGEST_SECRET_ARN: z.string().min(1).optional(),
   ZK_DIGEST: z.string().regex(/^[^:]+:.+$/, 'must be user:password').optional(),
+  FAILOUT_ALARMS_CLOUDWATCH: z.enum(['0', '1', 'true', 'false'], { error: 'must be 1 or 0' }).optional(),
+  FAILOUT_ALARMS_URL: z
+    .string()
+    .trim()
+    .refine((v) => /^https?:$/.test(urlProtocol(v)), 'must be an http(s) URL such as http://127.0.0.1:4566/alarms')
+    .optional(),
 });
+
+function urlProtocol(text: string): string {
+  try {
+    return new URL(text).protocol;
+  } catch {
+    return '';
+  }
+}
 
 /**
  * Reads and validates the configuration.
@@ -91,6 +113,10 @@ export function loadRequestsConfig(env: NodeJS.ProcessEnv = process.env): Reques
   const e = parsed.data;
   const roles = aclRolesFromEnv(env);
   if (!roles.ok) throw new RequestError('invalidConfig', `invalid configuration: ${roles.variable} ${roles.message}`, { variable: roles.variable });
+  const cloudWatch = e.FAILOUT_ALARMS_CLOUDWATCH === '1' || e.FAILOUT_ALARMS_CLOUDWATCH === 'true';
+  if (cloudWatch && e.FAILOUT_ALARMS_URL) {
+    throw new RequestError('invalidConfig', 'invalid configuration: FAILOUT_ALARMS_CLOUDWATCH and FAILOUT_ALARMS_URL name two alarm sources; set one', { variable: 'FAILOUT_ALARMS_URL' });
+  }
   if (e.ZK_DIGEST_SECRET_ARN && e.ZK_DIGEST) {
     throw new RequestError('invalidConfig', 'invalid configuration: ZK_DIGEST_SECRET_ARN and ZK_DIGEST are exclusive; set one', { variable: 'ZK_DIGEST' });
   }
@@ -113,6 +139,7 @@ export function loadRequestsConfig(env: NodeJS.ProcessEnv = process.env): Reques
         : { source: 'none' },
     aclRoles: roles.roles,
     allowOpenAcl: allowOpenAclFromEnv(env),
+    alarms: cloudWatch ? { source: 'cloudwatch' } : e.FAILOUT_ALARMS_URL ? { source: 'http', url: e.FAILOUT_ALARMS_URL } : { source: 'none' },
   };
 }
 

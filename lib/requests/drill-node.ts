@@ -19,11 +19,34 @@ export const DEFAULT_DRILLS_PATH = '/failout/drills';
 /** Runs kept per drill; an older one is dropped when a new one is recorded. */
 export const MAX_DRILL_RUNS = 20;
 
+/**
+ * A drill node is always smaller than this (64 KiB), whatever its run count or the length of its texts:
+ * runs beyond {@link MAX_DRILL_RUNS} are dropped, and when 20 runs with the longest details and peers
+ * would still pass it, older ones go too. ZooKeeper refuses a node over its 1 MB `jute.maxbuffer`, and
+ * every write of the worker that touches the node (an operator's restore during a run included) would
+ * fail with it.
+ */
+export const MAX_DRILL_NODE_BYTES = 64 * 1024;
+
 /** Longest `detail` kept on a run, in characters. */
 export const MAX_RUN_DETAIL_CHARS = 512;
 
-/** What became of a run. `passed` is derived at read time ({@link runStatusAt}): a `running` run whose window ended. */
-export type DrillRunStatus = 'running' | 'passed' | 'failed' | 'replaced' | 'skipped';
+/**
+ * What became of a run (ARC's practice-run outcomes, plus ours):
+ * - `running`: it moves traffic now;
+ * - `passed`: its window ended and no outcome or blocking alarm was in ALARM during it (ARC "succeeded");
+ * - `failed`: its outcome alarm was in ALARM during it (ARC "failed");
+ * - `interrupted`: a blocking alarm was in ALARM during it (a deploy, say): no verdict on the peers (ARC "interrupted");
+ * - `replaced`: an operator's failout or restore took over the cluster (operator precedence);
+ * - `skipped`: it was due but not started.
+ *
+ * A run stored `running` whose window has ended reads as `passed` ({@link runStatusAt}), and is stored
+ * so by the next write that touches the node ({@link encodeDrillNode}).
+ */
+export type DrillRunStatus = 'running' | 'passed' | 'failed' | 'interrupted' | 'replaced' | 'skipped';
+
+/** The statuses, for the node's schema. */
+const RUN_STATUSES = ['running', 'passed', 'failed', 'interrupted', 'replaced', 'skipped'] as const satisfies readonly DrillRunStatus[];
 
 /** A drill's definition, as `putDrill` gave it (normalised). */
 export interface DrillDefinition extends DrillSettings {
@@ -39,11 +62,11 @@ export interface DrillDefinition extends DrillSettings {
   readonly requestId: string;
 }
 
-/** One run of a drill: started (then running, failed, replaced, or passed) or skipped. */
+/** One run of a drill: started (then running, passed, failed, interrupted or replaced) or skipped. */
 export interface DrillRun {
   /** The request id of the run's failout or skip (`drill-<name>-<scheduledAt ms>` from the runner). */
   readonly runId: string;
-  /** As stored: `running`, `failed`, `replaced` or `skipped` (`passed` is derived). */
+  /** As stored; a stored `running` run whose window ended reads as `passed` ({@link runStatusAt}). */
   readonly status: DrillRunStatus;
   /** When the worker recorded the start or the skip (epoch ms). */
   readonly at: number;
@@ -59,12 +82,14 @@ export interface DrillRun {
   readonly skipReason?: SkipReason;
   /** What exactly (the alarm, the date, the rejection message). */
   readonly detail?: string;
-  /** Ended runs (`failed`, `replaced`): when. */
+  /** Ended runs (`failed`, `interrupted`, `replaced`): when its traffic came back (the window's end for a verdict that came after it). */
   readonly endedAt?: number;
-  /** Ended runs: the request that ended it. */
+  /** Ended runs: the request that ended it, or that brought the verdict. */
   readonly endedBy?: string;
-  /** `failed` runs: the alarm whose ALARM state stopped it. */
+  /** `failed` and `interrupted` runs: the alarm whose ALARM state decided it. */
   readonly stoppedByAlarm?: string;
+  /** `failed` and `interrupted` runs: when that alarm was seen in ALARM (the state change, or the runner's evaluation), when known. */
+  readonly alarmAt?: number;
 }
 
 /** The node's document. */
@@ -99,7 +124,7 @@ const nodeSchema = z.object({
   runs: z.array(
     z.object({
       runId: z.string(),
-      status: z.enum(['running', 'passed', 'failed', 'replaced', 'skipped']),
+      status: z.enum(RUN_STATUSES),
       at: z.number(),
       scheduledAt: z.number().optional(),
       endsAt: z.number().optional(),
@@ -110,6 +135,7 @@ const nodeSchema = z.object({
       endedAt: z.number().optional(),
       endedBy: z.string().optional(),
       stoppedByAlarm: z.string().optional(),
+      alarmAt: z.number().optional(),
     }),
   ),
 });
@@ -122,13 +148,36 @@ export function drillPath(base: string = DEFAULT_DRILLS_PATH, name: string): str
 }
 
 /**
- * The node as stored (compact JSON): runs newest first, cut to {@link MAX_DRILL_RUNS} (a run still
- * `running` is kept whatever its age: a minutely drill's skips must not push out the run whose end the
- * worker still has to record), details cut to `MAX_RUN_DETAIL_CHARS` (512).
+ * The node as stored at `now` (compact JSON, always under {@link MAX_DRILL_NODE_BYTES}): runs newest
+ * first, each resolved to its status at `now` first (a stored `running` run whose window ended is
+ * stored `passed`), then cut to {@link MAX_DRILL_RUNS}; a run really running at `now` is kept whatever
+ * its age (a minutely drill's skips must not push out the run whose end the worker still has to record).
+ * Details are cut to `MAX_RUN_DETAIL_CHARS` (512). Should that still pass the byte bound (20 runs of
+ * the longest texts), the oldest runs not running go until it fits.
  */
-export function encodeDrillNode(node: DrillNode): Buffer {
-  const runs = node.runs.filter((r, i) => i < MAX_DRILL_RUNS || r.status === 'running').map((r) => (r.detail === undefined ? r : { ...r, detail: cutText(r.detail, MAX_RUN_DETAIL_CHARS) }));
-  return Buffer.from(JSON.stringify({ ...node, runs }), 'utf8');
+export function encodeDrillNode(node: DrillNode, now: number): Buffer {
+  const resolved = node.runs.map((r) => resolveRun(r, now));
+  const runs = resolved.filter((r, i) => i < MAX_DRILL_RUNS || r.status === 'running');
+  let data = encodeWith(node, runs);
+  while (data.length >= MAX_DRILL_NODE_BYTES) {
+    // The newest run stays (the one this write records), and any run still moving traffic.
+    const oldest = runs.findLastIndex((r, i) => i > 0 && r.status !== 'running');
+    if (oldest < 0) break;
+    runs.splice(oldest, 1);
+    data = encodeWith(node, runs);
+  }
+  return data;
+}
+
+function encodeWith(node: DrillNode, runs: readonly DrillRun[]): Buffer {
+  const cut = runs.map((r) => (r.detail === undefined ? r : { ...r, detail: cutText(r.detail, MAX_RUN_DETAIL_CHARS) }));
+  return Buffer.from(JSON.stringify({ ...node, runs: cut }), 'utf8');
+}
+
+/** `run` with its status at `now` stored: a `running` run whose window ended becomes `passed`; any other is unchanged. */
+export function resolveRun(run: DrillRun, now: number): DrillRun {
+  const status = runStatusAt(run, now);
+  return status === run.status ? run : { ...run, status };
 }
 
 /** Reads a stored drill node. @throws RequestError `corruptRecord` naming every problem. */

@@ -1,4 +1,5 @@
 import { isBucketConfigActiveAt, type FailoutBucketConfig, type FailoutProperties } from '../d2/data';
+import { runStatusAt, type DrillDefinition, type DrillRun } from './drill-node';
 import type { Problem } from './rejection';
 import type { DrillChangeRequest } from './drill-schema';
 import type { ChangeRequest, FailoutChangeRequest } from './schema';
@@ -15,6 +16,30 @@ import type { ChangeRequest, FailoutChangeRequest } from './schema';
 export function activeDrillWindow(props: FailoutProperties | null, now: number): { readonly drill: string; readonly runId: string | undefined; readonly bucket: FailoutBucketConfig } | undefined {
   const bucket = props?.buckets.find((b) => b.drill !== undefined && isBucketConfigActiveAt(b, now));
   return bucket === undefined ? undefined : { drill: bucket.drill!, runId: bucket.requestId, bucket };
+}
+
+/**
+ * What an alarm in ALARM during a run makes of it (ARC's practice-run outcomes): the drill's outcome
+ * alarm fails it; any other of its alarms (a blocking one, "deploys in progress") interrupts it, which
+ * is no verdict on the peers.
+ */
+export function verdictStatus(definition: Pick<DrillDefinition, 'outcomeAlarm'>, alarm: string): 'failed' | 'interrupted' {
+  return alarm === definition.outcomeAlarm ? 'failed' : 'interrupted';
+}
+
+/**
+ * Whether an alarm seen in ALARM at `at` judges `run`: `at` lies in the run's time moving traffic
+ * (from its start to its window's end, or to when it was ended), and the run has no verdict yet (it
+ * `passed`), or its verdict came from an alarm seen later (the first alarm in a run decides it: the
+ * run stopped there, and what came after is not its doing). A run still running at `now`, replaced
+ * or skipped takes none.
+ */
+export function runTakesVerdict(run: DrillRun, at: number, now: number): boolean {
+  const end = Math.min(run.endsAt ?? Infinity, run.endedAt ?? Infinity);
+  if (at < run.at || at >= end) return false;
+  const status = runStatusAt(run, now);
+  if (status === 'passed') return true;
+  return (status === 'failed' || status === 'interrupted') && run.alarmAt !== undefined && at < run.alarmAt;
 }
 
 /** Problems of a drill's failout against the cluster's current failout (none for an operator's failout). */

@@ -1,12 +1,12 @@
-import { parseClusterProperties } from '../d2/data';
+import { parseClusterProperties, type FailoutProperties } from '../d2/data';
 import { resolveAcl, type AclSource, type MultiOp, type ZkReader } from '../zk';
-import { drillPath, decodeDrillNode, encodeDrillNode, runningRun, type DrillNode, type DrillRun } from './drill-node';
-import { activeDrillWindow, isDrillAction } from './drill-rules';
+import { putDrillProblem, readDrillNode } from './drill-checks';
+import { drillPath, encodeDrillNode, runningRun, type DrillNode, type DrillRun } from './drill-node';
+import { activeDrillWindow, isDrillAction, runTakesVerdict, verdictStatus } from './drill-rules';
 import type { DrillChangeRequest, PutDrillChangeRequest, SkipReason } from './drill-schema';
 import type { Judgement } from './judge-request';
-import { readPeerStates } from './peer-states';
 import { rejectionOf, type Problem, type Rejection } from './rejection';
-import type { ChangeRequest, FailoutChangeRequest } from './schema';
+import type { ChangeRequest, ClusterChangeRequest, FailoutChangeRequest } from './schema';
 
 /**
  * What a request does to drills, beside (or instead of) its cluster write: the writer appends
@@ -21,8 +21,13 @@ import type { ChangeRequest, FailoutChangeRequest } from './schema';
  *   it records a `running` run; rejected (an operator's failout, a running drill, anything else), it
  *   records a `skipped` run with the reason.
  * - any other `failout`, `restore` or `extend` that writes the cluster while a drill's window is
- *   active: the run becomes `replaced` (an operator's failout or restore), `failed` (a guard's restore,
- *   `stoppedByAlarm`), or gets the new end (`extend`).
+ *   active: the run becomes `replaced` (an operator's failout or restore), `failed` or `interrupted`
+ *   (a restore with `stoppedByAlarm`: the drill's outcome alarm, or a blocking one), or gets the new
+ *   end (`extend`).
+ * - a restore with `stoppedByAlarm` and `alarmAt` (the guard's, the runner's), applied or finding
+ *   nothing to remove: the run whose window held `alarmAt` gets its verdict even when its window
+ *   ended before the restore arrived (a `passed` run becomes `failed` or `interrupted`; the first
+ *   alarm seen in a run decides it). This is how a late verdict reaches the drill node.
  */
 export interface DrillEffects {
   /** Ops for the drill node, after the cluster's and before the record's. */
@@ -42,31 +47,24 @@ export interface DrillWriteContext {
 
 const NONE: DrillEffects = { ops: [] };
 
-/** The drill node at `path`, with its version; undefined when there is none. A node that does not decode counts as none: a drill action may rewrite it. */
-async function readDrill(session: ZkReader, path: string): Promise<{ node: DrillNode | undefined; version: number | undefined }> {
-  const found = await session.read(path);
-  if (!found.exists) return { node: undefined, version: undefined };
-  try {
-    return { node: decodeDrillNode(found.data), version: found.stat.version };
-  } catch {
-    return { node: undefined, version: found.stat.version };
-  }
-}
+/** The drill node at `path`, with its version (drill-checks.ts: the CLI reads it the same way). */
+const readDrill = readDrillNode;
 
 function reject(problem: Problem, requestId: string): DrillEffects {
   return { ops: [], rejection: rejectionOf([problem], requestId) };
 }
 
-function setNode(path: string, node: DrillNode, version: number): MultiOp {
-  return { op: 'set', path, data: encodeDrillNode(node), version };
+/** The set of a drill node as stored at `now` (runs resolved, bounded: encodeDrillNode). */
+function setNode(path: string, node: DrillNode, version: number, now: number): MultiOp {
+  return { op: 'set', path, data: encodeDrillNode(node, now), version };
 }
 
 /** The drill effects of `request`, given the judgement of its cluster write. */
 export async function drillEffectsOf(context: DrillWriteContext, request: ChangeRequest, judgement: Judgement): Promise<DrillEffects> {
   if (isDrillAction(request)) return judgement.verdict === 'reject' ? NONE : drillActionEffects(context, request);
   if (request.action === 'failout' && request.drill !== undefined) return drillFailoutEffects(context, request, judgement);
-  if (judgement.verdict === 'reject' || judgement.unchanged) return NONE;
-  return endingEffects(context, request, judgement.beforeText);
+  if (judgement.verdict === 'reject') return NONE;
+  return endingEffects(context, request, judgement.beforeText, judgement.unchanged !== true);
 }
 
 /**
@@ -87,13 +85,11 @@ async function drillActionEffects(context: DrillWriteContext, request: DrillChan
   const { node, version } = await readDrill(context.session, path);
   const foreign = node !== undefined && node.definition.cluster !== request.cluster;
   if (request.action === 'putDrill') {
-    if (foreign) return reject({ reason: 'badDrill', message: `drill: ${JSON.stringify(request.drill)} is a drill of cluster ${JSON.stringify(node.definition.cluster)}; delete it there first, or choose another name` }, request.requestId);
-    const peers = await readPeerStates(context.session, context.d2BasePath, request.peers.map((p) => p.cluster));
-    const unknown = request.peers.findIndex((p) => !peers.get(p.cluster)?.exists);
-    if (unknown >= 0) return reject({ reason: 'unknownPeer', message: `peers[${unknown}].cluster: ${JSON.stringify(request.peers[unknown]!.cluster)} has no cluster node` }, request.requestId);
+    const problem = await putDrillProblem(context.session, context.d2BasePath, request, node);
+    if (problem) return reject(problem, request.requestId);
     const next: DrillNode = { version: 1, definition: definitionOf(request, context.now), runs: node?.runs ?? [] };
-    if (version === undefined) return { ops: [{ op: 'create', path, data: encodeDrillNode(next), acl: resolveAcl(context.acl, path) }] };
-    return { ops: [setNode(path, next, version)] };
+    if (version === undefined) return { ops: [{ op: 'create', path, data: encodeDrillNode(next, context.now), acl: resolveAcl(context.acl, path) }] };
+    return { ops: [setNode(path, next, version, context.now)] };
   }
   if (node === undefined || version === undefined || foreign) {
     return reject({ reason: 'unknownDrill', message: `drill: ${JSON.stringify(request.drill)} is not a drill of cluster ${JSON.stringify(request.cluster)}` }, request.requestId);
@@ -111,7 +107,7 @@ async function drillActionEffects(context: DrillWriteContext, request: DrillChan
     ...(request.scheduledAt === undefined ? {} : { scheduledAt: request.scheduledAt }),
     ...(request.detail === undefined ? {} : { detail: request.detail }),
   };
-  return { ops: [setNode(path, withRun(node, run), version)] };
+  return { ops: [setNode(path, withRun(node, run), version, context.now)] };
 }
 
 async function drillFailoutEffects(context: DrillWriteContext, request: FailoutChangeRequest, judgement: Judgement): Promise<DrillEffects> {
@@ -123,7 +119,7 @@ async function drillFailoutEffects(context: DrillWriteContext, request: FailoutC
     const reason = judgement.rejection.reason;
     const skipReason: SkipReason = reason === 'operatorFailoutActive' || reason === 'drillRunning' ? reason : 'rejected';
     const run: DrillRun = { runId: request.requestId, status: 'skipped', at: context.now, skipReason, detail: `${reason}: ${judgement.rejection.message}` };
-    return { ops: [setNode(path, withRun(node, run), version)] };
+    return { ops: [setNode(path, withRun(node, run), version, context.now)] };
   }
   const run: DrillRun = {
     runId: request.requestId,
@@ -133,34 +129,109 @@ async function drillFailoutEffects(context: DrillWriteContext, request: FailoutC
     buckets: request.buckets,
     peers: request.peers,
   };
-  return { ops: [setNode(path, withRun(node, run), version)] };
+  return { ops: [setNode(path, withRun(node, run), version, context.now)] };
 }
 
-async function endingEffects(context: DrillWriteContext, request: Exclude<ChangeRequest, DrillChangeRequest>, beforeText: string): Promise<DrillEffects> {
-  let active;
+/**
+ * What a cluster write (or a restore that found nothing to remove) does to this cluster's drill runs:
+ * when it `changed` the cluster, the run whose window is active ends (or gets the extend's end); a
+ * restore carrying an alarm's verdict (`stoppedByAlarm` + `alarmAt`) judges the run whose window held
+ * `alarmAt`, found by the request's `drill` or else by the drill window the cluster held then.
+ * At most one set per drill node, each behind its version.
+ */
+async function endingEffects(context: DrillWriteContext, request: ClusterChangeRequest, beforeText: string, changed: boolean): Promise<DrillEffects> {
+  const verdict = alarmVerdictOf(request);
+  if (!changed && verdict === undefined) return NONE;
+  let before: FailoutProperties | null;
   try {
-    active = activeDrillWindow(parseClusterProperties(Buffer.from(beforeText, 'utf8')).failoutProperties, context.now);
+    before = parseClusterProperties(Buffer.from(beforeText, 'utf8')).failoutProperties;
   } catch {
     return NONE;
   }
-  if (active === undefined || active.runId === undefined) return NONE;
-  let path: string;
-  try {
-    path = drillPath(context.drillsPath, active.drill);
-  } catch {
-    return NONE;
+  const edits = new DrillEdits(context, request.cluster);
+  const active = changed ? activeDrillWindow(before, context.now) : undefined;
+  if (active?.runId !== undefined) await edits.change(active.drill, (node) => endActiveRun(node, active.runId!, request, context.now));
+  const judged = verdict === undefined ? undefined : (verdict.drill ?? activeDrillWindow(before, verdict.at)?.drill);
+  if (verdict !== undefined && judged !== undefined) await edits.change(judged, (node) => judgeRun(node, verdict, request.requestId, context.now));
+  return { ops: edits.ops() };
+}
+
+/** An alarm's verdict a restore carries (the guard's, the runner's): which alarm, when seen, and the drill when named. */
+interface AlarmVerdict {
+  readonly alarm: string;
+  readonly at: number;
+  readonly drill: string | undefined;
+}
+
+function alarmVerdictOf(request: ClusterChangeRequest): AlarmVerdict | undefined {
+  if (request.action !== 'restore' || request.stoppedByAlarm === undefined || request.alarmAt === undefined) return undefined;
+  return { alarm: request.stoppedByAlarm, at: request.alarmAt, drill: request.drill };
+}
+
+/** Changes to drill nodes of one cluster within one request: each node read once, set once. */
+class DrillEdits {
+  private readonly nodes = new Map<string, { readonly read: DrillNode; node: DrillNode; readonly version: number }>();
+
+  constructor(
+    private readonly context: DrillWriteContext,
+    private readonly cluster: string,
+  ) {}
+
+  /** Applies `edit` to the drill `name` of this cluster; nothing when there is no such drill (or the name is no node name). */
+  async change(name: string, edit: (node: DrillNode) => DrillNode): Promise<void> {
+    let path: string;
+    try {
+      path = drillPath(this.context.drillsPath, name);
+    } catch {
+      return;
+    }
+    let entry = this.nodes.get(path);
+    if (entry === undefined) {
+      const { node, version } = await readDrill(this.context.session, path);
+      if (node === undefined || version === undefined || node.definition.cluster !== this.cluster) return;
+      entry = { read: node, node, version };
+      this.nodes.set(path, entry);
+    }
+    entry.node = edit(entry.node);
   }
-  const { node, version } = await readDrill(context.session, path);
-  const run = node?.runs.find((r) => r.runId === active.runId && r.status === 'running');
-  if (node === undefined || version === undefined || run === undefined) return NONE;
+
+  /** A set for every node an edit changed. */
+  ops(): MultiOp[] {
+    return [...this.nodes].filter(([, e]) => e.node !== e.read).map(([path, e]) => setNode(path, e.node, e.version, this.context.now));
+  }
+}
+
+/** The active run `runId` ended by `request` (or moved by an extend); `node` itself when it is not running. */
+function endActiveRun(node: DrillNode, runId: string, request: ClusterChangeRequest, now: number): DrillNode {
+  const run = node.runs.find((r) => r.runId === runId && r.status === 'running');
+  if (run === undefined) return node;
   let ended: DrillRun;
   if (request.action === 'extend') ended = { ...run, endsAt: request.onlineAt };
   else if (request.action === 'restore' && request.stoppedByAlarm !== undefined) {
-    ended = { ...run, status: 'failed', endedAt: context.now, endedBy: request.requestId, stoppedByAlarm: request.stoppedByAlarm };
-  } else ended = { ...run, status: 'replaced', endedAt: context.now, endedBy: request.requestId };
-  return { ops: [setNode(path, { ...node, runs: node.runs.map((r) => (r === run ? ended : r)) }, version)] };
+    const alarmAt = request.alarmAt ?? now;
+    // An ALARM seen before the run began (an event delivered late) stops it, but is no verdict on it.
+    const status = alarmAt < run.at ? 'interrupted' : verdictStatus(node.definition, request.stoppedByAlarm);
+    ended = { ...run, status, endedAt: now, endedBy: request.requestId, stoppedByAlarm: request.stoppedByAlarm, alarmAt };
+  } else ended = { ...run, status: 'replaced', endedAt: now, endedBy: request.requestId };
+  return replaceRun(node, run, ended);
 }
 
+/** The verdict of an alarm seen in ALARM at `verdict.at` on the run it was seen in; `node` itself when no run takes it. */
+function judgeRun(node: DrillNode, verdict: AlarmVerdict, requestId: string, now: number): DrillNode {
+  const { definition } = node;
+  if (verdict.alarm !== definition.outcomeAlarm && !definition.blockingAlarms.includes(verdict.alarm)) return node;
+  const run = node.runs.find((r) => runTakesVerdict(r, verdict.at, now));
+  if (run === undefined) return node;
+  const status = verdictStatus(definition, verdict.alarm);
+  // A run that passed ended with its window; one already judged keeps when and by whom it was ended.
+  return replaceRun(node, run, { ...run, status, stoppedByAlarm: verdict.alarm, alarmAt: verdict.at, endedAt: run.endedAt ?? run.endsAt ?? now, endedBy: run.endedBy ?? requestId });
+}
+
+function replaceRun(node: DrillNode, run: DrillRun, next: DrillRun): DrillNode {
+  return { ...node, runs: node.runs.map((r) => (r === run ? next : r)) };
+}
+
+/** `node` with `run` as its newest (a run of the same id replaced); runs are resolved and bounded when stored (encodeDrillNode). */
 function withRun(node: DrillNode, run: DrillRun): DrillNode {
   return { ...node, runs: [run, ...node.runs.filter((r) => r.runId !== run.runId)] };
 }

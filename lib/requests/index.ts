@@ -8,12 +8,22 @@
 export * from './schema-entry';
 export { applyRequest, namesStopAlarm } from './apply-request';
 // Drills as the worker keeps them (the node codec; the runner and the CLI read it).
-export { DEFAULT_DRILLS_PATH, MAX_DRILL_RUNS, drillPath, decodeDrillNode, encodeDrillNode, runStatusAt, runningRun } from './drill-node';
+export { DEFAULT_DRILLS_PATH, MAX_DRILL_NODE_BYTES, MAX_DRILL_RUNS, drillPath, decodeDrillNode, encodeDrillNode, runStatusAt, runningRun } from './drill-node';
+export { checkPutDrill } from './drill-checks';
+export type { DrillCheckPaths } from './drill-checks';
 export type { DrillDefinition, DrillNode, DrillRun, DrillRunStatus } from './drill-node';
 export { changeRequestMessage } from './request-message';
+export { FORCE_OVERRIDES } from './request-record';
+export type { ForceOverride } from './request-record';
 export type { ApplyContext, ApplyResult, PeerState } from './apply-request';
 export { readPeerStates } from './peer-states';
+// The view of every open failout (issue 21): what the worker judges each request against.
+export { DEFAULT_VIEW_PATH, decodeFailoutView, encodeFailoutView, hasOpenWindow, readFailoutView, rebuildFailoutView, viewDrift, viewPathFor, withViewEntry } from './failout-view';
+export type { FailoutView, StoredFailoutView, ViewDrift } from './failout-view';
 export { judgeRequest } from './judge-request';
+// Alarms that can act (issue 21): the worker's and the CLI's one check of the alarms a request names.
+export { alarmsNamedBy, checkRequestAlarms, readRequestAlarms } from './alarm-check';
+export type { AlarmCheck, AlarmDuty, NamedAlarm } from './alarm-check';
 export type { Judgement, JudgeOptions } from './judge-request';
 export { DEFAULT_MAX_PEER_LOAD_FACTOR, projectPeerLoad } from './capacity';
 export type { CapacityBasis, CapacityInput, CapacityPeer, CapacityProjection, PeerProjection, RequestRates } from './capacity';

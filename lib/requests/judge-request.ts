@@ -1,11 +1,15 @@
-import { BUCKETS, clusterPath, parseClusterProperties, serializeClusterProperties, type ClusterProperties } from '../d2/data';
+import { clusterPath, parseClusterProperties, serializeClusterProperties, type ClusterProperties, type FailoutProperties } from '../d2/data';
 import { isZkError, type ZkReader } from '../zk';
 import { applyRequest, type PeerState } from './apply-request';
 import { DEFAULT_MAX_PEER_LOAD_FACTOR, projectPeerLoad, type CapacityProjection } from './capacity';
+import { isDrillAction } from './drill-rules';
 import { assertIsError } from './errors';
+import { DEFAULT_VIEW_PATH, encodeFailoutView, readFailoutView, withViewEntry } from './failout-view';
+import { judgeWithView, movedFractionOf, readYield, type ViewRebase, type ViewWrite, type YieldedDrill } from './judge-together';
 import { countEligibleHosts, readPeerStates } from './peer-states';
-import { rejectionOf, type Rejection } from './rejection';
-import type { ChangeRequest } from './schema';
+import { rejectionOf, type Problem, type Rejection } from './rejection';
+import type { ForceOverride } from './request-record';
+import type { ChangeRequest, ClusterChangeRequest } from './schema';
 
 /**
  * What a request would do to the live state right now:
@@ -27,6 +31,12 @@ export type Judgement =
       readonly capacity?: CapacityProjection;
       /** Nothing to write (a restore of a serving cluster): the writer records the request without a `setData`. */
       readonly unchanged?: true;
+      /** The view of open failouts as the request leaves it (absent for drill actions and no-ops). */
+      readonly view?: ViewWrite;
+      /** Drill runs that give way to this operator's request (their clusters are rewritten in the same multi). */
+      readonly yielded?: readonly YieldedDrill[];
+      /** Present when the request had `force`: what it overrode (issue 21 audit). */
+      readonly forced?: readonly ForceOverride[];
     }
   | {
       readonly verdict: 'reject';
@@ -35,22 +45,30 @@ export type Judgement =
       readonly rejection: Rejection;
       /** For `insufficientPeerCapacity`: the projection that refused it (shown by `--dry-run`). */
       readonly capacity?: CapacityProjection;
+      /** When the verdict rests on the view: its path and version (the writer records behind a check of it), and what it rests on (to rebase the check). */
+      readonly viewCheck?: { readonly path: string; readonly version: number; readonly rebase?: ViewRebase };
     };
 
 /** Deployment settings of the judge, the same for the worker and the CLI. */
 export interface JudgeOptions {
   /** Largest load factor a failout may give a peer (`MAX_PEER_LOAD_FACTOR`); default {@link DEFAULT_MAX_PEER_LOAD_FACTOR}. */
   readonly maxPeerLoadFactor?: number;
+  /** The view of open failouts (`viewPathFor(requestsPath)`); default `/failout/view`. */
+  readonly viewPath?: string;
 }
 
 const NO_PEER: PeerState = { exists: false, hostCount: 0, failoutProperties: null };
 
 /**
  * Judges a parsed request against ZooKeeper as the worker does before writing: read the cluster
- * (unknown → `unknownCluster`, unreadable → `malformedCluster`), read the peers' states, `applyRequest`,
- * then, for a failout, the capacity guard (`insufficientPeerCapacity` unless `force`, lib/requests
- * `capacity.ts`), and write the result with the cluster codec. Writes nothing; shared by the request writer and the
- * CLI (its checks before sending, and `--dry-run`) so they cannot drift.
+ * (unknown → `unknownCluster`, unreadable → `malformedCluster`), the view of every open failout
+ * (failout-view.ts) and the peers' states; an operator's failout makes a peer's drill run give way;
+ * `applyRequest`; then, for a failout or an extend, the judgement against every other open failout at
+ * every instant its windows and theirs start or end (judge-together.ts: `strandsFailout`, and the
+ * request's own later steps `peerFailedOut`) and the capacity guard with what the others already send
+ * each peer (`insufficientPeerCapacity`, capacity.ts). `force` overrides the peer-state checks, the
+ * capacity guard and stranding, and the judgement says which it overrode. Writes nothing; shared by
+ * the request writer, the CLI (checks before sending, `--dry-run`) and the console, so they cannot drift.
  *
  * Never throws for the request's sake (issue 14): whatever cannot be judged or written (a window the
  * codec refuses, a name no path can hold) is an `unjudgeable` rejection, recorded and acknowledged
@@ -75,28 +93,116 @@ export async function judgeRequest(session: ZkReader, d2BasePath: string, reques
       assertIsError(e);
       return { verdict: 'reject', path, version, rejection: rejectionOf([{ reason: 'malformedCluster', message: `${path}: ${e.message}` }], request.requestId) };
     }
-    const peers = request.action === 'failout' ? await readPeerStates(session, d2BasePath, request.peers.map((p) => p.cluster)) : new Map<string, PeerState>();
-    const result = applyRequest(props, request, { now, peers: (c) => peers.get(c) ?? NO_PEER });
-    if (!result.ok) return { verdict: 'reject', path, version, rejection: result.rejection };
-    let capacity: CapacityProjection | undefined;
-    if (request.action === 'failout') {
-      // After applyRequest: unknown peers and "no peer with hosts" are the clearer answers, and come first.
-      capacity = projectPeerLoad({
-        cluster: request.cluster,
-        clusterHosts: await countEligibleHosts(session, d2BasePath, request.cluster, props),
-        movedFraction: (request.buckets.to - request.buckets.from + 1) / BUCKETS,
-        peers: request.peers.map((p) => ({ cluster: p.cluster, weight: p.weight, hosts: (peers.get(p.cluster) ?? NO_PEER).hostCount })),
-        maxPeerLoadFactor: options.maxPeerLoadFactor ?? DEFAULT_MAX_PEER_LOAD_FACTOR,
-      });
-      if (!request.force && capacity.problems.length > 0) return { verdict: 'reject', path, version, rejection: rejectionOf(capacity.problems, request.requestId), capacity };
-    }
-    const afterText = serializeClusterProperties(result.props);
-    const applied = { verdict: 'apply' as const, path, version, beforeText: node.data.toString('utf8'), after: result.props, afterText, ...(result.unchanged ? { unchanged: true as const } : {}) };
-    return capacity === undefined ? applied : { ...applied, capacity };
+    const beforeText = node.data.toString('utf8');
+    // A drill action changes its drill's node, never the cluster: nothing to judge against the others.
+    if (isDrillAction(request)) return { verdict: 'apply', path, version, beforeText, after: props, afterText: serializeClusterProperties(props), unchanged: true };
+    return await judgeClusterChange({ session, d2BasePath, request, now, options, path, version, props, beforeText });
   } catch (e) {
     assertIsError(e);
     if (isZkError(e)) throw e;
     const rejection = rejectionOf([{ reason: 'unjudgeable', message: `could not be judged: ${e.message}` }], request.requestId);
     return { verdict: 'reject', path, version, rejection };
   }
+}
+
+interface ClusterJudgeContext {
+  readonly session: ZkReader;
+  readonly d2BasePath: string;
+  readonly request: ClusterChangeRequest;
+  readonly now: number;
+  readonly options: JudgeOptions;
+  readonly path: string;
+  readonly version: number;
+  readonly props: ClusterProperties;
+  readonly beforeText: string;
+}
+
+async function judgeClusterChange(c: ClusterJudgeContext): Promise<Judgement> {
+  const { session, d2BasePath, request, now, path, version, props } = c;
+  const maxPeerLoadFactor = c.options.maxPeerLoadFactor ?? DEFAULT_MAX_PEER_LOAD_FACTOR;
+  const viewPath = c.options.viewPath ?? DEFAULT_VIEW_PATH;
+  const peers = request.action === 'failout' ? await readPeerStates(session, d2BasePath, request.peers.map((p) => p.cluster)) : new Map<string, PeerState>();
+  // An operator's failout takes precedence over a drill run on a peer (ARC): the run gives way.
+  const operatorFailout = request.action === 'failout' && request.drill === undefined;
+  const yielded = operatorFailout ? (await Promise.all(request.peers.map((p) => readYield(session, d2BasePath, p.cluster, now)))).filter((y): y is YieldedDrill => y !== undefined) : [];
+  const peerState = (cluster: string): PeerState => {
+    const y = yielded.find((d) => d.cluster === cluster);
+    const state = peers.get(cluster) ?? NO_PEER;
+    return y === undefined ? state : { ...state, failoutProperties: y.failoutProperties };
+  };
+  const result = applyRequest(props, request, { now, peers: peerState });
+  if (!result.ok) return { verdict: 'reject', path, version, rejection: result.rejection };
+  const overrides = new Set<ForceOverride>();
+  if (request.force && request.action === 'failout') {
+    const strict = applyRequest(props, { ...request, force: false }, { now, peers: peerState });
+    if (!strict.ok) overrides.add('peerState');
+  }
+  if (result.unchanged) return { verdict: 'apply', path, version, beforeText: c.beforeText, after: result.props, afterText: serializeClusterProperties(result.props), unchanged: true };
+  const stored = await readFailoutView(session, viewPath, d2BasePath, now);
+  const clusterHosts = await countEligibleHosts(session, d2BasePath, request.cluster, props);
+  const together = await judgeWithView({
+    session,
+    d2BasePath,
+    viewPath,
+    request,
+    now,
+    maxPeerLoadFactor,
+    stored,
+    clusterBefore: props.failoutProperties,
+    clusterAfter: result.props.failoutProperties,
+    peers,
+    clusterHosts,
+    yielded,
+  });
+  const viewCheck =
+    stored.version === undefined
+      ? {}
+      : { viewCheck: { path: viewPath, version: stored.version, ...(stored.rebuilt === undefined ? { rebase: { base: stored.view, entries: new Map(), involved: together.involved, now } } : {}) } };
+  let capacity: CapacityProjection | undefined;
+  if (request.action === 'failout') {
+    capacity = projectPeerLoad({
+      cluster: request.cluster,
+      clusterHosts,
+      movedFraction: movedFractionOf(request.buckets),
+      peers: request.peers.map((p) => ({ cluster: p.cluster, weight: p.weight, hosts: (peers.get(p.cluster) ?? NO_PEER).hostCount, ...together.otherLoads.get(p.cluster) })),
+      maxPeerLoadFactor,
+    });
+    if (capacity.problems.length > 0) overrides.add('capacity');
+  }
+  const problems: Problem[] = [];
+  for (const { problem, override } of together.problems) {
+    problems.push(problem);
+    overrides.add(override);
+  }
+  problems.push(...(capacity?.problems ?? []));
+  if (!request.force && problems.length > 0) {
+    const rejected = { verdict: 'reject' as const, path, version, rejection: rejectionOf(problems, request.requestId), ...viewCheck };
+    return capacity === undefined ? rejected : { ...rejected, capacity };
+  }
+  const forced = request.force ? [...overrides].sort() : undefined;
+  const after = forced === undefined || request.action !== 'failout' ? result.props : { ...result.props, failoutProperties: withForced(result.props.failoutProperties, request.requestId, forced) };
+  const applied = {
+    verdict: 'apply' as const,
+    path,
+    version,
+    beforeText: c.beforeText,
+    after,
+    afterText: serializeClusterProperties(after),
+    view: {
+      path: viewPath,
+      version: stored.version,
+      data: encodeFailoutView(withViewEntry(together.after, request.cluster, after.failoutProperties, now)),
+      // A view rebuilt from the clusters (missing, unreadable) is not rebased: its writer judges again.
+      ...(stored.rebuilt === undefined ? { rebase: { base: stored.view, entries: new Map([...together.entries, [request.cluster, after.failoutProperties]]), involved: together.involved, now } } : {}),
+    },
+    yielded: together.yielded,
+    ...(forced === undefined ? {} : { forced }),
+  };
+  return capacity === undefined ? applied : { ...applied, capacity };
+}
+
+/** The request's own windows marked with what its `force` overrode (an audit trail on the failout itself). */
+function withForced(props: FailoutProperties | null, requestId: string, forced: readonly ForceOverride[]): FailoutProperties | null {
+  if (props === null) return null;
+  return { ...props, buckets: props.buckets.map((b) => (b.requestId === requestId ? { ...b, forced: [...forced] } : b)) };
 }

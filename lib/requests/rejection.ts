@@ -56,6 +56,17 @@ export const REJECTION_REASONS = [
    */
   'insufficientPeerCapacity',
   /**
+   * The request would leave another open failout's traffic (or its own, at a later ramp step or
+   * window start) with no eligible peer, or push a peer of another failout over capacity: the
+   * message names the failouts it would strand. Overridden by `force` (a drill is never forced: it
+   * is skipped).
+   */
+  'strandsFailout',
+  /** A `stopAlarms` name (or a drill's alarm) is in ALARM already: EventBridge only delivers changes, so it could never stop the failout. */
+  'stopAlarmFiring',
+  /** A `stopAlarms` name (or a drill's outcome alarm) that the alarm source does not know: a typo that would never fire. */
+  'unknownAlarm',
+  /**
    * The request passed every check but could not be judged or written as a valid cluster document
    * (a guard: judging never throws, so no input can turn into retries that block its cluster's FIFO
    * group). The message says what failed; it points at a gap in the checks above.

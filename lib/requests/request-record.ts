@@ -61,7 +61,24 @@ export interface RequestRecord {
    * holds no control characters). Not to be confused with `reason`, a rejection's.
    */
   readonly requestReason?: string;
+  /**
+   * Present when the request had `force` (issue 21 audit): the checks it overrode, each of
+   * {@link FORCE_OVERRIDES}; empty when force was given but nothing needed overriding.
+   */
+  readonly forced?: readonly ForceOverride[];
+  /**
+   * For `applied`: the request named alarms (stop alarms, a drill's alarms) but the alarm source could
+   * not be read, so they were not checked (issue 21: an unreadable source blocks no request). Absent
+   * when they were checked, when the request named none, or when the worker has no alarm source.
+   */
+  readonly alarmsUnchecked?: true;
 }
+
+/** What `force` can override: peer-state checks (`peerFailedOut`, `noPeerWithHosts`), the capacity guard, and stranding another failout. */
+export const FORCE_OVERRIDES = ['peerState', 'capacity', 'stranding'] as const;
+
+/** One of {@link FORCE_OVERRIDES}. */
+export type ForceOverride = (typeof FORCE_OVERRIDES)[number];
 
 /** Most characters of a request's reason a record keeps: the history's "why", not an archive. */
 export const MAX_RECORDED_REQUEST_REASON = 256;
@@ -80,6 +97,8 @@ const recordSchema = z.object({
   unchanged: z.literal(true).optional(),
   stoppedByAlarm: z.string().optional(),
   requestReason: z.string().optional(),
+  forced: z.array(z.enum(FORCE_OVERRIDES)).optional(),
+  alarmsUnchecked: z.literal(true).optional(),
 });
 
 /** `<base>/<id>`; `base` defaults to `/failout/requests`. @throws RequestError `invalidArgument` for an id that is no znode name. */

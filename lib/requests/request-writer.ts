@@ -4,6 +4,11 @@ import { assertIsError, RequestError, TransientRequestError } from './errors';
 import { silentRequestLogger, type RequestLogger } from './logger';
 import { isValidName } from './names';
 import { judgeRequest, type JudgeOptions } from './judge-request';
+import { rebaseView, type ViewRebase, type ViewWrite } from './judge-together';
+import { yieldedDrillOps } from './drill-yield';
+import { decodeFailoutView, encodeFailoutView, viewPathFor, type FailoutView } from './failout-view';
+import { WorkerAlarmCheck } from './alarm-check';
+import type { AlarmReader } from '../alarms';
 import type { RecordRetention } from './record-retention';
 import { RecordSweeper, type SweepResult } from './record-sweeper';
 import { cutText, type Rejection, type RejectionReason } from './rejection';
@@ -40,7 +45,7 @@ export interface RequestWriterOptions {
   readonly drillsPath?: string;
   /** Guard-rail limits (max window, body size, peers). */
   readonly limits?: Omit<ParseOptions, 'now'>;
-  /** The judge's deployment settings (`maxPeerLoadFactor`, default 2.0), as the CLI reads them too. */
+  /** The judge's deployment settings (`maxPeerLoadFactor`, default 2.0; `viewPath`, default beside the records), as the CLI reads them too. */
   readonly judge?: JudgeOptions;
   readonly retryBudget?: Partial<RetryBudget>;
   /**
@@ -60,6 +65,12 @@ export interface RequestWriterOptions {
    * never prune (another process does).
    */
   readonly retention?: Partial<RecordRetention> | false;
+  /**
+   * Where the alarms a request names are read (issue 21, `alarm-check.ts`): a stop alarm in ALARM is
+   * refused (`stopAlarmFiring`), an alarm the source does not know (`unknownAlarm`). Unset: alarms are
+   * not checked. A source that cannot be read blocks nothing: the record says `alarmsUnchecked`.
+   */
+  readonly alarms?: AlarmReader;
 }
 
 /** Where a request came from. */
@@ -113,6 +124,7 @@ export class RequestWriter {
   private readonly random: () => number;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly sweeper: RecordSweeper | undefined;
+  private readonly alarmCheck: WorkerAlarmCheck;
 
   constructor(options: RequestWriterOptions) {
     if (!options.session) throw new RequestError('invalidArgument', 'RequestWriter needs a session');
@@ -122,13 +134,15 @@ export class RequestWriter {
     this.requestsPath = options.requestsPath ?? DEFAULT_REQUESTS_PATH;
     this.drillsPath = options.drillsPath ?? DEFAULT_DRILLS_PATH;
     this.limits = options.limits ?? {};
-    this.judgeOptions = options.judge ?? {};
+    // The view of open failouts sits beside the records unless the deployment says otherwise.
+    this.judgeOptions = { viewPath: viewPathFor(this.requestsPath), ...options.judge };
     this.budget = { ...DEFAULT_RETRY_BUDGET, ...options.retryBudget };
     this.recordAcl = options.recordAcl;
     this.log = options.logger ?? silentRequestLogger;
     this.clock = options.clock ?? Date.now;
     this.random = options.random ?? Math.random;
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.alarmCheck = new WorkerAlarmCheck(options.alarms, this.log);
     this.sweeper =
       options.retention === false
         ? undefined
@@ -207,11 +221,17 @@ export class RequestWriter {
       const unknownDrill = await drillFailoutPrecheck(drills, request);
       if (unknownDrill) return this.recordRejection(unknownDrill, hints, meta, undefined);
     }
+    const alarms = await this.alarmCheck.verdict(request, drills);
+    if (alarms.rejection) return this.recordRejection(alarms.rejection, hints, meta, undefined, alarms.ops);
     const judgement = await judgeRequest(this.session, this.d2BasePath, request, now, this.judgeOptions);
     const effects = await drillEffectsOf(drills, request, judgement);
     if (judgement.verdict === 'reject') {
       const guard = judgement.version === undefined ? undefined : { path: judgement.path, version: judgement.version };
-      return this.recordRejection(judgement.rejection, hints, meta, guard, effects.ops);
+      // A verdict reached on the view (stranding, capacity) holds only while the view does.
+      const check = judgement.viewCheck;
+      const viewCheck: MultiOp[] = check === undefined ? [] : [{ op: 'check', path: check.path, version: check.version }];
+      const rebase = check?.rebase === undefined ? undefined : { path: check.path, rebase: check.rebase, op: (version: number): MultiOp => ({ op: 'check', path: check.path, version }) };
+      return this.recordRejection(judgement.rejection, hints, meta, guard, [...viewCheck, ...effects.ops], rebase);
     }
     const { path, version } = judgement;
     if (effects.rejection) return this.recordRejection(effects.rejection, hints, meta, { path, version });
@@ -220,27 +240,37 @@ export class RequestWriter {
       // `--wait` finds it, but not written, which would bump the version and wake every watcher.
       // A drill action changes its drill, never the cluster: not "unchanged" (that says a restore found nothing to do).
       const unchanged = isDrillAction(request) ? {} : { unchanged: true as const };
-      const record: RequestRecord = { ...recordBase(request.requestId, hints, meta, now), status: 'applied', clusterVersion: version, ...unchanged };
+      const record: RequestRecord = { ...recordBase(request.requestId, hints, meta, now), status: 'applied', clusterVersion: version, ...unchanged, ...alarms.recordFields };
       return this.commit([{ op: 'check', path, version }, ...effects.ops], record);
     }
     const record: RequestRecord = {
       ...recordBase(request.requestId, hints, meta, now),
       status: 'applied',
       clusterVersion: version + 1,
+      ...alarms.recordFields,
+      ...(judgement.forced === undefined ? {} : { forced: judgement.forced }),
     };
     const data = Buffer.from(judgement.afterText, 'utf8');
-    return this.commit(
-      [
-        { op: 'check', path, version },
-        { op: 'set', path, data, version },
-        ...effects.ops,
-      ],
-      record,
-    );
+    // Judged together (issue 21): drills that give way lose their windows, and the view of open
+    // failouts changes, in the same multi as the cluster: a writer of another cluster that judged
+    // against the old view fails its view check and judges again.
+    const yielded = judgement.yielded ?? [];
+    const yieldedOps: MultiOp[] = yielded.map((y) => ({ op: 'set', path: y.path, data: Buffer.from(y.afterText, 'utf8'), version: y.version }));
+    const yieldedDrills = yielded.length === 0 ? [] : await yieldedDrillOps(this.session, this.drillsPath, yielded, request.requestId, now);
+    const view = judgement.view;
+    const rebase = view?.rebase === undefined ? undefined : { path: view.path, rebase: view.rebase, op: (version: number, next: FailoutView): MultiOp => ({ op: 'set', path: view.path, data: encodeFailoutView(next), version }) };
+    return this.commit([{ op: 'check', path, version }, { op: 'set', path, data, version }, ...yieldedOps, ...this.viewOps(view), ...effects.ops, ...yieldedDrills], record, rebase);
+  }
+
+  /** The view's write: a set at the version read, or a create when there was no node. */
+  private viewOps(view: ViewWrite | undefined): MultiOp[] {
+    if (view === undefined) return [];
+    if (view.version === undefined) return [{ op: 'create', path: view.path, data: view.data, acl: resolveAcl(this.recordAcl, view.path) }];
+    return [{ op: 'set', path: view.path, data: view.data, version: view.version }];
   }
 
   /** Records a rejection (behind a version check of the cluster judged, when there is one). */
-  private recordRejection(rejection: Rejection, hints: Hints, meta: RequestMeta, guard: { path: string; version: number } | undefined, extra: readonly MultiOp[] = []): Promise<Attempt> {
+  private recordRejection(rejection: Rejection, hints: Hints, meta: RequestMeta, guard: { path: string; version: number } | undefined, extra: readonly MultiOp[] = [], rebase?: ViewOpRebase): Promise<Attempt> {
     const id = rejection.requestId ?? meta.messageId;
     const record: RequestRecord = {
       ...recordBase(id, hints, meta, this.clock()),
@@ -250,7 +280,7 @@ export class RequestWriter {
       clusterVersion: guard?.version ?? null,
     };
     this.log.debug('request rejected', { requestId: id, cluster: hints.cluster, reason: rejection.reason, problems: rejection.message });
-    return this.commit([...(guard ? [{ op: 'check' as const, path: guard.path, version: guard.version }] : []), ...extra], record);
+    return this.commit([...(guard ? [{ op: 'check' as const, path: guard.path, version: guard.version }] : []), ...extra], record, rebase);
   }
 
   /**
@@ -258,20 +288,33 @@ export class RequestWriter {
    * or the drills') is created once; a version conflict or a vanished node is `conflict`; an existing
    * record is a `duplicate`.
    */
-  private async commit(ops: MultiOp[], record: RequestRecord): Promise<Attempt> {
+  private async commit(ops: MultiOp[], record: RequestRecord, view?: ViewOpRebase): Promise<Attempt> {
     const recordPath = requestRecordPath(this.requestsPath, record.requestId);
     const all: MultiOp[] = [...ops, { op: 'create', path: recordPath, data: encodeRequestRecord(record), acl: resolveAcl(this.recordAcl, recordPath) }];
     const createIndex = all.length - 1;
+    const viewIndex = view === undefined ? -1 : all.findIndex((op) => op.path === view.path);
     const parentsCreated = new Set<string>();
-    for (;;) {
+    for (let rebases = 0; ; ) {
       try {
         await this.session.multi(all);
         return outcomeOf(record, record.status);
       } catch (e) {
+        // Only the view moved (another cluster's writer): keep the verdict when that change cannot touch it.
+        if (view !== undefined && viewIndex >= 0 && rebases < MAX_VIEW_REBASES && isZkError(e, 'badVersion', 'nodeExists') && e.opIndex === viewIndex) {
+          const op = await this.rebasedViewOp(view);
+          if (op === undefined) return 'conflict';
+          all[viewIndex] = op;
+          rebases++;
+          continue;
+        }
         const failed = isZkError(e, 'noNode') && e.opIndex !== undefined ? all[e.opIndex] : undefined;
         if (failed?.op === 'create' && !parentsCreated.has(failed.path)) {
-          parentsCreated.add(failed.path);
-          await this.session.ensurePath(failed.path.slice(0, failed.path.lastIndexOf('/')), this.recordAcl);
+          // Every created node's parent at once (the record's and the view's, on a fresh ensemble): one retry, not one per parent.
+          for (const op of all) {
+            if (op.op !== 'create' || parentsCreated.has(op.path)) continue;
+            parentsCreated.add(op.path);
+            await this.session.ensurePath(op.path.slice(0, op.path.lastIndexOf('/')), this.recordAcl);
+          }
           continue;
         }
         if (isZkError(e, 'badVersion', 'noNode') && e.opIndex !== createIndex) return 'conflict';
@@ -281,6 +324,20 @@ export class RequestWriter {
         throw e;
       }
     }
+  }
+
+  /** The view op again at the view's current version, or undefined when the change since may touch the verdict (judge again). */
+  private async rebasedViewOp(view: ViewOpRebase): Promise<MultiOp | undefined> {
+    const node = await this.session.read(view.path);
+    if (!node.exists || node.data.length === 0) return undefined;
+    let current: FailoutView;
+    try {
+      current = decodeFailoutView(node.data);
+    } catch {
+      return undefined;
+    }
+    const next = rebaseView(view.rebase, current);
+    return next === undefined ? undefined : view.op(node.stat.version, next);
   }
 
   private async duplicate(id: string): Promise<Attempt> {
@@ -301,6 +358,16 @@ export class RequestWriter {
     if (isZkError(e, 'noAuth')) return new RequestError('notAuthorized', `ZooKeeper refused the write (NO_AUTH): check the writer's digest credential`, { cause: e });
     return e;
   }
+}
+
+/** Most rebases of one commit onto a view other writers keep changing, before judging again. */
+const MAX_VIEW_REBASES = 20;
+
+/** How {@link RequestWriter} rebases its view op (a set, or a rejection's check) onto a view that moved. */
+interface ViewOpRebase {
+  readonly path: string;
+  readonly rebase: ViewRebase;
+  readonly op: (version: number, next: FailoutView) => MultiOp;
 }
 
 /** What the record says of a request, as far as it is known. */

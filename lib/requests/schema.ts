@@ -72,6 +72,10 @@ export const restoreRequestSchema = z.strictObject({
    * restore removes the failout only while a window of it that has not ended names this alarm.
    */
   stoppedByAlarm: z.string().optional(),
+  /** With `stoppedByAlarm`: when it was seen in ALARM (epoch ms); judges the drill run whose window held it, even after the window (drill-writes.ts). */
+  alarmAt: z.number().int().min(EARLIEST_INSTANT).max(LATEST_INSTANT).optional(),
+  /** With `stoppedByAlarm`: the drill whose run the alarm judges (its window may have ended and been pruned since). */
+  drill: z.string().optional(),
 });
 
 /** `action: extend`: moves the end of the cluster's active failout (every window of it), nothing else. */
@@ -148,8 +152,12 @@ export interface FailoutChangeRequest extends ChangeRequestBase {
 export interface RestoreChangeRequest extends ChangeRequestBase {
   /** Removes the cluster's failout. */
   readonly action: 'restore';
-  /** The stop alarm whose ALARM state caused this restore (the guard's restores only). */
+  /** The stop alarm whose ALARM state caused this restore (the guard's and the drill runner's restores only). */
   readonly stoppedByAlarm?: string;
+  /** With `stoppedByAlarm`: when it was seen in ALARM (epoch ms), for the drill run's verdict. */
+  readonly alarmAt?: number;
+  /** With `stoppedByAlarm`: the drill whose run it judges. */
+  readonly drill?: string;
 }
 
 /** A normalised extend: the new end as epoch ms. */
@@ -246,8 +254,9 @@ export function parseChangeRequest(body: string | unknown, options: ParseOptions
     if (problem) problems.push(problem);
   }
   if (input.action === 'restore' && input.stoppedByAlarm !== undefined) {
-    const problem = alarmNameProblem(input.stoppedByAlarm, 'stoppedByAlarm');
-    if (problem) problems.push(problem);
+    for (const p of [alarmNameProblem(input.stoppedByAlarm, 'stoppedByAlarm'), input.drill === undefined ? undefined : drillNameProblem(input.drill)]) if (p) problems.push(p);
+  } else if (input.action === 'restore' && (input.alarmAt !== undefined || input.drill !== undefined)) {
+    problems.push({ reason: 'badSchema', message: 'alarmAt and drill: only with stoppedByAlarm (they say when that alarm was seen, and which drill run it judges)' });
   }
   if (input.action === 'restore') {
     return problems.length > 0 ? reject(problems, requestId) : { ok: true, request: normaliseRestore(input) };
@@ -374,7 +383,8 @@ function iso(ms: number): string {
 }
 
 function normaliseRestore(input: RestoreInput): RestoreChangeRequest {
-  return { ...requestBaseOf(input), action: 'restore', ...(input.stoppedByAlarm === undefined ? {} : { stoppedByAlarm: input.stoppedByAlarm }) };
+  const { stoppedByAlarm, alarmAt, drill } = input;
+  return { ...requestBaseOf(input), action: 'restore', ...(stoppedByAlarm === undefined ? {} : { stoppedByAlarm }), ...(alarmAt === undefined ? {} : { alarmAt }), ...(drill === undefined ? {} : { drill }) };
 }
 
 function normaliseFailout(input: FailoutInput, offlineAt: number, onlineAt: number): FailoutChangeRequest {

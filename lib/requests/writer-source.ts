@@ -5,8 +5,10 @@
  * `RequestWriter`. The Lambda's `functions/commons/request-writer.ts` is one call of
  * {@link requestWriterSource}; the local stack runs that very Lambda bundle.
  */
+import { HttpAlarmStates, type AlarmReader } from '../alarms';
 import { ZkSession } from '../zk';
-import { loadRequestsConfig, resolveDigestCredential, type SecretReader } from './config';
+import { loadRequestsConfig, resolveDigestCredential, type AlarmSourceConfig, type SecretReader } from './config';
+import { RequestError } from './errors';
 import { lazySource } from './lazy-source';
 import type { RequestLogger } from './logger';
 import { RequestWriter } from './request-writer';
@@ -20,6 +22,20 @@ export interface RequestWriterSourceOptions {
   readonly getSecret: SecretReader;
   /** Where the writer and its session start log. */
   readonly logger: RequestLogger;
+  /**
+   * Makes the CloudWatch alarm reader when the configuration asks for it (`FAILOUT_ALARMS_CLOUDWATCH=1`):
+   * the Lambda passes lib/alarms/cloudwatch's `CloudWatchAlarmStates`, so that this face never loads
+   * the AWS SDK. Without it that configuration is refused (`invalidConfig`).
+   */
+  readonly cloudWatchAlarms?: () => AlarmReader;
+}
+
+/** The alarm reader the configuration names, or undefined for none. @throws RequestError `invalidConfig`. */
+export function alarmReaderOf(config: AlarmSourceConfig, cloudWatchAlarms: (() => AlarmReader) | undefined): AlarmReader | undefined {
+  if (config.source === 'http') return new HttpAlarmStates(config.url);
+  if (config.source === 'none') return undefined;
+  if (!cloudWatchAlarms) throw new RequestError('invalidConfig', 'invalid configuration: FAILOUT_ALARMS_CLOUDWATCH=1, but this process has no CloudWatch client to read alarms with', { variable: 'FAILOUT_ALARMS_CLOUDWATCH' });
+  return cloudWatchAlarms();
 }
 
 /**
@@ -31,6 +47,7 @@ export interface RequestWriterSourceOptions {
 export async function createRequestWriter(options: RequestWriterSourceOptions): Promise<RequestWriter> {
   const { logger } = options;
   const config = loadRequestsConfig(options.env);
+  const alarms = alarmReaderOf(config.alarms, options.cloudWatchAlarms);
   const credential = await resolveDigestCredential(config, options.getSecret);
   const session = new ZkSession({
     connectString: config.zkConnect,
@@ -41,7 +58,7 @@ export async function createRequestWriter(options: RequestWriterSourceOptions): 
   });
   try {
     await session.start(config.connectTimeoutMs);
-    logger.info('zookeeper session ready', { zkConnect: config.zkConnect, digest: config.digest.source, tls: config.tls !== undefined });
+    logger.info('zookeeper session ready', { zkConnect: config.zkConnect, digest: config.digest.source, tls: config.tls !== undefined, alarmSource: config.alarms.source });
     const recordAcl = await resolveWriterAcl({ session, config, credential, logger });
     return new RequestWriter({
       session,
@@ -52,6 +69,7 @@ export async function createRequestWriter(options: RequestWriterSourceOptions): 
       retention: { retentionMs: config.recordRetentionMs },
       recordAcl,
       logger,
+      ...(alarms === undefined ? {} : { alarms }),
     });
   } catch (err) {
     await session.close();

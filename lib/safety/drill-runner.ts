@@ -14,12 +14,20 @@
  * Missed times: a time more than `graceMs` (default 10 minutes) old is ignored, not caught up. A
  * runner that was down for a day must not start yesterday's drill now, outside the window its owners
  * chose and the blocked windows were checked against.
+ *
+ * Runs in progress (issue 21): every tick also evaluates the alarms of each run moving traffic. When
+ * one is in ALARM it sends a `restore` with `stoppedByAlarm`, `alarmAt` (this evaluation's time) and
+ * `drill`, under one id per run (`<runId>-stop`): it stops the run if the guard has not (an event lost
+ * or late), and it carries the verdict, so the worker records the run `failed` (the outcome alarm;
+ * checked first) or `interrupted` (a blocking alarm) even when the restore reaches it after the
+ * window ended. A run is thus judged on every evaluation during it, not on when its end is written.
  */
 import { createHash } from 'node:crypto';
 import { clusterPath, parseClusterProperties, type FailoutProperties } from '../d2/data';
 import {
   changeRequestMessage,
   decodeDrillNode,
+  runningRun,
   DEFAULT_DRILLS_PATH,
   DEFAULT_REQUESTS_PATH,
   drillPath,
@@ -29,6 +37,7 @@ import {
   type ChangeRequestInput,
   type DrillDefinition,
   type DrillNode,
+  type DrillRun,
   type RequestLogger,
   type SkipReason,
 } from '../requests';
@@ -72,6 +81,8 @@ export type DrillTickResult =
   | { readonly drill: string; readonly outcome: 'handled'; readonly runId: string }
   /** The drill's failout was sent. */
   | { readonly drill: string; readonly outcome: 'started'; readonly runId: string; readonly scheduledAt: number }
+  /** A run in progress had one of its alarms in ALARM: its stopping restore (with the verdict) was sent. */
+  | { readonly drill: string; readonly outcome: 'stopped'; readonly runId: string; readonly alarm: string; readonly requestId: string }
   /** A `skipDrill` was sent. */
   | { readonly drill: string; readonly outcome: 'skipped'; readonly runId: string; readonly scheduledAt: number; readonly skipReason: SkipReason; readonly detail: string }
   /** The drill could not be judged this tick (a node that does not decode, alarms unreadable, a send that failed); the next tick tries again. */
@@ -85,6 +96,12 @@ export function drillRunId(name: string, scheduledAt: number): string {
   const plain = `drill-${name}-${scheduledAt}`;
   if (isValidRequestId(plain)) return plain;
   return `drill-${createHash('sha256').update(name).digest('hex').slice(0, 32)}-${scheduledAt}`;
+}
+
+/** The request id of the runner's restore that stops run `runId` (one per run, whichever alarm and tick). */
+export function drillStopRequestId(runId: string): string {
+  const plain = `${runId}-stop`;
+  return isValidRequestId(plain) ? plain : `drill-stop-${createHash('sha256').update(runId).digest('hex').slice(0, 48)}`;
 }
 
 /** ISO-8601 `PT…S` of whole or fractional seconds. */
@@ -159,6 +176,10 @@ export class DrillRunner {
   private async tickOne(name: string, now: number): Promise<DrillTickResult> {
     const node = await this.readDrill(name);
     if (node === undefined) return { drill: name, outcome: 'notDue' };
+    const running = runningRun(node, now);
+    const stopped = running === undefined ? undefined : await this.stopIfAlarmed(node.definition, running, now);
+    // A due time meets this run's failout still in place; the next tick (within the grace) judges it.
+    if (stopped !== undefined) return stopped;
     const schedule = parseSchedule(node.definition.every);
     if (!schedule.ok) throw new Error(`schedule ${JSON.stringify(node.definition.every)}: ${schedule.message}`);
     // Not before the definition either: redefining a drill must not fire the time it just passed.
@@ -168,6 +189,29 @@ export class DrillRunner {
     const runId = drillRunId(name, due);
     if (node.runs.some((r) => r.runId === runId) || (await this.recorded(runId))) return { drill: name, outcome: 'handled', runId };
     return this.runAt(node.definition, due, now);
+  }
+
+  /** Evaluates the alarms of `run` (moving traffic now); one in ALARM: sends the stopping restore. */
+  private async stopIfAlarmed(drill: DrillDefinition, run: DrillRun, now: number): Promise<DrillTickResult | undefined> {
+    // The outcome alarm first: when both fire, the run failed (the operator looks at it either way).
+    const names = [drill.outcomeAlarm, ...drill.blockingAlarms];
+    const states = await this.options.alarms.states(names);
+    const alarm = names.find((n) => states.get(n) === 'ALARM');
+    if (alarm === undefined) return undefined;
+    const requestId = drillStopRequestId(run.runId);
+    await this.sendChecked({
+      version: 1,
+      requestId,
+      action: 'restore',
+      cluster: drill.cluster,
+      requestedBy: DRILL_REQUESTER,
+      reason: `drill ${drill.name}: alarm ${alarm} in ALARM during run ${run.runId}`,
+      stoppedByAlarm: alarm,
+      alarmAt: now,
+      drill: drill.name,
+    }, now);
+    this.options.logger.info('drill run stopped: alarm in ALARM', { drill: drill.name, cluster: drill.cluster, runId: run.runId, alarmName: alarm, requestId });
+    return { drill: drill.name, outcome: 'stopped', runId: run.runId, alarm, requestId };
   }
 
   private async recorded(requestId: string): Promise<boolean> {

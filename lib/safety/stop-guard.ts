@@ -11,10 +11,17 @@
  * drops it within 5 minutes and the worker's record makes it a `duplicate` after that. The worker
  * itself removes the failout only while a window naming the alarm is still open (lib/requests
  * `applyRequest`), so a restore that arrives after the operator replaced the failout changes nothing.
+ *
+ * Drill runs (issue 21): a run's outcome is decided by its alarms during the run, not by when the
+ * guard or the worker get to it. So the guard also stops a drill window that was open when the alarm
+ * changed state (`changedAt`), though it has ended since (an event retried, a guard that was down),
+ * and every restore carries `alarmAt` (when the state changed) and, for a drill window, `drill`: the
+ * worker records the run whose window held `alarmAt` as `failed` (its outcome alarm) or `interrupted`
+ * (a blocking alarm), even when the restore reaches it after the window ended.
  */
 import { createHash } from 'node:crypto';
 import type { SendMessageCommandInput } from '@aws-sdk/client-sqs';
-import { clusterPath, parseClusterProperties } from '../d2/data';
+import { clusterPath, isBucketConfigActiveAt, parseClusterProperties, type FailoutProperties } from '../d2/data';
 import { changeRequestMessage, namesStopAlarm, newRequestId, parseChangeRequest, type RequestLogger } from '../requests';
 import { isZkError, type ZkSession } from '../zk';
 import { parseAlarmEvent, type AlarmEventError, type AlarmStateChange } from './alarm-event';
@@ -172,15 +179,16 @@ export class StopGuard {
 
   private async stop(event: AlarmStateChange): Promise<GuardResult> {
     const now = this.clock();
-    const { matches, unreadable, clusters } = await this.findFailouts(event.alarmName, now);
+    const alarmAt = alarmTimeOf(event);
+    const { matches, unreadable, clusters } = await this.findFailouts(event.alarmName, now, alarmAt);
     this.count('ClustersRead', clusters);
     const restores: SentRestore[] = [];
     const failed: { cluster: string; error: unknown }[] = [];
     // One send per cluster, in parallel: the clusters are independent FIFO groups.
     await Promise.all(
-      matches.map(async (cluster) => {
+      matches.map(async ({ cluster, drill }) => {
         try {
-          restores.push(await this.sendRestore(cluster, event, now));
+          restores.push(await this.sendRestore(cluster, drill, event, now, alarmAt));
         } catch (error) {
           failed.push({ cluster, error });
         }
@@ -201,8 +209,11 @@ export class StopGuard {
     return { outcome: 'handled', alarmName: event.alarmName, clusters, restores: restores.sort((a, b) => a.cluster.localeCompare(b.cluster)), unreadable };
   }
 
-  /** The clusters whose failout has an open window naming `alarm`; unreadable ones logged and counted. */
-  private async findFailouts(alarm: string, now: number): Promise<{ matches: string[]; unreadable: { cluster: string; problem: string }[]; clusters: number }> {
+  /**
+   * The clusters whose failout has an open window naming `alarm`, or a drill window naming it that was
+   * active at `alarmAt` (with that drill); unreadable ones logged and counted.
+   */
+  private async findFailouts(alarm: string, now: number, alarmAt: number | undefined): Promise<{ matches: StopMatch[]; unreadable: { cluster: string; problem: string }[]; clusters: number }> {
     let names: string[];
     try {
       names = (await this.options.zk.children(clusterPath(this.d2BasePath))).children;
@@ -210,7 +221,7 @@ export class StopGuard {
       if (isZkError(err, 'noNode')) return { matches: [], unreadable: [], clusters: 0 };
       throw err;
     }
-    const matches: string[] = [];
+    const matches: StopMatch[] = [];
     const unreadable: { cluster: string; problem: string }[] = [];
     await Promise.all(
       names.map(async (cluster) => {
@@ -219,7 +230,8 @@ export class StopGuard {
         if (!node.exists) return;
         try {
           const props = parseClusterProperties(node.data.toString('utf8')).failoutProperties;
-          if (props !== null && namesStopAlarm(props, alarm, now)) matches.push(cluster);
+          const drill = drillWindowNaming(props, alarm, now, alarmAt);
+          if (props !== null && (namesStopAlarm(props, alarm, now) || drill !== undefined)) matches.push({ cluster, drill });
         } catch (err) {
           const problem = err instanceof Error ? err.message : String(err);
           unreadable.push({ cluster, problem });
@@ -228,10 +240,10 @@ export class StopGuard {
       }),
     );
     if (unreadable.length > 0) this.count('ClustersUnreadable', unreadable.length);
-    return { matches: matches.sort(), unreadable, clusters: names.length };
+    return { matches: matches.sort((a, b) => a.cluster.localeCompare(b.cluster)), unreadable, clusters: names.length };
   }
 
-  private async sendRestore(cluster: string, event: AlarmStateChange, now: number): Promise<SentRestore> {
+  private async sendRestore(cluster: string, drill: string | undefined, event: AlarmStateChange, now: number, alarmAt: number | undefined): Promise<SentRestore> {
     const body = {
       version: 1 as const,
       requestId: guardRequestId(cluster, event),
@@ -240,6 +252,8 @@ export class StopGuard {
       requestedBy: GUARD_REQUESTER,
       reason: `stopped by alarm ${event.alarmName}`,
       stoppedByAlarm: event.alarmName,
+      ...(alarmAt === undefined ? {} : { alarmAt }),
+      ...(drill === undefined ? {} : { drill }),
     };
     // The worker's own rules first, as the CLI does: a request it could only reject is never sent.
     const checked = parseChangeRequest(body, { now });
@@ -247,4 +261,22 @@ export class StopGuard {
     const sent = await this.options.send(changeRequestMessage(this.options.queueUrl, body));
     return { cluster, requestId: body.requestId, ...(sent.messageId === undefined ? {} : { messageId: sent.messageId }) };
   }
+}
+
+/** A cluster the guard restores, and the drill whose window named the alarm, if one did. */
+interface StopMatch {
+  readonly cluster: string;
+  readonly drill: string | undefined;
+}
+
+/** When the alarm changed state (epoch ms), when the event says in a form that parses. */
+function alarmTimeOf(event: AlarmStateChange): number | undefined {
+  const at = event.changedAt === undefined ? NaN : Date.parse(event.changedAt);
+  return Number.isFinite(at) && at >= 0 ? at : undefined;
+}
+
+/** The drill of a drill window naming `alarm` that is active now, or was when the alarm changed state. */
+function drillWindowNaming(props: FailoutProperties | null, alarm: string, now: number, alarmAt: number | undefined): string | undefined {
+  const window = props?.buckets.find((b) => b.drill !== undefined && (b.stopAlarms ?? []).includes(alarm) && (isBucketConfigActiveAt(b, now) || (alarmAt !== undefined && isBucketConfigActiveAt(b, alarmAt))));
+  return window?.drill;
 }

@@ -35,6 +35,8 @@ export interface AclLayout {
   readonly requestsPath: string;
   /** Parent of drill definitions and runs, default `/failout/drills`. */
   readonly drillsPath: string;
+  /** The view of open failouts the request writer keeps (issue 21), default `/failout/view`. */
+  readonly viewPath: string;
   /** Parents of the bridge's election candidates, default `/failout/bridge/leader`. */
   readonly electionPaths: readonly string[];
 }
@@ -44,6 +46,7 @@ export const DEFAULT_ACL_LAYOUT: AclLayout = Object.freeze({
   d2BasePath: '/d2',
   requestsPath: '/failout/requests',
   drillsPath: '/failout/drills',
+  viewPath: '/failout/view',
   electionPaths: Object.freeze(['/failout/bridge/leader']),
 });
 
@@ -66,7 +69,8 @@ export type NodeClass =
   | 'requests'
   | 'record'
   | 'drills'
-  | 'drill';
+  | 'drill'
+  | 'view';
 
 /** One row of {@link ACL_TABLE}. */
 export interface AclTableRow {
@@ -115,10 +119,17 @@ export const ACL_TABLE: Readonly<Record<NodeClass, AclTableRow>> = Object.freeze
   record: { pattern: '`/failout/requests/<requestId>`', grants: {} },
   drills: { pattern: '`/failout/drills`', grants: { requestWriter: ['create', 'delete'] } },
   drill: { pattern: '`/failout/drills/…` (every node below)', grants: { requestWriter: ['write', 'create', 'delete'] } },
+  view: { pattern: '`/failout/view` (every open failout, kept by the request writer)', grants: { requestWriter: ['write'] } },
 });
 
 const PERMISSION_ORDER: readonly Permission[] = ['read', 'write', 'create', 'delete', 'admin'];
 const GRANTED_ROLES = ['bridge', 'requestWriter', 'announcer'] as const;
+
+/** `name` beside `path` (`/failout/requests`, `view` → `/failout/view`; `/requests` → `/view`). */
+export function siblingPath(path: string, name: string): string {
+  const parent = path.slice(0, path.lastIndexOf('/'));
+  return `${parent}/${name}`;
+}
 
 function stripTrailingSlashes(path: string): string {
   let end = path.length;
@@ -133,10 +144,14 @@ function stripTrailingSlashes(path: string): string {
  */
 export function aclLayout(partial: Partial<AclLayout> = {}): AclLayout {
   const layout = { ...DEFAULT_ACL_LAYOUT, ...partial };
+  // The view sits beside the records unless configured: a deployment (or a test) with its own
+  // records parent gets its own view, never another's.
+  if (partial.viewPath === undefined) layout.viewPath = siblingPath(stripTrailingSlashes(layout.requestsPath), 'view');
   const normalized: AclLayout = {
     d2BasePath: stripTrailingSlashes(layout.d2BasePath),
     requestsPath: stripTrailingSlashes(layout.requestsPath),
     drillsPath: stripTrailingSlashes(layout.drillsPath),
+    viewPath: stripTrailingSlashes(layout.viewPath),
     electionPaths: layout.electionPaths.map(stripTrailingSlashes),
   };
   for (const root of layoutRoots(normalized)) {
@@ -146,9 +161,9 @@ export function aclLayout(partial: Partial<AclLayout> = {}): AclLayout {
   return normalized;
 }
 
-/** The layout's roots: the D2 base, the records and drills parents, the election paths. */
+/** The layout's roots: the D2 base, the records and drills parents, the view, the election paths. */
 export function layoutRoots(layout: AclLayout): string[] {
-  return [layout.d2BasePath, layout.requestsPath, layout.drillsPath, ...layout.electionPaths];
+  return [layout.d2BasePath, layout.requestsPath, layout.drillsPath, layout.viewPath, ...layout.electionPaths];
 }
 
 /** Path segments of `path` below `root`, or undefined when `path` is not `root` or below it. */
@@ -176,6 +191,7 @@ export function classifyPath(path: string, layout: AclLayout): NodeClass | undef
   if (requests) return requests.length === 0 ? 'requests' : 'record';
   const drills = below(p, layout.drillsPath);
   if (drills) return drills.length === 0 ? 'drills' : 'drill';
+  if (p === layout.viewPath) return 'view';
   for (const election of layout.electionPaths) {
     const rest = below(p, election);
     if (rest) return rest.length === 0 ? 'election' : 'candidate';

@@ -47,6 +47,7 @@ export {
   openPermissions,
   policyAcl,
   sameAcl,
+  siblingPath,
   withOwnIdentity,
 } from './acl-policy';
 export type { AclLayout, AclRole, AclRoles, AclTableRow, NodeClass } from './acl-policy';

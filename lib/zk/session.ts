@@ -70,6 +70,8 @@ export class ZkSession implements ZkReader, ZkWriter, ZkWatcher, ZkAclAccess {
   private everConnected = false;
   private readonly watches = new Set<Watch>();
   private readonly counters = { sessions: 0, suspended: 0, expired: 0, lost: 0, reconnects: 0 };
+  /** Set once a digest credential went over plain TCP and that was said (issue 21: warned once per ZkSession). */
+  private plainCredentialWarned = false;
 
   constructor(private readonly options: ZkSessionOptions) {
     if (!options.connectString) throw new ZkError('other', 'connectString is required');
@@ -282,6 +284,7 @@ export class ZkSession implements ZkReader, ZkWriter, ZkWatcher, ZkAclAccess {
     if (this.credentials.some((c) => c.user === credential.user && c.password === credential.password)) return;
     this.credentials.push(credential);
     this.client?.addAuthInfo('digest', Buffer.from(`${credential.user}:${credential.password}`));
+    if (this.stateValue === 'connected') this.warnIfCredentialInClear();
   }
 
   /** Compare-and-set write: fails with `badVersion` when the node changed since `version` (-1: any). */
@@ -453,6 +456,7 @@ export class ZkSession implements ZkReader, ZkWriter, ZkWatcher, ZkAclAccess {
       this.transition('connected');
       if (newSession) this.emit('reset');
       if (first || newSession) this.log.info({ sessionId: this.sessionId, generation: this.generation }, 'zookeeper session established');
+      this.warnIfCredentialInClear();
     } else if (state === State.DISCONNECTED) {
       if (this.stateValue !== 'connected') return;
       this.transition('suspended');
@@ -465,6 +469,32 @@ export class ZkSession implements ZkReader, ZkWriter, ZkWatcher, ZkAclAccess {
     } else if (state === State.AUTH_FAILED) {
       this.log.error('zookeeper authentication failed');
     }
+  }
+
+  /**
+   * Warns, once per ZkSession (not per reconnect: every new connection re-sends the credential, and the
+   * first warning already says so), when a digest credential goes over plain TCP: ZooKeeper's digest
+   * scheme sends `user:password` in the clear, so anyone on the path to that server can read it and
+   * act as that role. A warning, as TLS without server verification is (the lesser exposure).
+   */
+  private warnIfCredentialInClear(): void {
+    if (this.plainCredentialWarned || this.options.tls || this.credentials.length === 0) return;
+    this.plainCredentialWarned = true;
+    const server = this.connectedServer();
+    this.log.warn(
+      { server, connectString: this.options.connectString, credentials: this.credentials.length },
+      `zookeeper digest credential sent over plain TCP to ${server}: anyone on the network path can read it; connect over TLS (the servers' secureClientPort, ZK_TLS_CA)`,
+    );
+  }
+
+  /** `host:port` of the server the client is connected to, as the connect string names it; the connect string when unknown. */
+  private connectedServer(): string {
+    // node-zookeeper-client keeps its (shuffled) servers and moves its index past the one it dialled.
+    const manager = (this.client as unknown as { connectionManager?: { servers?: { host: string; port: number }[]; nextServerIndex?: number } } | undefined)?.connectionManager;
+    const servers = manager?.servers;
+    if (!servers || servers.length === 0 || manager?.nextServerIndex === undefined) return this.options.connectString;
+    const server = servers[(((manager.nextServerIndex - 1) % servers.length) + servers.length) % servers.length];
+    return server ? `${server.host}:${server.port}` : this.options.connectString;
   }
 
   private onSessionGone(reason: 'lost' | 'expired'): void {

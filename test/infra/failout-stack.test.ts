@@ -122,7 +122,7 @@ describe('FailoutStack (default props: sandbox VPC, ZooKeeper by security group)
       }
     });
 
-    it('gives operators SendMessage on the request queue only, and read access to outcomes', () => {
+    it('gives operators SendMessage on the request queue only, read access to outcomes, and DescribeAlarms (their checks before sending)', () => {
       const queueId = Object.keys(template.findResources('AWS::SQS::Queue', { Properties: Match.objectLike({ RedrivePolicy: Match.anyValue() }) }))[0];
       const policy = only(template, 'AWS::IAM::ManagedPolicy');
       const doc = (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement;
@@ -130,8 +130,10 @@ describe('FailoutStack (default props: sandbox VPC, ZooKeeper by security group)
       expect(send).toHaveLength(1);
       expect(send[0]!.Resource).toEqual({ 'Fn::GetAtt': [queueId, 'Arn'] });
       expect(doc.flatMap(actionsOf).sort()).toEqual(
-        ['logs:DescribeLogStreams', 'logs:FilterLogEvents', 'logs:GetLogEvents', 'sqs:GetQueueAttributes', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'].sort(),
+        ['cloudwatch:DescribeAlarms', 'logs:DescribeLogStreams', 'logs:FilterLogEvents', 'logs:GetLogEvents', 'sqs:GetQueueAttributes', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'].sort(),
       );
+      const alarms = doc.filter((s) => actionsOf(s).includes('cloudwatch:DescribeAlarms'));
+      expect(JSON.stringify(alarms.map((s) => s.Resource))).toMatch(/^\[\{"Fn::Join":.*:cloudwatch:.*:alarm:\*"\]\]\}\]$/);
     });
   });
 

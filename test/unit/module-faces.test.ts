@@ -54,6 +54,8 @@ describe('module faces', () => {
     ['lib/requests/schema-entry.ts', ['zod']],
     ['lib/zk/config/index.ts', []],
     ['lib/metrics/index.ts', []],
+    // The alarm port and its HTTP reader (global fetch): what lib/requests builds on; CloudWatch is lib/alarms/cloudwatch.
+    ['lib/alarms/index.ts', ['zod']],
   ])('%s loads exactly %j from npm', async (face, expected) => {
     // Act
     const loaded = await packagesLoadedBy(face);

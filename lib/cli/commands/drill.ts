@@ -1,15 +1,17 @@
 import { Command, Option } from 'commander';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import { decodeDrillNode, drillPath, newRequestId, runStatusAt, type DrillNode, type DrillRun } from '../../requests';
+import { checkPutDrill, decodeDrillNode, drillPath, newRequestId, runStatusAt, type ChangeRequest, type DrillNode, type DrillRun } from '../../requests';
 import { alarmStatesFromEnv, DrillRunner, nextDueAfter, parseSchedule, type DrillTickResult } from '../../safety';
 import { isZkError, type ZkSession } from '../../zk';
 import { addConnectionOptions, defaultRequester, printJson, withConnections, type CommandRuntime } from '../command-context';
-import { buildPutDrillBody, type DeleteDrillBody, type DrillPutOptions } from '../drill-body';
+import { buildPutDrillBody, type DeleteDrillBody, type DrillPutOptions, type PutDrillBody } from '../drill-body';
 import { drillsBase } from '../drill-status';
 import { CliError, EXIT, usageError } from '../errors';
-import { judgeBeforeSend, validateLocally } from '../local-check';
+import { formatLocalRejection, judgeBeforeSend, validateLocally } from '../local-check';
+import { addAlarmSourceOptions, checkAlarmsBeforeSend, resolveAlarmSource, type AlarmSourceFlags } from '../alarm-check';
 import { waitForRequestRecord } from '../records';
-import type { ConnectionFlags } from '../settings';
+import type { CliConnections } from '../connections';
+import type { ConnectionFlags, CliSettings } from '../settings';
 import { addSendOptions, DEFAULT_WAIT, sendRequest, type SendOptions } from './send';
 import { parseDuration } from '../args';
 import { formatRecord } from '../format';
@@ -30,7 +32,10 @@ or the outcome alarm is in ALARM, the time is on a blocked date or the run would
 window (UTC), or the cluster is failed out by an operator; then it records the run as skipped and why.
 A run's failout names the outcome and blocking alarms as stop alarms: if one fires, the guard restores
 the cluster and the run is failed; a run that ends its window is passed; an operator's failout or
-restore replaces it. Schedules: EventBridge cron(min hour day-of-month month day-of-week year) in UTC,
+restore replaces it. Outcomes, as ARC's practice runs: passed (its window ended with no alarm in
+ALARM), failed (the outcome alarm was in ALARM during the run, seen by the guard or by the runner's
+evaluation each tick, even if the verdict reaches the worker after the window), interrupted (a blocking
+alarm was in ALARM during the run: no verdict on the peers), replaced, skipped. Schedules: EventBridge cron(min hour day-of-month month day-of-week year) in UTC,
 one of the two day fields "?", or rate(N minutes|hours|days).
 `;
 
@@ -51,7 +56,7 @@ export function drillCommand(rt: CommandRuntime): Command {
   return drill;
 }
 
-type PutFlags = DrillPutOptions & SendOptions & ConnectionFlags & { requestId?: string };
+type PutFlags = DrillPutOptions & SendOptions & ConnectionFlags & AlarmSourceFlags & { requestId?: string };
 
 function putCommand(rt: CommandRuntime): Command {
   const command = new Command('put')
@@ -69,16 +74,43 @@ function putCommand(rt: CommandRuntime): Command {
     .addOption(new Option('--buckets <a-b>', 'bucket range each run moves, within 0-99').conflicts('share'))
     .option('--reason <text>', 'why, recorded with the request')
     .option('--by <who>', 'who asks (default: $FAILOUT_USER or user@host)');
-  addConnectionOptions(addSendOptions(command));
+  addConnectionOptions(addAlarmSourceOptions(addSendOptions(command)));
   return command.action(async (name: string, flags: PutFlags) => {
     const now = rt.io.now();
     const body = buildPutDrillBody(name, flags, { requestId: flags.requestId ?? newRequestId(now), requestedBy: defaultRequester(rt.io.env) });
     const request = validateLocally(body, now, rt.io.env);
+    const alarms = resolveAlarmSource(flags, rt.io.env);
     await withConnections(flags, rt.io, async (connections, settings) => {
+      // The alarms first, as the worker checks them before judging: the outcome and blocking alarms must exist.
+      if (!(await checkAlarmsBeforeSend(rt, alarms, { body, request, json: flags.json }))) return;
       if (!(await judgeBeforeSend(rt, connections, settings, { body, request, json: flags.json }, now))) return;
+      if (!(await drillChecksBeforeSend(rt, connections, settings, { body, request, json: flags.json }))) return;
       return sendRequest(rt, connections, settings, body, flags);
     });
   });
+}
+
+/**
+ * The worker's own drill checks (lib/requests `checkPutDrill`: a peer without a cluster node, a name
+ * another cluster's drill uses) before sending, as {@link judgeBeforeSend} runs the judge: refused,
+ * nothing is sent and the exit code is 1. ZooKeeper not configured or out of reach: sent (the worker
+ * checks again).
+ */
+async function drillChecksBeforeSend(rt: CommandRuntime, connections: CliConnections, settings: CliSettings, sent: { readonly body: PutDrillBody; readonly request: ChangeRequest; readonly json?: boolean | undefined }): Promise<boolean> {
+  if (!settings.zkConnect || sent.request.action !== 'putDrill') return true;
+  let rejection;
+  try {
+    rejection = await checkPutDrill(await connections.zk(), { d2BasePath: settings.d2Base, drillsPath: drillsBase(rt.io.env) }, sent.request);
+  } catch (err) {
+    if (!(err instanceof CliError && err.kind === 'unavailable') && !(isZkError(err) && err.transient)) throw err;
+    rt.io.stderr(`could not check the drill against ZooKeeper (${err instanceof Error ? err.message : String(err)}); sending it, the worker checks it again\n`);
+    return true;
+  }
+  if (rejection === undefined) return true;
+  if (sent.json) printJson(rt.io, { requestId: sent.body.requestId, sent: false, request: sent.body, rejection });
+  else rt.io.stdout(`${formatLocalRejection(sent.body, rejection)}\n  nothing was sent; fix the drill and put it again\n`);
+  rt.setExit(EXIT.failed);
+  return false;
 }
 
 type DeleteFlags = SendOptions & ConnectionFlags & { cluster?: string; requestId?: string; reason?: string; by?: string };
@@ -248,9 +280,12 @@ function formatSummary(s: DrillSummary): string {
 function formatRun(r: RunView): string {
   const parts = [`${r.runId}  ${r.status.toUpperCase()}  at ${r.atIso}`];
   if (r.buckets !== undefined) parts.push(`moved ${r.buckets.to - r.buckets.from + 1}% to ${(r.peers ?? []).map((p) => `${p.cluster}×${p.weight}`).join(', ')}`);
-  if (r.endsAt !== undefined && r.status !== 'failed' && r.status !== 'replaced') parts.push(`until ${new Date(r.endsAt).toISOString()}`);
+  if (r.endsAt !== undefined && (r.status === 'running' || r.status === 'passed')) parts.push(`until ${new Date(r.endsAt).toISOString()}`);
   if (r.skipReason !== undefined) parts.push(`${r.skipReason}${r.detail === undefined ? '' : `: ${r.detail}`}`);
-  if (r.stoppedByAlarm !== undefined) parts.push(`stopped by alarm ${r.stoppedByAlarm}`);
+  if (r.stoppedByAlarm !== undefined) {
+    const seen = r.alarmAt === undefined ? '' : ` (in ALARM at ${new Date(r.alarmAt).toISOString()})`;
+    parts.push(r.status === 'interrupted' ? `interrupted by alarm ${r.stoppedByAlarm}${seen}: no verdict on the peers` : `stopped by alarm ${r.stoppedByAlarm}${seen}`);
+  }
   if (r.endedBy !== undefined) parts.push(`ended ${new Date(r.endedAt ?? r.at).toISOString()} by request ${r.endedBy}`);
   return parts.join('; ');
 }

@@ -2,12 +2,13 @@ import { Command, Option } from 'commander';
 import { newRequestId } from '../../requests';
 import { addConnectionOptions, defaultRequester, printJson, withConnections, type CommandRuntime } from '../command-context';
 import { EXIT } from '../errors';
-import { formatClusterStatus } from '../format';
+import { formatClusterStatus, formatForced } from '../format';
 import { buildFailoutBody, type OutOptions } from '../request-body';
 import type { ConnectionFlags } from '../settings';
 import { dryRun, formatProjections, projectionJson } from '../dry-run';
 import { measureRequestRates, type RateFlags } from '../request-rates';
 import { judgeBeforeSend, validateLocally } from '../local-check';
+import { addAlarmSourceOptions, alarmRejectionForDryRun, checkAlarmsBeforeSend, resolveAlarmSource, type AlarmSourceFlags } from '../alarm-check';
 import { addSendOptions, sendRequest, type SendOptions } from './send';
 
 const EXAMPLES = `
@@ -25,7 +26,7 @@ scrapes a second apart of a counter of every request by cluster, --traffic-metri
 FAILOUT_TRAFFIC_METRIC); the worker judges by host counts (it cannot see rates), and both are shown.
 `;
 
-type Flags = OutOptions & SendOptions & ConnectionFlags & RateFlags & { dryRun?: boolean; requestId?: string };
+type Flags = OutOptions & SendOptions & ConnectionFlags & RateFlags & AlarmSourceFlags & { dryRun?: boolean; requestId?: string };
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
@@ -41,25 +42,35 @@ export function outCommand(rt: CommandRuntime): Command {
     .addOption(new Option('--share <pct>', 'percentage of traffic to move, 1-100 (default 100)').conflicts('buckets'))
     .addOption(new Option('--buckets <a-b>', 'bucket range to move, within 0-99').conflicts('share'))
     .option('--ramp <steps>', 'move in steps: cumulative % of the moved range (--share/--buckets, default all), each but the last with how long it holds (10%:5m,50%:10m,100%)')
-    .option('--stop-alarm <name>', 'a CloudWatch alarm that ends the failout when it goes to ALARM (the guard restores the cluster); repeat for several, at most 5', collect)
+    .option('--stop-alarm <name>', 'a CloudWatch alarm that ends the failout when it goes to ALARM (the guard restores the cluster); it must exist and not be in ALARM already (checked before sending with --alarms-url / --cloudwatch-alarms, and by the worker); repeat for several, at most 5', collect)
     .option('--reason <text>', 'why (an incident id), recorded with the failout')
     .option('--by <who>', 'who asks (default: $FAILOUT_USER or user@host)')
-    .option('--force', 'override the peer-state checks (peer failed out, peer without hosts)')
+    .option('--force', 'override the peer-state checks (peer failed out, peer without hosts), the capacity guard, and stranding another failout (never unknown peers or clusters); recorded on the request and the failout')
     .option('--dry-run', 'validate against the current ZooKeeper state; send nothing')
     .option('--metrics <service=url>', "a service instance's Prometheus text URL, for the projection from request rates (repeat; default $FAILOUT_METRICS_URLS)", collect)
     .option('--traffic-metric <name>', 'a counter of every request by target cluster (label cluster) that services export (default $FAILOUT_TRAFFIC_METRIC)');
-  addConnectionOptions(addSendOptions(command)).addHelpText('after', EXAMPLES);
+  addConnectionOptions(addAlarmSourceOptions(addSendOptions(command))).addHelpText('after', EXAMPLES);
   return command.action(async (cluster: string, flags: Flags) => {
     const now = rt.io.now();
     const body = buildFailoutBody(cluster, flags, { requestId: flags.requestId ?? newRequestId(now), now, requestedBy: defaultRequester(rt.io.env) });
     // The worker's schema and rules first: a request it can only reject is never sent (exit 2).
     const request = validateLocally(body, now, rt.io.env);
+    const alarms = resolveAlarmSource(flags, rt.io.env);
     await withConnections(flags, rt.io, async (connections, settings) => {
       // Measured before judging, so both projections are of the same moment (without ZooKeeper nothing is judged).
       const measured = flags.dryRun || settings.zkConnect ? await measureRequestRates(flags, rt.io) : undefined;
       if (!flags.dryRun) {
+        // The alarms first, as the worker checks them before judging the rest.
+        if (!(await checkAlarmsBeforeSend(rt, alarms, { body, request, json: flags.json }))) return;
         if (!(await judgeBeforeSend(rt, connections, settings, { body, request, json: flags.json, rates: measured?.rates }, now))) return;
         return sendRequest(rt, connections, settings, body, flags);
+      }
+      const alarmRejection = await alarmRejectionForDryRun(rt.io, alarms, request);
+      if (alarmRejection !== undefined) {
+        if (flags.json) printJson(rt.io, { dryRun: true, request: body, ok: false, rejection: alarmRejection });
+        else rt.io.stdout(`dry run: request would be REJECTED: ${alarmRejection.reason} — ${alarmRejection.message}\nnothing was sent\n`);
+        rt.setExit(EXIT.failed);
+        return;
       }
       const result = await dryRun(await connections.zk(), settings, request, now, measured?.rates);
       if (flags.json) {
@@ -68,7 +79,8 @@ export function outCommand(rt: CommandRuntime): Command {
       } else if (result.ok) {
         const text = formatProjections(result);
         const projection = text === '' ? '' : `${text}\n`;
-        rt.io.stdout(`dry run: request would be applied; nothing was sent. ${cluster} would then be:\n${formatClusterStatus(result.after, now)}\n${projection}`);
+        const forced = result.forced === undefined ? '' : `${formatForced(result.forced)}\n`;
+        rt.io.stdout(`dry run: request would be applied; nothing was sent. ${cluster} would then be:\n${formatClusterStatus(result.after, now)}\n${projection}${forced}`);
       }
       else {
         const text = formatProjections(result);

@@ -21,6 +21,7 @@ import { addConnectionOptions, printJson, withConnections, type CommandRuntime }
 import { CliError, EXIT, usageError } from '../errors';
 import type { CliIo } from '../io';
 import type { CliSettings, ConnectionFlags } from '../settings';
+import { checkFailoutView, formatViewCheck, reindexCommand, viewCheckFailed } from './zk-view';
 
 /**
  * `failout zk secure|check`: the ACL policy (lib/zk `aclFor`, README "Access control") on a live tree.
@@ -36,7 +37,9 @@ const OVERVIEW = `
 Every node failout uses gets its ACL from one table (README "Access control"): everyone reads;
 the bridge, the request writer and announcers change only their own paths; the admin may do everything.
 
-  check   lists every node a client WITHOUT credentials could change (exit 1 if any, 0 otherwise)
+  check   lists every node a client WITHOUT credentials could change, and where the view of open
+          failouts (/failout/view) disagrees with the cluster nodes (exit 1 if any, 0 otherwise)
+  reindex rebuilds that view from the cluster nodes (the worker judges every request against it)
   secure  applies the table to an existing tree (e.g. a D2 tree rest.li services already use),
           creating missing parents; idempotent; --dry-run prints what it would change
 
@@ -66,7 +69,7 @@ type ZkFlags = ConnectionFlags & { electionPath?: string; drillsPath?: string; j
 /** `failout zk`: the `check` and `secure` subcommands. */
 export function zkCommand(rt: CommandRuntime): Command {
   const zk = new Command('zk').description('ZooKeeper access control: apply the ACL table (secure) or list nodes anyone may change (check)').addHelpText('after', OVERVIEW);
-  for (const sub of [checkCommand(rt), secureCommand(rt)]) {
+  for (const sub of [checkCommand(rt), secureCommand(rt), reindexCommand(rt, (required) => adminCredential(rt.io.env, required))]) {
     // Nested subcommands inherit neither exitOverride nor the output hooks (see program.ts).
     sub
       .exitOverride()
@@ -95,14 +98,16 @@ function checkCommand(rt: CommandRuntime): Command {
       const admin = adminCredential(rt.io.env, false);
       const roots = layoutRoots(layout);
       const audit = await unlessUnavailable(async () => auditAcls(await connections.zk(admin ? [admin] : []), roots));
-      const passed = auditPassed(audit);
+      const view = await unlessUnavailable(async () => checkFailoutView(await connections.zk(admin ? [admin] : []), settings, Date.now()));
+      const passed = auditPassed(audit) && !viewCheckFailed(view);
       if (flags.json) {
-        printJson(rt.io, { roots, checked: audit.checked, open: audit.open, unreadable: audit.unreadable, passed });
+        printJson(rt.io, { roots, checked: audit.checked, open: audit.open, unreadable: audit.unreadable, view, passed });
       } else {
+        for (const line of formatViewCheck(view)) rt.io.stdout(`${line}\n`);
         for (const node of audit.open) rt.io.stdout(`open       ${escapeControlChars(node.path)}  anyone may ${node.perms.join(', ')}  (${formatAcl(node.acl)})\n`);
         for (const node of audit.unreadable) rt.io.stdout(`unchecked  ${escapeControlChars(node.path)}  cannot read its ACL or children (${node.kind})\n`);
         rt.io.stdout(
-          passed
+          auditPassed(audit)
             ? `${audit.checked} nodes checked under ${roots.join(', ')}: none can be changed without credentials\n`
             : `${audit.checked} nodes checked: ${audit.open.length} can be changed without credentials, ${audit.unreadable.length} could not be checked. ` +
                 'Run `failout zk secure --dry-run`, then `failout zk secure` (ZK_ADMIN_DIGEST, ZK_ACL_BRIDGE_ID, ZK_ACL_WRITER_ID)\n',

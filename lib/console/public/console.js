@@ -9,7 +9,10 @@
   const $ = (id) => document.getElementById(id);
   const live = $('live');
   const followed = new Map(); // requestId -> <li>
-  let pending = null; // { action, fields, requestId } awaiting confirmation
+  // What Confirm may send: the request as checked ({ action, fields, requestId, key, version }), or null.
+  // Any edit of the form after its Check takes it back (the server refuses a different one too).
+  let pending = null;
+  let formVersion = 0; // bumped by every edit of the form
 
   // ---- live sections -------------------------------------------------------------------------
   function focusKey(el) {
@@ -169,7 +172,7 @@
     }
     return { status: response.status, json };
   }
-  function showJudgement(kind, head, text, confirmLabel) {
+  function showJudgement(kind, head, text, confirmLabel, changes) {
     const box = $('judgement');
     box.hidden = false;
     box.className = 'judgement ' + kind;
@@ -177,8 +180,17 @@
     h.textContent = head;
     h.tabIndex = -1;
     $('judgement-text').textContent = text || '';
+    const list = $('judgement-changes');
+    list.replaceChildren();
+    for (const line of changes || []) {
+      const li = document.createElement('li');
+      li.textContent = line;
+      list.append(li);
+    }
+    $('judgement-diff').hidden = !changes || changes.length === 0;
     const confirm = $('confirm');
     confirm.hidden = !confirmLabel;
+    confirm.disabled = false;
     if (confirmLabel) confirm.textContent = confirmLabel;
     h.focus();
   }
@@ -186,49 +198,81 @@
     $('judgement').hidden = true;
     pending = null;
   }
+  // The judgement on screen is for the form as it was: say so, and let nothing be sent until the next
+  // Check. A Check still on its way is marked when its answer arrives (see the submit handler).
+  function markStale() {
+    pending = null;
+    const box = $('judgement');
+    if (box.hidden || box.classList.contains('busy') || box.classList.contains('stale')) return;
+    box.classList.add('stale');
+    $('judgement-head').textContent = 'Out of date: the form changed after this check; check again before sending. Below: the check of the form as it was.';
+    const confirm = $('confirm');
+    confirm.disabled = true;
+    confirm.textContent = 'Check again to send';
+  }
+  // Every edit, typed or picked ('input' fires for text, selects and checkboxes alike; the script's
+  // own changes to the form fire none).
+  form.addEventListener('input', () => {
+    formVersion++;
+    markStale();
+  });
+  const keyOf = (request) => JSON.stringify([request.action, request.fields]);
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
     const request = formFields();
+    const version = formVersion;
     pending = null;
-    showJudgement('busy', 'Checking…', '', null);
+    showJudgement('busy', 'Checking…', '', null, null);
     let result;
     try {
       result = await post('/api/check', request);
     } catch (err) {
-      showJudgement('rejected', 'The console server did not answer: ' + err.message, '', null);
+      showJudgement('rejected', 'The console server did not answer: ' + err.message, '', null, null);
       return;
     }
     const r = result.json;
     if (r.kind === 'ready') {
-      pending = { action: request.action, fields: request.fields, requestId: r.body.requestId };
+      pending = { action: request.action, fields: request.fields, requestId: r.body.requestId, key: keyOf(request), version };
       const note = r.judged ? 'The worker would apply it now (dry run against ZooKeeper):' : 'Not judged against ZooKeeper (out of reach); the worker checks it when it arrives:';
-      showJudgement('ready', 'Request ' + r.body.requestId + ' (' + r.body.action + ' ' + r.body.cluster + '). ' + note, r.judgement, 'Confirm and send ' + r.body.action + ' ' + r.body.cluster);
+      const changes = r.changes || (r.judged ? [] : ['Not compared with the failout in place: not judged now.']);
+      showJudgement('ready', 'Request ' + r.body.requestId + ' (' + r.body.action + ' ' + r.body.cluster + '). ' + note, r.judgement, 'Confirm and send ' + r.body.action + ' ' + r.body.cluster, changes);
     } else if (r.kind === 'rejected') {
-      showJudgement('rejected', 'Would be REJECTED (' + r.reason + '): nothing was sent.', r.message, null);
+      showJudgement('rejected', 'Would be REJECTED (' + r.reason + '): nothing was sent.', r.message, null, null);
     } else {
-      showJudgement('rejected', 'Not sent: ' + (r.message || r.reason || 'refused'), '', null);
+      showJudgement('rejected', 'Not sent: ' + (r.message || r.reason || 'refused'), '', null, null);
     }
+    if (version !== formVersion) markStale();
   });
   $('confirm').addEventListener('click', async () => {
     if (!pending) return;
+    // What is sent is the form as it is now, and only when it is the form that was checked.
+    const now = formFields();
+    if (keyOf(now) !== pending.key || formVersion !== pending.version) {
+      markStale();
+      return;
+    }
     const request = pending;
     pending = null;
     $('confirm').hidden = true;
     let result;
     try {
-      result = await post('/api/send', request);
+      result = await post('/api/send', { action: now.action, fields: now.fields, requestId: request.requestId });
     } catch (err) {
-      showJudgement('rejected', 'The console server did not answer: ' + err.message + '. It is safe to check and send again.', '', null);
+      showJudgement('rejected', 'The console server did not answer: ' + err.message + '. It is safe to check and send again.', '', null, null);
       return;
     }
     const r = result.json;
     if (r.kind === 'sent') {
       hideJudgement();
       follow(r.requestId, request.action + ' ' + request.fields.cluster);
+    } else if (r.kind === 'unavailable' && formVersion === request.version) {
+      // The queue did not take it: the same request (same id) may be sent again.
+      pending = request;
+      showJudgement('rejected', 'Not sent: ' + r.message, '', 'Send again (same request ' + request.requestId + ')', null);
     } else if (r.kind === 'rejected') {
-      showJudgement('rejected', 'REJECTED before sending (' + r.reason + '): nothing was sent.', r.message, null);
+      showJudgement('rejected', 'REJECTED before sending (' + r.reason + '): nothing was sent.', r.message, null, null);
     } else {
-      showJudgement('rejected', 'Not sent: ' + (r.message || r.reason || 'refused'), '', null);
+      showJudgement('rejected', 'Not sent: ' + (r.message || r.reason || 'refused'), '', null, null);
     }
   });
   $('cancel').addEventListener('click', () => {
@@ -262,6 +306,10 @@
   $('clusters').addEventListener('click', (e) => {
     const button = e.target.closest('button[data-act]');
     if (!button) return;
+    // A fresh form for this cluster: every field back to its default (empty, force unticked, By the
+    // console's requester), so nothing of an earlier request (peers, ramp, reason, force) is sent again.
+    form.reset();
+    formVersion++;
     $('f-action').value = button.dataset.act;
     $('f-cluster').value = button.dataset.cluster;
     showFields();

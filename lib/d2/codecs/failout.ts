@@ -80,6 +80,7 @@ const BUCKET_RULES: ReadonlyArray<readonly [keyof FailoutBucketConfig & string, 
   ['reason', isString],
   ['stopAlarms', isStringList],
   ['drill', isString],
+  ['forced', isStringList],
 ];
 /** The keys of a bucket entry in writing order: ARCHITECTURE's, which puts the range before the window. */
 const BUCKET_ORDER: ReadonlyArray<keyof FailoutBucketConfig & string> = [

@@ -105,6 +105,8 @@ async function sweepQuietly(writer: RequestProcessor | undefined, logger: Logger
 
 function countOutcome(metrics: Metrics, outcome: Outcome, latencyMs: number, queueMs: number | undefined): void {
   if (outcome.status === 'applied') metrics.addMetric('Applied', MetricUnit.Count, 1);
+  // Applied without checking the alarms it names (the alarm source could not be read): alarm on it.
+  if (outcome.status === 'applied' && outcome.record.alarmsUnchecked === true) metrics.addMetric('AlarmsUnchecked', MetricUnit.Count, 1);
   if (outcome.status === 'duplicate') metrics.addMetric('Duplicate', MetricUnit.Count, 1);
   if (outcome.status === 'rejected') {
     metrics.addMetric('Rejected', MetricUnit.Count, 1);
@@ -124,6 +126,7 @@ function logOutcome(logger: Logger, outcome: Outcome): void {
     logger.info(outcome.status === 'applied' ? 'request applied' : 'duplicate request acknowledged', {
       attempts: outcome.attempts,
       clusterVersion: outcome.record.clusterVersion,
+      ...(outcome.record.alarmsUnchecked === true ? { alarmsUnchecked: true } : {}),
     });
   }
 }

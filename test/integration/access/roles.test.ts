@@ -36,6 +36,7 @@ const MAY: Record<NodeClass, Partial<Record<'set' | 'createChild' | 'deleteChild
   record: {},
   drills: { createChild: ['writer'], deleteChild: ['writer'] },
   drill: { set: ['writer'], createChild: ['writer'], deleteChild: ['writer'] },
+  view: { set: ['writer'] },
 };
 
 function world(): World {
@@ -129,7 +130,7 @@ describe('ZooKeeper access control with every component under its own identity',
     const kinds = new Map(nodes.map((n) => [n, classifyPath(n, layout)]));
     // Sanity: every kind of node the components make is there, each made by its component.
     expect(new Set(kinds.values())).toEqual(
-      new Set<NodeClass>(['ancestor', 'd2Base', 'd2Directory', 'service', 'cluster', 'clusterUris', 'uri', 'election', 'candidate', 'requests', 'record']),
+      new Set<NodeClass>(['ancestor', 'd2Base', 'd2Directory', 'service', 'cluster', 'clusterUris', 'uri', 'election', 'candidate', 'requests', 'record', 'view']),
     );
     expect(nodes).toContain(announcement);
     expect(nodes).toContain(`${requests}/acl-req-1`);

@@ -31,6 +31,8 @@ const PUT = ['drill', 'put', 'weekly', '--cluster', 'greetings-lor1', '--peer', 
 it('puts, lists, runs now (passing the checks), shows the history and deletes a drill', async () => {
   startPollers(1, { client: bed.sqs.client, queueUrl: bed.queue.queueUrl, handler: () => drillHandler(bed.session, paths()) });
   alarms.set('lor1-errors', 'OK');
+  // Every alarm a drill names must exist (issue 21: a typo would never fire).
+  alarms.set('deploys', 'OK');
   // A blocked window three days from today: never overlapping a run started now.
   const day = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'][(new Date().getUTCDay() + 3) % 7]!;
   const put = await cli(...PUT, '--blocking-alarm', 'deploys', '--blocked-dates', '2026-12-24,2026-12-31', '--blocked-windows', `${day}:00:00-${day}:06:00`, '--share', '50', '--wait');
@@ -88,6 +90,7 @@ it.each([
 });
 
 it('refuses a drill of an unknown cluster before sending (exit 1), and history of an unknown drill', async () => {
+  alarms.set('a', 'OK');
   const put = await cli('drill', 'put', 'd', '--cluster', 'nowhere-1', '--peer', 'greetings-lva1', '--for', '30m', '--every', 'rate(7 days)', '--outcome-alarm', 'a');
   expect(put.code).toBe(1);
   expect(put.stdout).toMatch(/unknownCluster/);

@@ -79,7 +79,7 @@ describe('failout zk check', () => {
     const json = JSON.parse(result.stdout) as { passed: boolean; open: { path: string }[]; roots: string[] };
     expect(json.passed).toBe(false);
     expect(json.open.map((n) => n.path)).toContain(`${root}/d2/serviceVariants/x`);
-    expect(json.roots).toEqual([`${root}/d2`, `${root}/requests`, `${root}/drills`, `${root}/election`]);
+    expect(json.roots).toEqual([`${root}/d2`, `${root}/requests`, `${root}/drills`, `${root}/view`, `${root}/election`]);
   });
 });
 

@@ -5,7 +5,7 @@
  * a serving cluster is recorded as unchanged without a write.
  */
 import { eventually } from '../../helpers/zk';
-import { failoutBody, queueDepth, readCluster, readRecord, realHandler, restoreBody, seedClusters, send, startPollers, useQueueFixture } from '../../helpers/requests-queue';
+import { announceHosts, failoutBody, queueDepth, readCluster, readRecord, realHandler, restoreBody, seedClusters, send, startPollers, useQueueFixture } from '../../helpers/requests-queue';
 
 const PEER = 'greetings-lva1';
 const HOUR = 3_600_000;
@@ -14,7 +14,12 @@ function extendBody(cluster: string, overrides: Record<string, unknown> = {}): R
   return { version: 1, requestId: `ext-${Date.now()}-${Math.random().toString(36).slice(2)}`, action: 'extend', cluster, duration: 'PT3H', requestedBy: 'test@example.com', ...overrides };
 }
 
-const fx = useQueueFixture((session, paths) => seedClusters(session, paths, ['greetings-lor1', PEER, 'ext-a', 'ext-b', 'ext-c', 'ext-d']));
+// Every cluster here fails out to one peer: it needs the hosts to take them all (issue 21 judges them together).
+const CLUSTERS = ['greetings-lor1', PEER, 'ext-a', 'ext-b', 'ext-c', 'ext-d'];
+const fx = useQueueFixture(async (session, paths) => {
+  await seedClusters(session, paths, CLUSTERS);
+  await announceHosts(session, paths, PEER, CLUSTERS.length - 1);
+});
 
 it('moves the end of every window of the active failout in one write, and nothing else', async () => {
   const queue = await fx.sqs.createFifoQueuePair({ visibilityTimeoutSeconds: 5 });

@@ -3,7 +3,7 @@ import { startLocalSqs, type LocalSqs } from '../../../lib/local/sqs';
 import { startZooKeeper, type ZooKeeperServer } from '../../../lib/local/zookeeper';
 import { TransientRequestError } from '../../../lib/requests/errors';
 import { closeSessions, eventually, openSession } from '../../helpers/zk';
-import { failoutBody, queueDepth, readCluster, readRecord, realHandler, seedClusters, send, startPollers, stopPollers, testPaths, type OutcomeLog } from '../../helpers/requests-queue';
+import { announceHosts, failoutBody, queueDepth, readCluster, readRecord, realHandler, seedClusters, send, startPollers, stopPollers, testPaths, type OutcomeLog } from '../../helpers/requests-queue';
 
 let sqs: LocalSqs;
 
@@ -34,6 +34,8 @@ describe('with its own ZooKeeper, stopped mid-run', () => {
     const paths = testPaths();
     const clusters = ['z-a', 'z-b', 'z-c'];
     await seedClusters(session, paths, [...clusters, 'z-peer']);
+    // Every cluster here fails out to one peer: it needs the hosts to take them all (issue 21 judges them together).
+    await announceHosts(session, paths, 'z-peer', clusters.length);
     const initial = new Map(await Promise.all(clusters.map(async (c) => [c, (await readCluster(session, paths, c)).version] as const)));
     const queue = await sqs.createFifoQueuePair({ visibilityTimeoutSeconds: 1, maxReceiveCount: 50 });
     const log: OutcomeLog = { outcomes: [] };
@@ -72,6 +74,7 @@ it('moves a message that keeps failing to the DLQ after maxReceiveCount, and the
   const session = await openSession();
   const paths = testPaths();
   await seedClusters(session, paths, ['d-poison', 'd-fine', 'd-peer']);
+  await announceHosts(session, paths, 'd-peer', 2);
   const queue = await sqs.createFifoQueuePair({ visibilityTimeoutSeconds: 1, maxReceiveCount: 3 });
   const log: OutcomeLog = { outcomes: [] };
   let attempts = 0;

@@ -1,6 +1,6 @@
 import { startLocalSqs, type LocalSqs } from '../../../lib/local/sqs';
 import { closeSessions, eventually, openSession } from '../../helpers/zk';
-import { failoutBody, queueDepth, readCluster, realHandler, restoreBody, seedClusters, send, startPollers, stopPollers, testPaths, type OutcomeLog } from '../../helpers/requests-queue';
+import { announceHosts, failoutBody, queueDepth, readCluster, realHandler, restoreBody, seedClusters, send, startPollers, stopPollers, testPaths, type OutcomeLog } from '../../helpers/requests-queue';
 
 let sqs: LocalSqs;
 
@@ -18,6 +18,8 @@ it('four pollers × 250 requests over 10 clusters: each cluster ends as its requ
   const paths = testPaths();
   const clusters = Array.from({ length: 10 }, (_, i) => `load-${i}`);
   await seedClusters(session, paths, [...clusters, 'load-peer']);
+  // Every cluster here fails out to one peer: it needs the hosts to take them all (issue 21 judges them together).
+  await announceHosts(session, paths, 'load-peer', clusters.length);
   const initial = new Map(await Promise.all(clusters.map(async (c) => [c, (await readCluster(session, paths, c)).version] as const)));
   const queue = await sqs.createFifoQueuePair({ visibilityTimeoutSeconds: 30 });
   const log: OutcomeLog = { outcomes: [] };

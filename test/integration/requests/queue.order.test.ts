@@ -1,10 +1,14 @@
 import { TransientRequestError } from '../../../lib/requests/errors';
 import { eventually } from '../../helpers/zk';
-import { failoutBody, queueDepth, readCluster, realHandler, seedClusters, send, startPollers, type OutcomeLog, useQueueFixture } from '../../helpers/requests-queue';
+import { announceHosts, failoutBody, queueDepth, readCluster, realHandler, seedClusters, send, startPollers, type OutcomeLog, useQueueFixture } from '../../helpers/requests-queue';
 
 const CLUSTERS = ['c-a', 'c-b', 'c-c', 'peer-1'];
 
-const fx = useQueueFixture((session, paths) => seedClusters(session, paths, CLUSTERS));
+// Every cluster here fails out to one peer: it needs the hosts to take them all (issue 21 judges them together).
+const fx = useQueueFixture(async (session, paths) => {
+  await seedClusters(session, paths, CLUSTERS);
+  await announceHosts(session, paths, 'peer-1', CLUSTERS.length - 1);
+});
 
 function reasonsByCluster(log: OutcomeLog, bodies: Map<string, Record<string, unknown>>): Map<string, string[]> {
   const out = new Map<string, string[]>();

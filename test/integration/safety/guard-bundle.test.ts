@@ -85,7 +85,8 @@ describe('the failout-guard bundle CDK ships', () => {
   it('reads the secured tree without a credential and puts one restore on the queue, grouped by cluster, deduplicated by its request id', async () => {
     // Prepare
     const guard = await startGuard();
-    const event = alarmStateChangeEvent({ id: 'evt-1', alarmName: ALARM, state: 'ALARM', previousState: 'OK', at: Date.now(), reason: 'test' });
+    const at = Date.now();
+    const event = alarmStateChangeEvent({ id: 'evt-1', alarmName: ALARM, state: 'ALARM', previousState: 'OK', at, reason: 'test' });
     const requestId = guardRequestId('greetings-lor1', { id: 'evt-1', alarmName: ALARM, changedAt: (event.detail as { state: { timestamp: string } }).state.timestamp });
 
     // Act
@@ -105,7 +106,28 @@ describe('the failout-guard bundle CDK ships', () => {
       requestedBy: 'failout-guard',
       reason: `stopped by alarm ${ALARM}`,
       stoppedByAlarm: ALARM,
+      // When the alarm changed state: the worker judges a drill run by it even after the run's window (issue 21).
+      alarmAt: at,
     });
+  });
+
+  it("restores a drill run's cluster when the alarm changed state during the run, though its window ended before the event came, naming the drill and when", async () => {
+    // Prepare: a drill's window of 10 minutes that ended a minute ago; the alarm changed state in it.
+    const now = Date.now();
+    const window = { offlineAt: now - 11 * 60_000, onlineAt: now - 60_000, requestId: 'drill-weekly-1', drill: 'weekly', stopAlarms: [ALARM, 'deploys'] };
+    const doc = serializeClusterProperties(parseClusterProperties({ clusterName: 'greetings-ltx2', failoutProperties: { failoutRedirectConfigs: [{ peer: 'greetings-lva1' }], failoutBucketConfigs: [window] } }));
+    await admin.create(clusterPath(`${root}/d2`, 'greetings-ltx2'), Buffer.from(doc), { acl: policyAcl(ROLES, aclLayout({ d2BasePath: `${root}/d2`, requestsPath: `${root}/failout/requests` })) });
+    const guard = await startGuard();
+    const at = now - 5 * 60_000;
+
+    // Act
+    const response = await guard.call(alarmStateChangeEvent({ id: 'evt-late', alarmName: ALARM, state: 'ALARM', previousState: 'OK', at, reason: 'test' }));
+    const received = await sqs.client.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }));
+
+    // Assess: the operator's open failout of lor1 as ever, and the drill's ended window with its verdict.
+    expect(response).toMatchObject({ outcome: 'handled', restores: [{ cluster: 'greetings-lor1' }, { cluster: 'greetings-ltx2' }] });
+    const bodies = (received.Messages ?? []).map((m) => JSON.parse(m.Body!) as Record<string, unknown>);
+    expect(bodies.find((b) => b.cluster === 'greetings-ltx2')).toMatchObject({ action: 'restore', stoppedByAlarm: ALARM, alarmAt: at, drill: 'weekly' });
   });
 
   it('answers a malformed event with a clear error, sends nothing, and keeps its process', async () => {

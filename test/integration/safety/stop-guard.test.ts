@@ -11,7 +11,7 @@ import type { Context } from 'aws-lambda';
 import { alarmStateChangeEvent, StopGuard } from '../../../lib/safety';
 import { createGuardHandler, type FailoutGuardHandler, type GuardResponse } from '../../../lib/safety/lambda';
 import { eventually } from '../../helpers/zk';
-import { failoutBody, queueDepth, readCluster, readRecord, realHandler, seedClusters, send, startPollers, stopPollers, type OutcomeLog, useQueueFixture } from '../../helpers/requests-queue';
+import { announceHosts, failoutBody, queueDepth, readCluster, readRecord, realHandler, seedClusters, send, startPollers, stopPollers, type OutcomeLog, useQueueFixture } from '../../helpers/requests-queue';
 
 const ALARM = 'greetings-lva1-errors';
 const CONTEXT = { functionName: 'failout-guard', awsRequestId: 'test', getRemainingTimeInMillis: () => 30_000 } as unknown as Context;
@@ -21,7 +21,13 @@ let log: OutcomeLog;
 let guard: FailoutGuardHandler;
 let sentMessages: number;
 
-const fx = useQueueFixture((session, paths) => seedClusters(session, paths, ['lor1', 'lva1', 'ltx1', 'other-a', 'other-b']));
+// other-a and other-b both fail out to ltx1, lor1 and ltx1 to lva1: each peer needs the hosts to take
+// them (issue 21 judges them together).
+const fx = useQueueFixture(async (session, paths) => {
+  await seedClusters(session, paths, ['lor1', 'lva1', 'ltx1', 'other-a', 'other-b']);
+  await announceHosts(session, paths, 'ltx1', 3);
+  await announceHosts(session, paths, 'lva1', 4);
+});
 beforeEach(async () => {
   queueUrl = (await fx.sqs.createFifoQueuePair({ visibilityTimeoutSeconds: 5 })).queueUrl;
   log = { outcomes: [] };

@@ -65,6 +65,19 @@ describe('ZkSession over TLS (secureClientPort)', () => {
     expect(session.lastTlsFailure).toBeUndefined();
   });
 
+  it('sends a digest credential over TLS without the plain-TCP warning (issue 21)', async () => {
+    // Prepare
+    const { logger, lines } = capturingLogger();
+    const session = track({ connectString: secureConnect(), tls: { ca: pki.read(pki.caFile) }, credentials: [{ user: 'writer', password: 'tls-test' }], logger });
+
+    // Act
+    await session.start(10_000);
+
+    // Assess
+    expect(session.state).toBe('connected');
+    expect(lines.filter((l) => /plain TCP/.test(l.msg))).toEqual([]);
+  });
+
   it('verifies the name given as servername instead of the connect-string host', async () => {
     // Prepare: the certificate names localhost and 127.0.0.1, not zk.example.
     const good = track({ connectString: secureConnect(), tls: { ca: pki.read(pki.caFile), servername: 'localhost' } });

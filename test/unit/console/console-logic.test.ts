@@ -27,6 +27,14 @@ describe('html: text from data is escaped by construction', () => {
     expect(out.text).toBe('<ul><li>a&lt;</li><li>b</li></ul>');
   });
 
+  it('shows control and bidi characters as visible escapes, as the CLI prints them (lib/text)', () => {
+    // Act
+    const out = html`<p title="${'a\u202Eb'}">${'INC\u001b[2J\u0000\u2066x\n'}</p>`;
+
+    // Assess
+    expect(out.text).toBe('<p title="a\\u202eb">INC\\u001b[2J\\u0000\\u2066x\\n</p>');
+  });
+
   it('puts JSON in a script data block without a way to close it', () => {
     expect(jsonForScript({ s: '</script><script>alert(1)</script>' }).text).not.toContain('</script>');
   });

@@ -17,6 +17,7 @@ describe('loadRequestsConfig', () => {
       digest: { source: 'none' },
       aclRoles: {},
       allowOpenAcl: false,
+      alarms: { source: 'none' },
     });
   });
 

@@ -104,7 +104,7 @@ describe('the drill node', () => {
   };
 
   it('keeps the newest runs and cuts long details when encoded', () => {
-    const decoded = decodeDrillNode(encodeDrillNode(node));
+    const decoded = decodeDrillNode(encodeDrillNode(node, NOW));
     expect(decoded.runs).toHaveLength(MAX_DRILL_RUNS);
     expect(decoded.runs[0]?.runId).toBe('r-0');
     expect(decoded.runs[0]?.detail).toMatch(/characters cut\)$/);
@@ -112,7 +112,7 @@ describe('the drill node', () => {
 
   it('keeps a run still running however many newer runs there are', () => {
     const running = { runId: 'old-running', status: 'running' as const, at: NOW - 1000, endsAt: NOW + 1000 };
-    const decoded = decodeDrillNode(encodeDrillNode({ ...node, runs: [...node.runs, running] }));
+    const decoded = decodeDrillNode(encodeDrillNode({ ...node, runs: [...node.runs, running] }, NOW));
     expect(decoded.runs).toHaveLength(MAX_DRILL_RUNS + 1);
     expect(decoded.runs[MAX_DRILL_RUNS]?.runId).toBe('old-running');
   });

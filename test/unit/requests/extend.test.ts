@@ -76,7 +76,7 @@ describe('extend: applying', () => {
     expect(result.props).toEqual({ ...before, failoutProperties: { ...before.failoutProperties, buckets: expected } });
   });
 
-  it('leaves windows that already ended as they were', () => {
+  it('prunes windows that already ended (issue 21: the next real write drops them)', () => {
     const props = parseClusterProperties({
       clusterName: 'c',
       failoutProperties: {
@@ -88,7 +88,7 @@ describe('extend: applying', () => {
       },
     });
     const result = applyRequest(props, accepted(extendInput()), { now: NOW, peers: () => healthy });
-    expect(result.ok && result.props.failoutProperties?.buckets.map((b) => b.onlineAt)).toEqual([NOW - HOUR, NOW + 3 * HOUR]);
+    expect(result.ok && result.props.failoutProperties?.buckets.map((b) => b.onlineAt)).toEqual([NOW + 3 * HOUR]);
   });
 
   it.each([
@@ -121,8 +121,13 @@ describe('restore of a serving cluster', () => {
     expect(applyRequest(props, accepted(restoreInput()), { now: NOW, peers: () => healthy })).toEqual({ ok: true, props, unchanged: true });
   });
 
-  it('still removes a failout that exists, even an ended one', () => {
+  it('still removes a failout whose window is open', () => {
     const before = failedOut(failoutInput());
-    expect(applyRequest(before, accepted(restoreInput()), { now: NOW + 5 * HOUR, peers: () => healthy })).toEqual({ ok: true, props: { ...before, failoutProperties: null } });
+    expect(applyRequest(before, accepted(restoreInput()), { now: NOW + HOUR, peers: () => healthy })).toEqual({ ok: true, props: { ...before, failoutProperties: null } });
+  });
+
+  it('writes nothing for a failout whose windows all ended (issue 21: status says serving, so restore does too)', () => {
+    const before = failedOut(failoutInput());
+    expect(applyRequest(before, accepted(restoreInput()), { now: NOW + 5 * HOUR, peers: () => healthy })).toEqual({ ok: true, props: before, unchanged: true });
   });
 });

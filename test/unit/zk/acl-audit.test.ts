@@ -56,7 +56,7 @@ describe('secureAcls', () => {
     const report = await secureAcls(admin, { roles: ROLES, layout: LAYOUT });
 
     expect(report.failures).toEqual([]);
-    expect(report.changes.filter((c) => c.action === 'create').map((c) => c.path)).toEqual(['/t/requests', '/t/drills', '/t/election', '/t/d2/services', '/t/d2/uris']);
+    expect(report.changes.filter((c) => c.action === 'create').map((c) => c.path)).toEqual(['/t/requests', '/t/drills', '/t/view', '/t/election', '/t/d2/services', '/t/d2/uris']);
     for (const path of ['/t', '/t/d2', '/t/d2/clusters', '/t/d2/clusters/c1', '/t/requests', '/t/election']) {
       expect({ path, acl: (await admin.getAcl(path)).acl }).toEqual({ path, acl: aclFor(path, ROLES, LAYOUT) });
     }

@@ -1,0 +1,141 @@
+/**
+ * The console's two actions, Check and Confirm, behind the HTTP routes (server.ts does the access
+ * and CSRF checks first). What Confirm sends is what Check judged and showed (issue 21, item 7):
+ *
+ * - Check builds, validates and judges the request through the CLI's own path (`ConsoleRequests`),
+ *   remembers it (checked-requests.ts) under the request id it made, and answers the judgement and
+ *   what the request changes against the cluster's failout (diff.ts).
+ * - Confirm is sent only for a remembered check with the same action and fields, whose cluster's
+ *   failout is unchanged since (409 `stale` otherwise); it is judged once more, then sent.
+ *
+ * Every text in the answers has its control and bidi characters as visible escapes (lib/text, the
+ * CLI's one function): the page sets them as text, but a U+202E would still reorder what it shows.
+ */
+import { z } from 'zod';
+import type { Logger } from '../logging';
+import type { RequestRates } from '../requests';
+import { escapeControlChars } from '../text';
+import type { ZkSession } from '../zk';
+import { CheckedRequests } from './checked-requests';
+import { failoutChanges } from './diff';
+import type { CheckResult, ConsoleRequests, PreparedBody } from './ports';
+
+const fieldText = z.string().max(2000).optional();
+const actionSchema = z.object({
+  action: z.enum(['failout', 'restore', 'extend']),
+  fields: z.object({
+    cluster: z.string().max(300),
+    peers: fieldText,
+    for: fieldText,
+    until: fieldText,
+    at: fieldText,
+    share: fieldText,
+    buckets: fieldText,
+    ramp: fieldText,
+    stopAlarms: fieldText,
+    reason: fieldText,
+    by: fieldText,
+    force: z.boolean().optional(),
+  }),
+  requestId: z.string().max(200).optional(),
+});
+
+/** An action request from the page: the action, the form's fields, and (Confirm) the checked request id. */
+export type ActionRequest = z.infer<typeof actionSchema>;
+
+/** An answer for the page: HTTP status and JSON body. */
+export interface ActionAnswer {
+  readonly status: number;
+  readonly body: Record<string, unknown>;
+}
+
+/** Reads an action request's body; a message naming the bad fields when it is not one. */
+export function parseActionRequest(body: unknown): { readonly ok: true; readonly value: ActionRequest } | { readonly ok: false; readonly message: string } {
+  const parsed = actionSchema.safeParse(body);
+  if (parsed.success) return { ok: true, value: parsed.data };
+  return { ok: false, message: `bad action request: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}` };
+}
+
+/** What {@link ConsoleActions} needs from the server. */
+export interface ConsoleActionsOptions {
+  readonly requests: ConsoleRequests;
+  /** The ZooKeeper session for the judge, only while connected (undefined: not judged now). */
+  readonly session: () => ZkSession | undefined;
+  /** Request rates from the console's scrapes, for the capacity projection. */
+  readonly rates: () => RequestRates | undefined;
+  /** A cluster's failout as the page shows it now, as one string (compared, never parsed). */
+  readonly clusterState: (cluster: string) => string;
+  readonly logger: Logger;
+}
+
+/** Check and Confirm. Event loop only. */
+export class ConsoleActions {
+  private readonly checked = new CheckedRequests();
+
+  constructor(private readonly options: ConsoleActionsOptions) {}
+
+  /** Check: judged, remembered when ready, answered with the judgement and the changes. */
+  async check(request: ActionRequest): Promise<ActionAnswer> {
+    // The cluster as the page shows it, taken before the judge reads ZooKeeper: a change that lands in
+    // between makes the Confirm refused, never sent unseen.
+    const clusterState = this.options.clusterState(request.fields.cluster);
+    const now = Date.now();
+    const result = await this.judge(request, now);
+    if (result.kind === 'ready') this.checked.remember(result.body.requestId, request.action, request.fields, clusterState, now);
+    return { status: 200, body: checkAnswer(result, now) };
+  }
+
+  /** Confirm: refused unless it is a remembered check, unchanged; judged again, then sent. */
+  async send(request: ActionRequest): Promise<ActionAnswer> {
+    const requestId = request.requestId;
+    if (requestId === undefined) return { status: 400, body: { kind: 'invalid', message: 'check the request first: send needs the request id shown by the check' } };
+    const taken = this.checked.take(requestId, request.action, request.fields, this.options.clusterState, Date.now());
+    if (!taken.ok) {
+      this.options.logger.warn({ requestId, reason: taken.reason }, 'console: confirm refused');
+      return { status: 409, body: { kind: 'stale', reason: taken.reason, requestId: shown(requestId), message: shown(taken.message) } };
+    }
+    // The worker judges it again when it arrives; a refusal now sends nothing at all.
+    const result = await this.judge(request, Date.now());
+    if (result.kind !== 'ready') return { status: 422, body: checkAnswer(result, Date.now()) };
+    try {
+      const sent = await this.options.requests.send(result.body);
+      this.options.logger.info({ requestId, action: result.body.action, cluster: result.body.cluster, by: request.fields.by }, 'console: request sent');
+      return { status: 202, body: { kind: 'sent', requestId, messageId: sent.messageId ?? null } };
+    } catch (err) {
+      // Not taken by the queue: the same Confirm may be sent again (same request id, deduplicated).
+      this.checked.giveBack(requestId, taken.checked);
+      return { status: 503, body: { kind: 'unavailable', requestId, message: shown(err instanceof Error ? err.message : String(err)) } };
+    }
+  }
+
+  private judge(request: ActionRequest, now: number): Promise<CheckResult> {
+    return this.options.requests.check(request.action, request.fields, { requestId: request.requestId, now, session: this.options.session(), rates: this.options.rates() });
+  }
+}
+
+/** Text from data for the page's script (it sets it with textContent): control characters as visible escapes, line breaks kept. */
+function shown(text: string): string {
+  return escapeControlChars(text, { keepNewlines: true });
+}
+
+/**
+ * A check's answer for the page: the request's id, action and cluster, the judgement (or the
+ * rejection), and, when judged, the changes against the cluster's failout. The full body and the
+ * before/after descriptions stay on the server.
+ */
+function checkAnswer(result: CheckResult, now: number): Record<string, unknown> {
+  switch (result.kind) {
+    case 'invalid':
+      return { kind: 'invalid', message: shown(result.message) };
+    case 'rejected':
+      return { kind: 'rejected', body: bodyOf(result.body), reason: result.reason, message: shown(result.message) };
+    case 'ready': {
+      const changes = result.before && result.after ? failoutChanges(result.before, result.after, now).map((line) => escapeControlChars(line)) : undefined;
+      return { kind: 'ready', body: bodyOf(result.body), judged: result.judged, judgement: shown(result.judgement), ...(changes === undefined ? {} : { changes }) };
+    }
+  }
+}
+
+function bodyOf(body: PreparedBody): PreparedBody {
+  return { requestId: body.requestId, action: body.action, cluster: shown(body.cluster) };
+}

@@ -1,0 +1,82 @@
+/**
+ * The requests this console checked and has not sent yet: what makes "Confirm sends what the operator
+ * saw" hold on the server too (issue 21, item 7), whatever the page does. A Check remembers, under the
+ * request id it made, the action and fields exactly as checked and the cluster's failout as the
+ * console saw it then; a Confirm is sent only when it names such an id, carries the same action and
+ * fields, and the cluster's failout is still the one the judgement and the changes shown were about.
+ *
+ * Bounded: the newest {@link MAX_CHECKED} checks, each for {@link CHECK_TTL_MS} (a judgement an hour
+ * old says little about the cluster now).
+ */
+import type { ActionFields, ConsoleAction } from './ports';
+
+/** Most checks remembered (the oldest is forgotten first). */
+export const MAX_CHECKED = 200;
+/** How long a check may be confirmed. */
+export const CHECK_TTL_MS = 15 * 60_000;
+
+/** The form's keys, in a fixed order: the canonical form compares like with like. */
+const FIELD_KEYS = ['cluster', 'peers', 'for', 'until', 'at', 'share', 'buckets', 'ramp', 'stopAlarms', 'reason', 'by', 'force'] as const satisfies readonly (keyof ActionFields)[];
+
+/** The action and fields as one string: fixed key order, absent and `undefined` alike, `force: false` as absent. */
+export function canonicalAction(action: ConsoleAction, fields: ActionFields): string {
+  const entries = FIELD_KEYS.flatMap((key) => {
+    const value = fields[key];
+    return value === undefined || value === false ? [] : [[key, value] as const];
+  });
+  return JSON.stringify([action, entries]);
+}
+
+/** One remembered check. */
+export interface Checked {
+  readonly action: string;
+  readonly cluster: string;
+  /** The cluster's failout as the console's view held it at the check (see {@link CheckedRequests.remember}). */
+  readonly clusterState: string;
+  readonly at: number;
+}
+
+/** Why a Confirm is not sent (the page shows the message and asks for a new Check). */
+export type StaleReason = 'notChecked' | 'fieldsChanged' | 'clusterChanged';
+
+/** Checks awaiting their Confirm. Event loop only. */
+export class CheckedRequests {
+  private readonly checks = new Map<string, Checked>();
+
+  /** Remembers a check that was ready to send. `clusterState` is any fingerprint of the cluster's failout. */
+  remember(requestId: string, action: ConsoleAction, fields: ActionFields, clusterState: string, now: number): void {
+    this.checks.delete(requestId);
+    this.checks.set(requestId, { action: canonicalAction(action, fields), cluster: fields.cluster, clusterState, at: now });
+    for (const id of this.checks.keys()) {
+      if (this.checks.size <= MAX_CHECKED) break;
+      this.checks.delete(id);
+    }
+  }
+
+  /**
+   * Takes the check a Confirm names, if it matches: the same action and fields, the cluster's failout
+   * unchanged (`clusterState` of the cluster now), within {@link CHECK_TTL_MS}. Taken means forgotten,
+   * refused or not: a second Confirm of the same check, or one after a refusal, needs a new Check.
+   * {@link giveBack} returns it when the send failed before the queue took the message (the page says
+   * it is safe to send again).
+   */
+  take(requestId: string, action: ConsoleAction, fields: ActionFields, clusterState: (cluster: string) => string, now: number): { readonly ok: true; readonly checked: Checked } | { readonly ok: false; readonly reason: StaleReason; readonly message: string } {
+    const checked = this.checks.get(requestId);
+    this.checks.delete(requestId);
+    if (checked === undefined || now - checked.at > CHECK_TTL_MS) {
+      return { ok: false, reason: 'notChecked', message: `request ${requestId} was not checked by this console, was sent already, or its check is older than ${CHECK_TTL_MS / 60_000} minutes: check again` };
+    }
+    if (checked.action !== canonicalAction(action, fields)) {
+      return { ok: false, reason: 'fieldsChanged', message: 'the request differs from what was checked (the form changed after Check): nothing was sent; check again' };
+    }
+    if (checked.clusterState !== clusterState(checked.cluster)) {
+      return { ok: false, reason: 'clusterChanged', message: `${checked.cluster} changed since the check (another request was applied): nothing was sent; check again to see what this request changes now` };
+    }
+    return { ok: true, checked };
+  }
+
+  /** Puts a taken check back (its send did not reach the queue). */
+  giveBack(requestId: string, checked: Checked): void {
+    this.checks.set(requestId, checked);
+  }
+}

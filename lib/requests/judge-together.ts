@@ -1,0 +1,251 @@
+import { BUCKETS, clusterPath, parseClusterProperties, serializeClusterProperties, serializeFailoutProperties, type FailoutProperties } from '../d2/data';
+import type { ZkReader } from '../zk';
+import type { PeerState } from './apply-request';
+import type { CapacityPeer } from './capacity';
+import { activeDrillWindow } from './drill-rules';
+import { withViewEntry, type FailoutView, type StoredFailoutView } from './failout-view';
+import { involvedClusters, judgeTogether, type TogetherResult } from './open-failouts';
+import { readPeerStates } from './peer-states';
+import type { Problem } from './rejection';
+import type { ForceOverride } from './request-record';
+import type { ClusterChangeRequest } from './schema';
+
+/**
+ * The worker's judgement of one request against every other open failout and drill (issue 21), on
+ * top of the view (failout-view.ts) and the routing model (open-failouts.ts):
+ * - an operator's failout whose peer is in a drill run, or that would strand a drill's traffic, ends
+ *   that run: the drill's windows are removed from its cluster in the same multi (and the run is
+ *   marked `replaced` there), as ARC's customer-started shift cancels a practice run;
+ * - whatever it would still strand is `strandsFailout` (its own later steps: `peerFailedOut`);
+ * - every peer's capacity is projected with what the other open failouts already send it.
+ */
+
+/** A drill run that gives way to an operator's request: its cluster's node rewritten without the drill's windows. */
+export interface YieldedDrill {
+  /** The cluster in the drill run. */
+  readonly cluster: string;
+  readonly path: string;
+  /** The cluster node's version read (the multi checks it). */
+  readonly version: number;
+  /** The cluster document without the drill's windows. */
+  readonly afterText: string;
+  /** Its failout properties without them (null: nothing left). */
+  readonly failoutProperties: FailoutProperties | null;
+  readonly drill: string;
+  /** The run (its failout's request id), when the window says. */
+  readonly runId: string | undefined;
+}
+
+/** The view as the request leaves it: written in the same multi (set at `version`, or created). */
+export interface ViewWrite {
+  readonly path: string;
+  /** The version read; undefined when there was no node (the writer creates it). */
+  readonly version: number | undefined;
+  readonly data: Buffer;
+  /** What the request judged against and sets, so a view changed meanwhile by an unrelated writer can be rebased ({@link rebaseView}). */
+  readonly rebase?: ViewRebase;
+}
+
+/** What {@link rebaseView} needs: the view as read, the entries the request sets, and every cluster its verdict rests on. */
+export interface ViewRebase {
+  readonly base: FailoutView;
+  readonly entries: ReadonlyMap<string, FailoutProperties | null>;
+  readonly involved: ReadonlySet<string>;
+  readonly now: number;
+}
+
+/**
+ * The request's view write on top of a view another writer changed since it was read, or undefined
+ * when that change may touch the verdict (then the request is judged again). A change touches it when
+ * a changed cluster, or a peer of one (before or after), is a cluster the judgement read: then its
+ * routing, a receiver's load or a peer's eligibility may differ. Otherwise the verdict stands, and only
+ * the view's version moved: writers of unrelated clusters do not re-judge each other (issue 21, bench
+ * `worker`).
+ */
+export function rebaseView(rebase: ViewRebase, current: FailoutView): Map<string, FailoutProperties> | undefined {
+  const names = new Set([...rebase.base.keys(), ...current.keys()]);
+  for (const name of names) {
+    const before = rebase.base.get(name);
+    const after = current.get(name);
+    if (before === after) continue;
+    if (before !== undefined && after !== undefined && serializeFailoutProperties(before) === serializeFailoutProperties(after)) continue;
+    const peers = [...(before?.redirects ?? []), ...(after?.redirects ?? [])].map((r) => r.peer);
+    if (rebase.involved.has(name) || peers.some((p) => rebase.involved.has(p))) return undefined;
+  }
+  let next = new Map(current);
+  for (const [cluster, props] of rebase.entries) next = withViewEntry(next, cluster, props, rebase.now);
+  return next;
+}
+
+/** Reads a cluster in a drill run and what it is without the run's windows; undefined when no drill window is active. */
+export async function readYield(session: ZkReader, d2BasePath: string, cluster: string, now: number): Promise<YieldedDrill | undefined> {
+  const path = clusterPath(d2BasePath, cluster);
+  const node = await session.read(path);
+  if (!node.exists) return undefined;
+  let props;
+  try {
+    props = parseClusterProperties(node.data);
+  } catch {
+    return undefined;
+  }
+  const active = activeDrillWindow(props.failoutProperties, now);
+  if (active === undefined || props.failoutProperties === null) return undefined;
+  const kept = props.failoutProperties.buckets.filter((b) => b.drill === undefined);
+  const failoutProperties = kept.length === 0 ? null : { ...props.failoutProperties, buckets: kept };
+  const afterText = serializeClusterProperties({ ...props, failoutProperties });
+  return { cluster, path, version: node.stat.version, afterText, failoutProperties, drill: active.drill, runId: active.runId };
+}
+
+/** What {@link judgeWithView} needs of the request's own judgement. */
+export interface TogetherContext {
+  readonly session: ZkReader;
+  readonly d2BasePath: string;
+  readonly viewPath: string;
+  readonly request: ClusterChangeRequest;
+  readonly now: number;
+  readonly maxPeerLoadFactor: number;
+  readonly stored: StoredFailoutView;
+  /** The request's cluster's failout before and after the request. */
+  readonly clusterBefore: FailoutProperties | null;
+  readonly clusterAfter: FailoutProperties | null;
+  /** The peers as read (live), when the request is a failout. */
+  readonly peers: ReadonlyMap<string, PeerState>;
+  /** The request cluster's eligible hosts. */
+  readonly clusterHosts: number;
+  /** Drills already giving way (peers of an operator's failout in a run). */
+  readonly yielded: readonly YieldedDrill[];
+}
+
+/** The verdict against the other failouts. */
+export interface TogetherVerdict {
+  /** Problems in the order to report them; each with the force override that would pass it. */
+  readonly problems: readonly { readonly problem: Problem; readonly override: ForceOverride }[];
+  /** Every drill that gives way (the given ones and those the request would have stranded). */
+  readonly yielded: readonly YieldedDrill[];
+  /** Every open failout after the request (the request's cluster as judged; the caller sets its final entry). */
+  readonly after: FailoutView;
+  /** The entries the request sets in the view besides its own cluster's: what was read live (peers), drills that gave way. */
+  readonly entries: ReadonlyMap<string, FailoutProperties | null>;
+  /** Every cluster the verdict rests on (see {@link rebaseView}). */
+  readonly involved: ReadonlySet<string>;
+  /** Per peer of a failout: the load other failouts already send it (for the capacity guard). */
+  readonly otherLoads: ReadonlyMap<string, Pick<CapacityPeer, 'otherLoad' | 'otherLoadNow'>>;
+}
+
+/** `view` corrected with what was read live: the truth wins over a stale entry. */
+function corrected(view: FailoutView, live: ReadonlyMap<string, FailoutProperties | null>, now: number): Map<string, FailoutProperties> {
+  let next = new Map(view);
+  for (const [cluster, props] of live) next = withViewEntry(next, cluster, props, now);
+  return next;
+}
+
+/**
+ * Judges the request against every open failout (the module doc). Drills that would be stranded by
+ * an operator's request give way (up to every drill involved); a drill's own request never makes
+ * another drill give way.
+ */
+export async function judgeWithView(context: TogetherContext): Promise<TogetherVerdict> {
+  const { request, now } = context;
+  const operator = request.action !== 'failout' || request.drill === undefined;
+  const live = new Map<string, FailoutProperties | null>([[request.cluster, context.clusterBefore]]);
+  for (const [name, peer] of context.peers) if (peer.exists) live.set(name, peer.failoutProperties);
+  const before = corrected(context.stored.view, live, now);
+  const hosts = new Map<string, number>([[request.cluster, context.clusterHosts]]);
+  for (const [name, peer] of context.peers) hosts.set(name, peer.hostCount);
+  const yielded = [...context.yielded];
+  let result: TogetherResult;
+  let after: Map<string, FailoutProperties>;
+  let involved: ReadonlySet<string>;
+  for (;;) {
+    after = withViewEntry(before, request.cluster, context.clusterAfter, now);
+    for (const y of yielded) after = withViewEntry(after, y.cluster, y.failoutProperties, now);
+    const changed = new Set([request.cluster, ...yielded.map((y) => y.cluster)]);
+    involved = involvedClusters(before, after, changed).hostsNeeded;
+    await readHosts(context, involved, hosts);
+    result = judgeTogether({ before, after, changed, hosts, now, maxPeerLoadFactor: context.maxPeerLoadFactor });
+    if (!operator || request.action === 'restore') break;
+    const drills = result.strandings.filter((s) => s.cluster !== request.cluster && s.drill !== undefined && !yielded.some((y) => y.cluster === s.cluster));
+    const more = (await Promise.all(drills.map((s) => readYield(context.session, context.d2BasePath, s.cluster, now)))).filter((y): y is YieldedDrill => y !== undefined);
+    if (more.length === 0) break;
+    yielded.push(...more);
+  }
+  return {
+    // A restore is never refused: it brings a cluster back (its peers' traffic may return to it, as D2 routes it).
+    problems: request.action === 'restore' ? [] : problemsOf(request, result, context),
+    yielded,
+    after,
+    entries: new Map<string, FailoutProperties | null>([...live].filter(([c]) => c !== request.cluster).concat(yielded.map((y) => [y.cluster, y.failoutProperties]))),
+    involved: new Set([...involved, ...live.keys()]),
+    otherLoads: otherLoadsOf(request, result, hosts, now),
+  };
+}
+
+/** Reads the eligible hosts of every needed cluster not yet known (absent clusters count 0). */
+async function readHosts(context: TogetherContext, needed: ReadonlySet<string>, hosts: Map<string, number>): Promise<void> {
+  const missing = [...needed].filter((c) => !hosts.has(c));
+  if (missing.length === 0) return;
+  const states = await readPeerStates(context.session, context.d2BasePath, missing);
+  for (const [name, state] of states) hosts.set(name, state.exists ? state.hostCount : 0);
+}
+
+function shown(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+function problemsOf(request: ClusterChangeRequest, result: TogetherResult, context: TogetherContext): TogetherVerdict['problems'] {
+  const out: { problem: Problem; override: ForceOverride }[] = [];
+  const peers = new Set(request.action === 'failout' ? request.peers.map((p) => p.cluster) : []);
+  for (const s of result.strandings) {
+    const when = s.at <= context.now ? 'now' : `at ${shown(s.at)}`;
+    if (s.cluster === request.cluster) {
+      const message = `cluster: ${JSON.stringify(request.cluster)} would have no eligible peer for ${s.buckets}% of its traffic ${when} (peers ${s.peers.map((p) => JSON.stringify(p)).join(', ')} failed out or without hosts then) (force overrides)`;
+      out.push({ problem: { reason: 'peerFailedOut', message }, override: 'peerState' });
+    } else {
+      const what = s.drill === undefined ? 'failout' : `drill run ${JSON.stringify(s.drill.name)}`;
+      const message = `strands the ${what} of ${JSON.stringify(s.cluster)}: ${s.buckets}% of its traffic would have no eligible peer ${when} and go back to it (force overrides)`;
+      out.push({ problem: { reason: 'strandsFailout', message }, override: 'stranding' });
+    }
+  }
+  for (const o of result.overloads) {
+    if (peers.has(o.cluster)) continue; // the request's own peers: the capacity guard's (projectPeerLoad), with its numbers
+    const from = [...o.from.keys()].map((c) => JSON.stringify(c)).join(', ');
+    const message = `would push ${JSON.stringify(o.cluster)} to ${round(o.after)}× its load per host (from ${round(o.before)}×) ${o.at <= context.now ? 'now' : `at ${shown(o.at)}`}, above maxPeerLoadFactor ${context.maxPeerLoadFactor}, with the traffic of ${from} (force overrides)`;
+    out.push({ problem: { reason: 'strandsFailout', message }, override: 'stranding' });
+  }
+  return out;
+}
+
+/**
+ * Per peer of a failout: the largest load other failouts send it while the request's windows are
+ * open (so a ramp's last step, or a window of another failout starting later, is judged), and what
+ * of it flows already now.
+ */
+function otherLoadsOf(request: ClusterChangeRequest, result: TogetherResult, hosts: ReadonlyMap<string, number>, now: number): Map<string, Pick<CapacityPeer, 'otherLoad' | 'otherLoadNow'>> {
+  const out = new Map<string, Pick<CapacityPeer, 'otherLoad' | 'otherLoadNow'>>();
+  if (request.action !== 'failout') return out;
+  const starts = (request.ramp ?? [{ offlineAt: request.offlineAt }]).map((s) => s.offlineAt);
+  const from = Math.max(now, Math.min(...starts));
+  const instants = result.instants.filter((t) => t >= from && t < request.onlineAt);
+  const at = instants.length > 0 ? instants : [from];
+  for (const peer of request.peers) {
+    const others = (t: number): number => {
+      const load = result.loadAfter(peer.cluster, t);
+      let sum = load.own - (hosts.get(peer.cluster) ?? 0);
+      for (const [source, v] of load.received) if (source !== request.cluster) sum += v;
+      return sum;
+    };
+    const otherLoad = Math.max(...at.map(others));
+    const otherLoadNow = result.instants.includes(now) ? others(now) : 0;
+    if (otherLoad !== 0 || otherLoadNow !== 0) out.set(peer.cluster, { otherLoad, otherLoadNow });
+  }
+  return out;
+}
+
+function round(value: number): number {
+  return Math.round(value * 100) / 100;
+}
+
+/** The share of buckets a failout request moves (its range over {@link BUCKETS}). */
+export function movedFractionOf(range: { readonly from: number; readonly to: number }): number {
+  return (range.to - range.from + 1) / BUCKETS;
+}

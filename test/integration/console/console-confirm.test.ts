@@ -1,0 +1,117 @@
+import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import pino from 'pino';
+import { consoleServerOptions } from '../../../lib/cli';
+import { ConsoleServer } from '../../../lib/console';
+import type { FailoutProperties } from '../../../lib/d2';
+import { clusterDoc, putCluster, putService, putUri, serviceDoc } from '../../helpers/d2';
+import { cliEnvFor, queueDepth, useQueueFixture } from '../../helpers/requests-queue';
+import { eventually } from '../../helpers/zk';
+
+// The console server sends only what the operator checked (issue 21, item 7): a Confirm carries the
+// request id of its Check, and the server refuses one whose fields differ from the checked ones, one
+// it never checked, and one whose cluster changed in ZooKeeper since the Check (the judgement and
+// the changes shown were about another state). Real ZooKeeper and a real queue (fauxqs); no worker:
+// the queue's depth says what was sent.
+
+const silentLogger = pino({ level: 'silent' });
+const HOUR = 3_600_000;
+
+function failout(reason: string, hours = 2): FailoutProperties {
+  const now = Date.now();
+  return { redirects: [{ peer: 'greetings-lva1', weight: 1 }], ignoredRedirectEntries: 0, buckets: [{ offlineAt: now - 1000, onlineAt: now + hours * HOUR, requestedBy: 'oncall@example.com', reason, requestId: 'r-1' }] };
+}
+
+interface Answer {
+  readonly status: number;
+  readonly json: { kind: string; message?: string; body?: { requestId: string }; requestId?: string; changes?: string[] };
+}
+
+describe('the console sends what was checked', () => {
+  const fx = useQueueFixture(async (session, paths) => {
+    await putService(session, paths.d2Base, serviceDoc('greetings', 'greetings-lor1'));
+    await putCluster(session, paths.d2Base, clusterDoc('greetings-lor1', { failoutProperties: failout('INC-1') }));
+    await putCluster(session, paths.d2Base, clusterDoc('greetings-lva1'));
+    await putUri(session, paths.d2Base, 'greetings-lva1', 'h1', 'http://lva1-1:8080');
+  });
+  let server: ConsoleServer | undefined;
+  let queueUrl: string;
+  let post: (path: string, body: unknown) => Promise<Answer>;
+
+  beforeEach(async () => {
+    queueUrl = (await fx.sqs.createFifoQueuePair()).queueUrl;
+    server = await ConsoleServer.start({ ...consoleServerOptions({ port: '0' }, cliEnvFor(fx, queueUrl), silentLogger), queueProbeMs: 60_000 });
+    await eventually(async () => (await (await fetch(server!.url)).text()).includes('FAILED OUT'), 10_000, 'the failout on the page');
+    const token = /name="csrf-token" content="([^"]+)"/.exec(await (await fetch(server.url)).text())![1]!;
+    post = async (path, body) => {
+      const response = await fetch(`${server!.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': token }, body: JSON.stringify(body) });
+      return { status: response.status, json: (await response.json()) as Answer['json'] };
+    };
+  });
+
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  it('sends a Confirm whose fields are the checked ones, and shows what it changes', async () => {
+    // Prepare
+    const fields = { cluster: 'greetings-lor1', for: '45m', reason: 'INC-1 longer' };
+    const check = await post('api/check', { action: 'extend', fields });
+
+    // Act
+    const send = await post('api/send', { action: 'extend', fields, requestId: check.json.body!.requestId });
+
+    // Assess
+    expect(check.json.changes).toEqual([expect.stringMatching(/^window end: in 1h 59m \(.*\) → in 45m \(.*\), 1h 15m earlier$/)]);
+    expect(send).toEqual({ status: 202, json: expect.objectContaining({ kind: 'sent', requestId: check.json.body!.requestId }) });
+    expect(await queueDepth(fx.sqs.client, queueUrl)).toBe(1);
+  });
+
+  it('refuses a Confirm whose fields differ from the checked ones: extend checked for 45m, sent for 3h', async () => {
+    // Prepare
+    const check = await post('api/check', { action: 'extend', fields: { cluster: 'greetings-lor1', for: '45m' } });
+
+    // Act
+    const send = await post('api/send', { action: 'extend', fields: { cluster: 'greetings-lor1', for: '3h' }, requestId: check.json.body!.requestId });
+    const otherAction = await post('api/send', { action: 'restore', fields: { cluster: 'greetings-lor1' }, requestId: check.json.body!.requestId });
+
+    // Assess
+    expect(send.status).toBe(409);
+    expect(send.json).toEqual(expect.objectContaining({ kind: 'stale', message: expect.stringContaining('check again') }));
+    expect(otherAction.status).toBe(409);
+    expect(await queueDepth(fx.sqs.client, queueUrl)).toBe(0);
+  });
+
+  it('refuses a Confirm with a request id it never checked, and one sent twice', async () => {
+    // Prepare
+    const fields = { cluster: 'greetings-lor1' };
+    const check = await post('api/check', { action: 'restore', fields });
+    const first = await post('api/send', { action: 'restore', fields, requestId: check.json.body!.requestId });
+
+    // Act
+    const unchecked = await post('api/send', { action: 'restore', fields, requestId: '0194f3b2-0000-7000-8000-000000000000' });
+    const again = await post('api/send', { action: 'restore', fields, requestId: check.json.body!.requestId });
+
+    // Assess
+    expect([first.status, unchecked.status, again.status]).toEqual([202, 409, 409]);
+    expect(unchecked.json.kind).toBe('stale');
+    const received = await fx.sqs.client.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10 }));
+    expect(received.Messages?.map((m) => (JSON.parse(m.Body!) as { requestId: string }).requestId)).toEqual([check.json.body!.requestId]);
+  });
+
+  it("refuses a Confirm when the cluster's failout changed in ZooKeeper since the Check", async () => {
+    // Prepare: checked against the 2 h failout; then another operator makes it 6 h
+    const fields = { cluster: 'greetings-lor1', for: '45m' };
+    const check = await post('api/check', { action: 'extend', fields });
+    await putCluster(fx.session, fx.paths.d2Base, clusterDoc('greetings-lor1', { failoutProperties: failout('INC-2 someone else', 6) }));
+    await eventually(async () => (await (await fetch(server!.url)).text()).includes('INC-2 someone else'), 10_000, 'the new failout on the page');
+
+    // Act
+    const send = await post('api/send', { action: 'extend', fields, requestId: check.json.body!.requestId });
+
+    // Assess
+    expect(send.status).toBe(409);
+    expect(send.json).toEqual(expect.objectContaining({ kind: 'stale', message: expect.stringContaining('greetings-lor1 changed since the check') }));
+    expect(await queueDepth(fx.sqs.client, queueUrl)).toBe(0);
+  });
+});

@@ -1,0 +1,202 @@
+/**
+ * Issue 21, "failouts judged together", through the real handler on a real ZooKeeper: every request is
+ * judged against every open failout and drill (the view at `<root>/view`), so no failout, drill or
+ * forced request sends traffic back into a failed-out cluster without saying so.
+ */
+import { randomUUID } from 'node:crypto';
+import { decodeFailoutView, viewPathFor } from '../../../lib/requests';
+import type { ZkSession } from '../../../lib/zk';
+import { drillPaths, putDrillBody, readDrill, type DrillPaths } from '../../helpers/drills';
+import { sqsRecord } from '../../helpers/requests';
+import { directHandler, type DirectHandler } from '../../helpers/requests-handler';
+import { announceHosts, failoutBody, readCluster, readRecord, restoreBody, seedClusters } from '../../helpers/requests-queue';
+import { closeSessions, openSession } from '../../helpers/zk';
+
+let session: ZkSession;
+let paths: DrillPaths;
+let h: DirectHandler;
+
+beforeEach(async () => {
+  session = await openSession();
+  paths = drillPaths();
+  await seedClusters(session, paths, ['x', 'y', 'a', 'b', 'c']);
+  for (const name of ['x', 'y', 'a', 'b']) await announceHosts(session, paths, name, 2);
+  await announceHosts(session, paths, 'c', 4);
+  h = directHandler(session, paths, { drillsPath: paths.drillsPath });
+});
+afterEach(async () => {
+  await closeSessions();
+});
+
+async function submit(body: Record<string, unknown>): Promise<Awaited<ReturnType<typeof readRecord>>> {
+  const response = await h.invoke([sqsRecord(body, String(body.cluster))]);
+  expect(response).toEqual({ batchItemFailures: [] });
+  return readRecord(session, paths, String(body.requestId));
+}
+
+/** One peer at weight 1 each (failoutBody weighs them 1, 2, …). */
+function out(cluster: string, peers: readonly string[], overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return failoutBody(cluster, peers, { peers: peers.map((p) => ({ cluster: p, weight: 1 })), ...overrides });
+}
+
+async function failoutOf(cluster: string): Promise<{ failoutBucketConfigs: Record<string, unknown>[] } | null> {
+  return ((await readCluster(session, paths, cluster)).json.failoutProperties as { failoutBucketConfigs: Record<string, unknown>[] } | undefined) ?? null;
+}
+
+async function startDrill(name: string, cluster: string, peers: readonly string[]): Promise<string> {
+  expect(await submit(putDrillBody(name, cluster, peers))).toMatchObject({ status: 'applied' });
+  const runId = `drill-${name}-${Date.now()}`;
+  const run = out(cluster, peers, { requestId: runId, drill: name, requestedBy: 'failout-drills', stopAlarms: [`${name}-outcome`] });
+  expect(await submit(run)).toMatchObject({ status: 'applied' });
+  return runId;
+}
+
+describe('drills and operators judged together', () => {
+  it('skips a drill of the only peer of an operator failout, and X keeps its peer', async () => {
+    expect(await submit(out('x', ['a']))).toMatchObject({ status: 'applied' });
+    expect(await submit(putDrillBody('drill-a', 'a', ['b']))).toMatchObject({ status: 'applied' });
+
+    const run = out('a', ['b'], { requestId: `drill-drill-a-${Date.now()}`, drill: 'drill-a', requestedBy: 'failout-drills' });
+    const record = await submit(run);
+
+    expect(record).toMatchObject({ status: 'rejected', reason: 'strandsFailout' });
+    expect(record?.message).toMatch(/strands the failout of "x"/);
+    expect(await failoutOf('a')).toBeNull();
+    expect((await readDrill(session, paths, 'drill-a'))?.runs[0]).toMatchObject({ status: 'skipped', detail: expect.stringMatching(/^strandsFailout/) });
+  });
+
+  it('ends a drill run on the peer of an operator failout (replaced) in the same write, and applies the failout', async () => {
+    const runId = await startDrill('drill-a', 'a', ['b']);
+
+    const failout = out('x', ['a']);
+    const record = await submit(failout);
+
+    expect(record).toMatchObject({ status: 'applied' });
+    expect(await failoutOf('a')).toBeNull();
+    const x = await failoutOf('x');
+    expect(x?.failoutBucketConfigs[0]).toMatchObject({ requestId: failout.requestId });
+    const drill = await readDrill(session, paths, 'drill-a');
+    expect(drill?.runs.find((r) => r.runId === runId)).toMatchObject({ status: 'replaced', endedBy: failout.requestId });
+  });
+
+  it('ends a drill whose traffic an operator failout of its peer would strand, instead of refusing the operator', async () => {
+    const runId = await startDrill('drill-x', 'x', ['a']);
+
+    const record = await submit(out('a', ['b']));
+
+    expect(record).toMatchObject({ status: 'applied' });
+    expect(await failoutOf('x')).toBeNull();
+    expect((await readDrill(session, paths, 'drill-x'))?.runs.find((r) => r.runId === runId)).toMatchObject({ status: 'replaced' });
+  });
+});
+
+describe('stranding another failout', () => {
+  it('refuses a failout of the only peer of another failout, naming it, unless forced; force is recorded', async () => {
+    expect(await submit(out('x', ['a']))).toMatchObject({ status: 'applied' });
+
+    const refused = await submit(out('a', ['b']));
+    expect(refused).toMatchObject({ status: 'rejected', reason: 'strandsFailout' });
+    expect(refused?.message).toMatch(/"x"/);
+    expect(await failoutOf('a')).toBeNull();
+
+    const forced = await submit(out('a', ['b'], { force: true }));
+    expect(forced).toMatchObject({ status: 'applied', forced: ['stranding'] });
+    expect((await failoutOf('a'))?.failoutBucketConfigs.every((b) => JSON.stringify(b.forced) === '["stranding"]')).toBe(true);
+  });
+
+  it('allows a failout of one peer when the other failout has another eligible peer with room', async () => {
+    expect(await submit(out('x', ['a', 'b']))).toMatchObject({ status: 'applied' });
+    // a (2 hosts) → c (4 hosts): 1.5×; x's traffic all to b: b 2 + 2 over 2 hosts = 2.0×.
+    expect(await submit(out('a', ['c']))).toMatchObject({ status: 'applied' });
+  });
+
+  it('refuses a failout scheduled to start while the peer of another failout is failed out (judged when it starts)', async () => {
+    expect(await submit(out('x', ['a']))).toMatchObject({ status: 'applied' });
+    const later = new Date(Date.now() + 30 * 60_000).toISOString();
+    const record = await submit(out('a', ['b'], { duration: undefined, offlineAt: later, onlineAt: new Date(Date.now() + 90 * 60_000).toISOString() }));
+    expect(record).toMatchObject({ status: 'rejected', reason: 'strandsFailout' });
+    expect(record?.message).toContain('at ');
+  });
+
+  it("refuses a ramp whose later step starts while its only peer is failed out (the peer's failout starts later)", async () => {
+    const start = new Date(Date.now() + 20 * 60_000).toISOString();
+    expect(await submit(out('a', ['b'], { duration: undefined, offlineAt: start, onlineAt: new Date(Date.now() + 120 * 60_000).toISOString() }))).toMatchObject({ status: 'applied' });
+    const ramp = out('x', ['a'], { ramp: [{ percent: 10, duration: 'PT5M' }, { percent: 100 }] });
+    // The first step (now) fits; the peer's failout at +20 m would leave x's traffic nowhere to go.
+    const record = await submit(ramp);
+    expect(record).toMatchObject({ status: 'rejected' });
+    expect(record?.message).toMatch(/no eligible peer/);
+  });
+});
+
+describe('capacity with everything already moved', () => {
+  it('projects a peer with the load other failouts already send it', async () => {
+    // x (2 hosts) → a (2 hosts): 2.0×, at the limit. y (2 hosts) → a would make it 3.0×.
+    expect(await submit(out('x', ['a']))).toMatchObject({ status: 'applied' });
+    const refused = await submit(out('y', ['a']));
+    expect(refused).toMatchObject({ status: 'rejected', reason: 'insufficientPeerCapacity' });
+    expect(refused?.message).toMatch(/3× .*other failouts/);
+
+    const forced = await submit(out('y', ['a'], { force: true }));
+    expect(forced).toMatchObject({ status: 'applied', forced: ['capacity'] });
+  });
+
+  it('serialises two writers of different clusters on the view: of two failouts that only fit alone, one is applied', async () => {
+    const [first, second] = [out('x', ['a']), out('y', ['a'])];
+    const other = directHandler(session, paths, { drillsPath: paths.drillsPath });
+    await Promise.all([h.invoke([sqsRecord(first, 'x')]), other.invoke([sqsRecord(second, 'y')])]);
+    const statuses = [(await readRecord(session, paths, String(first.requestId)))?.status, (await readRecord(session, paths, String(second.requestId)))?.status].sort();
+    expect(statuses).toEqual(['applied', 'rejected']);
+  });
+});
+
+describe('the view', () => {
+  it('is written with every change and rebuilt from the cluster nodes when missing', async () => {
+    const first = out('x', ['a']);
+    expect(await submit(first)).toMatchObject({ status: 'applied' });
+    const view = decodeFailoutView((await session.get(viewPathFor(paths.requestsPath))).data);
+    expect([...view.keys()]).toEqual(['x']);
+
+    await session.remove(viewPathFor(paths.requestsPath));
+    // Without the view the worker rebuilds it from the clusters: x's failout still counts.
+    expect(await submit(out('a', ['b']))).toMatchObject({ status: 'rejected', reason: 'strandsFailout' });
+    expect(await submit(restoreBody('x'))).toMatchObject({ status: 'applied' });
+    expect([...decodeFailoutView((await session.get(viewPathFor(paths.requestsPath))).data).keys()]).toEqual([]);
+  });
+});
+
+describe('no-op restores', () => {
+  it('writes nothing for a cluster whose failout window has ended', async () => {
+    const now = Date.now();
+    expect(await submit(out('x', ['a'], { duration: undefined, offlineAt: new Date(now - 1000).toISOString(), onlineAt: new Date(now + 1500).toISOString() }))).toMatchObject({ status: 'applied' });
+    await new Promise((resolve) => setTimeout(resolve, 1600));
+    const before = (await readCluster(session, paths, 'x')).version;
+    const record = await submit(restoreBody('x', { requestId: randomUUID() }));
+    expect(record).toMatchObject({ status: 'applied', unchanged: true, clusterVersion: before });
+    expect((await readCluster(session, paths, 'x')).version).toBe(before);
+  });
+});
+
+describe('restores are never refused', () => {
+  it('restores a peer even when the traffic returning to it pushes it over the limit', async () => {
+    // a (2 hosts) out to x; c (4 hosts) → a ×3, b ×1, forced: all of c goes to b while a is out.
+    // Restoring a sends three quarters of c back to it: (2 + 3) / 2 = 2.5×, over the limit, and still restored.
+    expect(await submit(out('a', ['x']))).toMatchObject({ status: 'applied' });
+    expect(await submit(out('c', ['a', 'b'], { peers: [{ cluster: 'a', weight: 3 }, { cluster: 'b', weight: 1 }], force: true }))).toMatchObject({ status: 'applied' });
+    expect(await submit(restoreBody('a'))).toMatchObject({ status: 'applied' });
+    expect(await failoutOf('a')).toBeNull();
+  });
+});
+
+describe('drills never make other drills give way', () => {
+  it('skips a drill of the peer of a running drill (strandsFailout), leaving the running drill alone', async () => {
+    const runId = await startDrill('drill-x', 'x', ['a']);
+    expect(await submit(putDrillBody('drill-a', 'a', ['b']))).toMatchObject({ status: 'applied' });
+
+    const record = await submit(out('a', ['b'], { requestId: `drill-drill-a-${Date.now()}`, drill: 'drill-a', requestedBy: 'failout-drills' }));
+
+    expect(record).toMatchObject({ status: 'rejected', reason: 'strandsFailout' });
+    expect((await readDrill(session, paths, 'drill-x'))?.runs.find((r) => r.runId === runId)).toMatchObject({ status: 'running' });
+    expect(await failoutOf('x')).not.toBeNull();
+  });
+});

@@ -1,0 +1,196 @@
+/**
+ * Issue 21, item 3 (drills): a run is judged by its alarms during the run, whenever the verdict reaches
+ * the worker. On the real pipeline: FIFO queue (fauxqs) → poller → the real requests handler →
+ * ZooKeeper; the real guard handler (createGuardHandler over a StopGuard) and the drill runner send to
+ * the same queue. The worker is paused (pollers stopped) to make a verdict arrive after the window.
+ */
+import { randomUUID } from 'node:crypto';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import type { Context } from 'aws-lambda';
+import { startLocalSqs, type FifoQueuePair, type LocalSqs } from '../../../lib/local/sqs';
+import { runStatusAt, type DrillRun } from '../../../lib/requests';
+import { alarmStateChangeEvent, StopGuard } from '../../../lib/safety';
+import { createGuardHandler, type FailoutGuardHandler, type GuardResponse } from '../../../lib/safety/lambda';
+import type { ZkSession } from '../../../lib/zk';
+import { drillHandler, drillPaths, drillRunner, putDrillBody, readDrill, startAlarmServer, type AlarmServer, type DrillPaths } from '../../helpers/drills';
+import { failoutBody, readCluster, readRecord, seedClusters, send, startPollers, stopPollers } from '../../helpers/requests-queue';
+import { closeSessions, eventually, openSession } from '../../helpers/zk';
+
+const CLUSTER = 'verdict-lor1';
+const PEER = 'verdict-lva1';
+const CONTEXT = { functionName: 'failout-guard', awsRequestId: 'test', getRemainingTimeInMillis: () => 30_000 } as unknown as Context;
+/** Never due while a test runs: runs are started by hand, the runner only evaluates them. */
+const YEARLY = 'cron(0 3 1 1 ? *)';
+
+let sqs: LocalSqs;
+let alarms: AlarmServer;
+let session: ZkSession;
+let paths: DrillPaths;
+let queue: FifoQueuePair;
+let guard: FailoutGuardHandler;
+
+beforeAll(async () => {
+  sqs = await startLocalSqs();
+  alarms = await startAlarmServer();
+});
+afterAll(async () => {
+  await alarms.close();
+  await sqs.stop();
+});
+beforeEach(async () => {
+  session = await openSession();
+  paths = drillPaths();
+  await seedClusters(session, paths, [CLUSTER, PEER]);
+  queue = await sqs.createFifoQueuePair({ visibilityTimeoutSeconds: 5 });
+  resumeWorker();
+  const logger = new Logger({ serviceName: 'failout-guard-test', logLevel: 'SILENT' });
+  const stopGuard = new StopGuard({
+    zk: session,
+    d2BasePath: paths.d2Base,
+    queueUrl: queue.queueUrl,
+    send: async (message) => {
+      const out = await sqs.client.send(new SendMessageCommand(message));
+      return out.MessageId === undefined ? {} : { messageId: out.MessageId };
+    },
+    logger,
+  });
+  guard = createGuardHandler({ guard: stopGuard, logger, metrics: new Metrics({ namespace: 'failout-test', serviceName: 'failout-guard-test' }) });
+});
+afterEach(async () => {
+  await stopPollers();
+  await closeSessions();
+});
+
+function resumeWorker(): void {
+  startPollers(1, { client: sqs.client, queueUrl: queue.queueUrl, handler: () => drillHandler(session, paths) });
+}
+
+async function apply(body: Record<string, unknown>): Promise<void> {
+  await send(sqs.client, queue.queueUrl, body);
+  await eventually(async () => (await readRecord(session, paths, String(body.requestId)))?.status === 'applied', 10_000, `${String(body.action)} ${String(body.requestId)} applied`);
+}
+
+/** Defines drill `name` (outcome alarm `<name>-outcome`, blocking alarm `deploys`) and starts a run of `ms`; resolves with the run as recorded. */
+async function startRun(name: string, ms: number): Promise<DrillRun> {
+  await apply(putDrillBody(name, CLUSTER, [PEER], { every: YEARLY, blockingAlarms: ['deploys'] }));
+  const runId = `drill-${name}-${Date.now()}`;
+  await apply(failoutBody(CLUSTER, [PEER], { requestId: runId, drill: name, duration: `PT${ms / 1000}S`, stopAlarms: [`${name}-outcome`, 'deploys'], requestedBy: 'failout-drills' }));
+  return (await readDrill(session, paths, name))!.runs.find((r) => r.runId === runId)!;
+}
+
+async function runOf(name: string, runId: string): Promise<DrillRun> {
+  return (await readDrill(session, paths, name))!.runs.find((r) => r.runId === runId)!;
+}
+
+/** Waits until the run's stored status is `status`. */
+async function settles(name: string, runId: string, status: string): Promise<DrillRun> {
+  await eventually(async () => (await runOf(name, runId)).status === status, 10_000, `run ${runId} ${status}`);
+  return runOf(name, runId);
+}
+
+function alarmEvent(alarmName: string, at: number): Record<string, unknown> {
+  return alarmStateChangeEvent({ id: randomUUID(), alarmName, state: 'ALARM', previousState: 'OK', at, reason: 'test' });
+}
+
+function restores(response: GuardResponse): readonly { cluster: string; requestId: string }[] {
+  if (response.outcome !== 'handled') throw new Error(`not handled: ${JSON.stringify(response)}`);
+  return response.restores;
+}
+
+async function until(ms: number): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, ms - Date.now()) + 100));
+}
+
+describe('the guard', () => {
+  it('records the run failed when its restore for the outcome alarm reaches the worker after the window ended', async () => {
+    const run = await startRun('late', 2000);
+    await stopPollers();
+    const seenAt = Date.now();
+    const [restore] = restores(await guard(alarmEvent('late-outcome', seenAt), CONTEXT));
+    await until(run.endsAt!);
+
+    resumeWorker();
+    await eventually(async () => (await readRecord(session, paths, restore!.requestId)) !== undefined, 10_000, "the guard's restore");
+
+    const judged = await runOf('late', run.runId);
+    expect(judged).toMatchObject({ status: 'failed', stoppedByAlarm: 'late-outcome', alarmAt: seenAt, endedAt: run.endsAt, endedBy: restore!.requestId });
+  });
+
+  it('stops and fails a run whose window was open when the alarm changed state, though the event is handled after the window', async () => {
+    const run = await startRun('retried', 2000);
+    await until(run.endsAt!);
+
+    const sent = restores(await guard(alarmEvent('retried-outcome', run.at + 500), CONTEXT));
+
+    expect(sent.map((r) => r.cluster)).toEqual([CLUSTER]);
+    expect(await settles('retried', run.runId, 'failed')).toMatchObject({ stoppedByAlarm: 'retried-outcome', alarmAt: run.at + 500 });
+  });
+
+  it('records the run interrupted, not failed, when a blocking alarm stops it mid-run, and restores the cluster', async () => {
+    const run = await startRun('deploying', 60_000);
+
+    restores(await guard(alarmEvent('deploys', Date.now()), CONTEXT));
+
+    expect(await settles('deploying', run.runId, 'interrupted')).toMatchObject({ stoppedByAlarm: 'deploys' });
+    expect((await readCluster(session, paths, CLUSTER)).json.failoutProperties ?? null).toBeNull();
+  });
+
+  it('records the run interrupted when the blocking alarm\'s restore arrives after the window', async () => {
+    const run = await startRun('late-deploy', 2000);
+    await stopPollers();
+    const [restore] = restores(await guard(alarmEvent('deploys', Date.now()), CONTEXT));
+    await until(run.endsAt!);
+
+    resumeWorker();
+    await eventually(async () => (await readRecord(session, paths, restore!.requestId)) !== undefined, 10_000, "the guard's restore");
+
+    expect(await runOf('late-deploy', run.runId)).toMatchObject({ status: 'interrupted', stoppedByAlarm: 'deploys' });
+  });
+
+  it('leaves a run passed when its outcome alarm changed state only after the window', async () => {
+    const run = await startRun('after', 2000);
+    await until(run.endsAt!);
+
+    const sent = restores(await guard(alarmEvent('after-outcome', run.endsAt! + 50), CONTEXT));
+
+    expect(sent).toEqual([]);
+    expect(runStatusAt(await runOf('after', run.runId), Date.now())).toBe('passed');
+  });
+});
+
+describe('the runner', () => {
+  function runner() {
+    return drillRunner(session, paths, { client: sqs.client, queueUrl: queue.queueUrl, alarmsUrl: alarms.url });
+  }
+
+  it.each([
+    { what: 'its outcome alarm', which: 'outcome', status: 'failed' },
+    { what: 'a blocking alarm', which: 'deploys', status: 'interrupted' },
+  ] as const)('records a run $status when $what is in ALARM at an evaluation during it, though the worker takes the verdict after the window', async ({ which, status }) => {
+    const name = `evaluated-${which}`;
+    const alarm = which === 'outcome' ? `${name}-outcome` : 'deploys';
+    alarms.set(`${name}-outcome`, 'OK');
+    alarms.set('deploys', 'OK');
+    const run = await startRun(name, 3000);
+    expect(await runner().tick()).toEqual([{ drill: name, outcome: 'notDue' }]);
+    await stopPollers();
+    alarms.set(alarm, 'ALARM');
+
+    const seenAt = Date.now();
+    const [result] = await runner().tick();
+    await until(run.endsAt!);
+    resumeWorker();
+
+    expect(result).toEqual({ drill: name, outcome: 'stopped', runId: run.runId, alarm, requestId: `${run.runId}-stop` });
+    await eventually(async () => (await readRecord(session, paths, `${run.runId}-stop`)) !== undefined, 10_000, "the runner's restore");
+    const judged = await runOf(name, run.runId);
+    expect(judged).toMatchObject({ status, stoppedByAlarm: alarm, endedAt: run.endsAt });
+    expect(judged.alarmAt).toBeGreaterThanOrEqual(seenAt);
+    expect(judged.alarmAt).toBeLessThan(run.endsAt!);
+    // Judged once: the run moves nothing any more, so later ticks send nothing for it.
+    expect(await runner().tick()).toEqual([{ drill: name, outcome: 'notDue' }]);
+    alarms.set(alarm, 'OK');
+  });
+});
