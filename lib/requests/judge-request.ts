@@ -6,6 +6,7 @@ import { isDrillAction } from './drill-rules';
 import { assertIsError } from './errors';
 import { DEFAULT_VIEW_PATH, encodeFailoutView, readFailoutView, withViewEntry } from './failout-view';
 import { judgeWithView, movedFractionOf, readYield, type ViewRebase, type ViewWrite, type YieldedDrill } from './judge-together';
+import type { HostCountCache } from './host-count-cache';
 import { countEligibleHosts, readPeerStates } from './peer-states';
 import { rejectionOf, type Problem, type Rejection } from './rejection';
 import type { ForceOverride } from './request-record';
@@ -55,6 +56,8 @@ export interface JudgeOptions {
   readonly maxPeerLoadFactor?: number;
   /** The view of open failouts (`viewPathFor(requestsPath)`); default `/failout/view`. */
   readonly viewPath?: string;
+  /** Host counts of the other failouts' clusters kept briefly (the writer's); absent: read every time (the CLI, the console). */
+  readonly hostCache?: HostCountCache;
 }
 
 const NO_PEER: PeerState = { exists: false, hostCount: 0, failoutProperties: null };
@@ -132,6 +135,8 @@ async function judgeClusterChange(c: ClusterJudgeContext): Promise<Judgement> {
   };
   const result = applyRequest(props, request, { now, peers: peerState });
   if (!result.ok) return { verdict: 'reject', path, version, rejection: result.rejection };
+  // What the codec refuses to write is `unjudgeable` (judgeRequest's catch) before anything is judged on it.
+  serializeClusterProperties(result.props);
   const overrides = new Set<ForceOverride>();
   if (request.force && request.action === 'failout') {
     const strict = applyRequest(props, { ...request, force: false }, { now, peers: peerState });
@@ -153,6 +158,7 @@ async function judgeClusterChange(c: ClusterJudgeContext): Promise<Judgement> {
     peers,
     clusterHosts,
     yielded,
+    hostCache: c.options.hostCache,
   });
   const viewCheck =
     stored.version === undefined
@@ -170,7 +176,10 @@ async function judgeClusterChange(c: ClusterJudgeContext): Promise<Judgement> {
     if (capacity.problems.length > 0) overrides.add('capacity');
   }
   const problems: Problem[] = [];
-  for (const { problem, override } of together.problems) {
+  const overPeers = new Set((capacity?.peers ?? []).filter((p) => p.over).map((p) => p.cluster));
+  for (const { problem, override, peer } of together.problems) {
+    // A peer the capacity projection already names: one problem, with the projection's numbers.
+    if (peer !== undefined && overPeers.has(peer)) continue;
     problems.push(problem);
     overrides.add(override);
   }

@@ -1,9 +1,10 @@
-import { BUCKETS, clusterPath, parseClusterProperties, serializeClusterProperties, serializeFailoutProperties, type FailoutProperties } from '../d2/data';
+import { BUCKETS, clusterPath, parseClusterProperties, serializeClusterProperties, type FailoutProperties } from '../d2/data';
 import type { ZkReader } from '../zk';
 import type { PeerState } from './apply-request';
 import type { CapacityPeer } from './capacity';
 import { activeDrillWindow } from './drill-rules';
-import { withViewEntry, type FailoutView, type StoredFailoutView } from './failout-view';
+import { failoutText, withViewEntry, type FailoutView, type StoredFailoutView } from './failout-view';
+import type { HostCountCache } from './host-count-cache';
 import { involvedClusters, judgeTogether, type TogetherResult } from './open-failouts';
 import { readPeerStates } from './peer-states';
 import type { Problem } from './rejection';
@@ -68,7 +69,7 @@ export function rebaseView(rebase: ViewRebase, current: FailoutView): Map<string
     const before = rebase.base.get(name);
     const after = current.get(name);
     if (before === after) continue;
-    if (before !== undefined && after !== undefined && serializeFailoutProperties(before) === serializeFailoutProperties(after)) continue;
+    if (before !== undefined && after !== undefined && failoutText(before) === failoutText(after)) continue;
     const peers = [...(before?.redirects ?? []), ...(after?.redirects ?? [])].map((r) => r.peer);
     if (rebase.involved.has(name) || peers.some((p) => rebase.involved.has(p))) return undefined;
   }
@@ -114,12 +115,14 @@ export interface TogetherContext {
   readonly clusterHosts: number;
   /** Drills already giving way (peers of an operator's failout in a run). */
   readonly yielded: readonly YieldedDrill[];
+  /** Host counts of the other clusters involved, kept briefly by the writer (absent: read every time). */
+  readonly hostCache?: HostCountCache | undefined;
 }
 
 /** The verdict against the other failouts. */
 export interface TogetherVerdict {
-  /** Problems in the order to report them; each with the force override that would pass it. */
-  readonly problems: readonly { readonly problem: Problem; readonly override: ForceOverride }[];
+  /** Problems in the order to report them; each with the force override that would pass it (and, for a peer's capacity, the peer). */
+  readonly problems: readonly { readonly problem: Problem; readonly override: ForceOverride; readonly peer?: string }[];
   /** Every drill that gives way (the given ones and those the request would have stranded). */
   readonly yielded: readonly YieldedDrill[];
   /** Every open failout after the request (the request's cluster as judged; the caller sets its final entry). */
@@ -162,7 +165,12 @@ export async function judgeWithView(context: TogetherContext): Promise<TogetherV
     const changed = new Set([request.cluster, ...yielded.map((y) => y.cluster)]);
     involved = involvedClusters(before, after, changed).hostsNeeded;
     await readHosts(context, involved, hosts);
-    result = judgeTogether({ before, after, changed, hosts, now, maxPeerLoadFactor: context.maxPeerLoadFactor });
+    // A failout replaces the cluster's failout: it answers for all the harm of its cluster being out,
+    // not only for what it adds (else replacing a forced failout would keep its stranding and lose
+    // the record of the force). An extend keeps the windows, and their `forced`, so it is judged on
+    // what it changes.
+    const baseline = request.action === 'failout' ? withViewEntry(before, request.cluster, null, now) : before;
+    result = judgeTogether({ before: baseline, after, changed, hosts, now, maxPeerLoadFactor: context.maxPeerLoadFactor });
     if (!operator || request.action === 'restore') break;
     const drills = result.strandings.filter((s) => s.cluster !== request.cluster && s.drill !== undefined && !yielded.some((y) => y.cluster === s.cluster));
     const more = (await Promise.all(drills.map((s) => readYield(context.session, context.d2BasePath, s.cluster, now)))).filter((y): y is YieldedDrill => y !== undefined);
@@ -180,12 +188,23 @@ export async function judgeWithView(context: TogetherContext): Promise<TogetherV
   };
 }
 
-/** Reads the eligible hosts of every needed cluster not yet known (absent clusters count 0). */
+/** Reads the eligible hosts of every needed cluster not yet known (absent clusters count 0), from the writer's short cache when it has one. */
 async function readHosts(context: TogetherContext, needed: ReadonlySet<string>, hosts: Map<string, number>): Promise<void> {
-  const missing = [...needed].filter((c) => !hosts.has(c));
+  const cache = context.hostCache;
+  const missing: string[] = [];
+  for (const c of needed) {
+    if (hosts.has(c)) continue;
+    const cached = cache?.get(c, context.now);
+    if (cached === undefined) missing.push(c);
+    else hosts.set(c, cached);
+  }
   if (missing.length === 0) return;
   const states = await readPeerStates(context.session, context.d2BasePath, missing);
-  for (const [name, state] of states) hosts.set(name, state.exists ? state.hostCount : 0);
+  for (const [name, state] of states) {
+    const count = state.exists ? state.hostCount : 0;
+    hosts.set(name, count);
+    cache?.set(name, count, context.now);
+  }
 }
 
 function shown(ms: number): string {
@@ -193,7 +212,7 @@ function shown(ms: number): string {
 }
 
 function problemsOf(request: ClusterChangeRequest, result: TogetherResult, context: TogetherContext): TogetherVerdict['problems'] {
-  const out: { problem: Problem; override: ForceOverride }[] = [];
+  const out: { problem: Problem; override: ForceOverride; peer?: string }[] = [];
   const peers = new Set(request.action === 'failout' ? request.peers.map((p) => p.cluster) : []);
   for (const s of result.strandings) {
     const when = s.at <= context.now ? 'now' : `at ${shown(s.at)}`;
@@ -207,8 +226,14 @@ function problemsOf(request: ClusterChangeRequest, result: TogetherResult, conte
     }
   }
   for (const o of result.overloads) {
-    if (peers.has(o.cluster)) continue; // the request's own peers: the capacity guard's (projectPeerLoad), with its numbers
     const from = [...o.from.keys()].map((c) => JSON.stringify(c)).join(', ');
+    if (peers.has(o.cluster)) {
+      // The request's own peer, routed as clients route (a co-peer failed out then, or for some
+      // buckets, sends it more than its weight): the capacity guard's, unless its projection already says so.
+      const message = `peer ${JSON.stringify(o.cluster)} would carry ${round(o.after)}× its load per host ${o.at <= context.now ? 'now' : `at ${shown(o.at)}`} (as clients route it, with the traffic of ${from}), above maxPeerLoadFactor ${context.maxPeerLoadFactor} (force overrides)`;
+      out.push({ problem: { reason: 'insufficientPeerCapacity', message }, override: 'capacity', peer: o.cluster });
+      continue;
+    }
     const message = `would push ${JSON.stringify(o.cluster)} to ${round(o.after)}× its load per host (from ${round(o.before)}×) ${o.at <= context.now ? 'now' : `at ${shown(o.at)}`}, above maxPeerLoadFactor ${context.maxPeerLoadFactor}, with the traffic of ${from} (force overrides)`;
     out.push({ problem: { reason: 'strandsFailout', message }, override: 'stranding' });
   }

@@ -1,4 +1,4 @@
-import { BUCKETS, isBucketFailedOutAt, redirectWeight, type FailoutProperties } from '../d2/data';
+import { ALL_BUCKETS, BUCKETS, isBucketConfigActiveAt, redirectWeight, type FailoutProperties } from '../d2/data';
 import type { FailoutView } from './failout-view';
 
 /**
@@ -115,30 +115,52 @@ interface Routing {
   readonly received: Map<string, Map<string, number>>;
 }
 
+/** The buckets of `props` failed out at `at`, as a bitmap (the codec's `isBucketFailedOutAt` for every bucket at once). */
+function failedBuckets(props: FailoutProperties | undefined, at: number): Uint8Array | undefined {
+  if (props === undefined) return undefined;
+  let out: Uint8Array | undefined;
+  for (const b of props.buckets) {
+    if (!isBucketConfigActiveAt(b, at)) continue;
+    out ??= new Uint8Array(BUCKETS);
+    const range = b.bucketOfflineRange ?? ALL_BUCKETS;
+    out.fill(1, Math.max(0, range.from), Math.min(BUCKETS - 1, range.to) + 1);
+  }
+  return out;
+}
+
 /** Where every bucket of `sources` goes at `at` in `state` (the module doc's rule). */
 function routeAt(state: FailoutView, sources: ReadonlySet<string>, hosts: ReadonlyMap<string, number>, at: number): Routing {
   const stranded = new Map<string, Set<number>>();
   const out = new Map<string, number>();
   const received = new Map<string, Map<string, number>>();
+  const bitmaps = new Map<string, Uint8Array | undefined>();
+  const failed = (cluster: string): Uint8Array | undefined => {
+    if (!bitmaps.has(cluster)) bitmaps.set(cluster, failedBuckets(state.get(cluster), at));
+    return bitmaps.get(cluster);
+  };
   for (const source of sources) {
     const props = state.get(source);
-    if (props === undefined) continue;
+    const mine = failed(source);
+    if (props === undefined || mine === undefined) continue;
+    // Peers that could take traffic at all (not the source, with hosts), with their bitmaps.
+    const candidates = props.redirects.filter((r) => r.peer !== source && (hosts.get(r.peer) ?? 0) > 0).map((r) => ({ peer: r.peer, weight: redirectWeight(r), failed: failed(r.peer) }));
     for (let b = 0; b < BUCKETS; b++) {
-      if (!isBucketFailedOutAt(props, b, at)) continue;
+      if (mine[b] === 0) continue;
       out.set(source, (out.get(source) ?? 0) + 1);
-      const eligible = props.redirects.filter((r) => r.peer !== source && (hosts.get(r.peer) ?? 0) > 0 && !isBucketFailedOutAt(state.get(r.peer), b, at));
-      if (eligible.length === 0) {
+      let total = 0;
+      for (const c of candidates) if (c.failed === undefined || c.failed[b] === 0) total += c.weight;
+      if (total === 0) {
         let set = stranded.get(source);
         if (set === undefined) stranded.set(source, (set = new Set()));
         set.add(b);
         continue;
       }
-      const total = eligible.reduce((sum, r) => sum + redirectWeight(r), 0);
-      for (const r of eligible) {
-        let from = received.get(r.peer);
-        if (from === undefined) received.set(r.peer, (from = new Map()));
+      for (const c of candidates) {
+        if (c.failed !== undefined && c.failed[b] !== 0) continue;
+        let from = received.get(c.peer);
+        if (from === undefined) received.set(c.peer, (from = new Map()));
         // In buckets (exact for equal weights), turned into host units once, in loadOf.
-        from.set(source, (from.get(source) ?? 0) + redirectWeight(r) / total);
+        from.set(source, (from.get(source) ?? 0) + c.weight / total);
       }
     }
   }

@@ -7,6 +7,7 @@ import { judgeRequest, type JudgeOptions } from './judge-request';
 import { rebaseView, type ViewRebase, type ViewWrite } from './judge-together';
 import { yieldedDrillOps } from './drill-yield';
 import { decodeFailoutView, encodeFailoutView, viewPathFor, type FailoutView } from './failout-view';
+import { HostCountCache } from './host-count-cache';
 import { WorkerAlarmCheck } from './alarm-check';
 import type { AlarmReader } from '../alarms';
 import type { RecordRetention } from './record-retention';
@@ -20,7 +21,11 @@ import { parseChangeRequest, type ChangeRequest, type ParseOptions } from './sch
 
 /** How hard the writer tries when other writers change the cluster between its read and its write. */
 export interface RetryBudget {
-  /** Attempts in all (the first included). Default 10. */
+  /**
+   * Attempts lost to changes of the cluster (or its drill) before giving up, the first included.
+   * Default 10. Losing to a writer of another cluster on the view of open failouts counts only
+   * against {@link maxElapsedMs}: that writer made progress, and the two take turns.
+   */
   readonly maxAttempts: number;
   /** Time from the first attempt after which no new attempt starts. Default 5 s. */
   readonly maxElapsedMs: number;
@@ -93,7 +98,11 @@ export interface Outcome {
   readonly attempts: number;
 }
 
-type Attempt = Omit<Outcome, 'attempts'> | 'conflict';
+/**
+ * `conflict`: the cluster (or a drill) changed under the attempt; `viewConflict`: only the view of
+ * open failouts did, because a writer of another cluster involved in the verdict got there first.
+ */
+type Attempt = Omit<Outcome, 'attempts'> | 'conflict' | 'viewConflict';
 
 /**
  * Applies change requests to ZooKeeper exactly once (ARCHITECTURE.md "Change request"):
@@ -135,7 +144,7 @@ export class RequestWriter {
     this.drillsPath = options.drillsPath ?? DEFAULT_DRILLS_PATH;
     this.limits = options.limits ?? {};
     // The view of open failouts sits beside the records unless the deployment says otherwise.
-    this.judgeOptions = { viewPath: viewPathFor(this.requestsPath), ...options.judge };
+    this.judgeOptions = { viewPath: viewPathFor(this.requestsPath), hostCache: new HostCountCache(), ...options.judge };
     this.budget = { ...DEFAULT_RETRY_BUDGET, ...options.retryBudget };
     this.recordAcl = options.recordAcl;
     this.log = options.logger ?? silentRequestLogger;
@@ -188,19 +197,24 @@ export class RequestWriter {
   /** Runs `step` until it is not a `conflict`, within the retry budget, with jittered backoff. */
   private async retrying(request: { requestId: string; cluster: string }, step: () => Promise<Attempt>): Promise<Outcome> {
     const started = this.clock();
+    let conflicts = 0;
     for (let attempt = 1; ; attempt++) {
       const result = await step();
-      if (result !== 'conflict') return { ...result, attempts: attempt };
+      if (result !== 'conflict' && result !== 'viewConflict') return { ...result, attempts: attempt };
+      // A view conflict means another cluster's writer made progress (ZooKeeper applied its multi): the
+      // writers of related clusters take turns. Only time bounds those, with a short jitter, so a burst
+      // of requests to one peer is not turned into retries past the budget and SQS redeliveries.
+      if (result === 'conflict') conflicts++;
       const elapsed = this.clock() - started;
-      if (attempt >= this.budget.maxAttempts || elapsed >= this.budget.maxElapsedMs) {
+      if (conflicts >= this.budget.maxAttempts || elapsed >= this.budget.maxElapsedMs) {
         this.log.warn('retry budget spent on version conflicts', { requestId: request.requestId, cluster: request.cluster, attempts: attempt, elapsedMs: elapsed });
         throw new TransientRequestError('retryBudgetSpent', `cluster ${request.cluster} kept changing: ${attempt} attempts in ${elapsed} ms`, {
           requestId: request.requestId,
           cluster: request.cluster,
         });
       }
-      const cap = Math.min(this.budget.maxDelayMs, this.budget.baseDelayMs * 2 ** (attempt - 1));
-      this.log.debug('version conflict; retrying', { requestId: request.requestId, cluster: request.cluster, attempt });
+      const cap = result === 'viewConflict' ? this.budget.baseDelayMs : Math.min(this.budget.maxDelayMs, this.budget.baseDelayMs * 2 ** (conflicts - 1));
+      this.log.debug('version conflict; retrying', { requestId: request.requestId, cluster: request.cluster, attempt, on: result === 'viewConflict' ? 'view' : 'cluster' });
       await this.sleep(Math.floor(this.random() * cap));
     }
   }
@@ -292,7 +306,8 @@ export class RequestWriter {
     const recordPath = requestRecordPath(this.requestsPath, record.requestId);
     const all: MultiOp[] = [...ops, { op: 'create', path: recordPath, data: encodeRequestRecord(record), acl: resolveAcl(this.recordAcl, recordPath) }];
     const createIndex = all.length - 1;
-    const viewIndex = view === undefined ? -1 : all.findIndex((op) => op.path === view.path);
+    const viewPath = this.judgeOptions.viewPath;
+    const viewIndex = all.findIndex((op) => op.path === viewPath);
     const parentsCreated = new Set<string>();
     for (let rebases = 0; ; ) {
       try {
@@ -302,7 +317,7 @@ export class RequestWriter {
         // Only the view moved (another cluster's writer): keep the verdict when that change cannot touch it.
         if (view !== undefined && viewIndex >= 0 && rebases < MAX_VIEW_REBASES && isZkError(e, 'badVersion', 'nodeExists') && e.opIndex === viewIndex) {
           const op = await this.rebasedViewOp(view);
-          if (op === undefined) return 'conflict';
+          if (op === undefined) return 'viewConflict';
           all[viewIndex] = op;
           rebases++;
           continue;
@@ -317,6 +332,7 @@ export class RequestWriter {
           }
           continue;
         }
+        if (isZkError(e, 'badVersion', 'noNode', 'nodeExists') && viewIndex >= 0 && e.opIndex === viewIndex) return 'viewConflict';
         if (isZkError(e, 'badVersion', 'noNode') && e.opIndex !== createIndex) return 'conflict';
         if (isZkError(e, 'nodeExists') && e.opIndex === createIndex) return this.duplicate(record.requestId);
         // A drill created by another writer between the read and this multi: decide again.

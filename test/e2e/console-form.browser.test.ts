@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { LocalStack } from '../../lib/local/stack';
-import { launchBrowser } from '../helpers/browser';
+import { checkForm, confirmApplied, fillForm as fill, openConsole } from '../helpers/console-page';
 
 // The console sends what the operator sees (issue 21, item 7), in Chromium on the whole local stack
 // (real ZooKeeper, fauxqs, the request worker): an edit after Check takes the judgement back until
@@ -12,28 +12,10 @@ const HOUR = 3_600_000;
 // The little of the DOM used in page functions (this project compiles without the DOM's types).
 declare const document: { querySelector(selector: string): { getAttribute(name: string): string | null } | null };
 
-/** Fills the form's fields by id (`f-action` is the select). */
-async function fill(page: Page, fields: Record<string, string>): Promise<void> {
-  for (const [id, value] of Object.entries(fields)) {
-    if (id === 'f-action') await page.selectOption('#f-action', value);
-    else await page.fill(`#${id}`, value);
-  }
-}
-
 /** Checks the form and waits for a Confirm that can be pressed. */
 async function check(page: Page): Promise<void> {
-  await page.click('#check');
+  await checkForm(page);
   await page.locator('#confirm:visible:enabled').waitFor({ timeout: 10_000 });
-}
-
-/** Confirms and waits until the worker applied the request. */
-async function confirmApplied(page: Page): Promise<string> {
-  await page.click('#confirm');
-  const line = page.locator('#followed li').first();
-  await line.waitFor();
-  const requestId = (await line.getAttribute('data-request'))!;
-  await page.locator(`#followed li[data-request="${requestId}"].outcome-applied`).waitFor({ timeout: 20_000 });
-  return requestId;
 }
 
 /** The end of the card's active window (epoch ms), as the page counts down to it. */
@@ -48,10 +30,7 @@ describe('the console sends what the operator sees', () => {
 
   beforeAll(async () => {
     stack = await LocalStack.start({ rate: 20, consolePort: 0 });
-    browser = await launchBrowser();
-    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    await page.goto(stack.console.url);
-    await page.locator('#live.ok').waitFor({ timeout: 10_000 });
+    ({ browser, page } = await openConsole(stack));
     // A 2 h failout to start from, sent from the form
     await fill(page, { 'f-action': 'failout', 'f-cluster': 'greetings-lor1', 'f-peers': 'greetings-lva1:2, greetings-ltx1', 'f-for': '2h', 'f-reason': 'INC-21' });
     await check(page);

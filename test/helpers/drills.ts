@@ -9,6 +9,10 @@ import { createHandler } from '../../lib/requests/lambda';
 import { DrillRunner, HttpAlarmStates, type AlarmState } from '../../lib/safety';
 import { OPEN_ACL, type ZkSession } from '../../lib/zk';
 import type { SqsHandler } from '../../lib/local/sqs-poller';
+import { startLocalDrills, type LocalDrills } from '../../lib/local/drills';
+import type { LocalSqs } from '../../lib/local/sqs';
+import { createLogger } from '../../lib/logging';
+import { sharedConnectString } from './zk';
 import { testPaths, type TestPaths } from './requests-queue';
 
 /**
@@ -113,4 +117,17 @@ export function putDrillBody(name: string, cluster: string, peers: readonly stri
 /** The start of the minute after `ms`, plus one second: a time a `cron(* * ? * * *)` drill is due at, after now. */
 export function nextMinute(ms: number): number {
   return Math.floor(ms / 60_000) * 60_000 + 60_000 + 1000;
+}
+
+/** The `failout-drills` Lambda bundle (lib/local `startLocalDrills`, as `npm start` runs it) over the test's paths, queue and alarm server, ticked by the test. */
+export function startDrillsLambda(sqs: LocalSqs, alarmsUrl: string, paths: DrillPaths, name: string): Promise<LocalDrills> {
+  return startLocalDrills({
+    connectString: sharedConnectString(),
+    sqs,
+    alarmsUrl,
+    logLevel: 'SILENT',
+    logger: createLogger(name),
+    tickMs: 0,
+    env: { D2_BASE_PATH: paths.d2Base, FAILOUT_REQUESTS_PATH: paths.requestsPath, FAILOUT_DRILLS_PATH: paths.drillsPath },
+  });
 }

@@ -3,7 +3,7 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { Context, SQSBatchResponse, SQSRecord } from 'aws-lambda';
 import { RequestWriter, type Outcome, type RequestWriterOptions } from '../../lib/requests';
 import { createHandler, type FailoutRequestsHandler } from '../../lib/requests/lambda';
-import { OPEN_ACL, type ZkSession } from '../../lib/zk';
+import { OPEN_ACL } from '../../lib/zk';
 import type { TestPaths } from './requests-queue';
 
 /**
@@ -33,7 +33,7 @@ export interface DirectHandler {
   invoke(records: readonly SQSRecord[]): Promise<SQSBatchResponse>;
 }
 
-export function directHandler(session: ZkSession, paths: TestPaths, options: Partial<RequestWriterOptions> = {}): DirectHandler {
+export function directHandler(session: RequestWriterOptions['session'], paths: TestPaths, options: Partial<RequestWriterOptions> = {}): DirectHandler {
   // An unconstrained writer: these tests are about input, not access (the ACL tests are elsewhere).
   const writer = new RequestWriter({ session, d2BasePath: paths.d2Base, requestsPath: paths.requestsPath, recordAcl: OPEN_ACL, ...options });
   const outcomes: Outcome[] = [];

@@ -116,6 +116,31 @@ describe('the failout-requests bundle CDK ships', () => {
     expect(lambda.output().join('\n')).not.toContain(CREDENTIALS.writer.password);
   }, 60_000);
 
+  it('judges failouts together (issue 21): refuses to strand another failout, and keeps the view under the policy ACL', async () => {
+    // Prepare: a third cluster; lor1 failed out to lva1
+    const acl = policyAcl(ROLES, layout());
+    const ltx1 = 'greetings-ltx1';
+    await admin.create(clusterPath(`${root}/d2`, ltx1), Buffer.from(serializeClusterProperties(parseClusterProperties({ clusterName: ltx1 }))), { acl });
+    await admin.create(`${urisPath(`${root}/d2`, ltx1)}/host-1`, Buffer.from(JSON.stringify({ clusterName: ltx1, weights: { [`http://127.0.0.1:1/${ltx1}`]: 1 } })), { parents: true, acl });
+    const lambda = await startLambda();
+    const first = failoutInput({ requestId: `bundle-first-${Date.now()}`, cluster: LOR1, peers: [{ cluster: LVA1, weight: 1 }] });
+    const strand = failoutInput({ requestId: `bundle-strand-${Date.now()}`, cluster: LVA1, peers: [{ cluster: ltx1, weight: 1 }] });
+
+    // Act
+    expect(((await lambda.invoke({ Records: [sqsRecord(first, LOR1)] })) as SQSBatchResponse).batchItemFailures).toEqual([]);
+    expect(((await lambda.invoke({ Records: [sqsRecord(strand, LVA1)] })) as SQSBatchResponse).batchItemFailures).toEqual([]);
+
+    // Assess: the second is recorded strandsFailout, naming lor1; lva1 untouched; the view holds lor1, writable by the writer only
+    const record = JSON.parse((await admin.get(`${root}/failout/requests/${String(strand.requestId)}`)).data.toString('utf8')) as { status: string; reason: string; message: string };
+    expect(record).toMatchObject({ status: 'rejected', reason: 'strandsFailout', message: expect.stringContaining(`"${LOR1}"`) });
+    const lva1 = JSON.parse((await admin.get(clusterPath(`${root}/d2`, LVA1))).data.toString('utf8')) as Record<string, unknown>;
+    expect(lva1.failoutProperties).toBeUndefined();
+    const viewPath = `${root}/failout/view`;
+    expect(Object.keys((JSON.parse((await admin.get(viewPath)).data.toString('utf8')) as { clusters: object }).clusters)).toEqual([LOR1]);
+    expect((await admin.getAcl(viewPath)).acl).toEqual(acl(viewPath));
+    await expect((await openSession()).set(viewPath, Buffer.from('{}'))).rejects.toMatchObject({ kind: 'noAuth' });
+  }, 60_000);
+
   it('fails the record while ZooKeeper cannot be reached, then applies it on the redelivery (the failed first connect is forgotten)', async () => {
     // Prepare: ZooKeeper unreachable at the first invocation
     const lambda = await startLambda({ ZK_CONNECT_TIMEOUT_MS: '1500' });

@@ -4,13 +4,12 @@
  * it), ticked with EventBridge's scheduled event and asked `{"runNow": …}`, against the shared
  * ZooKeeper, fauxqs and a loopback alarm-state server; the real handler applies what it sends.
  */
-import { startLocalDrills, type LocalDrills } from '../../../lib/local/drills';
+import type { LocalDrills } from '../../../lib/local/drills';
 import { startLocalSqs, type LocalSqs } from '../../../lib/local/sqs';
-import { createLogger } from '../../../lib/logging';
 import type { ZkSession } from '../../../lib/zk';
-import { drillHandler, drillPaths, putDrillBody, readDrill, startAlarmServer, type AlarmServer, type DrillPaths } from '../../helpers/drills';
+import { drillHandler, drillPaths, startDrillsLambda, putDrillBody, readDrill, startAlarmServer, type AlarmServer, type DrillPaths } from '../../helpers/drills';
 import { readRecord, seedClusters, send, startPollers, stopPollers } from '../../helpers/requests-queue';
-import { closeSessions, eventually, openSession, sharedConnectString } from '../../helpers/zk';
+import { closeSessions, eventually, openSession } from '../../helpers/zk';
 
 let sqs: LocalSqs;
 let alarms: AlarmServer;
@@ -25,15 +24,7 @@ beforeAll(async () => {
   paths = drillPaths();
   await seedClusters(session, paths, ['lambda-lor1', 'lambda-lva1']);
   startPollers(1, { client: sqs.client, queueUrl: sqs.queueUrl, handler: () => drillHandler(session, paths) });
-  drills = await startLocalDrills({
-    connectString: sharedConnectString(),
-    sqs,
-    alarmsUrl: alarms.url,
-    logLevel: 'SILENT',
-    logger: createLogger('drills-lambda-test'),
-    tickMs: 0,
-    env: { D2_BASE_PATH: paths.d2Base, FAILOUT_REQUESTS_PATH: paths.requestsPath, FAILOUT_DRILLS_PATH: paths.drillsPath },
-  });
+  drills = await startDrillsLambda(sqs, alarms.url, paths, 'drills-lambda-test');
 }, 60_000);
 afterAll(async () => {
   await drills.stop();

@@ -4,13 +4,12 @@
  * event): a tick during a run evaluates its alarms, and one in ALARM gives the run its verdict even
  * when the worker (the real handler behind a poller, paused here) takes it after the window ended.
  */
-import { startLocalDrills, type LocalDrills } from '../../../lib/local/drills';
+import type { LocalDrills } from '../../../lib/local/drills';
 import { startLocalSqs, type LocalSqs } from '../../../lib/local/sqs';
-import { createLogger } from '../../../lib/logging';
 import type { ZkSession } from '../../../lib/zk';
-import { drillHandler, drillPaths, putDrillBody, readDrill, startAlarmServer, type AlarmServer, type DrillPaths } from '../../helpers/drills';
+import { drillHandler, drillPaths, startDrillsLambda, putDrillBody, readDrill, startAlarmServer, type AlarmServer, type DrillPaths } from '../../helpers/drills';
 import { failoutBody, readRecord, seedClusters, send, startPollers, stopPollers } from '../../helpers/requests-queue';
-import { closeSessions, eventually, openSession, sharedConnectString } from '../../helpers/zk';
+import { closeSessions, eventually, openSession } from '../../helpers/zk';
 
 let sqs: LocalSqs;
 let alarms: AlarmServer;
@@ -29,15 +28,7 @@ beforeAll(async () => {
   paths = drillPaths();
   await seedClusters(session, paths, ['verdict-lor1', 'verdict-lva1']);
   startWorker();
-  drills = await startLocalDrills({
-    connectString: sharedConnectString(),
-    sqs,
-    alarmsUrl: alarms.url,
-    logLevel: 'SILENT',
-    logger: createLogger('drills-lambda-verdict-test'),
-    tickMs: 0,
-    env: { D2_BASE_PATH: paths.d2Base, FAILOUT_REQUESTS_PATH: paths.requestsPath, FAILOUT_DRILLS_PATH: paths.drillsPath },
-  });
+  drills = await startDrillsLambda(sqs, alarms.url, paths, 'drills-lambda-verdict-test');
 }, 60_000);
 afterAll(async () => {
   await drills.stop();
