@@ -124,10 +124,17 @@ async function judgeClusterChange(c: ClusterJudgeContext): Promise<Judgement> {
   const { session, d2BasePath, request, now, path, version, props } = c;
   const maxPeerLoadFactor = c.options.maxPeerLoadFactor ?? DEFAULT_MAX_PEER_LOAD_FACTOR;
   const viewPath = c.options.viewPath ?? DEFAULT_VIEW_PATH;
-  const peers = request.action === 'failout' ? await readPeerStates(session, d2BasePath, request.peers.map((p) => p.cluster)) : new Map<string, PeerState>();
   // An operator's failout takes precedence over a drill run on a peer (ARC): the run gives way.
   const operatorFailout = request.action === 'failout' && request.drill === undefined;
-  const yielded = operatorFailout ? (await Promise.all(request.peers.map((p) => readYield(session, d2BasePath, p.cluster, now)))).filter((y): y is YieldedDrill => y !== undefined) : [];
+  // Everything the verdict reads, at once: the round trips, not the CPU, are a judgement's cost, and
+  // the time from reading the view to writing it is the window in which another writer can get first.
+  const [peers, yieldedOrNot, stored, clusterHosts] = await Promise.all([
+    request.action === 'failout' ? readPeerStates(session, d2BasePath, request.peers.map((p) => p.cluster)) : new Map<string, PeerState>(),
+    operatorFailout ? Promise.all(request.peers.map((p) => readYield(session, d2BasePath, p.cluster, now))) : Promise.resolve([] as (YieldedDrill | undefined)[]),
+    readFailoutView(session, viewPath, d2BasePath, now),
+    countEligibleHosts(session, d2BasePath, request.cluster, props),
+  ]);
+  const yielded = yieldedOrNot.filter((y): y is YieldedDrill => y !== undefined);
   const peerState = (cluster: string): PeerState => {
     const y = yielded.find((d) => d.cluster === cluster);
     const state = peers.get(cluster) ?? NO_PEER;
@@ -143,8 +150,6 @@ async function judgeClusterChange(c: ClusterJudgeContext): Promise<Judgement> {
     if (!strict.ok) overrides.add('peerState');
   }
   if (result.unchanged) return { verdict: 'apply', path, version, beforeText: c.beforeText, after: result.props, afterText: serializeClusterProperties(result.props), unchanged: true };
-  const stored = await readFailoutView(session, viewPath, d2BasePath, now);
-  const clusterHosts = await countEligibleHosts(session, d2BasePath, request.cluster, props);
   const together = await judgeWithView({
     session,
     d2BasePath,

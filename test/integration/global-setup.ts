@@ -6,7 +6,8 @@ import { startZooKeeper, type ZooKeeperServer } from '../../lib/local/zookeeper'
  * expiry tests run in seconds.
  */
 export default async function globalSetup(): Promise<void> {
-  const server = await startZooKeeper({ sessionTimeouts: { minMs: 1000, maxMs: 20000 } });
+  // Test data dies with the server: no flush per write (ZooKeeperOptions.durable).
+  const server = await startZooKeeper({ sessionTimeouts: { minMs: 1000, maxMs: 20000 }, durable: false });
   process.env.FAILOUT_TEST_ZK = server.connectString;
   (globalThis as { failoutZooKeeper?: ZooKeeperServer }).failoutZooKeeper = server;
 }

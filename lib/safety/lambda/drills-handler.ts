@@ -46,6 +46,8 @@ export function createDrillsHandler(deps: DrillsHandlerDeps): FailoutDrillsHandl
     for (const [outcome, metric] of [
       ['started', 'RunsStarted'],
       ['skipped', 'RunsSkipped'],
+      // A running run whose alarm the tick found in ALARM (the runner sent its stop and verdict).
+      ['stopped', 'RunsStopped'],
       ['error', 'DrillErrors'],
     ] as const) {
       deps.metrics.addMetric(metric, MetricUnit.Count, results.filter((r) => r.outcome === outcome).length);
