@@ -22,13 +22,6 @@ export interface ZooKeeperOptions {
   readyTimeoutMs?: number;
   /** Also serve TLS on a second port (`secureClientPort`); the plain port stays for `ruok` and plain clients. */
   tls?: ZooKeeperTlsOptions;
-  /**
-   * Sync every transaction to disk before answering (ZooKeeper's `forceSync`, default true). A test
-   * server whose data dies with it may turn it off: then a write costs the server's work, not the
-   * disk's flush (tens of ms on a shared machine), and writers that must take turns (the request
-   * worker's view of open failouts) are not measured by the disk.
-   */
-  durable?: boolean;
 }
 
 /**
@@ -93,7 +86,6 @@ function configText(dataDir: string, clientPort: number, options: ZooKeeperOptio
     'initLimit=10',
     'syncLimit=5',
   ];
-  if (options.durable === false) lines.push('forceSync=no');
   if (options.sessionTimeouts) {
     lines.push(`minSessionTimeout=${options.sessionTimeouts.minMs}`, `maxSessionTimeout=${options.sessionTimeouts.maxMs}`);
   }

@@ -6,8 +6,7 @@ import { startZooKeeper, type ZooKeeperServer } from '../../lib/local/zookeeper'
  * expiry tests run in seconds.
  */
 export default async function globalSetup(): Promise<void> {
-  // Test data dies with the server: no flush per write (ZooKeeperOptions.durable).
-  const server = await startZooKeeper({ sessionTimeouts: { minMs: 1000, maxMs: 20000 }, durable: false });
+  const server = await startZooKeeper({ sessionTimeouts: { minMs: 1000, maxMs: 20000 } });
   process.env.FAILOUT_TEST_ZK = server.connectString;
   (globalThis as { failoutZooKeeper?: ZooKeeperServer }).failoutZooKeeper = server;
 }
