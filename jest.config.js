@@ -10,6 +10,9 @@ const common = {
 
 /** @type {import('jest').Config} */
 module.exports = {
+  // Two workers on CI's two cores: most suites wait on ZooKeeper, gRPC and timers, so two run in about
+  // half the time of one (jest's default here is cores − 1 = one, in band).
+  maxWorkers: 2,
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
     {

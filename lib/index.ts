@@ -24,5 +24,9 @@
  */
 export * from './failout';
 export * from './d2';
+// Every part of the D2 documents (lib/d2's face carries the documents' top-level types only).
+export * from './d2/schema';
 // Both modules export an `assertIsError` (same contract: narrows `unknown` to `Error`); name one.
 export { assertIsError } from './failout';
+// The one lifecycle vocabulary: the type of every component's `lifecycle` (ZkSession, XdsClient, the xDS management server …).
+export type { Lifecycle } from './lifecycle';

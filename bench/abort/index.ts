@@ -94,7 +94,7 @@ export default async function abort(args: string[]): Promise<void> {
       process.stdout.write(`run ${i + 1}/${p.runs}: event → restore sent ${r.guardMs} ms, → applied ${r.appliedMs} ms, → 100 % home ${r.homeMs} ms\n`);
     }
   } finally {
-    await stack.stop();
+    await stack.close();
   }
   const row = (what: string, values: number[]): Row => ({
     'from the alarm event to': what,

@@ -6,8 +6,8 @@
 import { parseBridgeConfig, uriChildName, XdsBridge, type BridgeConfig } from '../../lib/bridge';
 import { urisPath } from '../../lib/d2/data';
 import { startZooKeeper } from '../../lib/local';
-import { buildCluster, buildClusterLoadAssignment, buildListener, buildRouteConfiguration, type AnyMessage, type EndpointInput } from '../../lib/xds';
-import { XdsManagementServer } from '../../lib/xds/server';
+import type { AnyMessage } from '../../lib/xds/envoy-protos';
+import { XdsManagementServer, buildCluster, buildClusterLoadAssignment, buildListener, buildRouteConfiguration, type EndpointInput } from '../../lib/xds/server';
 import { connectSession, type ZkSession } from '../../lib/zk';
 import { parseIntOptions } from '../lib/args';
 import { percentile, printTable, round, writeResults, type Row } from '../lib/report';
@@ -120,7 +120,7 @@ export default async function bridgeBench(args: string[]): Promise<void> {
     bridges.push(standby);
     await until('standby warm', () => standby.ready);
     const t1 = performance.now();
-    await leader.stop();
+    await leader.close();
     await until('takeover', () => standby.role === 'leader' && standby.ready);
     await standby.whenSynced();
     const takeoverMs = performance.now() - t1;
@@ -143,9 +143,9 @@ export default async function bridgeBench(args: string[]): Promise<void> {
     printTable(`bridge: ${p.clusters} clusters × ${p.endpoints} endpoints`, rows);
     writeResults('bridge', { parameters: { ...p }, rows, latenciesMs: latencies.map((l) => round(l, 2)), writesPerChange: writes });
   } finally {
-    for (const b of bridges) await b.stop();
+    for (const b of bridges) await b.close();
     await reader?.close();
     await xds.close();
-    await zk.stop();
+    await zk.close();
   }
 }

@@ -87,8 +87,8 @@ export default async function d2Resolve(args: string[]): Promise<void> {
     writeResults('d2-resolve', { parameters: { ...p }, rows });
   } finally {
     await client?.close();
-    state?.shutdown();
+    state?.close();
     await session?.close();
-    await zk.stop();
+    await zk.close();
   }
 }

@@ -189,9 +189,9 @@ export default async function failoutOverhead(args: string[]): Promise<void> {
   } finally {
     for (const client of clients) await client.close();
     await bare.close();
-    state.shutdown();
+    state.close();
     await session.close();
     await new Promise<void>((resolve) => server.close(() => resolve()));
-    await zk.stop();
+    await zk.close();
   }
 }

@@ -82,8 +82,8 @@ async function shutdown(code: number): Promise<never> {
     shuttingDown = true;
     current = undefined;
     for (const client of clients) {
-      client.provider.shutdown();
-      client.state.shutdown();
+      client.provider.close();
+      client.state.close();
     }
     await Promise.all(clients.map((c) => c.session.close().catch(() => undefined)));
   }

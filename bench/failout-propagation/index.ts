@@ -97,7 +97,7 @@ async function measureFailout(connectString: string, p: Parameters): Promise<{ r
     }
     return { results, setupMs, clocks };
   } finally {
-    await Promise.all(workers.map((w) => w.stop()));
+    await Promise.all(workers.map((w) => w.close()));
     await writer?.close().catch(() => undefined);
   }
 }
@@ -158,7 +158,7 @@ export default async function failoutPropagation(args: string[]): Promise<void> 
         'bench/zk-fanout (bare watchData watchers) with the same counts, run first against the same ZooKeeper.',
     });
   } finally {
-    await zk?.stop();
+    await zk?.close();
     process.stdout.write(`elapsed ${round((clock() - startedAt) / 1000, 1)} s\n`);
   }
 }

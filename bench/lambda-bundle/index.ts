@@ -74,7 +74,7 @@ export default async function lambdaBundle(args: string[]): Promise<void> {
     }
   } finally {
     await session.close();
-    await zk.stop();
+    await zk.close();
   }
   const total = requireMs.map((r, i) => r + invokeMs[i]!);
   const rows: Row[] = [

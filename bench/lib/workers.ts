@@ -85,7 +85,7 @@ export class BenchWorker<To extends WorkerMessage, From extends WorkerMessage> {
   }
 
   /** Asks the worker to close its sessions and exit; kills it if it has not after `graceMs`. */
-  async stop(graceMs = 5000): Promise<void> {
+  async close(graceMs = 5000): Promise<void> {
     if (this.exited) return;
     this.fail(new Error(`worker ${this.index} stopped`));
     try {

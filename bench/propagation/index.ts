@@ -184,11 +184,11 @@ export default async function propagation(args: string[]): Promise<void> {
         'long-polls with WaitTimeSeconds 1, as the local stack does.',
     });
   } finally {
-    await Promise.all(workers.map((w) => w.stop()));
-    await worker?.poller.stop();
+    await Promise.all(workers.map((w) => w.close()));
+    await worker?.poller.close();
     await worker?.session.close().catch(() => undefined);
-    await sqs?.stop();
-    await zk?.stop();
+    await sqs?.close();
+    await zk?.close();
     process.stdout.write(`elapsed ${round((clock() - startedAt) / 1000, 1)} s\n`);
   }
 }

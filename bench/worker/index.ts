@@ -104,10 +104,10 @@ async function runOnce(p: Record<'requests' | 'clusters' | 'pollers' | 'batch' |
       'max ms': round(Math.max(...latencies), 1),
     };
   } finally {
-    await Promise.all(pollers.map((poller) => poller.stop()));
+    await Promise.all(pollers.map((poller) => poller.close()));
     await session.close();
-    await sqs.stop();
-    await zk.stop();
+    await sqs.close();
+    await zk.close();
   }
 }
 

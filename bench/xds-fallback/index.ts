@@ -9,8 +9,9 @@
 //      (1 s × 1.6, ±20 %, capped at --fallback-probe-cap-ms).
 // Each run uses a fresh XdsClient; the two management servers are reused.
 // `npm run bench -- xds-fallback [--runs 20] [--min-outage-ms 500] [--max-outage-ms 15000] [--fallback-probe-cap-ms 5000]`.
-import { LDS_TYPE_URL, buildCluster, buildClusterLoadAssignment, buildListener, buildRouteConfiguration, createXdsClient, parseBootstrap, type ServerSwitchEvent, type XdsClient } from '../../lib/xds';
-import { XdsManagementServer, type SnapshotInput } from '../../lib/xds/server';
+import { createXdsClient, parseBootstrap, type ServerSwitchEvent, type XdsClient } from '../../lib/xds';
+import { LDS_TYPE_URL } from '../../lib/xds/envoy-protos';
+import { XdsManagementServer, buildCluster, buildClusterLoadAssignment, buildListener, buildRouteConfiguration, type SnapshotInput } from '../../lib/xds/server';
 import { parseIntOptions } from '../lib/args';
 import { percentile, printTable, round, writeResults, type Row } from '../lib/report';
 import { clock, sleep } from '../lib/workers';
@@ -117,7 +118,7 @@ async function timeToReturn(primary: XdsManagementServer, fallback: XdsManagemen
   } finally {
     chain.close();
     client.close();
-    await primary.stop();
+    await primary.stopServing();
   }
 }
 
@@ -149,14 +150,14 @@ export default async function xdsFallback(args: string[]): Promise<void> {
     primary.setSnapshot('*', snapshot('p1', 1001));
     fallback.setSnapshot('*', snapshot('f1', 1002));
 
-    await primary.stop();
+    await primary.stopServing();
     const refused = await repeat('primary refused', p, () => timeToFallbackData([primary, fallback], p));
 
     await primary.start();
     const disarm = primary.faults.failStreamWhenRequested({ typeUrl: LDS_TYPE_URL, details: 'bench: stream fails before its first response' });
     const failing = await repeat('primary fails streams', p, () => timeToFallbackData([primary, fallback], p));
     disarm();
-    await primary.stop();
+    await primary.stopServing();
 
     const outage = (i: number): number => p.minOutageMs + ((p.maxOutageMs - p.minOutageMs) * i) / Math.max(1, p.runs - 1);
     const returns = await repeat('primary restarted', { ...p, warmup: 0 }, (i) => timeToReturn(primary, fallback, outage(i), p));

@@ -22,7 +22,8 @@ export const resourceName = (i: number): string => `cluster-${i}`;
 export function oursDriver(serverUri: string): ClientDriver {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only in this worker
   const xds = require('../../lib/xds') as typeof import('../../lib/xds');
-  xds.loadXdsProtos();
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only in this worker
+  (require('../../lib/xds/envoy-protos') as typeof import('../../lib/xds/envoy-protos')).loadXdsProtos();
   const client = xds.createXdsClient({
     bootstrap: xds.parseBootstrap({ xds_servers: [{ server_uri: serverUri, channel_creds: [{ type: 'insecure' }] }], node: { id: 'bench-node', locality: {} } }),
   });

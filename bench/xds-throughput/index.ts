@@ -5,8 +5,7 @@
 // grpc-js-xds at 10,000 takes about a minute (its subscriptions grow as N²), so it runs only with
 // --peer-10k. `npm run bench -- xds-throughput [--repeats 3] [--small 1000] [--large 10000] [--peer-10k]`.
 import { join } from 'node:path';
-import { buildCluster, buildClusterLoadAssignment } from '../../lib/xds';
-import { XdsManagementServer } from '../../lib/xds/server';
+import { XdsManagementServer, buildCluster, buildClusterLoadAssignment } from '../../lib/xds/server';
 import { parseIntOptions } from '../lib/args';
 import { percentile, printTable, round, writeResults, type Row } from '../lib/report';
 import { spawnWorker } from '../lib/workers';
@@ -53,7 +52,7 @@ async function measure(client: ClientUnderTest, serverUri: string, resources: nu
     const { type: _type, ...result } = done;
     return { ...result, setupMs: ready.setupMs, baselineRssBytes: ready.baselineRssBytes, rssAfterSetupBytes: ready.rssAfterSetupBytes };
   } finally {
-    await worker.stop();
+    await worker.close();
   }
 }
 

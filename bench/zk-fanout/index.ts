@@ -107,7 +107,7 @@ export async function measureZkFanout(connectString: string, p: Parameters, log:
     }
     return { results, setupMs, clocks };
   } finally {
-    await Promise.all(workers.map((w) => w.stop()));
+    await Promise.all(workers.map((w) => w.close()));
     await writer?.close().catch(() => undefined);
   }
 }
@@ -163,7 +163,7 @@ export default async function zkFanout(args: string[]): Promise<void> {
     process.stdout.write(`note: ${summary.note}\n`);
     writeResults('zk-fanout', { parameters: { ...p }, rows, summary, elapsedMs: round(clock() - startedAt) });
   } finally {
-    await zk?.stop();
+    await zk?.close();
     process.stdout.write(`elapsed ${round((clock() - startedAt) / 1000, 1)} s\n`);
   }
 }

@@ -80,7 +80,7 @@ async function main(): Promise<void> {
       await announcer.close(); // leave D2 first (marks down), so no caller picks a host that is going away
       server.close();
       await client.close();
-      state.shutdown();
+      state.close();
       await session.close();
     })();
   });

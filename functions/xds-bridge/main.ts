@@ -22,12 +22,12 @@ async function main(): Promise<void> {
   const emf = namespace ? startEmfReporter(bridge, { namespace }) : undefined;
   const stop = (signal: NodeJS.Signals): void => {
     log.info({ signal }, 'stopping');
-    emf?.stop();
+    emf?.close();
     setTimeout(() => {
       log.error('stop deadline passed; exiting');
       process.exit(1);
     }, STOP_DEADLINE_MS).unref();
-    bridge.stop().then(
+    bridge.close().then(
       () => process.exit(0),
       (err: unknown) => {
         log.error({ err }, 'stop failed');

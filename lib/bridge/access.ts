@@ -1,10 +1,11 @@
 /**
  * The bridge's part of access control (README "Access control"): the ACL of every node it creates
- * (from the one policy, lib/zk `aclFor`), and its refusal to start writing into a tree that anyone
+ * (from the one table, lib/requests `aclFor`), and its refusal to start writing into a tree that anyone
  * could change, which `failout zk check` would fail.
  */
 import type { Logger } from '../logging';
-import { aclLayout, auditAcls, auditPassed, describeAudit, missingRoles, OPEN_ACL, policyAcl, withOwnIdentity, type AclLayout, type ZkAclAccess, type ZkReader } from '../zk';
+import { aclLayout, policyAcl, type AclLayout } from '../requests';
+import { auditAcls, auditPassed, describeAudit, missingRoles, OPEN_ACL, withOwnIdentity, type ZkAclAccess, type ZkReader } from '../zk';
 import type { BridgeConfig } from './config';
 import type { NodeAcl } from './diff';
 import { BridgeError } from './errors';

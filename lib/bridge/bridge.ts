@@ -8,7 +8,7 @@
  * ZooKeeper afresh), then writes only what changes.
  *
  * Concurrency: event-loop only. `config`, `session`, `client`, `resolver`, `sync`, `election` and
- * `metrics` are fixed after `start`; `roleValue` and `fullSyncDone` change in `takeOver`/`standDown`/`stop`.
+ * `metrics` are fixed after `start`; `roleValue` and `fullSyncDone` change in `takeOver`/`standDown`/`close`.
  */
 import { clusterPath, servicePath, urisPath } from '../d2/data';
 import { createLogger, type Logger } from '../logging';
@@ -25,19 +25,20 @@ import { BridgeMetrics, fallbackActive } from './metrics';
 import type { EntityKey } from './model';
 import { XdsResolver } from './resolver';
 import { entityTarget } from './targets';
+import type { Lifecycle } from '../lifecycle';
 
 /** Options of {@link XdsBridge.start}. */
 export interface XdsBridgeOptions {
   readonly config: BridgeConfig;
-  /** A started session to use instead of connecting one (tests); the bridge closes it on stop. */
+  /** A started session to use instead of connecting one (tests); the bridge closes it in `close()`. */
   readonly session?: ZkSession;
   /** Serve the admin endpoints, HTTP and (unless `config.admin.grpcPort` is undefined) gRPC (default true). */
   readonly admin?: boolean;
   readonly logger?: Logger;
 }
 
-/** `starting` → `standby` ⇄ `leader` → `stopped`. */
-export type BridgeRole = 'starting' | 'standby' | 'leader' | 'stopped';
+/** `starting` → `standby` ⇄ `leader` → `closed`; the bridge's lifecycle derives from it. */
+export type BridgeRole = 'starting' | 'standby' | 'leader' | 'closed';
 
 /** `/status`. */
 export interface BridgeStatus {
@@ -142,7 +143,7 @@ export class XdsBridge {
       if (bridge.roleValue === 'starting') bridge.roleValue = 'standby';
       await bridge.election.start();
     } catch (err) {
-      await bridge.stop();
+      await bridge.close();
       throw err;
     }
     return bridge;
@@ -151,6 +152,12 @@ export class XdsBridge {
   /** This replica's role now. */
   get role(): BridgeRole {
     return this.roleValue;
+  }
+
+  /** `idle` while starting, `running` while standing by or leading, `closed` after {@link close} (derived from {@link role}). */
+  get lifecycle(): Lifecycle {
+    if (this.roleValue === 'starting') return 'idle';
+    return this.roleValue === 'closed' ? 'closed' : 'running';
   }
 
   /** The admin server's port (undefined without one). */
@@ -168,7 +175,7 @@ export class XdsBridge {
    * come back (a new one is made only after expiry), so the process should be replaced.
    */
   get healthy(): boolean {
-    return this.roleValue !== 'stopped' && this.session.state !== 'closed';
+    return this.roleValue !== 'closed' && this.session.state !== 'closed';
   }
 
   /** Ready: leading with the first full sync done, or standing by with a warm xDS cache. */
@@ -217,12 +224,12 @@ export class XdsBridge {
   }
 
   /**
-   * Stops: gives up leadership (the candidate node goes at once, so a standby takes over without
+   * Closes: gives up leadership (the candidate node goes at once, so a standby takes over without
    * waiting for a session timeout), closes the xDS streams, the admin server and the session.
    */
-  async stop(): Promise<void> {
-    if (this.roleValue === 'stopped') return;
-    this.roleValue = 'stopped';
+  async close(): Promise<void> {
+    if (this.roleValue === 'closed') return;
+    this.roleValue = 'closed';
     this.sync.close();
     this.resolver.close();
     await this.election.close().catch((err: unknown) => this.log.warn({ err }, 'leaving the election failed'));
@@ -238,7 +245,7 @@ export class XdsBridge {
   }
 
   private async takeOver(): Promise<void> {
-    if (this.roleValue === 'stopped') return;
+    if (this.roleValue === 'closed') return;
     this.roleValue = 'leader';
     this.fullSyncDone = false;
     this.log.info({ replicaId: this.config.replicaId }, 'leading: full sync');
@@ -250,7 +257,7 @@ export class XdsBridge {
       this.log.warn({ err }, 'could not ensure the D2 directories; the sync retries');
     }
     await this.sync.activate(this.resolver.entityKeys());
-    if (this.roleValue === 'leader' && this.sync.lifecycle === 'active') this.fullSyncDone = true;
+    if (this.roleValue === 'leader' && this.sync.lifecycle === 'running') this.fullSyncDone = true;
   }
 
   private standDown(): void {

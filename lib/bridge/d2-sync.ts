@@ -19,6 +19,7 @@ import { assertIsError } from './errors';
 import { isBridgeChildName } from './mapping';
 import type { EntityKey, EntityTarget, NodeView, UrisView } from './model';
 import { TokenBucket } from './token-bucket';
+import type { Lifecycle } from '../lifecycle';
 
 /** What the sync reports as it goes (metrics). */
 export interface SyncHooks {
@@ -46,12 +47,10 @@ export interface D2SyncOptions {
   readonly logger?: Logger;
 }
 
-/** `latent` → `active` (leading) ⇄ `paused` (standby) → `closed`. */
-export type SyncLifecycle = 'latent' | 'active' | 'paused' | 'closed';
-
 /** Counters of a {@link D2Sync}. */
 export interface SyncStats {
-  readonly lifecycle: SyncLifecycle;
+  /** `running` while writing (leading); `idle` before the first activation and while paused (standby); `closed` for good. */
+  readonly lifecycle: Lifecycle;
   /** Operations written since start. */
   readonly writes: number;
   readonly batches: number;
@@ -86,13 +85,14 @@ async function forEachLimit<T>(items: readonly T[], limit: number, fn: (item: T)
 
 /** The diffing ZooKeeper writer of the bridge. */
 export class D2Sync {
-  private lifecycleValue: SyncLifecycle = 'latent';
+  /** `idle` → `running` (leading, {@link activate}) ⇄ `idle` (standby, {@link pause}) → `closed`. */
+  private lifecycleValue: Lifecycle = 'idle';
   /** Entity → when it was first marked dirty since it last reached its target. */
   private readonly dirty = new Map<EntityKey, number>();
   private readonly mirror = new Map<EntityKey, View>();
   private readonly rechecks = new Map<EntityKey, NodeJS.Timeout>();
   private readonly bucket: TokenBucket;
-  private readonly task = new CoalescingTask(() => this.pass(), () => this.lifecycleValue === 'active');
+  private readonly task = new CoalescingTask(() => this.pass(), () => this.lifecycleValue === 'running');
   private readonly log: Logger;
   private retryTimer: NodeJS.Timeout | undefined;
   private retryDelayMs = RETRY_BASE_MS;
@@ -106,7 +106,7 @@ export class D2Sync {
     this.log = options.logger ?? createLogger('bridge-sync');
   }
 
-  get lifecycle(): SyncLifecycle {
+  get lifecycle(): Lifecycle {
     return this.lifecycleValue;
   }
 
@@ -124,7 +124,7 @@ export class D2Sync {
    */
   async activate(keys: Iterable<EntityKey>): Promise<void> {
     if (this.lifecycleValue === 'closed') return;
-    this.lifecycleValue = 'active';
+    this.lifecycleValue = 'running';
     this.mirror.clear();
     this.fullSyncPending = true;
     const now = Date.now();
@@ -135,8 +135,8 @@ export class D2Sync {
 
   /** Stops writing (leadership lost); pending entities stay dirty for the next activation. */
   pause(): void {
-    if (this.lifecycleValue !== 'active') return;
-    this.lifecycleValue = 'paused';
+    if (this.lifecycleValue !== 'running') return;
+    this.lifecycleValue = 'idle';
     this.clearTimers();
     this.releaseIdleWaiters();
   }
@@ -152,12 +152,12 @@ export class D2Sync {
   markDirty(key: EntityKey): void {
     if (this.lifecycleValue === 'closed') return;
     if (!this.dirty.has(key)) this.dirty.set(key, Date.now());
-    if (this.lifecycleValue === 'active' && !this.retryTimer) void this.task.run();
+    if (this.lifecycleValue === 'running' && !this.retryTimer) void this.task.run();
   }
 
   /** Resolves once nothing is dirty and no pass runs (or the sync is not active). */
   whenIdle(): Promise<void> {
-    if (this.lifecycleValue !== 'active' || (this.dirty.size === 0 && !this.passRunning)) return Promise.resolve();
+    if (this.lifecycleValue !== 'running' || (this.dirty.size === 0 && !this.passRunning)) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
@@ -172,7 +172,7 @@ export class D2Sync {
     } finally {
       this.passRunning = false;
       if (this.dirty.size === 0) {
-        if (this.fullSyncPending && this.lifecycleValue === 'active') this.counters.lastFullSyncAt = Date.now();
+        if (this.fullSyncPending && this.lifecycleValue === 'running') this.counters.lastFullSyncAt = Date.now();
         this.fullSyncPending = false;
         this.releaseIdleWaiters();
       }
@@ -188,7 +188,7 @@ export class D2Sync {
     for (const batch of batches) for (const key of batch.keys) remaining.set(key, (remaining.get(key) ?? 0) + 1);
     const planByKey = new Map(plans.map((p) => [p.key, p]));
     for (const [index, batch] of batches.entries()) {
-      if (this.lifecycleValue !== 'active') return this.requeue(batches.slice(index).flatMap((b) => b.keys), taken);
+      if (this.lifecycleValue !== 'running') return this.requeue(batches.slice(index).flatMap((b) => b.keys), taken);
       await this.bucket.take(batch.ops.length);
       const ok = await this.writeBatch(batch.ops, batch.keys, taken);
       if (!ok) continue;
@@ -267,7 +267,7 @@ export class D2Sync {
 
   /** Retries dirty entities after a backoff (50 ms doubling to 5 s; reset after a clean pass). */
   private scheduleRetry(): void {
-    if (this.retryTimer || this.lifecycleValue !== 'active') return;
+    if (this.retryTimer || this.lifecycleValue !== 'running') return;
     const delay = this.retryDelayMs * (0.8 + Math.random() * 0.4);
     this.retryDelayMs = Math.min(RETRY_CAP_MS, this.retryDelayMs * 2);
     this.retryTimer = setTimeout(() => {

@@ -61,7 +61,7 @@ export function bridgeEmfRecord(status: ReturnType<EmfSource['status']>, options
 /** A running reporter. */
 export interface EmfReporter {
   /** Stops the timer; no line is written afterwards. Idempotent. */
-  stop(): void;
+  close(): void;
 }
 
 /**
@@ -85,5 +85,5 @@ export function startEmfReporter(source: EmfSource, options: EmfReporterOptions)
   emit();
   const timer = setInterval(emit, options.intervalMs ?? 60_000);
   timer.unref();
-  return { stop: () => clearInterval(timer) };
+  return { close: () => clearInterval(timer) };
 }

@@ -17,6 +17,7 @@ import { assertIsError } from './errors';
 import { d2ClusterName, usableEndpoints } from './mapping';
 import type { ClusterResolution, EntityKey, Known, ServiceRoute } from './model';
 import { selectServiceRoute } from './route-selection';
+import type { Lifecycle } from '../lifecycle';
 
 /** Options of {@link XdsResolver}. */
 export interface XdsResolverOptions {
@@ -86,7 +87,8 @@ function watcherOf<T>(onUpdate: (value: T) => void, onMissing: () => void, onErr
 export class XdsResolver {
   private readonly services = new Map<string, ServiceEntry>();
   private readonly clusters = new Map<string, ClusterEntry>();
-  private closed = false;
+  /** `idle` until {@link start}, `running` while watching, `closed` after {@link close}. */
+  private lifecycle: Lifecycle = 'idle';
 
   constructor(private readonly options: XdsResolverOptions) {
     for (const config of options.services) {
@@ -94,8 +96,10 @@ export class XdsResolver {
     }
   }
 
-  /** Starts the LDS watches. */
+  /** Starts the LDS watches; does nothing unless `idle`. */
   start(): void {
+    if (this.lifecycle !== 'idle') return;
+    this.lifecycle = 'running';
     for (const entry of this.services.values()) {
       entry.cancelLds = this.options.client.watch(
         'listener',
@@ -111,7 +115,7 @@ export class XdsResolver {
 
   /** Cancels every watch. */
   close(): void {
-    this.closed = true;
+    this.lifecycle = 'closed';
     for (const entry of this.services.values()) {
       entry.cancelLds?.();
       entry.rds?.cancel();
@@ -172,7 +176,7 @@ export class XdsResolver {
   }
 
   private onListener(entry: ServiceEntry, listener: Listener): void {
-    if (this.closed) return;
+    if (this.lifecycle === 'closed') return;
     if (listener.routeConfig.source === 'inline') {
       entry.rds?.cancel();
       entry.rds = undefined;
@@ -203,7 +207,7 @@ export class XdsResolver {
   }
 
   private onRouteConfiguration(entry: ServiceEntry, config: RouteConfiguration): void {
-    if (this.closed) return;
+    if (this.lifecycle === 'closed') return;
     entry.routeConfig = config;
     let route: ServiceRoute | undefined;
     try {
@@ -225,7 +229,7 @@ export class XdsResolver {
 
   /** Records a service's route and moves cluster references accordingly. */
   private setRoute(entry: ServiceEntry, route: Known<ServiceRoute>): void {
-    if (this.closed) return;
+    if (this.lifecycle === 'closed') return;
     const changed: EntityKey[] = [`service:${entry.config.name}`];
     if (route.state === 'doesNotExist' && entry.route.state === 'doesNotExist') return;
     const before = entry.clusterRefs;
@@ -276,7 +280,7 @@ export class XdsResolver {
   }
 
   private onCluster(entry: ClusterEntry, cluster: Cluster): void {
-    if (this.closed || this.clusters.get(entry.xdsName) !== entry) return;
+    if (this.lifecycle === 'closed' || this.clusters.get(entry.xdsName) !== entry) return;
     this.setCluster(entry, { cds: { state: 'resolved', value: { edsServiceName: cluster.edsServiceName, lbPolicy: cluster.lbPolicy }, at: Date.now() } });
     if (entry.edsWatch?.name === cluster.edsServiceName) return;
     entry.edsWatch?.cancel();
@@ -294,7 +298,7 @@ export class XdsResolver {
   }
 
   private setCluster(entry: ClusterEntry, change: Partial<ClusterResolution>): void {
-    if (this.closed || this.clusters.get(entry.xdsName) !== entry) return;
+    if (this.lifecycle === 'closed' || this.clusters.get(entry.xdsName) !== entry) return;
     if (change.cds?.state === 'doesNotExist' && entry.cds.state === 'doesNotExist') return;
     if (change.eds?.state === 'doesNotExist' && entry.eds.state === 'doesNotExist') return;
     if (change.cds) entry.cds = change.cds;

@@ -1,16 +1,17 @@
-import { hostname, userInfo } from 'node:os';
 import { Option, type Command } from 'commander';
 import type { RequestRecord } from '../requests';
-import { CliConnections } from './connections';
 import { EXIT } from './errors';
 import type { CliIo } from './io';
-import { resolveSettings, type CliSettings, type ConnectionFlags } from './settings';
+import type { ConsoleLauncher } from './console-launcher';
+import { inputError, OperatorConnections, resolveSettings, type OperatorSettings, type ConnectionFlags } from '../operator';
 
 /** What every command action gets: the io, and a way to report its exit code. */
 export interface CommandRuntime {
   readonly io: CliIo;
   /** Sets the exit code of the run (the last call wins). */
   setExit(code: number): void;
+  /** Starts the console for `failout console` (filled by the composition root; absent: no console). */
+  readonly console?: ConsoleLauncher | undefined;
 }
 
 /** Adds the connection flags (each overrides its environment variable) to a command. */
@@ -27,9 +28,9 @@ export function addConnectionOptions(command: Command): Command {
 }
 
 /** Runs `fn` with connections opened on demand, and closes them whatever happens. */
-export async function withConnections<T>(flags: ConnectionFlags, io: CliIo, fn: (connections: CliConnections, settings: CliSettings) => Promise<T>): Promise<T> {
+export async function withConnections<T>(flags: ConnectionFlags, io: CliIo, fn: (connections: OperatorConnections, settings: OperatorSettings) => Promise<T>): Promise<T> {
   const settings = resolveSettings(flags, io.env);
-  const connections = new CliConnections(settings);
+  const connections = new OperatorConnections(settings);
   try {
     return await fn(connections, settings);
   } finally {
@@ -37,23 +38,26 @@ export async function withConnections<T>(flags: ConnectionFlags, io: CliIo, fn: 
   }
 }
 
-/** Who is asking, when `--by` is not given: `$FAILOUT_USER`, else `user@host`. */
-export function defaultRequester(env: CliIo['env']): string {
-  if (env.FAILOUT_USER) return env.FAILOUT_USER;
-  let user = env.USER ?? env.LOGNAME;
-  if (!user) {
-    try {
-      user = userInfo().username;
-    } catch {
-      user = 'unknown';
-    }
-  }
-  return `${user}@${hostname()}`;
+/** The exit code a request's outcome deserves: applied or duplicate → 0, rejected → 1. */
+export function outcomeExitCode(record: RequestRecord): number {
+  return record.status === 'rejected' ? EXIT.failed : EXIT.ok;
 }
 
-/** The exit code a request's outcome deserves: applied or duplicate → 0, rejected → 1. */
-export function exitCodeOf(record: RequestRecord): number {
-  return record.status === 'rejected' ? EXIT.failed : EXIT.ok;
+/**
+ * The output flags every command with an answer takes: `--output json|table` (default table: text for
+ * people) and `--json`, short for `--output json`. Actions read `json` (set for either).
+ */
+export function addOutputOptions(command: Command): Command {
+  return command
+    .addOption(new Option('--output <format>', 'output format').choices(['table', 'json']).default('table'))
+    .addOption(new Option('--json', 'machine-readable output (same as --output json)'))
+    .hook('preAction', (_command, action) => {
+      const options = action.opts<{ output?: string; json?: boolean }>();
+      if (options.json === true && action.getOptionValueSource('output') === 'cli' && options.output !== 'json') {
+        throw inputError('--json and --output table ask for two formats: pass one');
+      }
+      if (options.output === 'json') action.setOptionValue('json', true);
+    });
 }
 
 /** Writes a JSON document (pretty, one trailing newline). */

@@ -1,5 +1,7 @@
 import { Command, CommanderError } from 'commander';
+import { version } from '../../package.json';
 import type { CommandRuntime } from './command-context';
+import { completionCommand } from './commands/completion';
 import { consoleCommand } from './commands/console';
 import { drillCommand } from './commands/drill';
 import { extendCommand } from './commands/extend';
@@ -8,8 +10,10 @@ import { requestCommand } from './commands/request';
 import { restoreCommand } from './commands/restore';
 import { statusCommand } from './commands/status';
 import { zkCommand } from './commands/zk';
-import { CliError, EXIT } from './errors';
+import { EXIT, exitCodeOf } from './errors';
 import { escapingIo, processIo, type CliIo } from './io';
+import type { ConsoleLauncher } from './console-launcher';
+import { OperatorError } from '../operator';
 
 const OVERVIEW = `
 Requests go to the SQS FIFO queue ($FAILOUT_QUEUE_URL); the request worker applies them to ZooKeeper
@@ -32,11 +36,12 @@ Exit codes: 0 success, 1 request rejected (or its outcome unknown / a service un
 export function buildProgram(rt: CommandRuntime): Command {
   const program = new Command('failout')
     .description('fail a D2 cluster out to its peers, restore it, and see where things stand')
+    .version(version, '-V, --version', 'print the version of failout')
     .addHelpText('after', OVERVIEW)
     .showHelpAfterError('(add --help for usage and examples)')
     .exitOverride()
     .configureOutput({ writeOut: (text) => rt.io.stdout(text), writeErr: (text) => rt.io.stderr(text) });
-  for (const make of [outCommand, extendCommand, restoreCommand, statusCommand, requestCommand, zkCommand, consoleCommand, drillCommand]) {
+  for (const make of [outCommand, extendCommand, restoreCommand, statusCommand, requestCommand, zkCommand, consoleCommand, drillCommand, completionCommand]) {
     const command = make(rt);
     // Subcommands inherit neither exitOverride nor the output hooks: set them on each.
     command
@@ -48,15 +53,21 @@ export function buildProgram(rt: CommandRuntime): Command {
   return program;
 }
 
+/** What the composition root plugs into the CLI (lib/cli imports neither). */
+export interface CliServices {
+  /** Starts the web console for `failout console`. */
+  readonly console?: ConsoleLauncher | undefined;
+}
+
 /**
  * Runs the CLI on `argv` (the arguments after the program name) and resolves to the exit code. Never
  * throws and never exits the process: `main.ts` does that, tests call this directly.
  */
-export async function run(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
+export async function run(argv: readonly string[], io: CliIo = processIo(), services: CliServices = {}): Promise<number> {
   // Whatever a command prints passes one escaping guard: text from data never drives the terminal.
   io = escapingIo(io);
   let exitCode: number = EXIT.ok;
-  const rt: CommandRuntime = { io, setExit: (code) => (exitCode = code) };
+  const rt: CommandRuntime = { io, setExit: (code) => (exitCode = code), console: services.console };
   const program = buildProgram(rt);
   if (argv.length === 0) {
     program.outputHelp();
@@ -70,9 +81,9 @@ export async function run(argv: readonly string[], io: CliIo = processIo()): Pro
       // --help and --version end through here with code 0; every parse error is a usage error.
       return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
-    if (err instanceof CliError) {
+    if (err instanceof OperatorError) {
       io.stderr(`failout: ${err.message}\n`);
-      return err.exitCode;
+      return exitCodeOf(err);
     }
     io.stderr(`failout: unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
     return EXIT.failed;

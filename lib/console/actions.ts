@@ -2,7 +2,7 @@
  * The console's two actions, Check and Confirm, behind the HTTP routes (server.ts does the access
  * and CSRF checks first). What Confirm sends is what Check judged and showed (issue 21, item 7):
  *
- * - Check builds, validates and judges the request through the CLI's own path (`ConsoleRequests`),
+ * - Check builds, validates and judges the request through the CLI's own path (`OperatorRequests`),
  *   remembers it (checked-requests.ts) under the request id it made, and answers the judgement and
  *   what the request changes against the cluster's failout (diff.ts).
  * - Confirm is sent only for a remembered check with the same action and fields, whose cluster's
@@ -18,7 +18,7 @@ import { escapeControlChars } from '../text';
 import type { ZkSession } from '../zk';
 import { CheckedRequests } from './checked-requests';
 import { failoutChanges } from './diff';
-import type { CheckResult, ConsoleRequests, PreparedBody } from './ports';
+import type { CheckResult, OperatorRequests, PreparedBody } from '../operator';
 
 const fieldText = z.string().max(2000).optional();
 const actionSchema = z.object({
@@ -58,7 +58,7 @@ export function parseActionRequest(body: unknown): { readonly ok: true; readonly
 
 /** What {@link ConsoleActions} needs from the server. */
 export interface ConsoleActionsOptions {
-  readonly requests: ConsoleRequests;
+  readonly requests: OperatorRequests;
   /** The ZooKeeper session for the judge, only while connected (undefined: not judged now). */
   readonly session: () => ZkSession | undefined;
   /** Request rates from the console's scrapes, for the capacity projection. */

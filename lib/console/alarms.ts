@@ -8,6 +8,7 @@
  * Lifecycle: latent → started (`start`) → closed (`close`). Concurrency: the event loop only; one read
  * at a time.
  */
+import type { Lifecycle } from '../lifecycle';
 import type { AlarmState, AlarmStates } from '../safety';
 import type { Logger } from '../logging';
 
@@ -60,7 +61,7 @@ export function alarmErrorText(err: unknown): string {
 
 /** Reads the shown alarms' states on a timer that runs only while some are shown. */
 export class AlarmPoller {
-  private lifecycle: 'latent' | 'started' | 'closed' = 'latent';
+  private lifecycle: Lifecycle = 'idle';
   private viewValue: AlarmStatesView;
   private timer: NodeJS.Timeout | undefined;
   private busy = false;
@@ -80,8 +81,8 @@ export class AlarmPoller {
 
   /** Starts polling (a read as soon as a name is shown). */
   start(): void {
-    if (this.lifecycle !== 'latent') return;
-    this.lifecycle = 'started';
+    if (this.lifecycle !== 'idle') return;
+    this.lifecycle = 'running';
     this.wake();
   }
 
@@ -90,7 +91,7 @@ export class AlarmPoller {
    * running or scheduled, no sooner than `periodMs` after the last one started.
    */
   wake(): void {
-    if (this.lifecycle !== 'started' || this.busy || this.timer !== undefined) return;
+    if (this.lifecycle !== 'running' || this.busy || this.timer !== undefined) return;
     if (this.options.names().length === 0) return;
     const delay = Math.max(0, this.lastStart + this.periodMs - Date.now());
     this.timer = setTimeout(() => {
@@ -108,7 +109,7 @@ export class AlarmPoller {
   }
 
   private async poll(): Promise<void> {
-    if (this.lifecycle !== 'started') return;
+    if (this.lifecycle !== 'running') return;
     const names = [...new Set(this.options.names())].sort();
     if (names.length === 0) return; // idle until a card shows an alarm (the next render wakes us)
     this.busy = true;
@@ -127,7 +128,7 @@ export class AlarmPoller {
     } finally {
       this.busy = false;
     }
-    if (this.lifecycle !== 'started') return;
+    if (this.lifecycle !== 'running') return;
     this.viewValue = next;
     this.options.onChange();
     this.wake();

@@ -8,7 +8,7 @@
  * Bounded: the newest {@link MAX_CHECKED} checks, each for {@link CHECK_TTL_MS} (a judgement an hour
  * old says little about the cluster now).
  */
-import type { ActionFields, ConsoleAction } from './ports';
+import type { ActionFields, OperatorAction } from '../operator';
 
 /** Most checks remembered (the oldest is forgotten first). */
 export const MAX_CHECKED = 200;
@@ -19,7 +19,7 @@ export const CHECK_TTL_MS = 15 * 60_000;
 const FIELD_KEYS = ['cluster', 'peers', 'for', 'until', 'at', 'share', 'buckets', 'ramp', 'stopAlarms', 'reason', 'by', 'force'] as const satisfies readonly (keyof ActionFields)[];
 
 /** The action and fields as one string: fixed key order, absent and `undefined` alike, `force: false` as absent. */
-export function canonicalAction(action: ConsoleAction, fields: ActionFields): string {
+export function canonicalAction(action: OperatorAction, fields: ActionFields): string {
   const entries = FIELD_KEYS.flatMap((key) => {
     const value = fields[key];
     return value === undefined || value === false ? [] : [[key, value] as const];
@@ -44,7 +44,7 @@ export class CheckedRequests {
   private readonly checks = new Map<string, Checked>();
 
   /** Remembers a check that was ready to send. `clusterState` is any fingerprint of the cluster's failout. */
-  remember(requestId: string, action: ConsoleAction, fields: ActionFields, clusterState: string, now: number): void {
+  remember(requestId: string, action: OperatorAction, fields: ActionFields, clusterState: string, now: number): void {
     this.checks.delete(requestId);
     this.checks.set(requestId, { action: canonicalAction(action, fields), cluster: fields.cluster, clusterState, at: now });
     for (const id of this.checks.keys()) {
@@ -60,7 +60,7 @@ export class CheckedRequests {
    * {@link giveBack} returns it when the send failed before the queue took the message (the page says
    * it is safe to send again).
    */
-  take(requestId: string, action: ConsoleAction, fields: ActionFields, clusterState: (cluster: string) => string, now: number): { readonly ok: true; readonly checked: Checked } | { readonly ok: false; readonly reason: StaleReason; readonly message: string } {
+  take(requestId: string, action: OperatorAction, fields: ActionFields, clusterState: (cluster: string) => string, now: number): { readonly ok: true; readonly checked: Checked } | { readonly ok: false; readonly reason: StaleReason; readonly message: string } {
     const checked = this.checks.get(requestId);
     this.checks.delete(requestId);
     if (checked === undefined || now - checked.at > CHECK_TTL_MS) {

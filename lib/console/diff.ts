@@ -7,7 +7,7 @@
  * Only windows that have not ended count as "the failout": an ended window moves nothing, and the
  * next write prunes it.
  */
-import type { ClusterStatus, WindowStatus } from '../cli';
+import type { ClusterStatus, WindowStatus } from '../operator';
 import { formatRemaining } from '../text';
 
 /** The open part of a failout (windows active or scheduled), reduced to what an operator compares. */

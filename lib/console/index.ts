@@ -2,16 +2,14 @@
  * lib/console: the operator's web console (`failout console`, also served by `npm start`). A fastify
  * server on loopback by default that reads ZooKeeper through watches (one session per server), the
  * bridges' admin status and the services' Prometheus counters, renders the page on the server
- * (escaped by construction), pushes live updates by server-sent events, and acts through the CLI's
- * own request path (the {@link ConsoleRequests} port, implemented by lib/cli). The stop alarms' states
- * come through lib/safety's `AlarmStates` port ({@link ConsoleAlarmSource}, built by lib/cli).
+ * (escaped by construction), pushes live updates by server-sent events, and acts through the
+ * operator's one request path (lib/operator's `OperatorRequests`, as the CLI does). The stop alarms'
+ * states come through lib/safety's `AlarmStates` port ({@link ConsoleAlarmSource}).
  */
 export { ConsoleServer, ConsoleConfigError, sseFrame } from './server';
 export type { ConsoleServerOptions } from './server';
 export type { StreamClientView } from './event-streams';
 export { ALARM_POLL_MS } from './alarms';
 export type { AlarmStatesView, ConsoleAlarmSource } from './alarms';
-export type { ActionFields, CheckResult, ConsoleAction, ConsoleRequests, PreparedBody, QueueProbe } from './ports';
 export { listenProblem, isLoopback, MIN_TOKEN_LENGTH } from './security';
-export { parsePrometheusText, totalsByTarget, REDIRECTED_METRIC } from '../metrics';
-export type { PromSample, RatePoint } from '../metrics';
+export { consoleAlarmSource, consoleServerOptions, launchConsole, parseMetricsUrls, startConsole } from './console-options';

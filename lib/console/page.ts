@@ -4,7 +4,7 @@
  * the browser swaps in (the htmx idea, by hand). Every value from data goes through `html`, which
  * escapes it: a reason of `<img src=x onerror=alert(1)>` reaches the page as those characters.
  */
-import type { ClusterStatus } from '../cli';
+import type { ClusterStatus } from '../operator';
 import type { RequestRecord } from '../requests';
 import type { RatePoint } from '../metrics';
 import { escapeControlChars, formatRemaining } from '../text';

@@ -23,7 +23,7 @@ import type { Logger } from '../logging';
 import { AlarmPoller, type AlarmStatesView, type ConsoleAlarmSource } from './alarms';
 import type { ZkSession, ZkTlsOptions } from '../zk';
 import { renderPage, renderSections, shownPoint, type SectionId } from './page';
-import type { ConsoleRequests, QueueProbe } from './ports';
+import type { OperatorRequests, QueueProbe } from '../operator';
 import type { RatePoint } from '../metrics';
 import { ACCESS_COOKIE, csrfRefusal, digest, hasAccess, isLoopback, listenProblem, matches, newCsrfToken } from './security';
 import { clusterCard, groupClusters, shownAlarmNames, type ConsoleSnapshot, type ServiceGroup } from './snapshot';
@@ -46,7 +46,7 @@ export interface ConsoleServerOptions {
   readonly d2Base: string;
   readonly requestsBase: string;
   /** The request side (lib/cli's `createConsoleRequests`). Owned: closed with the server. */
-  readonly requests: ConsoleRequests;
+  readonly requests: OperatorRequests;
   /** Default `requestedBy` of the form. */
   readonly requester: string;
   /** Bridge admin URLs, or a function read before every round (replicas that come and go). */

@@ -2,11 +2,11 @@
  * What the page shows at one moment, built from the ZooKeeper view, the HTTP sources and the queue
  * probe. Pure: the server builds one snapshot per change and renders it once for every browser.
  */
-import type { ClusterStatus } from '../cli';
+import type { ClusterStatus } from '../operator';
 import type { FailoutProperties } from '../d2';
 import type { RequestRecord } from '../requests';
 import type { AlarmStatesView } from './alarms';
-import type { QueueProbe } from './ports';
+import type { QueueProbe } from '../operator';
 import type { BridgeSource, ServiceTraffic } from './sources';
 import type { ClusterEntry, ZkViewState } from './zk-view';
 

@@ -5,6 +5,7 @@
  * each resource's status and version). A source that does not answer is shown as such, with its last
  * known data kept and marked stale.
  */
+import type { Lifecycle } from '../lifecycle';
 import { z } from 'zod';
 import type { Logger } from '../logging';
 import type { RequestRates } from '../requests';
@@ -103,7 +104,7 @@ export interface HttpSourcesOptions {
 
 /** The timers that read the HTTP sources. Lifecycle: latent → started → closed. */
 export class HttpSources {
-  private lifecycle: 'latent' | 'started' | 'closed' = 'latent';
+  private lifecycle: Lifecycle = 'idle';
   private readonly timers: NodeJS.Timeout[] = [];
   private bridgesValue: BridgeSource[];
   private readonly traffic = new Map<string, { series: RateSeries; source: ServiceTraffic['source']; error: string | undefined }>();
@@ -116,8 +117,8 @@ export class HttpSources {
 
   /** Starts both timers (the first reads at once). */
   start(): void {
-    if (this.lifecycle !== 'latent') return;
-    this.lifecycle = 'started';
+    if (this.lifecycle !== 'idle') return;
+    this.lifecycle = 'running';
     const every = (ms: number, task: () => Promise<void>): void => {
       void task();
       const timer = setInterval(() => void task(), ms);
@@ -164,7 +165,7 @@ export class HttpSources {
   }
 
   private async scrapeMetrics(): Promise<void> {
-    if (this.busy.metrics || this.lifecycle !== 'started') return;
+    if (this.busy.metrics || this.lifecycle !== 'running') return;
     this.busy.metrics = true;
     try {
       await Promise.all([...this.options.metricsUrls].map(([service, urls]) => this.scrapeService(service, urls)));
@@ -206,7 +207,7 @@ export class HttpSources {
   }
 
   private async readBridges(): Promise<void> {
-    if (this.busy.bridges || this.lifecycle !== 'started') return;
+    if (this.busy.bridges || this.lifecycle !== 'running') return;
     this.busy.bridges = true;
     try {
       // Keep what is known of the replicas still listed; add the new ones.

@@ -13,13 +13,14 @@
  * Concurrency: event loop only. `onChange` is called after every change, synchronously, possibly
  * often: the caller coalesces.
  */
+import type { Lifecycle } from '../lifecycle';
 import { clusterPath, parseClusterProperties, parseServiceProperties, servicePath, urisPath, type FailoutProperties } from '../d2/data';
 import type { Logger } from '../logging';
 import { decodeRequestRecord, isValidRequestId, requestIdTime, type RequestRecord } from '../requests';
 import { ZkSession, type ConnectionState, type DataState, type Watch, type ZkTlsOptions } from '../zk';
 
 /** Where ZooKeeper stands for the console: `unreachable` until a first session starts, then the session's state. */
-export type ZkViewState = 'connecting' | 'unreachable' | Exclude<ConnectionState, 'latent' | 'connecting'>;
+export type ZkViewState = 'connecting' | 'unreachable' | Exclude<ConnectionState, 'idle' | 'connecting'>;
 
 /** Options of {@link ZkView}. */
 export interface ZkViewOptions {
@@ -55,7 +56,7 @@ export interface ClusterEntry {
 
 /** The ZooKeeper side of the console. */
 export class ZkView {
-  private lifecycle: 'latent' | 'started' | 'closed' = 'latent';
+  private lifecycle: Lifecycle = 'idle';
   private session: ZkSession | undefined;
   private stateValue: ZkViewState = 'connecting';
   private lastError: string | undefined;
@@ -78,8 +79,8 @@ export class ZkView {
 
   /** Starts connecting in the background; does nothing unless latent. */
   start(): void {
-    if (this.lifecycle !== 'latent') return;
-    this.lifecycle = 'started';
+    if (this.lifecycle !== 'idle') return;
+    this.lifecycle = 'running';
     void this.connectLoop();
   }
 
@@ -142,13 +143,13 @@ export class ZkView {
   /** Makes sessions until one connects (ZkSession.start closes a session that did not). */
   private async connectLoop(): Promise<void> {
     const { logger: log } = this.options;
-    while (this.lifecycle === 'started') {
+    while (this.lifecycle === 'running') {
       const session = new ZkSession({ connectString: this.options.connectString, tls: this.options.tls, sessionTimeoutMs: 10_000, connectWaitMs: 5000, logger: log });
       this.connecting = session;
       try {
         await session.start(this.options.connectTimeoutMs ?? 5000);
       } catch (err) {
-        if (this.lifecycle !== 'started') return;
+        if (this.lifecycle !== 'running') return;
         this.setState('unreachable', err instanceof Error ? err.message : String(err));
         await new Promise<void>((resolve) => (this.pause = { timer: setTimeout(resolve, this.options.retryMs ?? 2000), resolve }));
         this.pause = undefined;
@@ -156,7 +157,7 @@ export class ZkView {
       } finally {
         this.connecting = undefined;
       }
-      if (this.lifecycle !== 'started') {
+      if (this.lifecycle !== 'running') {
         await session.close();
         return;
       }

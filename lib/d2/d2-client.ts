@@ -6,6 +6,7 @@ import { D2Error } from './errors';
 import type { LoadBalancerState } from './load-balancer-state';
 import type { ClusterProperties, MergedUriProperties, ServiceProperties } from './model';
 import { WeightedRoundRobin } from './weighted-round-robin';
+import type { Lifecycle } from '../lifecycle';
 
 /** Options of one request: undici's `request` options without the parts D2 decides. */
 export type D2RequestInit = Omit<Dispatcher.RequestOptions, 'origin' | 'path' | 'method' | 'opaque'> & {
@@ -155,7 +156,7 @@ export class D2Client {
   private readonly borrowedIdleMs: number;
   /** Clusters warmed by this client: their pools stay open while the state still lists their hosts. */
   private readonly warmed = new Set<string>();
-  private lifecycle: 'open' | 'closed' = 'open';
+  private lifecycle: Lifecycle = 'running';
 
   constructor(private readonly options: D2ClientOptions) {
     this.state = options.state;
@@ -316,7 +317,7 @@ export class D2Client {
 
   /** The service's properties when this client follows it and it is loaded; undefined to take the slow path. */
   private loadedService(service: string): ServiceProperties | undefined {
-    if (this.lifecycle !== 'open' || !this.serviceLoads.has(service) || !this.state.isServiceLoaded(service)) return undefined;
+    if (this.lifecycle !== 'running' || !this.serviceLoads.has(service) || !this.state.isServiceLoaded(service)) return undefined;
     const properties = this.state.getServiceProperties(service);
     if (!properties) throw new D2Error('unknownService', `unknown service ${JSON.stringify(service)}`);
     return properties;

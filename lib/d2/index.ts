@@ -3,29 +3,30 @@
  * (the PropertyEventBus role), `LoadBalancerState` (SimpleLoadBalancerState), `D2Client` (HTTP through
  * undici), `ZooKeeperAnnouncer` and `ClusterInfoProvider`.
  */
-// The pure half (model, codecs, paths, errors) is its own face, lib/d2/data; all of it is public here too.
-export * from './data';
-export { WeightedRoundRobin } from './weighted-round-robin';
-export type { WeightedItem, WeightedRoundRobinOptions } from './weighted-round-robin';
-export { ZooKeeperPropertyStore } from './property-store';
-export type {
-  PropertyParser,
-  PropertySnapshot,
-  PropertySource,
-  PropertyStatus,
-  PropertyStoreOptions,
-  PropertyStoreStats,
-  PropertySubscriber,
-} from './property-store';
-export { ZooKeeperUriStore } from './uri-store';
-export type { UriStoreOptions, UriStoreStats } from './uri-store';
+// The documents, their paths and codecs (pure; lib/d2/data has these and the format's finer rules,
+// for code that must not load the runtime below).
+export { D2Error, isMalformed, type D2Entity, type D2ErrorKind, type D2ErrorOptions, type D2MalformedError } from './errors';
+export { MAX_HOST_WEIGHT } from './model';
+// The documents (the same types lib/d2/data names), as a service needs them.
+export type { ClusterProperties, FailoutBucketConfig, FailoutBucketRange, FailoutProperties, FailoutRedirectConfig, MergedUriProperties, PartitionWeights, ServiceProperties, UnknownKeys, UriProperties } from './data';
+export { clusterPath, servicePath, urisPath } from './paths';
+export { clusterNameProblem } from './names';
+export { parseClusterProperties, serializeClusterProperties } from './codecs/cluster';
+export { parseFailoutProperties, serializeFailoutProperties } from './codecs/failout';
+export { parseServiceProperties, serializeServiceProperties } from './codecs/service';
+export { parseUriProperties, serializeUriProperties } from './codecs/uri';
+// The runtime: the state over ZooKeeper, the HTTP client, the announcer.
 export { LoadBalancerState } from './load-balancer-state';
 export type { ClusterChange, LoadBalancerClusterListener, LoadBalancerStateOptions, LoadBalancerStateStats } from './load-balancer-state';
+export type { PropertyStoreStats } from './property-store';
+export type { UriStoreStats } from './uri-store';
 export { D2Client } from './d2-client';
-export { eligibleHosts } from './eligible-hosts';
-export type { Host, WeightedHost } from './eligible-hosts';
 export type { ClusterRouter, D2ClientOptions, D2RequestInit, D2Response, D2Target, WarmUpOptions, WarmUpResult } from './d2-client';
 export { ZooKeeperAnnouncer } from './zookeeper-announcer';
 export type { AnnouncerTarget, ZooKeeperAnnouncerOptions } from './zookeeper-announcer';
 export { createClusterInfoProvider } from './cluster-info-provider';
 export type { ClusterInfoProvider, ClusterInfoSource } from './cluster-info-provider';
+export { eligibleHosts } from './eligible-hosts';
+export type { Host, WeightedHost } from './eligible-hosts';
+export { WeightedRoundRobin } from './weighted-round-robin';
+export type { WeightedItem, WeightedRoundRobinOptions } from './weighted-round-robin';

@@ -7,6 +7,7 @@ import type { ClusterProperties, FailoutProperties, MergedUriProperties, Service
 import { assertNodeName, clusterPath, normalizeBasePath, servicePath, urisPath } from './paths';
 import { ZooKeeperPropertyStore, type PropertyStoreStats, type PropertySubscriber } from './property-store';
 import { ZooKeeperUriStore, type UriStoreStats } from './uri-store';
+import type { Lifecycle } from '../lifecycle';
 
 /**
  * What changed about one followed cluster, as {@link LoadBalancerState} tells its cluster listeners:
@@ -14,7 +15,7 @@ import { ZooKeeperUriStore, type UriStoreStats } from './uri-store';
  *   the first); `properties` is that value.
  * - `uris`: the cluster's announced hosts changed (a host came, went or changed weight); `uris` is the
  *   new merged snapshot, undefined when `<basePath>/uris/<cluster>` is gone.
- * - `removed`: the cluster's node was deleted, nobody follows it any more, or the state shuts down.
+ * - `removed`: the cluster's node was deleted, nobody follows it any more, or the state closes.
  * - `malformed`: a write of the cluster's properties could not be read; the last good value stays in
  *   effect and no `properties` change follows (`error` says what is wrong).
  *
@@ -38,7 +39,7 @@ export type ClusterChange =
       readonly uris: MergedUriProperties | undefined;
     }
   | {
-      /** The cluster is gone (deleted, unfollowed, or the state shut down). */
+      /** The cluster is gone (deleted, unfollowed, or the state closed). */
       readonly kind: 'removed';
       /** The cluster. */
       readonly cluster: string;
@@ -65,7 +66,7 @@ export interface LoadBalancerClusterListener {
 
 /** Options for {@link LoadBalancerState}. */
 export interface LoadBalancerStateOptions {
-  /** The ZooKeeper session the stores read and watch through; shared, not owned (shutdown leaves it open). */
+  /** The ZooKeeper session the stores read and watch through; shared, not owned (close leaves it open). */
   readonly session: ZkWatcher;
   /** D2 base path; default `/d2`, trailing slashes stripped. */
   readonly basePath?: string;
@@ -130,7 +131,7 @@ interface ServiceWatch {
  *   service holds its cluster for as long as it is followed, and moves the hold when `clusterName` changes.
  * - Cluster listeners registered late hear the `properties` and `uris` of every cluster already known, at once
  *   (rest.li replays nothing).
- * - Unreadable documents never replace good ones (see {@link ZooKeeperPropertyStore}).
+ * - Unreadable documents never replace good ones (see `ZooKeeperPropertyStore`).
  *
  * Concurrency: all state changes on the event loop, from store callbacks and public calls.
  */
@@ -142,7 +143,7 @@ export class LoadBalancerState {
   private readonly services = new Map<string, ServiceWatch>();
   private readonly listeners = new Set<LoadBalancerClusterListener>();
   private readonly log: Logger;
-  private lifecycle: 'started' | 'shutdown' = 'started';
+  private lifecycle: Lifecycle = 'running';
   private changes = 0;
   /** The normalized base path (for callers that build paths next to ours). */
   readonly basePath: string;
@@ -190,7 +191,7 @@ export class LoadBalancerState {
   /**
    * Follows a cluster's properties and URIs; resolves once both are loaded (also for a cluster that
    * does not exist). Each call takes one hold; see {@link stopListenToCluster}.
-   * @throws D2Error `closed` after shutdown; `malformed` for a name that is not a znode name.
+   * @throws D2Error `closed` after close; `malformed` for a name that is not a znode name.
    */
   async listenToCluster(cluster: string): Promise<void> {
     this.holdCluster(cluster);
@@ -233,7 +234,7 @@ export class LoadBalancerState {
   /**
    * Follows a service; resolves once it is loaded and, when it exists, its cluster and URIs too.
    * Each call takes one hold; see {@link stopListenToService}.
-   * @throws D2Error `closed` after shutdown; `malformed` for a name that is not a znode name.
+   * @throws D2Error `closed` after close; `malformed` for a name that is not a znode name.
    */
   async listenToService(service: string): Promise<void> {
     this.assertRunning();
@@ -336,9 +337,9 @@ export class LoadBalancerState {
    * watches close, and pending listenTo* calls reject with a `closed` D2Error. The session stays open
    * (it belongs to the caller). Safe to call twice.
    */
-  shutdown(): void {
-    if (this.lifecycle === 'shutdown') return;
-    this.lifecycle = 'shutdown';
+  close(): void {
+    if (this.lifecycle === 'closed') return;
+    this.lifecycle = 'closed';
     for (const [cluster, watch] of this.clusters) {
       if (watch.announced) this.notify({ kind: 'removed', cluster });
       watch.ready.open();
@@ -353,7 +354,7 @@ export class LoadBalancerState {
   }
 
   private assertRunning(): void {
-    if (this.lifecycle === 'shutdown') throw new D2Error('closed', 'load balancer state is shut down');
+    if (this.lifecycle === 'closed') throw new D2Error('closed', 'load balancer state is shut down');
   }
 
   /** Takes one hold on a cluster, starting its watches on the first. */

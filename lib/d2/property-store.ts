@@ -3,6 +3,7 @@ import { createLogger, type Logger } from '../logging';
 import { callSafely, publishSafely } from './subscribers';
 import { assertIsError, D2Error } from './errors';
 import { assertNodeName } from './paths';
+import type { Lifecycle } from '../lifecycle';
 
 /**
  * Hears one property's life, in rest.li's PropertyEventBus order: `onInitialize` exactly once and
@@ -101,9 +102,6 @@ interface Entry<T> {
   readonly watch: Watch;
 }
 
-/** Lifecycle of a store (Curator's STARTED / CLOSED; a store starts when built). */
-type StoreLifecycle = 'started' | 'closed';
-
 /**
  * The rest.li `ZooKeeperPermanentStore` + `PropertyEventBus` pair for one directory of JSON znodes:
  * watches `<directory>/<name>` while somebody follows it, parses every version, caches the last good
@@ -117,7 +115,8 @@ type StoreLifecycle = 'started' | 'closed';
 export class ZooKeeperPropertyStore<T> implements PropertySource<T> {
   private readonly entries = new Map<string, Entry<T>>();
   private readonly log: Logger;
-  private lifecycle: StoreLifecycle = 'started';
+  /** A store runs from construction until {@link close}. */
+  private lifecycle: Lifecycle = 'running';
   private readonly counters = { malformed: 0, published: 0 };
 
   constructor(private readonly options: PropertyStoreOptions<T>) {

@@ -6,6 +6,7 @@ import { assertIsError, D2Error } from './errors';
 import { mergeUriProperties, type MergedUriProperties, type UriProperties } from './model';
 import { assertNodeName } from './paths';
 import type { PropertySnapshot, PropertySource, PropertyStatus, PropertySubscriber } from './property-store';
+import type { Lifecycle } from '../lifecycle';
 
 /** Options for {@link ZooKeeperUriStore}. */
 export interface UriStoreOptions {
@@ -19,7 +20,7 @@ export interface UriStoreOptions {
   readonly logger?: Logger;
 }
 
-/** Counters of a {@link ZooKeeperUriStore}. */
+/** Counters of a `ZooKeeperUriStore` (the URI side of a `LoadBalancerState`). */
 export interface UriStoreStats {
   /** Clusters being watched now. */
   watched: number;
@@ -81,7 +82,7 @@ interface ClusterEntry {
 export class ZooKeeperUriStore implements PropertySource<MergedUriProperties> {
   private readonly entries = new Map<string, ClusterEntry>();
   private readonly log: Logger;
-  private lifecycle: 'started' | 'closed' = 'started';
+  private lifecycle: Lifecycle = 'running';
   private readonly counters = { malformed: 0, published: 0 };
 
   constructor(private readonly options: UriStoreOptions) {

@@ -1,5 +1,7 @@
-import { aclFor, aclLayout, digestId, isZkError, type AclEntry, type AclRoles, type DigestCredential, type SessionEvent, type ZkSession } from '../zk';
+import { aclFromGrants, digestId, isZkError, ZkError, type AclEntry, type AclRoles, type DigestCredential, type SessionEvent, type ZkSession } from '../zk';
 import { createLogger, type Logger } from '../logging';
+import type { Lifecycle } from '../lifecycle';
+import { URI_NODE_GRANTS } from './acl-grants';
 import { parseUriProperties, serializeUriProperties } from './codecs/uri';
 import { assertIsError, D2Error } from './errors';
 import type { PartitionWeights, UriProperties } from './model';
@@ -54,7 +56,7 @@ export type AnnouncerTarget = 'down' | 'up' | 'closed';
  * although its reply was lost, would otherwise keep announcing a host that marked itself down.
  * Persistent children (the bridge's) are never touched.
  *
- * The announcement is created with its ACL from the one policy (lib/zk `aclFor`), never an open one.
+ * The announcement is created with its ACL from the one access table (its `uri` row, `URI_NODE_GRANTS`), never an open one.
  * The cluster directory must exist: on a secured tree announcers may not create it (no CREATE on
  * `<base>/uris`); the bridge creates it when the cluster has endpoints, or the admin with
  * `failout zk secure --cluster <name>`. A missing directory fails `markUp` with ZkError `noNode`.
@@ -91,7 +93,9 @@ export class ZooKeeperAnnouncer {
     parseUriProperties(this.data);
     const announcer = options.credential ? [digestId(options.credential.user, options.credential.password)] : [];
     const roles: AclRoles = { ...options.aclRoles, announcer: [...(options.aclRoles?.announcer ?? []), ...announcer] };
-    this.acl = aclFor(`${this.directory}/${this.prefix}-`, roles, aclLayout({ d2BasePath: normalizeBasePath(options.basePath) }));
+    // The access table has no layout with D2 at the root (its ACLs would cover the whole ensemble).
+    if (normalizeBasePath(options.basePath) === '') throw new ZkError('other', 'layout path "" is not absolute');
+    this.acl = aclFromGrants(URI_NODE_GRANTS, roles);
     if (options.credential) this.session.addCredential(options.credential);
     this.unsubscribe = this.session.on((event) => this.onSessionEvent(event));
   }
@@ -99,6 +103,11 @@ export class ZooKeeperAnnouncer {
   /** What the announcer was last asked to be. */
   get target(): AnnouncerTarget {
     return this.targetValue;
+  }
+
+  /** `running` from construction, `closed` after {@link close} (from the target: one state, not two). */
+  get lifecycle(): Lifecycle {
+    return this.targetValue === 'closed' ? 'closed' : 'running';
   }
 
   /** The announcement node while announced in the current session, else undefined. */

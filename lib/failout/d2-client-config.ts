@@ -34,7 +34,7 @@ export type FailoutRedirectStrategyFactory = (view: FailoutClusterView, context:
  * redirected requests then use, so they find the connections open. On by default.
  */
 export interface D2ClientConfig {
-  /** Discovery data; shared, not owned (shut it down yourself after the client). */
+  /** Discovery data; shared, not owned (close it yourself after the client). */
   readonly state: LoadBalancerState;
   /** Options of the underlying D2Client, minus the state. */
   readonly d2?: Omit<D2ClientOptions, 'state'>;
@@ -86,7 +86,7 @@ export interface BuiltD2Client {
   readonly provider: FailoutConfigProvider | undefined;
   /** The registry every counter of this client went to (the config's, or a private one): serve it as `/metrics`. */
   readonly registry: Registry;
-  /** Closes the client(s) and shuts the provider down. The state stays open. */
+  /** Closes the client(s) and closes the provider. The state stays open. */
   close(): Promise<void>;
 }
 
@@ -149,7 +149,7 @@ export function buildD2Client(config: D2ClientConfig): BuiltD2Client {
       try {
         await client.close();
       } finally {
-        provider.shutdown();
+        provider.close();
       }
     },
   };

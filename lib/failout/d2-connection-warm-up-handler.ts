@@ -3,6 +3,7 @@ import type { D2Client, WarmUpResult } from '../d2';
 import { createLogger, type Logger } from '../logging';
 import { systemScheduler, type FailoutScheduler } from './failed-out-cluster-manager';
 import type { ConnectionWarmUpHandler, FailoutConfig } from './types';
+import type { Lifecycle } from '../lifecycle';
 
 /** Options for {@link D2ConnectionWarmUpHandler}. */
 export interface D2ConnectionWarmUpHandlerOptions {
@@ -77,7 +78,7 @@ interface Waiter {
  *   start; D2Client.warmUp cannot be aborted, so a running one finishes in the background (bounded by
  *   its own `timeoutMs`, still holding its slot) and its result is ignored.
  * - Never rejects: failures are logged and counted (a warm-up must not fail a failout).
- * - `shutdown()` cancels everything; later calls do nothing.
+ * - `close()` cancels everything; later calls do nothing.
  *
  * Concurrency: event loop only.
  */
@@ -94,7 +95,7 @@ export class D2ConnectionWarmUpHandler implements ConnectionWarmUpHandler {
   private readonly pending = new Map<string, Set<AbortController>>();
   private readonly queue: Waiter[] = [];
   private running = 0;
-  private lifecycle: 'running' | 'shutdown' = 'running';
+  private lifecycle: Lifecycle = 'running';
 
   constructor(options: D2ConnectionWarmUpHandlerOptions) {
     this.client = options.client;
@@ -114,7 +115,7 @@ export class D2ConnectionWarmUpHandler implements ConnectionWarmUpHandler {
 
   /** Warms `peer` up; resolves when done, failed or cancelled. Never rejects. */
   async warmUpConnections(peer: string, _config: FailoutConfig | undefined): Promise<void> {
-    if (this.lifecycle === 'shutdown') return;
+    if (this.lifecycle === 'closed') return;
     const controller = new AbortController();
     let set = this.pending.get(peer);
     if (!set) this.pending.set(peer, (set = new Set()));
@@ -146,9 +147,9 @@ export class D2ConnectionWarmUpHandler implements ConnectionWarmUpHandler {
   }
 
   /** Cancels every warm-up; later calls do nothing. */
-  shutdown(): void {
-    if (this.lifecycle === 'shutdown') return;
-    this.lifecycle = 'shutdown';
+  close(): void {
+    if (this.lifecycle === 'closed') return;
+    this.lifecycle = 'closed';
     for (const set of this.pending.values()) for (const controller of set) controller.abort();
   }
 

@@ -12,7 +12,7 @@
  * - `strategyFailed`: a redirect strategy threw something that is not a failout decision, or returned
  *   something that is not a cluster name.
  * - `lookupFailed`: the service's cluster or its failout config could not be told in time.
- * - `closed`: the component was used after `close()` / `shutdown()`.
+ * - `closed`: the component was used after `close()`.
  */
 export type FailoutErrorKind = 'malformedConfig' | 'noEligiblePeer' | 'strategyFailed' | 'lookupFailed' | 'closed';
 

@@ -1,6 +1,7 @@
 import { eligibleHosts, type LoadBalancerState } from '../d2';
 import { createLogger, type Logger } from '../logging';
 import type { ConnectionWarmUpHandler, FailoutConfig } from './types';
+import type { Lifecycle } from '../lifecycle';
 
 /**
  * Timers the failout module schedules (peer teardown, window boundaries, warm-up jitter). Injectable so
@@ -28,7 +29,7 @@ export const systemScheduler: FailoutScheduler = {
  * - `missing`: loaded, but the peer cluster does not exist or has no hosts: not warmed up (rest.li
  *   counts it as established and warms nothing). Re-checked by {@link FailedoutClusterManager.peerChanged}
  *   whenever the peer's properties or hosts change, and warmed up once it has hosts.
- * - `failed`: `listenToCluster` rejected (bad name, state shut down): no hold is held.
+ * - `failed`: `listenToCluster` rejected (bad name, state closed): no hold is held.
  * - `tearingDown`: dropped from the config; the hold is released when the teardown delay ends.
  */
 export type PeerWatchStatus = 'listening' | 'warming' | 'warm' | 'missing' | 'failed' | 'tearingDown';
@@ -43,9 +44,9 @@ export type PeerWatchState = Pick<
 export interface FailedoutClusterManagerOptions {
   /** The cluster whose failout this manager follows. */
   readonly cluster: string;
-  /** Where peer holds are taken and peer clusters and URIs read (shared; the manager never shuts it down). */
+  /** Where peer holds are taken and peer clusters and URIs read (shared; the manager never closes it). */
   readonly state: PeerWatchState;
-  /** Opens connections to new peers; none: peers are watched but not warmed. Owned: shut down with the manager. */
+  /** Opens connections to new peers; none: peers are watched but not warmed. Owned: closed with the manager. */
   readonly warmUpHandler?: ConnectionWarmUpHandler | undefined;
   /** How long a dropped peer stays watched so in-flight requests can finish. Default 60 s; 0 releases at once. */
   readonly peerWatchTeardownDelayMs?: number;
@@ -54,7 +55,7 @@ export interface FailedoutClusterManagerOptions {
    * connections are open when traffic moves. Default 30 s; 0 waits for the window itself.
    */
   readonly peerWarmUpLeadMs?: number;
-  /** Timers for peer teardowns and window boundaries. Default {@link systemScheduler}. */
+  /** Timers for peer teardowns and window boundaries. Default `systemScheduler` (the real clock). */
   readonly scheduler?: FailoutScheduler;
   /** Clock for window boundaries. Default `Date.now`. */
   readonly now?: () => number;
@@ -62,7 +63,7 @@ export interface FailedoutClusterManagerOptions {
   readonly onIdle?: () => void;
   /** Called when the manager starts watching a peer (the provider indexes peer → managers by it). */
   readonly onPeerWatched?: (peer: string) => void;
-  /** Called when the manager forgets a peer watch (after its teardown, or at shutdown). */
+  /** Called when the manager forgets a peer watch (after its teardown, or at close). */
   readonly onPeerReleased?: (peer: string) => void;
   /** Default a `failout-manager` logger from `createLogger`. */
   readonly logger?: Logger;
@@ -101,8 +102,8 @@ const MAX_TIMER_MS = 2_147_483_647;
  *   unregister, "watch exists before failout"), and a hold still loading is released just the same
  *   (rest.li skips "not established" watches to dodge a race its subscriber has; holds have none).
  * - Fixes over rest.li: a peer re-added before its teardown runs keeps its watch and the pending
- *   teardown is cancelled (rest.li's stale timer removed the new watch); {@link shutdown} releases every
- *   hold, clears every timer and shuts the warm-up handler down; a window that starts or ends later
+ *   teardown is cancelled (rest.li's stale timer removed the new watch); {@link close} releases every
+ *   hold, clears every timer and closes the warm-up handler; a window that starts or ends later
  *   re-evaluates the peers at that time, with no further write.
  *
  * Concurrency: event loop only; continuations check the watch's identity and `attempt` before acting.
@@ -125,7 +126,7 @@ export class FailedoutClusterManager {
   /** The config every peer of which was found watched and loaded (the routing fast path); reset when a watch starts. */
   private loadedFor: FailoutConfig | undefined;
   private boundaryTimer: unknown;
-  private lifecycle: 'running' | 'shutdown' = 'running';
+  private lifecycle: Lifecycle = 'running';
 
   constructor(options: FailedoutClusterManagerOptions) {
     this.cluster = options.cluster;
@@ -153,10 +154,10 @@ export class FailedoutClusterManager {
 
   /**
    * Takes a new config (undefined: the cluster has no failout properties any more). Stored before
-   * anything else; ignored after {@link shutdown}.
+   * anything else; ignored after {@link close}.
    */
   updateFailoutConfig(config: FailoutConfig | undefined): void {
-    if (this.lifecycle === 'shutdown') return;
+    if (this.lifecycle === 'closed') return;
     this.config = config;
     this.evaluate();
   }
@@ -201,16 +202,16 @@ export class FailedoutClusterManager {
     return false;
   }
 
-  /** Releases every hold now, clears every timer and shuts the warm-up handler down. Idempotent. */
-  shutdown(): void {
-    if (this.lifecycle === 'shutdown') return;
-    this.lifecycle = 'shutdown';
+  /** Releases every hold now, clears every timer and closes the warm-up handler. Idempotent. */
+  close(): void {
+    if (this.lifecycle === 'closed') return;
+    this.lifecycle = 'closed';
     this.clearBoundaryTimer();
     for (const [peer, watch] of [...this.peers]) {
       if (watch.status !== 'tearingDown') this.handler?.cancelPendingRequests(peer);
       this.release(peer, watch);
     }
-    this.handler?.shutdown();
+    this.handler?.close();
   }
 
   /** Applies the stored config at the current time, and schedules the next window boundary. */
@@ -262,7 +263,7 @@ export class FailedoutClusterManager {
     }
     const loaded = this.state.listenToCluster(peer);
     // listenToCluster takes its hold synchronously, or throws (inside the promise) without one: a
-    // bad name cannot be held by anyone, and a shut-down state holds nothing.
+    // bad name cannot be held by anyone, and a closed state holds nothing.
     const held = this.state.isListeningToCluster(peer);
     const watch: PeerWatch = { status: 'listening', held, loaded, attempt: 0, resume: 'listening', teardown: undefined, config };
     this.peers.set(peer, watch);

@@ -5,6 +5,7 @@ import { approximateNow } from './approximate-clock';
 import { createFailoutCounter, type FailoutCounter } from './counters';
 import { FailoutError, isFailoutError } from './errors';
 import type { FailoutConfig, FailoutConfigProvider, FailoutRedirectStrategy, FailoutRequest } from './types';
+import type { Lifecycle } from '../lifecycle';
 
 /** Options of one request: D2's, plus the routing key that picks the request's bucket. */
 export type FailoutRequestInit = D2RequestInit & {
@@ -38,7 +39,7 @@ export interface FailoutClientOptions {
   readonly d2: FailoutDelegate;
   /**
    * Gives each cluster's failout config, and says when its peers are still loading; shared, not owned
-   * (never started or shut down by the client).
+   * (never started or closed by the client).
    */
   readonly provider: Pick<FailoutConfigProvider, 'getFailoutConfig' | 'whenPeersLoaded'>;
   /** Picks the target cluster of a request whose cluster is failed out. */
@@ -133,7 +134,7 @@ export class FailoutClient implements ClusterRouter {
   private readonly failOpen: FailoutCounter<'cluster' | 'reason'>;
   private readonly failClosed: FailoutCounter<'cluster'>;
   private readonly strategyErrors: FailoutCounter<'cluster'>;
-  private lifecycle: 'open' | 'closed' = 'open';
+  private lifecycle: Lifecycle = 'running';
 
   constructor(options: FailoutClientOptions) {
     this.d2 = options.d2;

@@ -9,7 +9,7 @@ export type ZooKeeperFailoutConfigProviderFactoryOptions = Omit<ZooKeeperFailout
  * Creates a {@link ZooKeeperFailoutConfigProvider} per load balancer state (rest.li
  * `FailoutConfigProviderFactory`). Every `create` returns a new provider: a load balancer rebuilt after
  * a session expiry, or a second one for dual read, must not share peer holds with the old one. The
- * caller starts and shuts down what it gets.
+ * caller starts and closes what it gets.
  *
  * The context `buildD2Client` passes (the built client's warm-up, the config's teardown delay, registry
  * and logger) fills in what this factory's own options leave unset; an option set here wins.

@@ -4,14 +4,15 @@ import { createLogger, type Logger } from '../logging';
 import { FailedoutClusterManager, type FailoutScheduler, type PeerWatchStatus } from './failed-out-cluster-manager';
 import { createFailoutConfig } from './failout-config';
 import type { ConnectionWarmUpHandler, FailoutConfig, FailoutConfigProvider, WarmUpHandlerFactory } from './types';
+import type { Lifecycle } from '../lifecycle';
 
 /** Options for {@link ZooKeeperFailoutConfigProvider}. */
 export interface ZooKeeperFailoutConfigProviderOptions {
-  /** Shared, not owned: the provider registers on it and takes peer holds, but never shuts it down. */
+  /** Shared, not owned: the provider registers on it and takes peer holds, but never closes it. */
   readonly state: LoadBalancerState;
   /**
    * Called once per manager (per cluster that gets failout properties) with that cluster's name; the
-   * manager owns and shuts down what it returns. Undefined, or returning undefined: peers are watched
+   * manager owns and closes what it returns. Undefined, or returning undefined: peers are watched
    * but not warmed up (rest.li `createConnectionWarmUpHandler`). `buildD2Client` supplies one that
    * warms the pools of the client it builds.
    */
@@ -44,7 +45,7 @@ export interface ZooKeeperFailoutConfigProviderOptions {
  *   config stays in effect. A manager is created only for a cluster with failout properties (rest.li
  *   creates one, and a warm-up handler, for every cluster). When the properties go away the manager
  *   tears its peers down (with the delay) and is dropped once idle.
- * - A `removed` change drops the cluster's manager at once and shuts it down, releasing its holds and
+ * - A `removed` change drops the cluster's manager at once and closes it, releasing its holds and
  *   its warm-up handler (rest.li leaks the handler).
  * - Changes of a peer (`properties`, `uris`) reach only the managers that watch that peer, through a
  *   peer → managers index, so a peer parked without hosts is warmed up when its first host arrives.
@@ -62,7 +63,7 @@ export class ZooKeeperFailoutConfigProvider implements FailoutConfigProvider, Lo
   private lastManager: FailedoutClusterManager | undefined;
   private readonly malformed: Counter<'cluster'>;
   private readonly log: Logger;
-  private lifecycle: 'latent' | 'started' | 'shutdown' = 'latent';
+  private lifecycle: Lifecycle = 'idle';
 
   constructor(options: ZooKeeperFailoutConfigProviderOptions) {
     this.state = options.state;
@@ -75,20 +76,20 @@ export class ZooKeeperFailoutConfigProvider implements FailoutConfigProvider, Lo
 
   /** Registers on the state (hearing every known cluster at once). Starting twice is a no-op. */
   start(): void {
-    if (this.lifecycle !== 'latent') return;
-    this.lifecycle = 'started';
+    if (this.lifecycle !== 'idle') return;
+    this.lifecycle = 'running';
     this.state.registerClusterListener(this);
   }
 
-  /** Unregisters and shuts every manager down (releasing its peer holds). Idempotent. */
-  shutdown(): void {
-    if (this.lifecycle === 'shutdown') return;
-    this.lifecycle = 'shutdown';
+  /** Unregisters and closes every manager (releasing its peer holds). Idempotent. */
+  close(): void {
+    if (this.lifecycle === 'closed') return;
+    this.lifecycle = 'closed';
     this.state.unregisterClusterListener(this);
     const managers = [...this.managers.values()];
     this.managers.clear();
     this.managersChanged();
-    for (const manager of managers) manager.shutdown();
+    for (const manager of managers) manager.close();
     this.peerIndex.clear();
   }
 
@@ -137,7 +138,7 @@ export class ZooKeeperFailoutConfigProvider implements FailoutConfigProvider, Lo
 
   /** LoadBalancerClusterListener: one change of one followed cluster. */
   onClusterChange(change: ClusterChange): void {
-    if (this.lifecycle !== 'started') return;
+    if (this.lifecycle !== 'running') return;
     switch (change.kind) {
       case 'properties':
         this.propertiesChanged(change.cluster, createFailoutConfig(change.cluster, change.properties.failoutProperties));
@@ -167,7 +168,7 @@ export class ZooKeeperFailoutConfigProvider implements FailoutConfigProvider, Lo
     this.managers.delete(cluster);
     this.managersChanged();
     manager.updateFailoutConfig(undefined);
-    manager.shutdown();
+    manager.close();
   }
 
   private tellPeerManagers(peer: string): void {
@@ -198,7 +199,7 @@ export class ZooKeeperFailoutConfigProvider implements FailoutConfigProvider, Lo
         if (this.managers.get(cluster) !== manager) return;
         this.managers.delete(cluster);
         this.managersChanged();
-        manager.shutdown();
+        manager.close();
       },
     });
     this.managers.set(cluster, manager);

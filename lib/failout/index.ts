@@ -20,10 +20,7 @@ export type {
 } from './types';
 export { FailoutError, assertIsError, isFailoutError } from './errors';
 export type { FailoutErrorKind, FailoutErrorOptions } from './errors';
-export { ALL_BUCKETS, BUCKETS, DEFAULT_PARTITION, createFailoutConfig } from './failout-config';
-export { bucketOf, hashKey } from './bucket';
-export { createFailoutCounter } from './counters';
-export type { FailoutCounter, FailoutCounterOptions } from './counters';
+export { createFailoutConfig } from './failout-config';
 export { WeightedFailoutRedirectStrategy } from './weighted-failout-redirect-strategy';
 export type { PeerSkipReason, WeightedFailoutRedirectStrategyOptions, WeightedFailoutRedirectStrategyStats } from './weighted-failout-redirect-strategy';
 export { FailoutClient } from './failout-client';
@@ -35,9 +32,9 @@ export type {
   FailoutRequestInit,
   FailoutResolveOptions,
 } from './failout-client';
-export { MISSING_PROVIDER_WARNING, MISSING_STRATEGY_WARNING, buildD2Client } from './d2-client-config';
+export { buildD2Client } from './d2-client-config';
 export type { BuiltD2Client, D2ClientConfig, FailoutRedirectStrategyFactory, FailoutStrategyContext } from './d2-client-config';
-export { FailedoutClusterManager, systemScheduler } from './failed-out-cluster-manager';
+export { FailedoutClusterManager } from './failed-out-cluster-manager';
 export type { FailedoutClusterManagerOptions, FailoutScheduler, PeerWatchState, PeerWatchStatus } from './failed-out-cluster-manager';
 export { D2ConnectionWarmUpHandler } from './d2-connection-warm-up-handler';
 export type { D2ConnectionWarmUpHandlerOptions } from './d2-connection-warm-up-handler';

@@ -120,7 +120,7 @@ export interface ConnectionWarmUpHandler {
   /** Stops warm-ups of this peer that have not finished. */
   cancelPendingRequests(peer: string): void;
   /** Stops everything; later calls do nothing. */
-  shutdown(): void;
+  close(): void;
 }
 
 /** Gives the failout config of every cluster the load balancer state knows (rest.li `FailoutConfigProvider`). */
@@ -138,7 +138,7 @@ export interface FailoutConfigProvider {
   /** Starts following the load balancer state's clusters. */
   start(): void;
   /** Stops following the state and releases every cluster's manager. */
-  shutdown(): void;
+  close(): void;
 }
 
 /**

@@ -103,7 +103,7 @@ type Rotations = Map<number, WeightedRoundRobin<string>>;
 
 /**
  * The default {@link FailoutRedirectStrategy}: the request's key hashes into one of 100 buckets
- * ({@link bucketOf}; random without a key). A bucket that no active window of the cluster covers stays
+ * (`bucketOf`; random without a key). A bucket that no active window of the cluster covers stays
  * on the cluster. Otherwise a peer is chosen by smooth weighted round robin among the eligible peers:
  * a peer is skipped when it is the cluster itself, when it is failed out for the same bucket (no chained
  * failout), or when it has no host this request's service would send to (its `prioritizedSchemes`,

@@ -79,7 +79,7 @@ export function errorAlarmName(cluster: string): string {
 }
 
 /**
- * Evaluates the alarms until stopped. Lifecycle: `start` → running → `stop` (once).
+ * Evaluates the alarms until stopped. Lifecycle: `start` → running → `close` (once).
  * Concurrency: the event loop only; `alarms` changes only in the timer's tick.
  */
 export class AlarmEvaluator {
@@ -134,7 +134,7 @@ export class AlarmEvaluator {
   }
 
   /** Stops evaluating, waits for the events in flight, closes the server. */
-  async stop(): Promise<void> {
+  async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     await Promise.all([...this.pending]);

@@ -3,7 +3,7 @@
  * two control planes sharing one source of truth would be. A stopped server keeps receiving snapshots
  * and serves the latest when it starts again.
  */
-import { EDS_TYPE_URL } from '../xds';
+import { EDS_TYPE_URL } from '../xds/envoy-protos';
 import { XdsManagementServer } from '../xds/server';
 import { LOCAL_CLUSTER, type Backend, type SampleTopology } from './topology';
 
@@ -45,7 +45,7 @@ export class ControlPlanes {
   }
 
   get primaryServing(): boolean {
-    return this.primary.state === 'serving';
+    return this.primary.lifecycle === 'running';
   }
 
   /** Publishes the topology's current snapshot on both servers (a stopped one serves it when back). */
@@ -73,7 +73,7 @@ export class ControlPlanes {
 
   /** Stops the primary at once (with everything cached, a bridge keeps its data and does not fall back). */
   async stopPrimary(): Promise<void> {
-    await this.primary.stop();
+    await this.primary.stopServing();
   }
 
   /** Starts the primary again on its port, serving the latest snapshot. */

@@ -20,7 +20,7 @@ export interface LocalDrills {
   /** `{"runNow": name}`: the drill now, with the runner's checks. */
   runNow(name: string): Promise<DrillsResponse>;
   /** Stops the timer (waiting for a tick in flight), then the function. */
-  stop(): Promise<void>;
+  close(): Promise<void>;
 }
 
 /** Options of {@link startLocalDrills}. */
@@ -56,10 +56,10 @@ export async function startLocalDrills(options: LocalDrillsOptions): Promise<Loc
     lambda,
     tick,
     runNow: async (name) => (await lambda.call({ runNow: name })) as DrillsResponse,
-    stop: async () => {
+    close: async () => {
       if (timer !== undefined) clearInterval(timer);
       await inFlight;
-      await lambda.stop();
+      await lambda.close();
     },
   };
 }

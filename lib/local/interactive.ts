@@ -1,5 +1,6 @@
 // What `npm start` does once the stack runs: the scripted scenario, or the live view and its keys.
 import { formatResults, runScenario } from './scenario';
+import type { CliRunner } from './scenario-steps';
 import type { LocalStack } from './stack';
 import { LOCAL_CLUSTER } from './topology';
 import { summarize } from './traffic';
@@ -8,8 +9,8 @@ import { commandsText, LiveView } from './view';
 const say = (line: string): void => void process.stdout.write(`${line}\n`);
 
 /** Runs the six-step scenario and prints its table; 0 only if every step passed. */
-export async function scenario(stack: LocalStack): Promise<number> {
-  const results = await runScenario(stack, say);
+export async function scenario(stack: LocalStack, cli: CliRunner): Promise<number> {
+  const results = await runScenario(stack, say, cli);
   say('');
   formatResults(results).forEach(say);
   return results.every((r) => r.passed) ? 0 : 1;
@@ -60,7 +61,7 @@ export async function interactive(stack: LocalStack, view: boolean): Promise<voi
   });
   live.start();
   await done;
-  live.stop();
+  live.close();
   stdin.setRawMode(false);
   stdin.pause();
 }

@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { createLogger, type Logger } from '../logging';
+import type { Lifecycle } from '../lifecycle';
 
 /** Options of {@link LambdaProcess.start}. */
 export interface LambdaProcessOptions {
@@ -50,7 +51,7 @@ export class LambdaProcess {
   private readonly pending = new Map<string, Pending>();
   private readonly lines: string[] = [];
   private readonly log: Logger;
-  private lifecycle: 'started' | 'closed' = 'started';
+  private lifecycle: Lifecycle = 'running';
   private inits = 0;
 
   private constructor(private readonly options: LambdaProcessOptions) {
@@ -99,7 +100,7 @@ export class LambdaProcess {
   };
 
   /** Stops the child; pending invocations reject. Safe to call twice. */
-  async stop(): Promise<void> {
+  async close(): Promise<void> {
     if (this.lifecycle === 'closed') return;
     this.lifecycle = 'closed';
     const child = this.child ?? (await this.starting?.catch(() => undefined));
@@ -137,7 +138,7 @@ export class LambdaProcess {
         if (wasCurrent) this.child = undefined;
         const reason = new Error(`the function's process exited (${signal ?? `code ${code}`}) during ${wasCurrent ? 'an invocation' : 'its init'}: ${this.lines.slice(-3).join(' | ')}`);
         if (!wasCurrent) reject(reason);
-        else if (this.lifecycle === 'started') this.log.warn({ code, signal }, 'Lambda process exited; the next invocation starts a new one');
+        else if (this.lifecycle === 'running') this.log.warn({ code, signal }, 'Lambda process exited; the next invocation starts a new one');
         this.failPending(reason);
       });
     });

@@ -3,9 +3,22 @@
  * bound to its environment, the traffic's samples, and waiting for a condition. Steps live in their
  * own files by theme and are listed in scenario.ts.
  */
-import { run, type CliIo } from '../cli';
 import type { LocalStack } from './stack';
 import { summarize, type Sample } from './traffic';
+
+/** What the scenario's `failout` writes to and reads (lib/cli's `CliIo` has this shape). */
+export interface ScenarioCliIo {
+  stdout(text: string): void;
+  stderr(text: string): void;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  now(): number;
+}
+
+/**
+ * Runs one `failout` command line in-process and resolves to its exit code (lib/cli's `run`, handed
+ * in by the entry point: lib/local does not import the CLI).
+ */
+export type CliRunner = (argv: readonly string[], io: ScenarioCliIo) => Promise<number>;
 
 /** The result of one step. */
 export interface StepResult {
@@ -48,6 +61,7 @@ export class Steps {
   constructor(
     readonly stack: LocalStack,
     private readonly out: (line: string) => void,
+    private readonly run: CliRunner,
   ) {}
 
   log(line: string): void {
@@ -57,8 +71,8 @@ export class Steps {
   async cli(...argv: string[]): Promise<CliResult> {
     let stdout = '';
     let stderr = '';
-    const io: CliIo = { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), env: { ...process.env, ...this.stack.env(), FAILOUT_USER: 'scenario@local' }, now: () => Date.now() };
-    const code = await run(argv, io);
+    const io: ScenarioCliIo = { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), env: { ...process.env, ...this.stack.env(), FAILOUT_USER: 'scenario@local' }, now: () => Date.now() };
+    const code = await this.run(argv, io);
     this.out(`  $ failout ${argv.join(' ')}  → exit ${code}${stdout.trim() ? `: ${stdout.trim().split('\n')[0]}` : ''}`);
     return { code, stdout, stderr };
   }

@@ -1,10 +1,10 @@
 /**
  * The scripted end-to-end scenario (`npm start -- --scenario`, `npm run demo`, the e2e jest project)
  * over a running {@link LocalStack}: its steps (listed in `STEPS`), each with an expectation measured on the real traffic,
- * and a pass/fail table. Requests go through the `failout` CLI (`run(argv, io)`, in-process).
+ * and a pass/fail table. Requests go through the `failout` CLI (`run(argv, io)`, in-process, handed in as a {@link CliRunner}).
  */
 import type { LocalStack } from './stack';
-import { PEER_A, PEER_B, pct, sleep, Steps, TARGETS, type Step, type StepOutcome, type StepResult } from './scenario-steps';
+import { PEER_A, PEER_B, pct, sleep, Steps, TARGETS, type CliRunner, type Step, type StepOutcome, type StepResult } from './scenario-steps';
 import { capacityRejected, extendMovesTheEnd, rampAdvances } from './scenario-safety';
 import { stopAlarmBringsTrafficHome } from './scenario-stop-alarm';
 import { drillPasses, drillStopped } from './scenario-drills';
@@ -82,7 +82,7 @@ async function controlPlaneFallback(s: Steps): Promise<StepOutcome> {
   stack.planes.stopPrimaryMidRollout();
   const fallbackMs = await s.until(() => leaderPlane() === 'fallback', 'fallback');
   s.log(`  primary stopped mid-rollout; the bridge leader is on the fallback after ${fallbackMs} ms`);
-  const primaryDown = stack.planes.primary.state === 'stopped';
+  const primaryDown = stack.planes.primary.lifecycle === 'idle';
   const added: Backend = await stack.planes.addBackend(LOCAL_CLUSTER);
   const reachMs = await s.until(() => s.samples(Date.now() - 2000).some((x) => x.host === added.uri), `traffic to ${added.name}`);
   s.log(`  ${added.name} added on the fallback; clients send it traffic after ${reachMs} ms`);
@@ -139,8 +139,8 @@ const STEPS: readonly Step[] = [
 ];
 
 /** Runs the steps in order (a failing step does not stop the rest) and returns their results. */
-export async function runScenario(stack: LocalStack, out: (line: string) => void): Promise<StepResult[]> {
-  const steps = new Steps(stack, out);
+export async function runScenario(stack: LocalStack, out: (line: string) => void, cli: CliRunner): Promise<StepResult[]> {
+  const steps = new Steps(stack, out, cli);
   const results: StepResult[] = [];
   for (const [i, step] of STEPS.entries()) {
     out(`\nstep ${i + 1}…`);

@@ -14,7 +14,7 @@ export interface LocalSecrets {
   /** Secret ARN → the `GetSecretValue` calls it answered (for tests). */
   readonly reads: ReadonlyMap<string, number>;
   /** Closes the server. */
-  stop(): Promise<void>;
+  close(): Promise<void>;
 }
 
 /** The ARN a local secret is known by: `arn:aws:secretsmanager:<region>:000000000000:secret:<name>`. */
@@ -56,7 +56,7 @@ export async function startLocalSecrets(secrets: ReadonlyMap<string, string>): P
   return {
     endpoint: `http://127.0.0.1:${port}`,
     reads,
-    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
 

@@ -2,6 +2,7 @@ import { DeleteMessageBatchCommand, ReceiveMessageCommand, type Message, type SQ
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { createLogger, type Logger } from '../logging';
 import { failedMessageIds, fakeLambdaContext, queueArnFromUrl, toSqsRecord } from './sqs-records';
+import type { Lifecycle } from '../lifecycle';
 
 /** Any SQS Lambda handler: the shape middy and plain async handlers both have. */
 export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
@@ -15,9 +16,9 @@ export interface SqsPollerOptions {
   /** Messages per ReceiveMessage and per invocation, 1–10 (the event source mapping's `batchSize`). Default 10. */
   batchSize?: number;
   /**
-   * Long-poll wait per ReceiveMessage in seconds, 0–20. Default 1: `stop()` waits for the receive in
+   * Long-poll wait per ReceiveMessage in seconds, 0–20. Default 1: `close()` waits for the receive in
    * flight (aborting it would hide the messages it took until their visibility timeout), so a short
-   * wait keeps stopping quick. Lambda itself polls with 20.
+   * wait keeps closing quick. Lambda itself polls with 20.
    */
   waitTimeSeconds?: number;
   /** Region on every record. Default `us-east-1`. */
@@ -30,9 +31,6 @@ export interface SqsPollerOptions {
   invocationTimeoutMs?: number;
   logger?: Logger;
 }
-
-/** Lifecycle of a poller: `latent` → `running` → `stopping` → `stopped` (each step once). */
-export type PollerState = 'latent' | 'running' | 'stopping' | 'stopped';
 
 /** Counters since start. */
 export interface SqsPollerStats {
@@ -66,10 +64,11 @@ const RECEIVE_BACKOFF = { initialMs: 100, maxMs: 2000 } as const;
  * processors keep the invocation's records in the instance; shared across concurrent batches, one
  * batch's failures are reported for the other and messages are deleted unprocessed).
  *
- * Concurrency: `state` changes only in `start`/`stop`; the loop is the only writer of `counters`.
+ * Concurrency: `lifecycle` changes only in `start`/`close`; the loop is the only writer of `counters`.
  */
 export class SqsPoller {
-  private stateValue: PollerState = 'latent';
+  /** `idle` → `running` → `closing` → `closed` (each step once). */
+  private lifecycleValue: Lifecycle = 'idle';
   private loop: Promise<void> | undefined;
   private wakeBackoff: (() => void) | undefined;
   private readonly counters: SqsPollerStats = { batches: 0, records: 0, failures: 0, deleted: 0, handlerErrors: 0, sqsErrors: 0 };
@@ -91,8 +90,9 @@ export class SqsPoller {
     this.log = options.logger ?? createLogger('sqs-poller');
   }
 
-  get state(): PollerState {
-    return this.stateValue;
+  /** Where the poller is: `idle` before {@link start}, `running`, `closing` while the last receive finishes, `closed`. */
+  get lifecycle(): Lifecycle {
+    return this.lifecycleValue;
   }
 
   /** A copy of the counters. */
@@ -102,8 +102,8 @@ export class SqsPoller {
 
   /** Starts polling. Throws when called twice. */
   start(): void {
-    if (this.stateValue !== 'latent') throw new Error(`poller cannot start: it is ${this.stateValue}`);
-    this.stateValue = 'running';
+    if (this.lifecycleValue !== 'idle') throw new Error(`poller cannot start: it is ${this.lifecycleValue}`);
+    this.lifecycleValue = 'running';
     this.loop = this.run();
   }
 
@@ -111,20 +111,20 @@ export class SqsPoller {
    * Stops after the receive in flight (at most `waitTimeSeconds`) and the batch it returns: every
    * received message is handled and acknowledged, none is left invisible. Safe to call twice.
    */
-  async stop(): Promise<void> {
-    if (this.stateValue === 'latent') {
-      this.stateValue = 'stopped';
+  async close(): Promise<void> {
+    if (this.lifecycleValue === 'idle') {
+      this.lifecycleValue = 'closed';
       return;
     }
-    if (this.stateValue === 'running') this.stateValue = 'stopping';
+    if (this.lifecycleValue === 'running') this.lifecycleValue = 'closing';
     this.wakeBackoff?.();
     await this.loop;
-    this.stateValue = 'stopped';
+    this.lifecycleValue = 'closed';
   }
 
   private async run(): Promise<void> {
     let backoffMs = 0;
-    while (this.stateValue === 'running') {
+    while (this.lifecycleValue === 'running') {
       let messages: Message[];
       try {
         messages = await this.receive();

@@ -54,7 +54,7 @@ export interface LocalSqs extends FifoQueuePair {
   /** Creates another queue pair on the same server (a test that needs a fresh queue). */
   createFifoQueuePair(options?: FifoQueueOptions): Promise<FifoQueuePair>;
   /** Stops the server and destroys the client. Safe to call twice. */
-  stop(): Promise<void>;
+  close(): Promise<void>;
 }
 
 /** An SQS client for a local endpoint: dummy credentials, region `us-east-1`. */
@@ -108,18 +108,18 @@ function required(value: string | undefined, what: string): string {
 export async function startLocalSqs(options: LocalSqsOptions = {}): Promise<LocalSqs> {
   const { child, endpoint } = await spawnServer(options.port ?? 0, options.readyTimeoutMs ?? 15_000);
   const client = localSqsClient(endpoint);
-  let stopped = false;
-  const stop = async (): Promise<void> => {
-    if (stopped) return;
-    stopped = true;
+  let closed = false;
+  const close = async (): Promise<void> => {
+    if (closed) return;
+    closed = true;
     client.destroy();
     await stopChild(child);
   };
   try {
     const pair = await createFifoQueuePair(client, options);
-    return { ...pair, endpoint, client, stop, createFifoQueuePair: (more) => createFifoQueuePair(client, more) };
+    return { ...pair, endpoint, client, close, createFifoQueuePair: (more) => createFifoQueuePair(client, more) };
   } catch (err) {
-    await stop();
+    await close();
     throw err;
   }
 }

@@ -9,13 +9,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseBridgeConfig, XdsBridge } from '../bridge';
-import { consoleServerOptions } from '../cli';
-import { ConsoleServer } from '../console';
+import { ConsoleServer, consoleServerOptions } from '../console';
+
 import { LoadBalancerState, urisPath } from '../d2';
-import { createFailoutConfig, type FailoutConfig } from '../failout';
+import { createFailoutConfig } from '../failout';
 import { createLogger, type Logger } from '../logging';
-import { digestId, policyAcl, ZkSession, type AclRoles, type DigestCredential } from '../zk';
-import { ControlPlanes, type ControlPlaneName } from './control-planes';
+import { policyAcl } from '../requests';
+import { digestId, ZkSession, type AclRoles, type DigestCredential } from '../zk';
+import { ControlPlanes } from './control-planes';
 import { bundleFunction } from './function-bundle';
 import { LambdaProcess } from './lambda-process';
 import { localSecretArn, startLocalSecrets } from './secrets-server';
@@ -27,8 +28,9 @@ import { startLocalDrills, type LocalDrills } from './drills';
 import { alarmsUrl, type AlarmEvaluator } from './alarm-evaluator';
 import { CLUSTERS, SampleTopology, SERVICE } from './topology';
 import { LOCAL_TRAFFIC_METRIC, TrafficGenerator } from './traffic';
-import type { ViewSource } from './view';
+import type { ClusterView, ReplicaView, StackEnv, ViewSource } from './view';
 import { startZooKeeper, type ZooKeeperServer } from './zookeeper';
+import type { Lifecycle } from '../lifecycle';
 
 /** Options of {@link LocalStack.start}. */
 export interface LocalStackOptions {
@@ -51,38 +53,8 @@ export interface LocalStackOptions {
   readonly consolePort?: number;
 }
 
-/** One bridge replica as the view shows it. */
-export interface ReplicaView {
-  readonly id: string;
-  readonly role: string;
-  readonly ready: boolean;
-  /** The control plane its xDS client uses now. */
-  readonly controlPlane: ControlPlaneName | undefined;
-  readonly adminPort: number | undefined;
-}
 
-/** One cluster as the clients see it in ZooKeeper. */
-export interface ClusterView {
-  readonly name: string;
-  readonly hosts: number;
-  readonly failout: FailoutConfig | undefined;
-  /** Why the latest write of the cluster's document could not be read (the clients keep the last good one). */
-  readonly problem?: string;
-}
 
-/** The environment the `failout` CLI needs to reach this stack. */
-export interface StackEnv {
-  readonly FAILOUT_QUEUE_URL: string;
-  readonly SQS_ENDPOINT: string;
-  readonly ZK_CONNECT: string;
-  /**
-   * A file (mode 0600) holding the announcer identity's `user:password`, for services that announce
-   * themselves (examples/service reads it): the path is shown, never the password.
-   */
-  readonly ZK_ANNOUNCER_DIGEST_FILE: string;
-  /** The alarm evaluator's states (`GET` → `{"alarms":[{name, state, since}]}`), for the drills' alarm reader. */
-  readonly FAILOUT_ALARMS_URL: string;
-}
 
 /**
  * The ZooKeeper identities of the stack's components (README "Access control"), fresh at every start:
@@ -148,11 +120,11 @@ class Stops {
   }
 }
 
-/** The running local stack. Lifecycle: `start` → running → `stop` (once; later calls wait for it). */
+/** The running local stack. Lifecycle: `start` → running → `close` (once; later calls wait for it). */
 export class LocalStack {
   readonly replicas: XdsBridge[] = [];
   private replicaSeq = 0;
-  private stopping: Promise<void> | undefined;
+  private closing: Promise<void> | undefined;
   private trafficValue: TrafficGenerator | undefined;
   private stopConditionsValue: LocalStopConditions | undefined;
   private drillsValue: LocalDrills | undefined;
@@ -189,10 +161,10 @@ export class LocalStack {
     try {
       progress('starting ZooKeeper…');
       const zk = await startZooKeeper({ port: options.zkPort, sessionTimeouts: { minMs: 1000, maxMs: 30_000 } });
-      stops.add(() => zk.stop());
+      stops.add(() => zk.close());
       progress(`ZooKeeper on ${zk.connectString}; starting the queue, the backends and the control planes…`);
       const sqs = await startLocalSqs({ port: options.sqsPort, name: 'failout-requests', visibilityTimeoutSeconds: 30 });
-      stops.add(() => sqs.stop());
+      stops.add(() => sqs.close());
       const topology = await SampleTopology.start();
       stops.add(() => topology.close());
       const planes = await ControlPlanes.start({ topology, primaryPort: options.primaryPort, fallbackPort: options.fallbackPort });
@@ -202,34 +174,34 @@ export class LocalStack {
       // The alarm evaluator starts later (it needs the traffic), on a port the worker knows from its start.
       const alarmsPort = await freePort();
       const worker = await startRequestWorker(zk.connectString, sqs, log, identities, stops, alarmsUrl(alarmsPort));
-      stops.add(() => worker.poller.stop());
+      stops.add(() => worker.poller.close());
 
       const observerSession = new ZkSession({ connectString: zk.connectString, sessionTimeoutMs: 10_000, logger: log });
       await observerSession.start();
       stops.add(() => observerSession.close());
       const observer = new LoadBalancerState({ session: observerSession, logger: log });
-      stops.add(async () => observer.shutdown());
+      stops.add(async () => observer.close());
 
       const announcerDigestFile = await prepareAnnouncers(zk.connectString, identities, stops);
       const stack = new LocalStack(options, stops, zk, sqs, planes, worker.poller, observer, log, identities, announcerDigestFile);
       progress('starting two bridge replicas…');
       for (let i = 0; i < 2; i++) await stack.startReplica();
-      stops.add(() => Promise.all(stack.replicas.map((r) => r.stop())));
+      stops.add(() => Promise.all(stack.replicas.map((r) => r.close())));
       await stack.waitFor(() => stack.replicas.some((r) => r.role === 'leader' && r.ready), 20_000, 'a bridge leader with its first full sync');
       await Promise.all(CLUSTERS.map((c) => observer.listenToCluster(c)));
       await stack.waitFor(() => CLUSTERS.every((c) => (observer.getUris(c)?.hosts.length ?? 0) >= 3), 20_000, 'D2 data of every cluster');
 
       progress(`starting the traffic generator (${options.rate ?? 50} requests/s)…`);
       const traffic = await TrafficGenerator.start({ connectString: zk.connectString, rate: options.rate, logger: log });
-      stops.add(() => traffic.stop());
+      stops.add(() => traffic.close());
       stack.trafficValue = traffic;
       progress('starting the alarm evaluator and the failout-guard function…');
       const stopConditions = await startStopConditions({ connectString: zk.connectString, sqs, samplesSince: (since) => traffic.samplesSince(since), clusters: CLUSTERS, alarmsPort, logLevel: powertoolsLevel(process.env.FAILOUT_LOG_LEVEL ?? 'info'), logger: log });
-      stops.add(() => stopConditions.stop());
+      stops.add(() => stopConditions.close());
       stack.stopConditionsValue = stopConditions;
       progress('starting the failout-drills function and its timer…');
       const drills = await startLocalDrills({ connectString: zk.connectString, sqs, alarmsUrl: stopConditions.alarms.url, logLevel: powertoolsLevel(process.env.FAILOUT_LOG_LEVEL ?? 'info'), logger: log });
-      stops.add(() => drills.stop());
+      stops.add(() => drills.close());
       stack.drillsValue = drills;
       progress('starting the web console…');
       stack.consoleValue = await stack.startConsole();
@@ -333,8 +305,8 @@ export class LocalStack {
       clusters: () => this.clusterViews(),
       replicas: () => this.replicaViews(),
       planes: () => [
-        { name: 'primary', uri: this.planes.primary.uri, state: this.planes.primary.state },
-        { name: 'fallback', uri: this.planes.fallback.uri, state: this.planes.fallback.state },
+        { name: 'primary', uri: this.planes.primary.uri, state: planeState(this.planes.primary.lifecycle) },
+        { name: 'fallback', uri: this.planes.fallback.uri, state: planeState(this.planes.fallback.lifecycle) },
       ],
       worker: () => this.poller.stats(),
       backendName: (uri) => this.topology.backendByUri(uri)?.name,
@@ -373,15 +345,15 @@ export class LocalStack {
     const leader = this.leader();
     if (!leader) return undefined;
     this.replicas.splice(this.replicas.indexOf(leader), 1);
-    await leader.stop();
+    await leader.close();
     await this.startReplica();
     return leader.config.replicaId;
   }
 
   /** Stops everything; resolves when every process and port is released. */
-  stop(): Promise<void> {
-    this.stopping ??= this.stops.run();
-    return this.stopping;
+  close(): Promise<void> {
+    this.closing ??= this.stops.run();
+    return this.closing;
   }
 
   /** Polls `predicate` every 50 ms. */
@@ -392,6 +364,12 @@ export class LocalStack {
       await new Promise((r) => setTimeout(r, 50));
     }
   }
+}
+
+/** A control plane's lifecycle in the live view's words: `serving` while running, `stopped` while idle. */
+function planeState(lifecycle: Lifecycle): string {
+  if (lifecycle === 'running') return 'serving';
+  return lifecycle === 'idle' ? 'stopped' : lifecycle;
 }
 
 /** The secret the worker's digest is read from, as an ARN the local secrets endpoint answers. */
@@ -412,7 +390,7 @@ async function startRequestWorker(
   alarmsUrlText: string,
 ): Promise<{ lambda: LambdaProcess; poller: SqsPoller }> {
   const secrets = await startLocalSecrets(new Map([[WRITER_SECRET_ARN, JSON.stringify(identities.writer)]]));
-  stops.add(() => secrets.stop());
+  stops.add(() => secrets.close());
   const bundle = await bundleFunction('failout-requests');
   const lambda = await LambdaProcess.start({
     bundle: bundle.file,
@@ -435,7 +413,7 @@ async function startRequestWorker(
       FAILOUT_ALARMS_URL: alarmsUrlText,
     },
   });
-  stops.add(() => lambda.stop());
+  stops.add(() => lambda.close());
   const poller = new SqsPoller({ client: sqs.client, queueUrl: sqs.queueUrl, queueArn: sqs.queueArn, handler: lambda.invoke, batchSize: 10, waitTimeSeconds: 1, functionName: 'failout-requests', logger: log });
   poller.start();
   return { lambda, poller };

@@ -1,4 +1,4 @@
-// The options of `npm start` (lib/local/main.ts): parsing and the help text.
+// The options of `npm start` (functions/local-stack/main.ts): parsing and the help text.
 import { parseArgs } from 'node:util';
 import type { LocalStackOptions } from './stack';
 

@@ -14,7 +14,7 @@ export interface LocalStopConditions {
   readonly guard: LambdaProcess;
   readonly alarms: AlarmEvaluator;
   /** Stops the evaluator, then the guard. */
-  stop(): Promise<void>;
+  close(): Promise<void>;
 }
 
 /** Options of {@link startStopConditions}. */
@@ -34,13 +34,13 @@ export async function startStopConditions(options: LocalStopConditionsOptions): 
     return {
       guard,
       alarms,
-      stop: async () => {
-        await alarms.stop();
-        await guard.stop();
+      close: async () => {
+        await alarms.close();
+        await guard.close();
       },
     };
   } catch (err) {
-    await guard.stop();
+    await guard.close();
     throw err;
   }
 }

@@ -6,8 +6,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { buildCluster, buildClusterLoadAssignment, buildListener, buildRouteConfiguration } from '../xds';
-import type { SnapshotInput } from '../xds/server';
+import { buildCluster, buildClusterLoadAssignment, buildListener, buildRouteConfiguration, type SnapshotInput } from '../xds/server';
 
 export const SERVICE = 'greetings';
 /** The service's own cluster: the heaviest in the route, so the bridge maps the D2 service to it. */

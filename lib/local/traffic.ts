@@ -83,7 +83,7 @@ export function summarize(samples: readonly Sample[]): TrafficSummary {
 }
 
 /**
- * Sends requests at a steady rate until stopped. Lifecycle: `start` → running → `stop` (once).
+ * Sends requests at a steady rate until stopped. Lifecycle: `start` → running → `close` (once).
  * Concurrency: event loop only; `samples` is appended by request completions and pruned by the tick.
  */
 export class TrafficGenerator {
@@ -130,14 +130,14 @@ export class TrafficGenerator {
     try {
       await state.listenToService(SERVICE);
     } catch (err) {
-      await generator.stop();
+      await generator.close();
       throw err;
     }
     generator.run();
     try {
       await generator.serveMetrics();
     } catch (err) {
-      await generator.stop();
+      await generator.close();
       throw err;
     }
     return generator;
@@ -192,7 +192,7 @@ export class TrafficGenerator {
   }
 
   /** Stops sending, waits for the requests in flight, closes the client and the session. */
-  async stop(): Promise<void> {
+  async close(): Promise<void> {
     const server = this.metricsServer;
     this.metricsServer = undefined;
     if (server) {
@@ -203,7 +203,7 @@ export class TrafficGenerator {
     this.timer = undefined;
     await Promise.all([...this.inFlight]);
     await this.client.close().catch(() => undefined);
-    this.state.shutdown();
+    this.state.close();
     await this.session.close().catch(() => undefined);
   }
 

@@ -11,9 +11,41 @@
 import type { FailoutConfig, FailoutWindow } from '../failout';
 import { escapeControlChars } from '../text';
 import type { ControlPlaneName } from './control-planes';
-import type { ClusterView, ReplicaView, StackEnv } from './stack';
 import type { SqsPollerStats } from './sqs-poller';
 import { summarize, type Sample, type WarmUpCounts } from './traffic';
+
+/** One bridge replica as the view shows it. */
+export interface ReplicaView {
+  readonly id: string;
+  readonly role: string;
+  readonly ready: boolean;
+  /** The control plane its xDS client uses now. */
+  readonly controlPlane: ControlPlaneName | undefined;
+  readonly adminPort: number | undefined;
+}
+
+/** One cluster as the clients see it in ZooKeeper. */
+export interface ClusterView {
+  readonly name: string;
+  readonly hosts: number;
+  readonly failout: FailoutConfig | undefined;
+  /** Why the latest write of the cluster's document could not be read (the clients keep the last good one). */
+  readonly problem?: string;
+}
+
+/** The environment the `failout` CLI needs to reach this stack. */
+export interface StackEnv {
+  readonly FAILOUT_QUEUE_URL: string;
+  readonly SQS_ENDPOINT: string;
+  readonly ZK_CONNECT: string;
+  /**
+   * A file (mode 0600) holding the announcer identity's `user:password`, for services that announce
+   * themselves (examples/service reads it): the path is shown, never the password.
+   */
+  readonly ZK_ANNOUNCER_DIGEST_FILE: string;
+  /** The alarm evaluator's states (`GET` → `{"alarms":[{name, state, since}]}`), for the drills' alarm reader. */
+  readonly FAILOUT_ALARMS_URL: string;
+}
 
 /** What the view reads (a {@link LocalStack} fits through {@link stackViewSource}). */
 export interface ViewSource {
@@ -176,7 +208,7 @@ export class LiveView {
     this.write(`\x1b[H\x1b[2J${frame.join('\n')}\n${note}`);
   }
 
-  stop(): void {
+  close(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
   }

@@ -51,7 +51,7 @@ export interface ZooKeeperServer {
   /** Starts a halted server again on the same port and data. */
   start(): Promise<void>;
   /** Stops the JVM and deletes the data directory. Safe to call twice. */
-  stop(): Promise<void>;
+  close(): Promise<void>;
 }
 
 /** A 3-member (or n-member) ensemble on 127.0.0.1. */
@@ -59,7 +59,7 @@ export interface ZooKeeperEnsemble {
   /** Comma-separated client addresses of every member. */
   readonly connectString: string;
   readonly members: readonly ZooKeeperServer[];
-  stop(): Promise<void>;
+  close(): Promise<void>;
 }
 
 const TICK_MS = 2000;
@@ -114,7 +114,7 @@ function tlsClasspath(install: ZooKeeperInstallation): string {
   return `${install.classpath}:/usr/share/java/netty-codec.jar:/usr/share/java/netty-resolver.jar`;
 }
 
-/** One server process; halt/start keep its port and data, stop removes them. */
+/** One server process; halt/start keep its port and data, close removes them. */
 class ZooKeeperProcess implements ZooKeeperServer {
   private child: ChildProcess | undefined;
   private removed = false;
@@ -140,7 +140,7 @@ class ZooKeeperProcess implements ZooKeeperServer {
   /** Spawns the JVM; `waitReady` is false for ensemble members, which answer only once a quorum forms. */
   async start(waitReady = true): Promise<void> {
     if (this.child) return;
-    if (this.removed) throw new Error('ZooKeeper server was stopped and its data removed');
+    if (this.removed) throw new Error('ZooKeeper server was closed and its data removed');
     const log = openSync(join(this.spec.dir, 'zookeeper.out'), 'a');
     const child = spawn(
       'java',
@@ -190,7 +190,7 @@ class ZooKeeperProcess implements ZooKeeperServer {
     await exited;
   }
 
-  async stop(): Promise<void> {
+  async close(): Promise<void> {
     await this.halt();
     if (!this.removed) {
       this.removed = true;
@@ -218,7 +218,7 @@ export async function startZooKeeper(options: ZooKeeperOptions = {}): Promise<Zo
   try {
     await server.start();
   } catch (err) {
-    await server.stop();
+    await server.close();
     throw err;
   }
   return server;
@@ -239,15 +239,15 @@ export async function startEnsemble(size = 3, options: Omit<ZooKeeperOptions, 'p
     writeFileSync(config, configText(dataDir, p.client, options, serverLines));
     return new ZooKeeperProcess({ dir, clientPort: p.client, config, install, readyTimeoutMs: options.readyTimeoutMs ?? 60_000 });
   });
-  const stopAll = async (): Promise<void> => {
-    await Promise.all(members.map((m) => m.stop()));
+  const closeAll = async (): Promise<void> => {
+    await Promise.all(members.map((m) => m.close()));
   };
   try {
     await Promise.all(members.map((m) => m.start(false)));
     await Promise.all(members.map((m) => m.waitReady()));
   } catch (err) {
-    await stopAll();
+    await closeAll();
     throw err;
   }
-  return { connectString: members.map((m) => m.connectString).join(','), members, stop: stopAll };
+  return { connectString: members.map((m) => m.connectString).join(','), members, close: closeAll };
 }

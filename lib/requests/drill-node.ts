@@ -182,9 +182,12 @@ export function resolveRun(run: DrillRun, now: number): DrillRun {
 
 /** Reads a stored drill node. @throws RequestError `corruptRecord` naming every problem. */
 export function decodeDrillNode(data: Buffer | string): DrillNode {
+  const text = typeof data === 'string' ? data : data.toString('utf8');
+  const known = decoded.get(text);
+  if (known !== undefined) return known;
   let json: unknown;
   try {
-    json = JSON.parse(typeof data === 'string' ? data : data.toString('utf8'));
+    json = JSON.parse(text);
   } catch (e) {
     throw new RequestError('corruptRecord', 'drill node is not JSON', { cause: e });
   }
@@ -193,7 +196,25 @@ export function decodeDrillNode(data: Buffer | string): DrillNode {
     const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(node)'}: ${i.message}`).join('; ');
     throw new RequestError('corruptRecord', `drill node is malformed: ${problems}`);
   }
-  return parsed.data as DrillNode;
+  const node = deepFreeze(parsed.data) as DrillNode;
+  decoded.set(text, node);
+  if (decoded.size > DECODED_KEPT) decoded.delete(decoded.keys().next().value!);
+  return node;
+}
+
+/**
+ * Nodes decoded lately, by their text: one request reads a drill node up to four times (its checks,
+ * its yield, its write), each a schema check of up to 64 KiB. Frozen, as they are shared.
+ */
+const decoded = new Map<string, DrillNode>();
+const DECODED_KEPT = 32;
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
 }
 
 /** A run's status at `now`: a `running` run whose window has ended `passed` (it was never stopped). */

@@ -1,10 +1,9 @@
 import { z } from 'zod';
-import { blockedDateProblem, MAX_BLOCKED_ENTRIES, parseBlockedWindow, parseSchedule } from '../safety/schedule';
+import { blockedDateProblem, MAX_BLOCKED_ENTRIES, parseBlockedWindow, parseSchedule } from '../schedule';
 import { formatDuration, parseDuration } from './duration';
 import { nameProblem, requestIdProblem } from './names';
 import { rejectionOf, type Problem } from './rejection';
-import { bucketsSchema, commonFields, freeText, peerSchema, requestBaseOf } from './request-fields';
-import type { ChangeRequestBase, ParseResult } from './schema';
+import { bucketsSchema, commonFields, freeText, peerSchema, requestBaseOf, type ChangeRequestBase, type ParseOutcome } from './request-fields';
 import { alarmNameProblem, MAX_STOP_ALARMS } from './stop-alarms';
 
 /**
@@ -118,7 +117,7 @@ export interface DrillSettings {
   readonly durationMs: number;
   /** The buckets each run moves; default 0–99. */
   readonly buckets: BucketRange;
-  /** `cron(...)` or `rate(...)`, UTC, as given (checked by lib/safety/schedule). */
+  /** `cron(...)` or `rate(...)`, UTC, as given (checked by lib/schedule). */
   readonly every: string;
   /** The alarm that judges a run (it stops the run when it fires). */
   readonly outcomeAlarm: string;
@@ -185,11 +184,11 @@ export function drillNameProblem(name: string, field = 'drill'): Problem | undef
  * schedule, alarms, blocked dates and windows and the run length. Every problem is named
  * (`badName`, `badStopAlarm`, `badDrill`, `windowTooLong`, `peerIsCluster`, `duplicatePeer`, `tooManyPeers`).
  */
-export function parseDrillRequest(input: DrillInput, limits: { readonly maxWindowMs: number; readonly maxPeers: number }): ParseResult {
+export function parseDrillRequest(input: DrillInput, limits: { readonly maxWindowMs: number; readonly maxPeers: number }): ParseOutcome<DrillChangeRequest> {
   const problems: Problem[] = [];
   for (const p of [requestIdProblem(input.requestId, 'requestId'), nameProblem(input.cluster, 'cluster'), drillNameProblem(input.drill)]) if (p) problems.push(p);
   const base = requestBaseOf(input);
-  const reject = (): ParseResult => ({ ok: false, rejection: rejectionOf(problems, input.requestId && requestIdProblem(input.requestId, 'requestId') === undefined ? input.requestId : undefined) });
+  const reject = (): ParseOutcome<DrillChangeRequest> => ({ ok: false, rejection: rejectionOf(problems, input.requestId && requestIdProblem(input.requestId, 'requestId') === undefined ? input.requestId : undefined) });
   if (input.action === 'deleteDrill') return problems.length > 0 ? reject() : { ok: true, request: { ...base, action: 'deleteDrill', drill: input.drill } };
   if (input.action === 'skipDrill') {
     if (problems.length > 0) return reject();

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { findControlChar } from '../text';
-import type { ChangeRequestBase } from './schema';
+import type { Rejection } from './rejection';
 
 /**
  * Fields every change request shares (ARCHITECTURE.md "Change request"), in one file so the failout
@@ -69,3 +69,34 @@ export const bucketsSchema = z
     to: z.number().int().min(0).max(99),
   })
   .refine((b) => b.from <= b.to, { message: 'from must not be greater than to' });
+
+/** Fields of every normalised request. */
+export interface ChangeRequestBase {
+  /** Schema version; always 1. */
+  readonly version: 1;
+  /** Unique id of the request; names its request record. */
+  readonly requestId: string;
+  /** The D2 cluster to fail out or restore. */
+  readonly cluster: string;
+  /** Who asked, when the request said. */
+  readonly requestedBy?: string;
+  /** Why, when the request said. */
+  readonly reason?: string;
+  /** Overrides only the peer-state checks (peer failed out, no peer with hosts); default false. */
+  readonly force: boolean;
+}
+
+/** A parse's result: the validated, normalised request, or why it is refused for good. */
+export type ParseOutcome<R> =
+  | {
+      /** The request is valid. */
+      readonly ok: true;
+      /** The validated, normalised request. */
+      readonly request: R;
+    }
+  | {
+      /** The request is refused for good. */
+      readonly ok: false;
+      /** Why: the first reason found and every problem. */
+      readonly rejection: Rejection;
+    };

@@ -2,8 +2,10 @@ import { z } from 'zod';
 import { parseDuration, formatDuration } from './duration';
 import { isValidRequestId, nameProblem, requestIdProblem } from './names';
 import { rampProblems, rampSchema, rampStages, type RampStage } from './ramp';
-import { rejectionOf, type Problem, type Rejection } from './rejection';
-import { bucketsSchema, commonFields, peerSchema, requestBaseOf } from './request-fields';
+import { rejectionOf, type Problem } from './rejection';
+import { bucketsSchema, commonFields, peerSchema, requestBaseOf, type ChangeRequestBase, type ParseOutcome } from './request-fields';
+
+export type { ChangeRequestBase } from './request-fields';
 import { deleteDrillRequestSchema, drillNameProblem, isDrillInput, parseDrillRequest, putDrillRequestSchema, skipDrillRequestSchema, type DrillChangeRequest } from './drill-schema';
 import { alarmNameProblem, stopAlarmProblems, stopAlarmsSchema } from './stop-alarms';
 
@@ -102,22 +104,6 @@ export const changeRequestSchema = z.discriminatedUnion('action', [
 /** A change request as sent (JSON). */
 export type ChangeRequestInput = z.input<typeof changeRequestSchema>;
 
-/** Fields of every normalised request. */
-export interface ChangeRequestBase {
-  /** Schema version; always 1. */
-  readonly version: 1;
-  /** Unique id of the request; names its request record. */
-  readonly requestId: string;
-  /** The D2 cluster to fail out or restore. */
-  readonly cluster: string;
-  /** Who asked, when the request said. */
-  readonly requestedBy?: string;
-  /** Why, when the request said. */
-  readonly reason?: string;
-  /** Overrides only the peer-state checks (peer failed out, no peer with hosts); default false. */
-  readonly force: boolean;
-}
-
 /** A normalised failout: epoch-ms window, weights and buckets defaulted. */
 export interface FailoutChangeRequest extends ChangeRequestBase {
   /** Replaces the cluster's failout. */
@@ -197,19 +183,7 @@ export const DEFAULT_REQUEST_LIMITS = Object.freeze({
 });
 
 /** The result of {@link parseChangeRequest}. */
-export type ParseResult =
-  | {
-      /** The request is valid. */
-      readonly ok: true;
-      /** The validated, normalised request. */
-      readonly request: ChangeRequest;
-    }
-  | {
-      /** The request is refused for good. */
-      readonly ok: false;
-      /** Why: the first reason found and every problem. */
-      readonly rejection: Rejection;
-    };
+export type ParseResult = ParseOutcome<ChangeRequest>;
 
 /**
  * Validates and normalises a change request: size, JSON, the version 1 schema (every problem named),

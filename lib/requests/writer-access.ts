@@ -1,24 +1,12 @@
 /**
  * The request writer's part of access control (README "Access control"): the ACLs of what it creates
- * (records, their parent, its parents), from the one policy (lib/zk `aclFor`), and its refusal to start
+ * (records, their parent, its parents), from the one table (`aclFor`, acl-table.ts), and its refusal to start
  * writing into a tree that anyone could change, which `failout zk check` would fail. The Lambda
  * (`functions/commons/request-writer.ts`) and the local stack both go through here.
  */
 import { clusterPath } from '../d2/data';
-import {
-  aclLayout,
-  auditAcls,
-  auditPassed,
-  describeAudit,
-  missingRoles,
-  OPEN_ACL,
-  policyAcl,
-  withOwnIdentity,
-  type AclSource,
-  type DigestCredential,
-  type ZkAclAccess,
-  type ZkReader,
-} from '../zk';
+import { auditAcls, auditPassed, describeAudit, missingRoles, OPEN_ACL, withOwnIdentity, type AclSource, type DigestCredential, type ZkAclAccess, type ZkReader } from '../zk';
+import { aclLayout, policyAcl } from './acl-table';
 import type { RequestsConfig } from './config';
 import { RequestError } from './errors';
 import { silentRequestLogger, type RequestLogger } from './logger';

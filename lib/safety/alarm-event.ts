@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SafetyError } from './errors';
 
 /**
  * The CloudWatch "Alarm State Change" event as EventBridge delivers it (and as the local stack's alarm
@@ -70,15 +71,11 @@ export interface AlarmStateChange {
   readonly changedAt?: string;
 }
 
-/** Why an event could not be read: what is wrong, field by field. */
-export class AlarmEventError extends Error {
-  override readonly name = 'AlarmEventError';
-  /** The kind of failure, for branching (never the message). */
-  readonly kind = 'malformedEvent' as const;
-}
-
-/** The result of {@link parseAlarmEvent}. */
-export type AlarmEventResult = { readonly ok: true; readonly event: AlarmStateChange } | { readonly ok: false; readonly error: AlarmEventError };
+/**
+ * The result of {@link parseAlarmEvent}; a failure is a `SafetyError` of kind `malformedEvent` saying
+ * what is wrong, field by field.
+ */
+export type AlarmEventResult = { readonly ok: true; readonly event: AlarmStateChange } | { readonly ok: false; readonly error: SafetyError };
 
 /**
  * Reads an alarm state change event. Never throws: anything that is not such an event (another
@@ -117,7 +114,7 @@ export function parseAlarmEvent(input: unknown): AlarmEventResult {
 }
 
 function malformed(message: string): AlarmEventResult {
-  return { ok: false, error: new AlarmEventError(message) };
+  return { ok: false, error: new SafetyError('malformedEvent', message) };
 }
 
 /** Options of {@link alarmStateChangeEvent}. */

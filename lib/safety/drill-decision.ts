@@ -8,7 +8,7 @@
  */
 import { isBucketConfigActiveAt, type FailoutProperties } from '../d2/data';
 import type { DrillDefinition, SkipReason } from '../requests';
-import { blockedDateAt, blockedWindowOverlapping, parseBlockedWindow, type BlockedWindow } from './schedule';
+import { blockedDateAt, blockedWindowOverlapping, parseBlockedWindow, type BlockedWindow } from '../schedule';
 import type { AlarmState } from './alarm-states';
 
 /** Start, or skip with a reason and what exactly. */

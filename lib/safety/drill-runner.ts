@@ -25,14 +25,13 @@
 import { createHash } from 'node:crypto';
 import { clusterPath, parseClusterProperties, type FailoutProperties } from '../d2/data';
 import {
-  changeRequestMessage,
+  encodeChangeRequest,
   decodeDrillNode,
   runningRun,
   DEFAULT_DRILLS_PATH,
   DEFAULT_REQUESTS_PATH,
   drillPath,
   isValidRequestId,
-  parseChangeRequest,
   requestRecordPath,
   type ChangeRequestInput,
   type DrillDefinition,
@@ -44,7 +43,7 @@ import {
 import { isZkError, type ZkSession } from '../zk';
 import type { AlarmStates } from './alarm-states';
 import { decideRun } from './drill-decision';
-import { lastDueAt, parseSchedule } from './schedule';
+import { lastDueAt, parseSchedule } from '../schedule';
 import type { MessageSender } from './stop-guard';
 
 /** Who the runner's requests are requested by. */
@@ -255,11 +254,11 @@ export class DrillRunner {
     return { drill: drill.name, outcome: 'started', runId, scheduledAt };
   }
 
-  /** The worker's own rules first: a request it can only reject is never sent. */
+  /** Through the one encoder (the worker's own rules first): a request it can only reject is never sent. */
   private async sendChecked(body: ChangeRequestInput, now: number): Promise<void> {
-    const checked = parseChangeRequest(body, { now });
-    if (!checked.ok) throw new Error(`the worker would reject the drill's ${body.action} (${checked.rejection.reason}): ${checked.rejection.message}`);
-    await this.options.send(changeRequestMessage(this.options.queueUrl, body));
+    const encoded = encodeChangeRequest(this.options.queueUrl, body, { now });
+    if (!encoded.ok) throw new Error(`the worker would reject the drill's ${body.action} (${encoded.rejection.reason}): ${encoded.rejection.message}`);
+    await this.options.send(encoded.message);
   }
 
   private async clusterFailout(cluster: string): Promise<FailoutProperties | null> {

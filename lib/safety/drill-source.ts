@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { lazySource, parseDuration, type RequestLogger } from '../requests';
 import { alarmStatesFromEnv } from './alarm-states';
 import { DEFAULT_DRILL_GRACE_MS, DrillRunner } from './drill-runner';
+import { SafetyError } from './errors';
 import { absolutePath, parseLambdaEnv, queueUrlVar, sqsSender, startReadOnlySession, zkConnectVar, zkTimeoutVars, type ReadOnlySessionConfig } from './lambda-source';
 
 /**
@@ -32,12 +33,6 @@ export interface DrillRunnerConfig extends ReadOnlySessionConfig {
   readonly graceMs: number;
 }
 
-/** A configuration the runner cannot run with; names the variable. */
-export class DrillConfigError extends Error {
-  override readonly name = 'DrillConfigError';
-  readonly kind = 'invalidConfig' as const;
-}
-
 const envSchema = z.object({
   ZK_CONNECT: zkConnectVar(),
   FAILOUT_QUEUE_URL: queueUrlVar(),
@@ -51,9 +46,9 @@ const envSchema = z.object({
   ...zkTimeoutVars(),
 });
 
-/** Reads and validates the runner's configuration. @throws DrillConfigError naming every offending variable. */
+/** Reads and validates the runner's configuration. @throws SafetyError `invalidConfig` naming every offending variable. */
 export function loadDrillRunnerConfig(env: Readonly<Record<string, string | undefined>>): DrillRunnerConfig {
-  const { vars: e, tls } = parseLambdaEnv(envSchema, env, (message, options) => new DrillConfigError(message, options));
+  const { vars: e, tls } = parseLambdaEnv(envSchema, env, (message, options) => new SafetyError('invalidConfig', message, options));
   return {
     zkConnect: e.ZK_CONNECT,
     queueUrl: e.FAILOUT_QUEUE_URL,
@@ -74,7 +69,7 @@ export interface DrillRunnerSourceOptions {
   readonly logger: RequestLogger;
 }
 
-/** Builds a runner over a started session. @throws DrillConfigError; ZkError when ZooKeeper is out of reach. */
+/** Builds a runner over a started session. @throws SafetyError `invalidConfig`; ZkError when ZooKeeper is out of reach. */
 export async function createDrillRunner(options: DrillRunnerSourceOptions): Promise<DrillRunner> {
   const config = loadDrillRunnerConfig(options.env);
   const session = await startReadOnlySession(config, options.logger);

@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { lazySource, type RequestLogger } from '../requests';
+import { SafetyError } from './errors';
 import { absolutePath, parseLambdaEnv, queueUrlVar, sqsSender, startReadOnlySession, zkConnectVar, zkTimeoutVars, type ReadOnlySessionConfig } from './lambda-source';
 import { StopGuard, type GuardCounter } from './stop-guard';
 
@@ -28,12 +29,6 @@ export interface GuardConfig extends ReadOnlySessionConfig {
   readonly queueUrl: string;
 }
 
-/** A configuration the guard cannot run with; names the variable. */
-export class GuardConfigError extends Error {
-  override readonly name = 'GuardConfigError';
-  readonly kind = 'invalidConfig' as const;
-}
-
 const envSchema = z.object({
   ZK_CONNECT: zkConnectVar(),
   D2_BASE_PATH: absolutePath('/d2'),
@@ -41,9 +36,9 @@ const envSchema = z.object({
   ...zkTimeoutVars(),
 });
 
-/** Reads and validates the guard's configuration. @throws GuardConfigError naming every offending variable. */
+/** Reads and validates the guard's configuration. @throws SafetyError `invalidConfig` naming every offending variable. */
 export function loadGuardConfig(env: Readonly<Record<string, string | undefined>>): GuardConfig {
-  const { vars: e, tls } = parseLambdaEnv(envSchema, env, (message, options) => new GuardConfigError(message, options));
+  const { vars: e, tls } = parseLambdaEnv(envSchema, env, (message, options) => new SafetyError('invalidConfig', message, options));
   return { zkConnect: e.ZK_CONNECT, d2BasePath: e.D2_BASE_PATH, queueUrl: e.FAILOUT_QUEUE_URL, sessionTimeoutMs: e.ZK_SESSION_TIMEOUT_MS, connectTimeoutMs: e.ZK_CONNECT_TIMEOUT_MS, tls };
 }
 
@@ -56,7 +51,7 @@ export interface StopGuardSourceOptions {
   readonly count?: (counter: GuardCounter, value: number) => void;
 }
 
-/** Builds a guard over a started session. @throws GuardConfigError; ZkError when ZooKeeper is out of reach. */
+/** Builds a guard over a started session. @throws SafetyError `invalidConfig`; ZkError when ZooKeeper is out of reach. */
 export async function createStopGuard(options: StopGuardSourceOptions): Promise<StopGuard> {
   const config = loadGuardConfig(options.env);
   const session = await startReadOnlySession(config, options.logger);

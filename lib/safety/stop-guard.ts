@@ -22,9 +22,10 @@
 import { createHash } from 'node:crypto';
 import type { SendMessageCommandInput } from '@aws-sdk/client-sqs';
 import { clusterPath, isBucketConfigActiveAt, parseClusterProperties, type FailoutProperties } from '../d2/data';
-import { changeRequestMessage, namesStopAlarm, newRequestId, parseChangeRequest, type RequestLogger } from '../requests';
+import { encodeChangeRequest, namesStopAlarm, newRequestId, type RequestLogger } from '../requests';
 import { isZkError, type ZkSession } from '../zk';
-import { parseAlarmEvent, type AlarmEventError, type AlarmStateChange } from './alarm-event';
+import { parseAlarmEvent, type AlarmStateChange } from './alarm-event';
+import { SafetyError } from './errors';
 
 /** Who the guard's restores are requested by (recorded with the request). */
 export const GUARD_REQUESTER = 'failout-guard';
@@ -72,7 +73,7 @@ export interface SentRestore {
 /** What {@link StopGuard.handle} did with one event. */
 export type GuardResult =
   /** Not an alarm state change event: logged and counted; retrying would not help. */
-  | { readonly outcome: 'malformed'; readonly error: AlarmEventError }
+  | { readonly outcome: 'malformed'; readonly error: SafetyError }
   /** A transition to OK or INSUFFICIENT_DATA: nothing to stop. */
   | { readonly outcome: 'ignored'; readonly alarmName: string; readonly state: string }
   /** An ALARM: the failouts naming it were found and one restore per cluster was sent. */
@@ -85,20 +86,6 @@ export type GuardResult =
       /** Clusters whose document could not be read, and why. */
       readonly unreadable: readonly { readonly cluster: string; readonly problem: string }[];
     };
-
-/** Raised after a handled event when some restore could not be sent: the whole event is retried (same ids). */
-export class RestoreSendError extends Error {
-  override readonly name = 'RestoreSendError';
-  readonly kind = 'restoreNotSent' as const;
-  constructor(
-    message: string,
-    /** The clusters whose restore was not sent. */
-    readonly clusters: readonly string[],
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
-}
 
 /** What {@link handleAlarmEvent} needs: the guard (made on demand), and where to log and count. */
 export interface AlarmEventDeps {
@@ -170,7 +157,7 @@ export class StopGuard {
 
   /**
    * Stops every failout naming the alarm of an ALARM transition: one restore per cluster.
-   * @throws ZkError when ZooKeeper cannot be read; RestoreSendError when a restore could not be sent
+   * @throws ZkError when ZooKeeper cannot be read; SafetyError `restoreNotSent` when a restore could not be sent
    *   (those sent before are not undone: the retry sends the same ids and they are deduplicated).
    */
   stopFor(event: AlarmStateChange): Promise<GuardResult> {
@@ -204,7 +191,7 @@ export class StopGuard {
       const names = failed.map((f) => f.cluster);
       const first = failed[0]!.error;
       this.options.logger.error('stop alarm fired: restore not sent; the event will be retried', { alarmName: event.alarmName, clusters: names, error: first instanceof Error ? first.message : String(first) });
-      throw new RestoreSendError(`could not send the restore of ${names.join(', ')} for alarm ${event.alarmName}: ${first instanceof Error ? first.message : String(first)}`, names, { cause: first });
+      throw new SafetyError('restoreNotSent', `could not send the restore of ${names.join(', ')} for alarm ${event.alarmName}: ${first instanceof Error ? first.message : String(first)}`, { clusters: names, cause: first });
     }
     return { outcome: 'handled', alarmName: event.alarmName, clusters, restores: restores.sort((a, b) => a.cluster.localeCompare(b.cluster)), unreadable };
   }
@@ -255,10 +242,10 @@ export class StopGuard {
       ...(alarmAt === undefined ? {} : { alarmAt }),
       ...(drill === undefined ? {} : { drill }),
     };
-    // The worker's own rules first, as the CLI does: a request it could only reject is never sent.
-    const checked = parseChangeRequest(body, { now });
-    if (!checked.ok) throw new Error(`the restore would be rejected (${checked.rejection.reason}): ${checked.rejection.message}`);
-    const sent = await this.options.send(changeRequestMessage(this.options.queueUrl, body));
+    // The one encoder (the worker's own rules first): a request it could only reject is never sent.
+    const encoded = encodeChangeRequest(this.options.queueUrl, body, { now });
+    if (!encoded.ok) throw new Error(`the restore would be rejected (${encoded.rejection.reason}): ${encoded.rejection.message}`);
+    const sent = await this.options.send(encoded.message);
     return { cluster, requestId: body.requestId, ...(sent.messageId === undefined ? {} : { messageId: sent.messageId }) };
   }
 }

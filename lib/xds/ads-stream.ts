@@ -20,6 +20,7 @@
 import { XdsError, assertIsError } from './errors';
 import { unwrapResource, type AnyMessage, type DiscoveryRequest, type DiscoveryResponse, type NodeMessage, type StatusMessage } from './protos';
 import { WatchState, type AnyResourceType } from './resource-state';
+import type { Lifecycle } from '../lifecycle';
 
 /** Default does-not-exist timeout (gRFC A57 / xDS protocol "Knowing When a Requested Resource Does Not Exist"). */
 export const DEFAULT_WATCH_EXPIRY_MS = 15_000;
@@ -93,7 +94,7 @@ export interface AdsStreamOptions {
   readonly watchExpiryMs?: number;
 }
 
-/** Lifecycle of the stream: idle → connecting → streaming (a response arrived) → backoff → … → closed. */
+/** State of the stream: idle → connecting → streaming (a response arrived) → backoff → … → closed; its lifecycle derives from it. */
 export type AdsStreamState = 'idle' | 'connecting' | 'streaming' | 'backoff' | 'closed';
 
 /**
@@ -149,9 +150,14 @@ export class AdsStream {
     this.expiryMs = options.watchExpiryMs ?? DEFAULT_WATCH_EXPIRY_MS;
   }
 
-  /** The lifecycle state. */
+  /** The stream's state. */
   get state(): AdsStreamState {
     return this.stateValue;
+  }
+
+  /** `idle` before {@link start}, `closed` after {@link close}, else `running` (derived from {@link state}). */
+  get lifecycle(): Lifecycle {
+    return this.stateValue === 'idle' || this.stateValue === 'closed' ? this.stateValue : 'running';
   }
 
   /** Opens the first call. Idempotent. */

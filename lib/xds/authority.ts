@@ -33,6 +33,7 @@ import {
   type WatcherEntry,
 } from './resource-state';
 import type { XdsWatcher } from './watcher';
+import type { Lifecycle } from '../lifecycle';
 
 /** An authority's hold on a (possibly shared) channel. Released by `release()` or by the signal. */
 export interface ChannelLease {
@@ -152,7 +153,7 @@ export class Authority {
   private readonly slots: ServerSlot[];
   private readonly resources = new Map<string, Map<string, ResourceRecord>>();
   private readonly abort = new AbortController();
-  private lifecycle: 'open' | 'closed' = 'open';
+  private lifecycle: Lifecycle = 'running';
   /** Index of the active server; undefined while no channel is held. */
   private active: number | undefined;
   /** Set once watchers were told of a connectivity failure; cleared by any response (edge trigger). */
@@ -320,7 +321,7 @@ export class Authority {
   }
 
   private handlerFor(slot: ServerSlot): XdsChannelEventHandler {
-    const live = (): boolean => this.lifecycle === 'open' && slot.lease !== undefined;
+    const live = (): boolean => this.lifecycle === 'running' && slot.lease !== undefined;
     return {
       onConnectivityFailure: (error) => {
         if (live()) this.handleFailure(slot.index, error);

@@ -25,6 +25,7 @@ import { channelCredentials, type XdsServerConfig } from './bootstrap';
 import type { XdsError } from './errors';
 import { loadXdsProtos, type DiscoveryResponse, type NodeMessage } from './protos';
 import type { AnyResourceType } from './resource-state';
+import type { Lifecycle } from '../lifecycle';
 
 /** Base retry delay (gRFC A57; grpc-go backoff.go). */
 export const RETRY_BASE_MS = 1000;
@@ -151,6 +152,11 @@ export class XdsChannel {
   /** Connectivity as the authority sees it. */
   get state(): XdsChannelState {
     return this.stateValue;
+  }
+
+  /** `running` from construction until {@link close}, then `closed` (derived from {@link state}). */
+  get lifecycle(): Lifecycle {
+    return this.stateValue === 'closed' ? 'closed' : 'running';
   }
 
   /** The last connectivity failure (kept after recovery, for dumps). */

@@ -22,6 +22,7 @@ import type { NodeMessage } from './protos';
 import { createWatcherEntry, type AnyResourceType } from './resource-state';
 import { CDS_TYPE_URL, RESOURCE_TYPES, kindOfTypeUrl, messageNameOf, type KindOfTypeUrl, type ResourceKind, type ResourceValue, type XdsTypeUrl } from './resource-types';
 import type { XdsWatcher } from './watcher';
+import type { Lifecycle } from '../lifecycle';
 
 /** Options of {@link createXdsClient}. */
 export interface XdsClientOptions {
@@ -31,9 +32,15 @@ export interface XdsClientOptions {
   readonly watchExpiryMs?: number;
   /** Retry cap towards higher-priority servers while a lower one serves; default the bootstrap's (5 s). */
   readonly fallbackProbeCapMs?: number;
-  /** Resource types by type URL; default the four of `resource-types/`. */
+  /**
+   * Resource types by type URL; default the four of `resource-types/`.
+   * @internal A test seam: the types are not on the package's face.
+   */
   readonly resourceTypes?: ReadonlyMap<string, AnyResourceType>;
-  /** Transport below each channel (tests); default grpc-js. */
+  /**
+   * Transport below each channel (tests); default grpc-js.
+   * @internal A test seam: the transport types are not on the package's face.
+   */
   readonly transportFactory?: XdsTransportFactory;
   /**
    * CSDS `client_scope` (gRFC A71): the data-plane target this client serves, or "#server". One
@@ -114,7 +121,7 @@ class XdsClientImpl extends EventEmitter implements XdsClient {
   /** By {@link authorityOf}: undefined is the top-level authority, '' the bootstrap's `authorities[""]`. */
   private readonly authorities = new Map<string | undefined, Authority>();
   private readonly lrsClients = new Map<string, LrsClient>();
-  private lifecycle: 'open' | 'closed' = 'open';
+  private lifecycle: Lifecycle = 'running';
 
   constructor(private readonly options: XdsClientOptions) {
     super();

@@ -1,6 +1,12 @@
 /**
- * lib/xds (`failout/xds`): an xDS client with per-authority fallback (gRFC A71), plus the pieces it
- * is built from. The management server lives in `lib/xds/server` and is not part of the package.
+ * lib/xds (`failout/xds`): an xDS client with per-authority fallback (gRFC A71): the client, its
+ * bootstrap, the decoded resources it delivers, its errors and CSDS (gRFC A40).
+ *
+ * Two sub-faces keep the rest out of a service's way (neither is part of the package's exports):
+ * - `lib/xds/server`: the management server for tests and the local stack, and the resource builders
+ *   its snapshots take.
+ * - `lib/xds/envoy-protos`: the generated envoy protos: the wire message shapes, the `Resource`
+ *   wrapper, the type URLs (`packAny`/`unpackAny` are on both faces).
  *
  * @example
  * ```ts
@@ -17,30 +23,39 @@
  * @packageDocumentation
  * @module failout/xds
  */
-export { createXdsClient, authorityOf, type XdsClient, type XdsClientOptions, type XdsClientDump, type LoadReporter } from './client';
-export { createLoadStore, type LoadStore, type LrsLocality } from './lrs-client';
+export { createXdsClient, type XdsClient, type XdsClientOptions, type XdsClientDump, type LoadReporter } from './client';
+export type { LoadStore, LrsLocality } from './lrs-client';
 export type { XdsWatcher, XdsWatcherErrorInfo } from './watcher';
 export type { ServerSwitchEvent, AuthorityDump } from './authority';
-export { ResourceStatus, WatchState, type AnyResourceType } from './resource-state';
-export { DEFAULT_WATCH_EXPIRY_MS, type AdsCall, type AdsCallListener } from './ads-stream';
-export { RETRY_BASE_MS, RETRY_CAP_MS, RETRY_JITTER, RETRY_MULTIPLIER, retryDelayMs, type XdsChannelState, type XdsTransport, type XdsTransportFactory } from './channel';
-export * from './errors';
-export * from './bootstrap';
-export * from './protos';
-export * from './resource-types';
+export { ResourceStatus } from './resource-state';
+export type { XdsChannelState } from './channel';
+export { XdsError, isXdsError, type XdsErrorKind } from './errors';
+export {
+  parseBootstrap,
+  type AuthorityConfig,
+  type Bootstrap,
+  type BootstrapSource,
+  type ChannelCredsConfig,
+  type FailoutExtensions,
+  type NodeConfig,
+  type XdsServerConfig,
+} from './bootstrap';
+// The decoded resources a watcher receives (the builders are the management server's: lib/xds/server).
+export type { ResourceKind, XdsTypeUrl } from './resource-types/type-urls';
+export type { ResourceValue } from './resource-types';
+export type { Listener, ListenerRouteConfig } from './resource-types/listener';
+export type { Route, RouteAction, RouteConfiguration, RouteMatch, VirtualHost } from './resource-types/route-configuration';
+export type { Cluster, ClusterLbPolicy } from './resource-types/cluster';
+export type { ClusterLoadAssignment, Endpoint, EndpointHealthStatus, LocalityEndpoints } from './resource-types/cluster-load-assignment';
+// Any packing over the compiled-in envoy descriptor (the rest of the protos: lib/xds/envoy-protos).
+export { loadXdsProtos, packAny, unpackAny, type AnyMessage, type NodeMessage } from './protos';
 export {
   addCsdsService,
   buildClientStatusResponse,
   clientStatusJson,
-  csdsServiceDefinition,
-  csdsServiceImplementation,
-  CSDS_FETCH_METHOD_PATH,
-  CSDS_SERVICE_NAME,
-  CSDS_STREAM_METHOD_PATH,
   type ClientConfig,
   type ClientResourceStatusName,
   type ClientStatusOptions,
-  type ClientStatusRequest,
   type ClientStatusResponse,
   type CsdsClients,
   type GenericXdsConfig,

@@ -16,6 +16,7 @@ import * as grpc from '@grpc/grpc-js';
 import { channelCredentials, type XdsServerConfig } from './bootstrap';
 import { RETRY_CAP_MS, retryDelayMs } from './channel';
 import { loadXdsProtos, type ClusterStatsMessage, type LoadStatsRequest, type LoadStatsResponse, type NodeMessage } from './protos';
+import type { Lifecycle } from '../lifecycle';
 
 /** A locality as LRS reports it. */
 export interface LrsLocality {
@@ -39,7 +40,10 @@ export interface LoadStore {
   callFinished(locality: LrsLocality | undefined, ok: boolean): void;
   /** A call was dropped before being sent (`category` as in the EDS drop_overloads). */
   callDropped(category?: string): void;
-  /** The stats since the last snapshot (in-progress is a gauge, kept); resets the counters. */
+  /**
+   * The stats since the last snapshot (in-progress is a gauge, kept); resets the counters.
+   * @internal The LRS client's side: a `LoadReporter` does not offer it.
+   */
   takeSnapshot(): ClusterStatsMessage;
 }
 
@@ -123,7 +127,8 @@ type LrsCall = grpc.ClientDuplexStream<LoadStatsRequest, LoadStatsResponse>;
 export class LrsClient {
   private readonly stores = new Set<LoadStore>();
   private readonly grpcClient: grpc.Client;
-  private lifecycle: 'idle' | 'streaming' | 'backoff' | 'closed' = 'idle';
+  /** The stream: idle until the first store, streaming, backoff between calls, closed for good. */
+  private stateValue: 'idle' | 'streaming' | 'backoff' | 'closed' = 'idle';
   private call: LrsCall | undefined;
   private received = false;
   private attempt = 0;
@@ -144,6 +149,11 @@ export class LrsClient {
     return this.options.server.serverUri;
   }
 
+  /** `idle` until the first store, `closed` after {@link close}, else `running` (derived from the stream's state). */
+  get lifecycle(): Lifecycle {
+    return this.stateValue === 'idle' || this.stateValue === 'closed' ? this.stateValue : 'running';
+  }
+
   /** Number of stores reported here. */
   get size(): number {
     return this.stores.size;
@@ -151,9 +161,9 @@ export class LrsClient {
 
   /** Starts reporting a store (opens the stream on the first one). */
   addStore(store: LoadStore): void {
-    if (this.lifecycle === 'closed') return;
+    if (this.stateValue === 'closed') return;
     this.stores.add(store);
-    if (this.lifecycle === 'idle') this.open();
+    if (this.stateValue === 'idle') this.open();
   }
 
   /** Stops reporting a store. */
@@ -163,8 +173,8 @@ export class LrsClient {
 
   /** Ends the stream and every timer. Idempotent. */
   close(): void {
-    if (this.lifecycle === 'closed') return;
-    this.lifecycle = 'closed';
+    if (this.stateValue === 'closed') return;
+    this.stateValue = 'closed';
     this.options.signal?.removeEventListener('abort', this.onAbort);
     clearTimeout(this.retryTimer);
     clearInterval(this.reportTimer);
@@ -174,7 +184,7 @@ export class LrsClient {
   }
 
   private open(): void {
-    this.lifecycle = 'streaming';
+    this.stateValue = 'streaming';
     this.received = false;
     const method = (this.grpcClient as unknown as Record<string, () => LrsCall>).StreamLoadStats;
     const call = method.call(this.grpcClient);
@@ -215,11 +225,11 @@ export class LrsClient {
   private onCallEnded(): void {
     this.call = undefined;
     clearInterval(this.reportTimer);
-    if (this.lifecycle === 'closed') return;
-    this.lifecycle = 'backoff';
+    if (this.stateValue === 'closed') return;
+    this.stateValue = 'backoff';
     const delay = this.received ? 0 : retryDelayMs(this.attempt++, RETRY_CAP_MS);
     this.retryTimer = setTimeout(() => {
-      if (this.lifecycle === 'backoff') this.open();
+      if (this.stateValue === 'backoff') this.open();
     }, delay);
     this.retryTimer.unref?.();
   }

@@ -207,7 +207,10 @@ function services(kind: 'client' | 'full'): { ads: grpc.ServiceDefinition; lrs: 
 
 let loaded: XdsProtos | undefined;
 
-/** Loads the client's protos on first call and returns the same object afterwards; the server's parts load on first access. */
+/**
+ * Loads the client's protos on first call and returns the same object afterwards; the server's parts load on first access.
+ * @internal The loader's result is the protos' own business (`lib/xds/envoy-protos`); call it to load them early.
+ */
 export function loadXdsProtos(): XdsProtos {
   if (loaded) return loaded;
   const client = services('client');

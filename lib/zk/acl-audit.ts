@@ -1,14 +1,15 @@
 /**
- * Auditing and applying the ACL policy on a live tree: {@link auditAcls} lists every node a client
+ * Auditing and applying an ACL policy on a live tree: {@link auditAcls} lists every node a client
  * WITHOUT credentials could change (`failout zk check`, and the bridge's and the worker's refusal to
- * start on such a tree); {@link secureAcls} sets every node's ACL to the policy's and creates the
- * layout's missing parents (`failout zk secure`), idempotently, with a dry run.
+ * start on such a tree); {@link applyAclPolicy} sets every node's ACL to the policy's and creates the
+ * layout's missing parents (`failout zk secure`, through lib/requests `secureAcls`, which gives it the
+ * failout access table), idempotently, with a dry run.
  *
  * Both walk the same nodes: each root's proper ancestors below `/` (the node only, not their other
  * children) and each root's whole subtree. Nodes that vanish during the walk (ephemeral
  * announcements) are skipped.
  */
-import { aclFor, classifyPath, layoutRoots, normalizeAcl, openPermissions, sameAcl, type AclLayout, type AclRoles } from './acl-policy';
+import { normalizeAcl, openPermissions, sameAcl, type AclPolicy } from './acl-policy';
 import { assertIsError, isZkError, ZkError, type ZkErrorKind } from './errors';
 import type { ZkAclAccess, ZkReader, ZkWriter } from './ports';
 import { parentOf } from './session';
@@ -160,7 +161,7 @@ export function describeAudit(audit: AclAudit, max = 10): string[] {
   return lines.length > max ? [...lines.slice(0, max), `… and ${lines.length - max} more`] : lines;
 }
 
-/** One change {@link secureAcls} made, or would make in a dry run. */
+/** One change {@link applyAclPolicy} made, or would make in a dry run. */
 export interface AclChange {
   /** The node. */
   readonly path: string;
@@ -178,7 +179,7 @@ export interface AclChangeFailure extends AclChange {
   readonly error: ZkError;
 }
 
-/** What {@link secureAcls} did. */
+/** What {@link applyAclPolicy} did. */
 export interface SecureReport {
   /** Changes made (or, in a dry run, that would be made), in walk order. */
   readonly changes: readonly AclChange[];
@@ -188,13 +189,9 @@ export interface SecureReport {
   readonly failures: readonly AclChangeFailure[];
 }
 
-/** Options of {@link secureAcls}. */
-export interface SecureOptions {
-  /** Identities the ACLs grant (the admin's should be among them, or nobody can change an ACL again). */
-  readonly roles: AclRoles;
-  /** Where failout's nodes are (see `aclLayout`). */
-  readonly layout: AclLayout;
-  /** Subtrees to secure. Default: every root of the layout. */
+/** Options of {@link applyAclPolicy}. */
+export interface AclApplyOptions {
+  /** Subtrees to secure. Default: every root of the policy. */
   readonly roots?: readonly string[];
   /** Further nodes to create when missing (e.g. `/d2/uris/<cluster>` so servers can announce). */
   readonly ensure?: readonly string[];
@@ -203,19 +200,25 @@ export interface SecureOptions {
 }
 
 /**
- * Applies the policy ({@link aclFor}) to a tree: creates the layout's missing parents (each root,
- * its ancestors below `/`, the D2 directories, `ensure`) with their ACLs, then sets the ACL of every
- * existing node of the roots' subtrees (and the ancestors) that differs from the policy. Data is never
- * touched. Running it twice changes nothing the second time. Adopts a D2 tree rest.li services already
- * use: their announcements get the announcement ACL, unknown nodes under the D2 base the read-only one.
+ * Applies a policy (its `aclOf`) to a tree: creates the layout's missing parents (each root, its
+ * ancestors below `/`, the nodes the policy requires below a root, `ensure`) with their ACLs, then
+ * sets the ACL of every existing node of the roots' subtrees (and the ancestors) that differs from the
+ * policy. Data is never touched. Running it twice changes nothing the second time. Adopts a D2 tree
+ * rest.li services already use: their announcements get the announcement ACL, unknown nodes under the
+ * D2 base the read-only one.
  *
  * The session needs ADMIN on every node it changes (the admin identity, or ZooKeeper's super user;
  * world on a still-open tree) and CREATE on the parents of missing ones.
- * @throws ZkError on connection loss or session expiry; per-node refusals are in `failures`.
+ * @throws ZkError `invalidAcl` when a node to create is outside the layout; on connection loss or
+ *   session expiry; per-node refusals are in `failures`.
  */
-export async function secureAcls(session: ZkReader & ZkWriter & ZkAclAccess, options: SecureOptions): Promise<SecureReport> {
-  const { roles, layout } = options;
-  const roots = options.roots ?? layoutRoots(layout);
+export async function applyAclPolicy(session: ZkReader & ZkWriter & ZkAclAccess, policy: AclPolicy, options: AclApplyOptions = {}): Promise<SecureReport> {
+  const roots = options.roots ?? policy.roots;
+  const aclFor = (path: string): AclEntry[] => {
+    const acl = policy.aclOf(path);
+    if (acl === undefined) throw new ZkError('invalidAcl', 'outside the failout ZooKeeper layout: no ACL for it', { path });
+    return acl;
+  };
   const changes: AclChange[] = [];
   const failures: AclChangeFailure[] = [];
   let unchanged = 0;
@@ -235,9 +238,9 @@ export async function secureAcls(session: ZkReader & ZkWriter & ZkAclAccess, opt
       failures.push({ ...change, error: err });
     }
   };
-  for (const path of skeleton(layout, roots, options.ensure ?? [])) {
+  for (const path of skeleton(policy, roots, options.ensure ?? [])) {
     if (await session.exists(path)) continue;
-    const to = aclFor(path, roles, layout);
+    const to = aclFor(path);
     await attempt({ path, action: 'create', to }, () => session.create(path, undefined, { acl: to }));
   }
   await walk(session, roots, async (v) => {
@@ -245,8 +248,8 @@ export async function secureAcls(session: ZkReader & ZkWriter & ZkAclAccess, opt
       failures.push({ path: v.path, action: 'setAcl', to: [], error: v.error });
       return;
     }
-    if (classifyPath(v.path, layout) === undefined) return;
-    const to = aclFor(v.path, roles, layout);
+    const to = policy.aclOf(v.path);
+    if (to === undefined) return;
     if (sameAcl(v.acl, to)) {
       unchanged++;
       return;
@@ -256,10 +259,9 @@ export async function secureAcls(session: ZkReader & ZkWriter & ZkAclAccess, opt
   return { changes, unchanged, failures };
 }
 
-/** The nodes `secure` makes sure exist, parents first: ancestors, roots, D2 directories, extras. */
-function skeleton(layout: AclLayout, roots: readonly string[], ensure: readonly string[]): string[] {
-  const d2Directories = roots.includes(layout.d2BasePath) ? ['services', 'clusters', 'uris'].map((d) => `${layout.d2BasePath}/${d}`) : [];
-  const wanted = [...roots, ...d2Directories, ...ensure];
+/** The nodes `secure` makes sure exist, parents first: ancestors, roots, the nodes required below them, extras. */
+function skeleton(policy: AclPolicy, roots: readonly string[], ensure: readonly string[]): string[] {
+  const wanted = [...roots, ...roots.flatMap((root) => policy.requiredBelow(root)), ...ensure];
   const out: string[] = [];
   for (const path of wanted) for (const p of [...ancestorsOf(path), path]) if (!out.includes(p)) out.push(p);
   return out;

@@ -16,44 +16,28 @@
  * @packageDocumentation
  * @module failout/zk
  */
-export { ZkSession, connectSession, parentOf } from './session';
+export { ZkSession, connectSession } from './session';
 // The narrow faces logic depends on (ZkSession implements all three); see ports.ts.
 export type { ZkReader, ZkWriter, ZkWatcher, ZkAclAccess } from './ports';
 export type { ConnectionState, SessionEvent, ZkSessionOptions, CreateOptions } from './session';
-export type { Watch, WatchHost, WatchLifecycle, DataWatch, ChildrenWatch } from './persistent-watch';
+export type { Watch, DataWatch, ChildrenWatch } from './persistent-watch';
 export { LeaderElection } from './leader-election';
 export { CoalescingTask } from './coalescing-task';
-export type { LeaderElectionEvents, LeaderElectionOptions, ElectionLifecycle } from './leader-election';
-export { ZkError, isZkError, assertIsError } from './errors';
+export type { LeaderElectionEvents, LeaderElectionOptions } from './leader-election';
+export { ZkError, isZkError } from './errors';
 // ZooKeeper over TLS (secureClientPort): options, loading them from files or ZK_TLS_*, failures.
-export { loadZkTlsFiles, loadZkTlsFromEnv, zkTlsFilesFromEnv, ZkTlsConfigError, ZK_TLS_VARIABLES } from './config';
+export { loadZkTlsFiles, loadZkTlsFromEnv, ZkTlsConfigError } from './config';
 export type { ZkTlsFileField, ZkTlsFiles, ZkTlsOptions } from './config';
-export { describeTlsFailure } from './tls-transport';
 export type { TlsConnectFailure } from './tls-transport';
 export type { ZkErrorKind } from './errors';
 export { digestAcl, digestId, worldAcl, readableByAllWritableBy, resolveAcl, OPEN_ACL } from './acl';
 export type { AclEntry, AclSource, ChildrenState, CreateMode, DataState, DigestCredential, MultiOp, Permission, Stat } from './types';
-// Access control: the one role → path → permission table, its identities, and the audit / secure walks.
-export {
-  ACL_TABLE,
-  DEFAULT_ACL_LAYOUT,
-  aclFor,
-  aclLayout,
-  classifyPath,
-  formatAcl,
-  layoutRoots,
-  missingRoles,
-  normalizeAcl,
-  openPermissions,
-  policyAcl,
-  sameAcl,
-  siblingPath,
-  withOwnIdentity,
-} from './acl-policy';
-export type { AclLayout, AclRole, AclRoles, AclTableRow, NodeClass } from './acl-policy';
-export { ACL_ROLE_VARIABLES, aclRolesFromEnv, allowOpenAclFromEnv, isDigestId, parseAclRoles } from './acl-config';
+// Access control's mechanism: roles and identities, grants made into ACLs, and the audit / apply walks.
+// The table of which role may change which path is the failout domain's (lib/requests `ACL_TABLE`).
+export { aclFromGrants, formatAcl, missingRoles, siblingPath, withOwnIdentity } from './acl-policy';
+export type { AclGrants, AclPolicy, AclRoles } from './acl-policy';
+// The other roles' identities from ZK_ACL_* (the rest of the configuration readers: lib/zk/config).
+export { ACL_ROLE_VARIABLES, aclRolesFromEnv } from './acl-config';
 export { parseDigestCredential } from './credential-text';
-export type { DigestCredentialResult } from './credential-text';
-export type { AclRolesResult } from './acl-config';
-export { auditAcls, auditPassed, describeAudit, secureAcls } from './acl-audit';
-export type { AclAudit, AclChange, AclChangeFailure, OpenAclNode, SecureOptions, SecureReport, UnreadableNode } from './acl-audit';
+export { applyAclPolicy, auditAcls, auditPassed, describeAudit } from './acl-audit';
+export type { AclAudit, SecureReport } from './acl-audit';

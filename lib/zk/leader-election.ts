@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { createLogger, type Logger } from '../logging';
+import type { Lifecycle } from '../lifecycle';
 import { CoalescingTask } from './coalescing-task';
 import { assertIsError, isZkError, ZkError } from './errors';
 import type { DataWatch } from './persistent-watch';
@@ -22,8 +23,6 @@ export interface LeaderElectionOptions {
   logger?: Logger;
 }
 
-/** Lifecycle of an election (Curator's LATENT / STARTED / CLOSED). */
-export type ElectionLifecycle = 'latent' | 'started' | 'closed';
 
 /** Edge-triggered leadership events. */
 export interface LeaderElectionEvents {
@@ -52,7 +51,7 @@ function sequenceOf(name: string): number {
  * The only way to give up candidacy is `close()`.
  */
 export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
-  private lifecycleValue: ElectionLifecycle = 'latent';
+  private lifecycleValue: Lifecycle = 'idle';
   private leading = false;
   private readonly prefix = `${randomUUID()}-n_`;
   /** Our node's full path while it exists. */
@@ -61,7 +60,7 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
   private unsubscribe: (() => void) | undefined;
   private readonly evaluator = new CoalescingTask(
     () => this.evaluateSafely(),
-    () => this.lifecycleValue === 'started',
+    () => this.lifecycleValue === 'running',
   );
   private readonly log: Logger;
 
@@ -73,8 +72,8 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
     this.log = options.logger ?? createLogger('leader-election');
   }
 
-  /** `latent` until {@link start}, `started` while a candidate, `closed` after {@link close}. */
-  get lifecycle(): ElectionLifecycle {
+  /** `idle` until {@link start}, `running` while a candidate, `closed` after {@link close}. */
+  get lifecycle(): Lifecycle {
     return this.lifecycleValue;
   }
 
@@ -90,8 +89,8 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
 
   /** Joins the election. Resolves once our node exists and leadership was evaluated once. */
   async start(): Promise<void> {
-    if (this.lifecycleValue !== 'latent') throw new ZkError('other', 'leader election cannot be started more than once');
-    this.lifecycleValue = 'started';
+    if (this.lifecycleValue !== 'idle') throw new ZkError('other', 'leader election cannot be started more than once');
+    this.lifecycleValue = 'running';
     this.unsubscribe = this.session.on((event) => this.onSessionEvent(event));
     await this.session.ensurePath(this.options.path, this.options.acl);
     await this.evaluate();
@@ -99,7 +98,7 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
 
   /** Leaves the election: deletes our node, so the next candidate leads at once. */
   async close(): Promise<void> {
-    if (this.lifecycleValue !== 'started') {
+    if (this.lifecycleValue !== 'running') {
       this.lifecycleValue = 'closed';
       return;
     }
@@ -149,7 +148,7 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
   }
 
   private onSessionEvent(event: SessionEvent): void {
-    if (this.lifecycleValue !== 'started') return;
+    if (this.lifecycleValue !== 'running') return;
     if (event === 'suspended' || event === 'lost' || event === 'expired') {
       this.setLeader(false);
     } else if (event === 'reset') {
@@ -180,7 +179,7 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
   }
 
   private async evaluateOnce(): Promise<void> {
-    if (this.lifecycleValue !== 'started') return;
+    if (this.lifecycleValue !== 'running') return;
     let candidates = await this.candidates();
     const own = candidates.find((name) => name.startsWith(this.prefix));
     if (!own) {
@@ -194,7 +193,7 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
       return;
     }
     this.ownPath = `${this.options.path}/${candidates[index]}`;
-    if (this.lifecycleValue !== 'started') return;
+    if (this.lifecycleValue !== 'running') return;
     if (index === 0) {
       this.predecessorWatch?.close();
       this.predecessorWatch = undefined;

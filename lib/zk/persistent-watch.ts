@@ -5,6 +5,7 @@ import { CoalescingTask } from './coalescing-task';
 import { assertIsError, isZkError } from './errors';
 import * as raw from './raw-ops';
 import type { ChildrenState, DataState } from './types';
+import type { Lifecycle } from '../lifecycle';
 
 /** What a watch needs from its session; keeps this module free of the session class. */
 export interface WatchHost {
@@ -16,18 +17,15 @@ export interface WatchHost {
   logger: Logger;
 }
 
-/** A watch's lifecycle (Curator's LATENT / STARTED / CLOSED). */
-export type WatchLifecycle = 'latent' | 'started' | 'closed';
-
 /** The part every persistent watch shares. */
 export interface Watch {
   /** The watched znode. */
   readonly path: string;
-  /** `latent` until started, `started` while armed, `closed` for good. */
-  readonly lifecycle: WatchLifecycle;
+  /** `idle` until started, `running` while armed, `closed` for good. */
+  readonly lifecycle: Lifecycle;
   /** Resolves once the listener heard the first state. */
   readonly ready: Promise<void>;
-  /** Arms the watch and reads the current state; does nothing unless `latent`. The session's `watchData` / `watchChildren` call it. */
+  /** Arms the watch and reads the current state; does nothing unless `idle`. The session's `watchData` / `watchChildren` call it. */
   start(): void;
   /** Stops the watch for good and calls the close listeners. Safe to call twice. */
   close(): void;
@@ -44,8 +42,8 @@ export interface Watch {
  * Concurrency: re-reads run through one CoalescingTask; `last` changes only in `deliver`.
  */
 abstract class PersistentWatch<S extends DataState | ChildrenState> implements Watch {
-  /** `latent` until started, `started` while armed, `closed` for good. */
-  lifecycle: WatchLifecycle = 'latent';
+  /** `idle` until started, `running` while armed, `closed` for good. */
+  lifecycle: Lifecycle = 'idle';
   /** Resolves once the listener heard the first state (or the watch closed). */
   readonly ready: Promise<void>;
   /** The last state delivered to the listener. */
@@ -53,7 +51,7 @@ abstract class PersistentWatch<S extends DataState | ChildrenState> implements W
   private resolveReady!: () => void;
   private readonly refresher = new CoalescingTask(
     () => this.refreshOnce(),
-    () => this.lifecycle === 'started',
+    () => this.lifecycle === 'running',
   );
   private unsubscribe: (() => void) | undefined;
   private readonly closeListeners: (() => void)[] = [];
@@ -63,7 +61,7 @@ abstract class PersistentWatch<S extends DataState | ChildrenState> implements W
   };
 
   constructor(
-    /** The session side: client, session events, logger. */
+    /** The session side: client, session events, logger. @internal */
     protected readonly host: WatchHost,
     /** The watched znode. */
     readonly path: string,
@@ -72,10 +70,10 @@ abstract class PersistentWatch<S extends DataState | ChildrenState> implements W
     this.ready = new Promise((resolve) => (this.resolveReady = resolve));
   }
 
-  /** Arms the watch and reads the current state; does nothing unless `latent`. */
+  /** Arms the watch and reads the current state; does nothing unless `idle`. */
   start(): void {
-    if (this.lifecycle !== 'latent') return;
-    this.lifecycle = 'started';
+    if (this.lifecycle !== 'idle') return;
+    this.lifecycle = 'running';
     this.unsubscribe = this.host.onSessionEvent((event) => {
       // Same session: the client re-sent its watches, but events may have been missed while away.
       // New session (reset): the server forgot every watch.
@@ -113,7 +111,7 @@ abstract class PersistentWatch<S extends DataState | ChildrenState> implements W
 
   private async refreshOnce(): Promise<void> {
     const state = await this.readOnce();
-    if (state && this.lifecycle === 'started') this.deliver(state);
+    if (state && this.lifecycle === 'running') this.deliver(state);
   }
 
   private async readOnce(): Promise<S | undefined> {

@@ -10,22 +10,24 @@ import type { AclEntry, AclSource, ChildrenState, CreateOptions, DataState, Dige
 import { assertZkTlsOptions, type ZkTlsOptions } from './tls-config';
 import { describeTlsFailure, installTlsTransport, type TlsConnectFailure, type TlsTransport } from './tls-transport';
 import { abandonConnection } from './abandon-connection';
+import type { Lifecycle } from '../lifecycle';
 
 /**
- * Connection state of a {@link ZkSession}, as recipes see it (Curator's ConnectionState):
+ * Connection state of a {@link ZkSession}, as recipes see it (Curator's ConnectionState), between
+ * `idle` (not started) and `closed` (for good), the session's {@link Lifecycle} ends:
  * - `connected`: a live session; after a reconnect within the session timeout it is the same session.
  * - `suspended`: disconnected; the session may still live and its ephemeral nodes with it.
  * - `lost`: disconnected for longer than the session timeout (our own timer: the client library
  *   reports no expiry while cut off); a new session is being made.
  * - `expired`: the server said the session expired; a new session is being made.
  */
-export type ConnectionState = 'latent' | 'connecting' | 'connected' | 'suspended' | 'lost' | 'expired' | 'closed';
+export type ConnectionState = 'idle' | 'connecting' | 'connected' | 'suspended' | 'lost' | 'expired' | 'closed';
 
 /**
  * Events a session publishes: every state change, plus `reset` once a NEW session is connected,
  * auth re-added and every watch re-armed. Recipes that own ephemeral nodes rebuild on `reset`.
  */
-export type SessionEvent = Exclude<ConnectionState, 'latent' | 'connecting' | 'closed'> | 'reset';
+export type SessionEvent = Exclude<ConnectionState, 'idle' | 'connecting' | 'closed'> | 'reset';
 
 /** Options for {@link connectSession} and the {@link ZkSession} constructor. */
 export interface ZkSessionOptions {
@@ -66,7 +68,7 @@ export class ZkSession implements ZkReader, ZkWriter, ZkWatcher, ZkAclAccess {
   private generation = 0;
   private lostTimer: NodeJS.Timeout | undefined;
   private kickTimer: NodeJS.Timeout | undefined;
-  private stateValue: ConnectionState = 'latent';
+  private stateValue: ConnectionState = 'idle';
   private everConnected = false;
   private readonly watches = new Set<Watch>();
   private readonly counters = { sessions: 0, suspended: 0, expired: 0, lost: 0, reconnects: 0 };
@@ -86,6 +88,11 @@ export class ZkSession implements ZkReader, ZkWriter, ZkWatcher, ZkAclAccess {
   /** The current connection state. */
   get state(): ConnectionState {
     return this.stateValue;
+  }
+
+  /** The session's lifecycle, from its connection state: `idle` before {@link start}, `closed` after {@link close}, else `running`. */
+  get lifecycle(): Lifecycle {
+    return this.stateValue === 'idle' || this.stateValue === 'closed' ? this.stateValue : 'running';
   }
 
   /** Hex id of the current session (changes after expiry), undefined before the first connect. */
@@ -152,7 +159,7 @@ export class ZkSession implements ZkReader, ZkWriter, ZkWatcher, ZkAclAccess {
 
   /** Connects; resolves on the first `connected`. Rejects (and closes) after `timeoutMs`. */
   async start(timeoutMs = 30_000): Promise<void> {
-    if (this.stateValue !== 'latent') throw new ZkError('other', 'session already started');
+    if (this.stateValue !== 'idle') throw new ZkError('other', 'session already started');
     this.stateValue = 'connecting';
     try {
       this.replaceClient();
@@ -365,7 +372,7 @@ export class ZkSession implements ZkReader, ZkWriter, ZkWatcher, ZkAclAccess {
   /** The current client once connected; waits up to `connectWaitMs`. */
   private async connectedClient(): Promise<Client> {
     if (this.stateValue === 'connected' && this.client) return this.client;
-    if (this.stateValue === 'closed' || this.stateValue === 'latent') {
+    if (this.stateValue === 'closed' || this.stateValue === 'idle') {
       throw new ZkError('closed', this.stateValue === 'closed' ? 'session is closed' : 'session not started');
     }
     await this.waitConnected(this.connectWaitMs);
@@ -510,7 +517,7 @@ export class ZkSession implements ZkReader, ZkWriter, ZkWatcher, ZkAclAccess {
   private transition(next: ConnectionState): void {
     if (this.stateValue === next || this.stateValue === 'closed') return;
     this.stateValue = next;
-    if (next !== 'latent' && next !== 'connecting' && next !== 'closed') this.emit(next);
+    if (next !== 'idle' && next !== 'connecting' && next !== 'closed') this.emit(next);
   }
 
   private emit(event: SessionEvent): void {

@@ -40,7 +40,7 @@ describe('the console sends what the operator sees', () => {
 
   afterAll(async () => {
     await browser?.close();
-    await stack?.stop();
+    await stack?.close();
   }, 60_000);
 
   it('takes the judgement back when the form changes after Check: extend checked for 45m, For changed to 3h, 3h is sent after the next Check', async () => {

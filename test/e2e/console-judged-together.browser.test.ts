@@ -42,7 +42,7 @@ describe('the console judges a failout against every open failout', () => {
 
   afterAll(async () => {
     await browser?.close();
-    await stack?.stop();
+    await stack?.close();
   }, 60_000);
 
   it("rejects a failout of the only peer of X's failout (strandsFailout, naming X) and leaves nothing to send", async () => {

@@ -65,7 +65,7 @@ describe('the console in a browser, on the local stack', () => {
 
   afterAll(async () => {
     await browser?.close();
-    await stack?.stop();
+    await stack?.close();
   }, 60_000);
 
   it('fails out from the form: the outcome is followed, the chart shows the traffic on the peers within 2 s, the card shows the window and its stop alarm\'s state', async () => {

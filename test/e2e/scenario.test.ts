@@ -1,4 +1,4 @@
-import { run } from '../../lib/cli/program';
+import { run } from '../../lib/cli';
 import { formatResults, runScenario } from '../../lib/local/scenario';
 import { LocalStack } from '../../lib/local/stack';
 
@@ -9,7 +9,7 @@ describe('the local stack scenario', () => {
   let stack: LocalStack | undefined;
 
   afterAll(async () => {
-    await stack?.stop();
+    await stack?.close();
   }, 30_000);
 
   it('meets every step: failout, partial failout, bad request, ramp, extend, control plane fallback, capacity guard, stop alarm, a drill that passes and one that is stopped, leader failover', async () => {
@@ -18,7 +18,7 @@ describe('the local stack scenario', () => {
     const lines: string[] = [];
 
     // Act
-    const results = await runScenario(stack, (line) => lines.push(line));
+    const results = await runScenario(stack, (line) => lines.push(line), (argv, io) => run(argv, io));
 
     // Assess: the whole table on failure, so the cause is in the report
     const table = formatResults(results).join('\n');
@@ -53,12 +53,12 @@ describe('the local stack scenario', () => {
     const zk = stack.zk;
 
     // Act
-    await stack.stop();
+    await stack.close();
 
     // Assess
     expect(zk.pid).toBeUndefined();
-    expect([stack.planes.primary.state, stack.planes.fallback.state]).toEqual(['closed', 'closed']);
-    expect(stack.replicas.map((r) => r.role)).toEqual(['stopped', 'stopped']);
+    expect([stack.planes.primary.lifecycle, stack.planes.fallback.lifecycle]).toEqual(['closed', 'closed']);
+    expect(stack.replicas.map((r) => r.role)).toEqual(['closed', 'closed']);
     await expect(fetch(`${stack.sqs.endpoint}/`)).rejects.toThrow();
   }, 30_000);
 });

@@ -78,7 +78,7 @@ export async function startBridge(config: BridgeConfig, session?: ZkSession): Pr
 
 /** Stops every bridge {@link startBridge} started. */
 export async function stopBridges(): Promise<void> {
-  await Promise.all([...running].map((b) => b.stop()));
+  await Promise.all([...running].map((b) => b.close()));
   running.clear();
 }
 

@@ -48,7 +48,7 @@ export function useCliQueueTestbed(clusters: readonly string[] = ['greetings-lor
     sqs = await startLocalSqs();
   });
   afterAll(async () => {
-    await sqs?.stop();
+    await sqs?.close();
   });
   beforeEach(async () => {
     const session = await openSession();

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { znodeNameProblem, type FailoutBucketConfig, type FailoutBucketRange, type FailoutProperties, type FailoutRedirectConfig, type UnknownKeys } from '../../lib/d2';
+import type { FailoutBucketConfig, FailoutBucketRange, FailoutProperties, FailoutRedirectConfig, UnknownKeys } from '../../lib/d2';
+import { znodeNameProblem } from '../../lib/d2/names';
 
 // fast-check arbitraries of the typed failoutProperties model (lib/d2/codecs/failout.ts): every value
 // they produce is valid, so the codec must write it and read it back equal.

@@ -1,5 +1,6 @@
 import type fc from 'fast-check';
-import { MAX_DRILL_RUNS, type Outcome } from '../../lib/requests';
+import { MAX_DRILL_RUNS } from '../../lib/requests/drill-node';
+import { type Outcome } from '../../lib/requests/request-writer';
 import { allowedTable, describeFailout, isActive, isOpen, loadsOf, type Routing } from './judged-together-oracle';
 import { CLUSTERS, KEYS, MODEL_START, serviceOf, type ModelClock, type ModelWorld, type Snapshot } from './judged-together-world';
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describeFailout, isOpen } from './judged-together-oracle';
 import { expectStatus, fail, MINUTE, verify, type Model, type Step } from './judged-together-invariants';
-import type { Outcome } from '../../lib/requests';
+import { type Outcome } from '../../lib/requests/request-writer';
 import { CLUSTERS, peersOf, type ModelWorld, type Snapshot } from './judged-together-world';
 
 /**

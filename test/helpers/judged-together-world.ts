@@ -3,15 +3,16 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import pino from 'pino';
 import { D2Client, LoadBalancerState, serializeClusterProperties, serializeServiceProperties, serializeUriProperties } from '../../lib/d2';
 import { clusterPath, servicePath, urisPath } from '../../lib/d2/paths';
+import { bucketOf } from '../../lib/failout/bucket';
 import {
-  bucketOf,
   FailoutClient,
   FailoutClusterInfoProvider,
   WeightedFailoutRedirectStrategy,
   ZooKeeperFailoutConfigProviderFactory,
   type FailoutConfigProvider,
 } from '../../lib/failout';
-import { RequestWriter, type Outcome } from '../../lib/requests';
+import { RequestWriter } from '../../lib/requests';
+import { type Outcome } from '../../lib/requests/request-writer';
 import { createHandler, type FailoutRequestsHandler } from '../../lib/requests/lambda';
 import { OPEN_ACL, type MultiOp } from '../../lib/zk';
 import { clusterDoc, serviceDoc } from './d2';
@@ -238,8 +239,8 @@ export async function createWorld(hosts: ReadonlyMap<string, number>, clock: Mod
     },
     async close() {
       await client.client.close();
-      client.provider.shutdown();
-      client.state.shutdown();
+      client.provider.close();
+      client.state.close();
     },
   };
 }

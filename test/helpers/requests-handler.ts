@@ -1,7 +1,8 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { Context, SQSBatchResponse, SQSRecord } from 'aws-lambda';
-import { RequestWriter, type Outcome, type RequestWriterOptions } from '../../lib/requests';
+import { RequestWriter } from '../../lib/requests';
+import { type Outcome, type RequestWriterOptions } from '../../lib/requests/request-writer';
 import { createHandler, type FailoutRequestsHandler } from '../../lib/requests/lambda';
 import { OPEN_ACL } from '../../lib/zk';
 import type { TestPaths } from './requests-queue';

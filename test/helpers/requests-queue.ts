@@ -116,7 +116,7 @@ export function startPollers(count: number, options: { client: SQSClient; queueU
 }
 
 export async function stopPollers(): Promise<void> {
-  await Promise.all([...pollers].map((p) => p.stop()));
+  await Promise.all([...pollers].map((p) => p.close()));
   pollers.clear();
 }
 
@@ -207,7 +207,7 @@ export function useQueueFixture(seed: (session: ZkSession, paths: TestPaths) => 
     sqs = await startLocalSqs();
   });
   afterAll(async () => {
-    await sqs?.stop();
+    await sqs?.close();
   });
   beforeEach(async () => {
     session = await openSession();

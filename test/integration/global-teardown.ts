@@ -1,5 +1,5 @@
 import type { ZooKeeperServer } from '../../lib/local/zookeeper';
 
 export default async function globalTeardown(): Promise<void> {
-  await (globalThis as { failoutZooKeeper?: ZooKeeperServer }).failoutZooKeeper?.stop();
+  await (globalThis as { failoutZooKeeper?: ZooKeeperServer }).failoutZooKeeper?.close();
 }

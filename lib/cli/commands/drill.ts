@@ -1,20 +1,15 @@
 import { Command, Option } from 'commander';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { checkPutDrill, decodeDrillNode, drillPath, newRequestId, runStatusAt, type ChangeRequest, type DrillNode, type DrillRun } from '../../requests';
-import { alarmStatesFromEnv, DrillRunner, nextDueAfter, parseSchedule, type DrillTickResult } from '../../safety';
+import { alarmStatesFromEnv, DrillRunner, type DrillTickResult } from '../../safety';
+import { nextDueAfter, parseSchedule } from '../../schedule';
 import { isZkError, type ZkSession } from '../../zk';
-import { addConnectionOptions, defaultRequester, printJson, withConnections, type CommandRuntime } from '../command-context';
-import { buildPutDrillBody, type DeleteDrillBody, type DrillPutOptions, type PutDrillBody } from '../drill-body';
-import { drillsBase } from '../drill-status';
-import { CliError, EXIT, usageError } from '../errors';
-import { formatLocalRejection, judgeBeforeSend, validateLocally } from '../local-check';
-import { addAlarmSourceOptions, checkAlarmsBeforeSend, resolveAlarmSource, type AlarmSourceFlags } from '../alarm-check';
-import { waitForRequestRecord } from '../records';
-import type { CliConnections } from '../connections';
-import type { ConnectionFlags, CliSettings } from '../settings';
+import { addOutputOptions, addConnectionOptions, printJson, withConnections, type CommandRuntime } from '../command-context';
+import { EXIT } from '../errors';
+import { addAlarmSourceOptions, checkAlarmsBeforeSend } from '../alarm-check';
 import { addSendOptions, DEFAULT_WAIT, sendRequest, type SendOptions } from './send';
-import { parseDuration } from '../args';
-import { formatRecord } from '../format';
+import { defaultRequester, buildDeleteDrillBody, buildPutDrillBody, drillsBase, formatLocalRejection, formatRecord, inputError, OperatorError, parseDuration, resolveAlarmSource, validateLocally, waitForRequestRecord, type AlarmSourceFlags, type ConnectionFlags, type DrillPutOptions, type OperatorConnections, type OperatorSettings, type PutDrillBody } from '../../operator';
+import { judgeBeforeSend } from '../judge-before-send';
 
 const EXAMPLES = `
 Examples:
@@ -96,13 +91,13 @@ function putCommand(rt: CommandRuntime): Command {
  * nothing is sent and the exit code is 1. ZooKeeper not configured or out of reach: sent (the worker
  * checks again).
  */
-async function drillChecksBeforeSend(rt: CommandRuntime, connections: CliConnections, settings: CliSettings, sent: { readonly body: PutDrillBody; readonly request: ChangeRequest; readonly json?: boolean | undefined }): Promise<boolean> {
+async function drillChecksBeforeSend(rt: CommandRuntime, connections: OperatorConnections, settings: OperatorSettings, sent: { readonly body: PutDrillBody; readonly request: ChangeRequest; readonly json?: boolean | undefined }): Promise<boolean> {
   if (!settings.zkConnect || sent.request.action !== 'putDrill') return true;
   let rejection;
   try {
     rejection = await checkPutDrill(await connections.zk(), { d2BasePath: settings.d2Base, drillsPath: drillsBase(rt.io.env) }, sent.request);
   } catch (err) {
-    if (!(err instanceof CliError && err.kind === 'unavailable') && !(isZkError(err) && err.transient)) throw err;
+    if (!(err instanceof OperatorError && err.kind === 'unavailable') && !(isZkError(err) && err.transient)) throw err;
     rt.io.stderr(`could not check the drill against ZooKeeper (${err instanceof Error ? err.message : String(err)}); sending it, the worker checks it again\n`);
     return true;
   }
@@ -127,8 +122,7 @@ function deleteCommand(rt: CommandRuntime): Command {
     const now = rt.io.now();
     await withConnections(flags, rt.io, async (connections, settings) => {
       const cluster = flags.cluster ?? (await requireDrill(await connections.zk(), drillsBase(rt.io.env), name)).definition.cluster;
-      const body: DeleteDrillBody = { version: 1, requestId: flags.requestId ?? newRequestId(now), action: 'deleteDrill', cluster, drill: name, requestedBy: flags.by ?? defaultRequester(rt.io.env) };
-      if (flags.reason !== undefined) body.reason = flags.reason;
+      const body = buildDeleteDrillBody(name, cluster, flags, { requestId: flags.requestId ?? newRequestId(now), requestedBy: defaultRequester(rt.io.env) });
       validateLocally(body, now, rt.io.env);
       return sendRequest(rt, connections, settings, body, flags);
     });
@@ -138,8 +132,8 @@ function deleteCommand(rt: CommandRuntime): Command {
 type ReadFlags = ConnectionFlags & { json?: boolean };
 
 function listCommand(rt: CommandRuntime): Command {
-  const command = new Command('list').description('every drill: cluster, schedule, next time due, last run').option('--json', 'machine-readable output');
-  addConnectionOptions(command);
+  const command = new Command('list').description('every drill: cluster, schedule, next time due, last run');
+  addOutputOptions(addConnectionOptions(command));
   return command.action(async (flags: ReadFlags) => {
     await withConnections(flags, rt.io, async (connections) => {
       const now = rt.io.now();
@@ -154,8 +148,8 @@ function listCommand(rt: CommandRuntime): Command {
 }
 
 function historyCommand(rt: CommandRuntime): Command {
-  const command = new Command('history').description("a drill's runs, newest first: started or skipped (why), traffic moved, outcome").argument('<name>', 'the drill name').option('--json', 'machine-readable output');
-  addConnectionOptions(command);
+  const command = new Command('history').description("a drill's runs, newest first: started or skipped (why), traffic moved, outcome").argument('<name>', 'the drill name');
+  addOutputOptions(addConnectionOptions(command));
   return command.action(async (name: string, flags: ReadFlags) => {
     await withConnections(flags, rt.io, async (connections) => {
       const now = rt.io.now();
@@ -175,9 +169,8 @@ function runNowCommand(rt: CommandRuntime): Command {
     .description("run a drill now, with the runner's checks (alarms from $FAILOUT_ALARMS_URL when set, else CloudWatch)")
     .argument('<name>', 'the drill name')
     .option('--wait', "wait for the worker's record of the run and print it")
-    .option('--timeout <duration>', `how long --wait waits (default ${DEFAULT_WAIT})`)
-    .option('--json', 'machine-readable output');
-  addConnectionOptions(command);
+    .option('--timeout <duration>', `how long --wait waits (default ${DEFAULT_WAIT})`);
+  addOutputOptions(addConnectionOptions(command));
   return command.action(async (name: string, flags: RunNowFlags) => {
     const waitMs = flags.wait ? parseDuration(flags.timeout ?? DEFAULT_WAIT, '--timeout') : 0;
     await withConnections(flags, rt.io, async (connections, settings) => {
@@ -203,9 +196,9 @@ function runNowCommand(rt: CommandRuntime): Command {
         result = await runner.runNow(name);
       } catch (err) {
         if (isZkError(err)) throw err;
-        throw new CliError('rejected', err instanceof Error ? err.message : String(err));
+        throw new OperatorError('rejected', err instanceof Error ? err.message : String(err));
       }
-      if (result.outcome === 'error') throw new CliError('unavailable', `drill ${name} was not run: ${result.error}`);
+      if (result.outcome === 'error') throw new OperatorError('unavailable', `drill ${name} was not run: ${result.error}`);
       const runId = 'runId' in result ? result.runId : undefined;
       const record = flags.wait && runId !== undefined ? await waitForRequestRecord(zk, settings.requestsBase, [runId], { timeoutMs: waitMs }) : undefined;
       const node = record === undefined ? undefined : await readDrill(zk, drillsBase(rt.io.env), name);
@@ -295,20 +288,20 @@ async function readDrill(session: ZkSession, base: string, name: string): Promis
   try {
     path = drillPath(base, name);
   } catch {
-    throw usageError(`${JSON.stringify(name)} is not a valid drill name`);
+    throw inputError(`${JSON.stringify(name)} is not a valid drill name`);
   }
   const node = await session.read(path);
   if (!node.exists) return undefined;
   try {
     return decodeDrillNode(node.data);
   } catch (err) {
-    throw new CliError('unavailable', `drill ${name} cannot be read: ${err instanceof Error ? err.message : String(err)}`);
+    throw new OperatorError('unavailable', `drill ${name} cannot be read: ${err instanceof Error ? err.message : String(err)}`);
   }
 }
 
 async function requireDrill(session: ZkSession, base: string, name: string): Promise<DrillNode> {
   const node = await readDrill(session, base, name);
-  if (node === undefined) throw new CliError('rejected', `no drill named ${name} under ${base} (failout drill list shows them)`);
+  if (node === undefined) throw new OperatorError('rejected', `no drill named ${name} under ${base} (failout drill list shows them)`);
   return node;
 }
 

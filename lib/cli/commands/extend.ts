@@ -1,10 +1,9 @@
 import { Command, Option } from 'commander';
 import { newRequestId } from '../../requests';
-import { addConnectionOptions, defaultRequester, withConnections, type CommandRuntime } from '../command-context';
-import { judgeBeforeSend, validateLocally } from '../local-check';
-import { buildExtendBody } from '../request-body';
-import type { ConnectionFlags } from '../settings';
+import { addConnectionOptions, withConnections, type CommandRuntime } from '../command-context';
 import { addSendOptions, sendRequest, type SendOptions } from './send';
+import { defaultRequester, validateLocally, buildExtendBody, type ConnectionFlags } from '../../operator';
+import { judgeBeforeSend } from '../judge-before-send';
 
 const EXAMPLES = `
 Examples:

@@ -1,15 +1,11 @@
 import { Command, Option } from 'commander';
 import { newRequestId } from '../../requests';
-import { addConnectionOptions, defaultRequester, printJson, withConnections, type CommandRuntime } from '../command-context';
+import { addConnectionOptions, printJson, withConnections, type CommandRuntime } from '../command-context';
 import { EXIT } from '../errors';
-import { formatClusterStatus, formatForced } from '../format';
-import { buildFailoutBody, type OutOptions } from '../request-body';
-import type { ConnectionFlags } from '../settings';
-import { dryRun, formatProjections, projectionJson } from '../dry-run';
-import { measureRequestRates, type RateFlags } from '../request-rates';
-import { judgeBeforeSend, validateLocally } from '../local-check';
-import { addAlarmSourceOptions, alarmRejectionForDryRun, checkAlarmsBeforeSend, resolveAlarmSource, type AlarmSourceFlags } from '../alarm-check';
+import { addAlarmSourceOptions, alarmRejectionForDryRun, checkAlarmsBeforeSend } from '../alarm-check';
 import { addSendOptions, sendRequest, type SendOptions } from './send';
+import { defaultRequester, buildFailoutBody, dryRun, formatClusterStatus, formatForced, formatProjections, measureRequestRates, projectionJson, resolveAlarmSource, validateLocally, type AlarmSourceFlags, type ConnectionFlags, type OutOptions, type RateFlags } from '../../operator';
+import { judgeBeforeSend } from '../judge-before-send';
 
 const EXAMPLES = `
 Examples:
@@ -58,7 +54,8 @@ export function outCommand(rt: CommandRuntime): Command {
     const alarms = resolveAlarmSource(flags, rt.io.env);
     await withConnections(flags, rt.io, async (connections, settings) => {
       // Measured before judging, so both projections are of the same moment (without ZooKeeper nothing is judged).
-      const measured = flags.dryRun || settings.zkConnect ? await measureRequestRates(flags, rt.io) : undefined;
+      const measured = flags.dryRun || settings.zkConnect ? await measureRequestRates(flags, rt.io.env) : undefined;
+      for (const warning of measured?.json.warnings ?? []) rt.io.stderr(`warning: request rates not measured: ${warning}; the projection is from host counts\n`);
       if (!flags.dryRun) {
         // The alarms first, as the worker checks them before judging the rest.
         if (!(await checkAlarmsBeforeSend(rt, alarms, { body, request, json: flags.json }))) return;

@@ -1,9 +1,7 @@
 import { Command } from 'commander';
-import { addConnectionOptions, exitCodeOf, printJson, withConnections, type CommandRuntime } from '../command-context';
-import { CliError, EXIT } from '../errors';
-import { formatPruned, formatRecord, formatRemaining } from '../format';
-import { lookUpRecord } from '../records';
-import type { ConnectionFlags } from '../settings';
+import { addOutputOptions, addConnectionOptions, outcomeExitCode, printJson, withConnections, type CommandRuntime } from '../command-context';
+import { EXIT } from '../errors';
+import { OperatorError, formatPruned, formatRecord, formatRemaining, lookUpRecord, type ConnectionFlags } from '../../operator';
 
 const EXAMPLES = `
 Examples:
@@ -20,9 +18,8 @@ type Flags = ConnectionFlags & { json?: boolean };
 export function requestCommand(rt: CommandRuntime): Command {
   const command = new Command('request')
     .description('show the outcome the worker recorded for a request: applied, duplicate or rejected (with the reason)')
-    .argument('<id>', 'the request id printed when it was sent')
-    .option('--json', 'machine-readable output');
-  addConnectionOptions(command).addHelpText('after', EXAMPLES);
+    .argument('<id>', 'the request id printed when it was sent');
+  addOutputOptions(addConnectionOptions(command)).addHelpText('after', EXAMPLES);
   return command.action(async (id: string, flags: Flags) => {
     await withConnections(flags, rt.io, async (connections, settings) => {
       const lookup = await lookUpRecord(await connections.zk(), settings.requestsBase, id);
@@ -35,12 +32,12 @@ export function requestCommand(rt: CommandRuntime): Command {
       if (lookup.state === 'absent') {
         if (flags.json) printJson(rt.io, { requestId: id, outcome: null });
         const kept = lookup.pruneMark ? `; records are kept ${formatRemaining(lookup.pruneMark.retentionMs)}, so an older one may have been pruned` : '';
-        throw new CliError('rejected', `no record of request ${id} yet: it may still be queued or retrying (check the queue and its DLQ), or the id is wrong${kept}`);
+        throw new OperatorError('rejected', `no record of request ${id} yet: it may still be queued or retrying (check the queue and its DLQ), or the id is wrong${kept}`);
       }
       const record = lookup.record;
       if (flags.json) printJson(rt.io, record);
       else rt.io.stdout(`${formatRecord(record)}\n`);
-      rt.setExit(exitCodeOf(record));
+      rt.setExit(outcomeExitCode(record));
     });
   });
 }

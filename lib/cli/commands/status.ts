@@ -1,13 +1,10 @@
 import { Command } from 'commander';
 import { clusterPath } from '../../d2/data';
 import { isZkError, type ZkSession } from '../../zk';
-import { addConnectionOptions, printJson, withConnections, type CommandRuntime } from '../command-context';
-import { describeCluster, type ClusterStatus } from '../cluster-status';
-import { CliError, EXIT } from '../errors';
-import { formatClusterStatus } from '../format';
-import { drillsBase, withDrills } from '../drill-status';
+import { addOutputOptions, addConnectionOptions, printJson, withConnections, type CommandRuntime } from '../command-context';
+import { EXIT } from '../errors';
 import { readDrills } from './drill';
-import type { ConnectionFlags } from '../settings';
+import { describeCluster, type ClusterStatus, OperatorError, formatClusterStatus, drillsBase, withDrills, type ConnectionFlags } from '../../operator';
 
 const EXAMPLES = `
 Examples:
@@ -22,9 +19,8 @@ type Flags = ConnectionFlags & { json?: boolean };
 export function statusCommand(rt: CommandRuntime): Command {
   const command = new Command('status')
     .description('show, per cluster: failed out or not, the window, peers with weights, share of traffic, who and why')
-    .argument('[cluster]', 'one cluster (default: all)')
-    .option('--json', 'machine-readable output');
-  addConnectionOptions(command).addHelpText('after', EXAMPLES);
+    .argument('[cluster]', 'one cluster (default: all)');
+  addOutputOptions(addConnectionOptions(command)).addHelpText('after', EXAMPLES);
   return command.action(async (cluster: string | undefined, flags: Flags) => {
     await withConnections(flags, rt.io, async (connections, settings) => {
       const session = await connections.zk();
@@ -32,7 +28,7 @@ export function statusCommand(rt: CommandRuntime): Command {
       const names = cluster === undefined ? await listClusters(session, settings.d2Base) : [cluster];
       const statuses = await Promise.all(names.map((name) => readStatus(session, settings.d2Base, name, now)));
       const missing = statuses.findIndex((s) => s === undefined);
-      if (missing >= 0) throw new CliError('rejected', `no cluster ${names[missing]} under ${clusterPath(settings.d2Base)}: check the name (failout status lists them all)`);
+      if (missing >= 0) throw new OperatorError('rejected', `no cluster ${names[missing]} under ${clusterPath(settings.d2Base)}: check the name (failout status lists them all)`);
       const found = withDrills(statuses as ClusterStatus[], await readDrills(session, drillsBase(rt.io.env)), now);
       if (flags.json) printJson(rt.io, { at: new Date(now).toISOString(), clusters: found });
       else if (found.length === 0) rt.io.stdout(`no clusters under ${clusterPath(settings.d2Base)}\n`);
@@ -56,7 +52,7 @@ async function readStatus(session: ZkSession, base: string, cluster: string, now
   try {
     path = clusterPath(base, cluster);
   } catch {
-    throw new CliError('usage', `${JSON.stringify(cluster)} is not a valid cluster name`);
+    throw new OperatorError('input', `${JSON.stringify(cluster)} is not a valid cluster name`);
   }
   try {
     const { data } = await session.get(path);

@@ -1,10 +1,11 @@
 import { Command } from 'commander';
-import { decodeFailoutView, encodeFailoutView, rebuildFailoutView, viewDrift, viewPathFor, type ViewDrift } from '../../requests';
+import { aclFor, aclLayout, decodeFailoutView, encodeFailoutView, rebuildFailoutView, viewDrift, viewPathFor, type ViewDrift } from '../../requests';
 import { escapeControlChars } from '../../text';
-import { aclFor, aclLayout, aclRolesFromEnv, isZkError, missingRoles, OPEN_ACL, type AclEntry, type DigestCredential, type ZkSession } from '../../zk';
-import { addConnectionOptions, printJson, withConnections, type CommandRuntime } from '../command-context';
-import { CliError, EXIT, usageError } from '../errors';
-import type { CliSettings, ConnectionFlags } from '../settings';
+import { aclRolesFromEnv, isZkError, missingRoles, OPEN_ACL, type AclEntry, type DigestCredential, type ZkSession } from '../../zk';
+import { addOutputOptions, addConnectionOptions, printJson, withConnections, type CommandRuntime } from '../command-context';
+import { EXIT } from '../errors';
+import { OperatorError, type OperatorSettings, type ConnectionFlags } from '../../operator';
+import { inputError } from '../../operator';
 
 /**
  * The view of open failouts (`/failout/view`, issue 21) from the operator's side: `failout zk check`
@@ -24,7 +25,7 @@ export interface ViewCheck {
 }
 
 /** Compares the stored view with the cluster nodes at `now`. */
-export async function checkFailoutView(session: ZkSession, settings: CliSettings, now: number): Promise<ViewCheck> {
+export async function checkFailoutView(session: ZkSession, settings: OperatorSettings, now: number): Promise<ViewCheck> {
   const path = viewPathFor(settings.requestsBase);
   const node = await session.read(path);
   const truth = await rebuildFailoutView(session, settings.d2Base, now);
@@ -62,9 +63,8 @@ type ReindexFlags = ConnectionFlags & { json?: boolean };
 /** `failout zk reindex`: rewrite the view from the cluster nodes (a compare-and-set; retried if a worker writes meanwhile). */
 export function reindexCommand(rt: CommandRuntime, admin: (required: boolean) => DigestCredential | undefined): Command {
   const command = new Command('reindex')
-    .description('rebuild the view of open failouts (/failout/view) from the cluster nodes; the worker judges every request against it')
-    .option('--json', 'machine-readable output');
-  addConnectionOptions(command);
+    .description('rebuild the view of open failouts (/failout/view) from the cluster nodes; the worker judges every request against it');
+  addOutputOptions(addConnectionOptions(command));
   return command.action(async (flags: ReindexFlags) => {
     await withConnections(flags, rt.io, async (connections, settings) => {
       const credential = admin(false);
@@ -77,7 +77,7 @@ export function reindexCommand(rt: CommandRuntime, admin: (required: boolean) =>
   });
 }
 
-async function reindex(session: ZkSession, settings: CliSettings, env: Readonly<Record<string, string | undefined>>): Promise<{ path: string; created: boolean; clusters: string[] }> {
+async function reindex(session: ZkSession, settings: OperatorSettings, env: Readonly<Record<string, string | undefined>>): Promise<{ path: string; created: boolean; clusters: string[] }> {
   const path = viewPathFor(settings.requestsBase);
   for (let attempt = 1; ; attempt++) {
     const node = await session.read(path);
@@ -89,19 +89,19 @@ async function reindex(session: ZkSession, settings: CliSettings, env: Readonly<
       return { path, created: !node.exists, clusters: [...view.keys()] };
     } catch (err) {
       if (isZkError(err, 'badVersion', 'nodeExists', 'noNode') && attempt < 5) continue;
-      if (isZkError(err, 'noAuth')) throw new CliError('rejected', `ZooKeeper refused the write of ${path} (NO_AUTH): run as the admin (ZK_ADMIN_DIGEST)`, { cause: err });
+      if (isZkError(err, 'noAuth')) throw new OperatorError('rejected', `ZooKeeper refused the write of ${path} (NO_AUTH): run as the admin (ZK_ADMIN_DIGEST)`, { cause: err });
       throw err;
     }
   }
 }
 
 /** The view's ACL when reindex creates it: the table's, which needs the request writer's identity (else the worker could not write it). */
-function viewAcl(settings: CliSettings, env: Readonly<Record<string, string | undefined>>): readonly AclEntry[] {
+function viewAcl(settings: OperatorSettings, env: Readonly<Record<string, string | undefined>>): readonly AclEntry[] {
   const parsed = aclRolesFromEnv(env);
-  if (!parsed.ok) throw usageError(`${parsed.variable}: ${parsed.message}`);
+  if (!parsed.ok) throw inputError(`${parsed.variable}: ${parsed.message}`);
   const layout = aclLayout({ d2BasePath: settings.d2Base, requestsPath: settings.requestsBase });
   if (missingRoles(parsed.roles, ['requestWriter']).length === 0) return aclFor(layout.viewPath, parsed.roles, layout);
   // An open tree (local stack, tests), as the worker's own FAILOUT_ALLOW_OPEN_ACL.
   if (env.FAILOUT_ALLOW_OPEN_ACL === '1' || env.FAILOUT_ALLOW_OPEN_ACL === 'true') return OPEN_ACL;
-  throw usageError('no view node yet: the worker creates it with its next request; to create it here, set ZK_ACL_WRITER_ID so the worker may write it');
+  throw inputError('no view node yet: the worker creates it with its next request; to create it here, set ZK_ACL_WRITER_ID so the worker may write it');
 }

@@ -1,27 +1,25 @@
 import { Command, Option } from 'commander';
 import { urisPath } from '../../d2/data';
+import { aclLayout, layoutRoots, secureAcls, type AclLayout } from '../../requests';
 import { escapeControlChars } from '../../text';
 import {
   ACL_ROLE_VARIABLES,
-  aclLayout,
   aclRolesFromEnv,
   auditAcls,
   auditPassed,
   formatAcl,
   isZkError,
-  layoutRoots,
   missingRoles,
-  secureAcls,
   withOwnIdentity,
-  type AclLayout,
   type AclRoles,
   type DigestCredential,
 } from '../../zk';
-import { addConnectionOptions, printJson, withConnections, type CommandRuntime } from '../command-context';
-import { CliError, EXIT, usageError } from '../errors';
+import { addOutputOptions, addConnectionOptions, printJson, withConnections, type CommandRuntime } from '../command-context';
+import { EXIT } from '../errors';
 import type { CliIo } from '../io';
-import type { CliSettings, ConnectionFlags } from '../settings';
 import { checkFailoutView, formatViewCheck, reindexCommand, viewCheckFailed } from './zk-view';
+import { OperatorError, type OperatorSettings, type ConnectionFlags } from '../../operator';
+import { inputError } from '../../operator';
 
 /**
  * `failout zk secure|check`: the ACL policy (lib/zk `aclFor`, README "Access control") on a live tree.
@@ -89,9 +87,8 @@ function withLayoutOptions(command: Command): Command {
 
 function checkCommand(rt: CommandRuntime): Command {
   const command = new Command('check')
-    .description('list every node of the failout layout a client without credentials could change; exit 1 if there is one')
-    .option('--json', 'machine-readable output');
-  withLayoutOptions(command).addHelpText('after', CHECK_EXAMPLES);
+    .description('list every node of the failout layout a client without credentials could change; exit 1 if there is one');
+  addOutputOptions(withLayoutOptions(command)).addHelpText('after', CHECK_EXAMPLES);
   return command.action(async (flags: ZkFlags) => {
     await withConnections(flags, rt.io, async (connections, settings) => {
       const layout = layoutOf(settings, flags);
@@ -148,7 +145,7 @@ function secureCommand(rt: CommandRuntime): Command {
 }
 
 /** The layout from the connection settings (`--d2-base`, `--requests-base`), `--election-path` and `--drills-path`. */
-function layoutOf(settings: CliSettings, flags: ZkFlags): AclLayout {
+function layoutOf(settings: OperatorSettings, flags: ZkFlags): AclLayout {
   try {
     return aclLayout({
       d2BasePath: settings.d2Base,
@@ -157,7 +154,7 @@ function layoutOf(settings: CliSettings, flags: ZkFlags): AclLayout {
       electionPaths: [flags.electionPath ?? DEFAULT_ELECTION_PATH],
     });
   } catch (err) {
-    throw usageError(`bad ZooKeeper layout: ${err instanceof Error ? err.message : String(err)}`);
+    throw inputError(`bad ZooKeeper layout: ${err instanceof Error ? err.message : String(err)}`);
   }
 }
 
@@ -165,22 +162,22 @@ function layoutOf(settings: CliSettings, flags: ZkFlags): AclLayout {
 function adminCredential(env: CliIo['env'], required: boolean): DigestCredential | undefined {
   const text = env.ZK_ADMIN_DIGEST?.trim();
   if (!text) {
-    if (required) throw usageError('set ZK_ADMIN_DIGEST=user:password (the admin identity): only the admin may change ACLs');
+    if (required) throw inputError('set ZK_ADMIN_DIGEST=user:password (the admin identity): only the admin may change ACLs');
     return undefined;
   }
   const colon = text.indexOf(':');
-  if (colon <= 0 || colon === text.length - 1) throw usageError('ZK_ADMIN_DIGEST must hold user:password');
+  if (colon <= 0 || colon === text.length - 1) throw inputError('ZK_ADMIN_DIGEST must hold user:password');
   return { user: text.slice(0, colon), password: text.slice(colon + 1) };
 }
 
 /** The identities `secure` grants: `ZK_ACL_*` plus the admin's own; the bridge and the writer are required. */
 function secureRoles(io: CliIo, admin: DigestCredential): AclRoles {
   const parsed = aclRolesFromEnv(io.env);
-  if (!parsed.ok) throw usageError(`${parsed.variable}: ${parsed.message}`);
+  if (!parsed.ok) throw inputError(`${parsed.variable}: ${parsed.message}`);
   const roles = withOwnIdentity(parsed.roles, 'admin', [admin]);
   const missing = missingRoles(roles, ['bridge', 'requestWriter']);
   if (missing.length > 0) {
-    throw usageError(`set ${missing.map((r) => ACL_ROLE_VARIABLES[r]).join(' and ')}: securing without them would lock those components out of their own nodes`);
+    throw inputError(`set ${missing.map((r) => ACL_ROLE_VARIABLES[r]).join(' and ')}: securing without them would lock those components out of their own nodes`);
   }
   if (missingRoles(roles, ['announcer']).length > 0) io.stderr(`note: no ${ACL_ROLE_VARIABLES.announcer}: servers announcing themselves will get NoAuth under /d2/uris\n`);
   return roles;
@@ -190,7 +187,7 @@ function clusterDirectory(layout: AclLayout, name: string): string {
   try {
     return urisPath(layout.d2BasePath, name);
   } catch {
-    throw usageError(`--cluster ${JSON.stringify(escapeControlChars(name))} is not a valid cluster name`);
+    throw inputError(`--cluster ${JSON.stringify(escapeControlChars(name))} is not a valid cluster name`);
   }
 }
 
@@ -200,7 +197,7 @@ async function unlessUnavailable<T>(walk: () => Promise<T>): Promise<T> {
     return await walk();
   } catch (err) {
     if (isZkError(err) && (err.transient || err.kind === 'closed')) {
-      throw new CliError('unavailable', `ZooKeeper stopped answering during the walk (${err.kind}): nothing is proven; run it again`, { cause: err });
+      throw new OperatorError('unavailable', `ZooKeeper stopped answering during the walk (${err.kind}): nothing is proven; run it again`, { cause: err });
     }
     throw err;
   }

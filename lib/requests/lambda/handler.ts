@@ -1,12 +1,10 @@
 import { processPartialResponse, SqsFifoPartialProcessorAsync } from '@aws-lambda-powertools/batch';
 import type { Logger } from '@aws-lambda-powertools/logger';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { powertoolsHandler } from '../../lambda';
 import { assertIsError, TransientRequestError } from '../errors';
 import type { Outcome, RequestWriter } from '../request-writer';
-import { middy } from './middy';
 
 /** What the handler needs of a writer: `process`, and `sweepIfDue` when it prunes old records. */
 export type RequestProcessor = Pick<RequestWriter, 'process'> & Partial<Pick<RequestWriter, 'sweepIfDue'>>;
@@ -43,15 +41,12 @@ export function createHandler(deps: HandlerDeps): FailoutRequestsHandler {
   // The writer a record of the current batch got; one batch at a time per handler (see Powertools).
   let batchWriter: RequestProcessor | undefined;
   const recordHandler = createRecordHandler({ ...deps, writer: async () => (batchWriter = await writerOf()) });
-  const handler = middy(async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
+  return powertoolsHandler(async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
     batchWriter = undefined;
     const response = await processPartialResponse(event, recordHandler, processor, { context, skipGroupOnError: true, throwOnFullBatchFailure: false });
     await sweepQuietly(batchWriter, deps.logger);
     return response;
-  })
-    .use(injectLambdaContext(deps.logger, { resetKeys: true }))
-    .use(logMetrics(deps.metrics, { captureColdStartMetric: true }));
-  return (event, context) => handler(event, context);
+  }, deps);
 }
 
 /**

@@ -1,9 +1,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import type { Context } from 'aws-lambda';
-import { middy } from '../../requests/lambda';
+import { powertoolsHandler } from '../../lambda';
 import type { DrillRunner, DrillTickResult } from '../drill-runner';
 
 /** The drills handler's dependencies: the Powertools instances and the runner (made on the first tick). */
@@ -40,7 +38,7 @@ function runNowOf(event: unknown): string | undefined {
  */
 export function createDrillsHandler(deps: DrillsHandlerDeps): FailoutDrillsHandler {
   const runner = typeof deps.runner === 'function' ? deps.runner : ((r: DrillRunner) => async () => r)(deps.runner);
-  const handler = middy(async (event: unknown): Promise<DrillsResponse> => {
+  return powertoolsHandler(async (event: unknown): Promise<DrillsResponse> => {
     const name = runNowOf(event);
     const results = name === undefined ? await (await runner()).tick() : [await (await runner()).runNow(name)];
     for (const [outcome, metric] of [
@@ -54,8 +52,5 @@ export function createDrillsHandler(deps: DrillsHandlerDeps): FailoutDrillsHandl
     }
     for (const r of results.filter((x) => x.outcome === 'error')) deps.logger.error('drill not judged; the next tick tries again', { drill: r.drill, error: r.outcome === 'error' ? r.error : undefined });
     return { mode: name === undefined ? 'tick' : 'runNow', results };
-  })
-    .use(injectLambdaContext(deps.logger, { resetKeys: true }))
-    .use(logMetrics(deps.metrics, { captureColdStartMetric: true }));
-  return (event, context) => handler(event, context);
+  }, deps);
 }

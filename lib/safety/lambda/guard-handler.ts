@@ -1,9 +1,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import type { Context } from 'aws-lambda';
-import { middy } from '../../requests/lambda';
+import { powertoolsHandler } from '../../lambda';
 import type { GuardCounter, GuardResult, StopGuard } from '../stop-guard';
 import { handleAlarmEvent } from '../stop-guard';
 
@@ -43,10 +41,7 @@ export type FailoutGuardHandler = (event: unknown, context: Context) => Promise<
 export function createGuardHandler(deps: GuardHandlerDeps): FailoutGuardHandler {
   const guard = typeof deps.guard === 'function' ? deps.guard : ((g: StopGuard) => async () => g)(deps.guard);
   const count = (counter: GuardCounter, value: number): void => void deps.metrics.addMetric(counter, MetricUnit.Count, value);
-  const handler = middy(async (event: unknown): Promise<GuardResponse> => responseOf(await handleAlarmEvent(event, { guard, logger: deps.logger, count })))
-    .use(injectLambdaContext(deps.logger, { resetKeys: true }))
-    .use(logMetrics(deps.metrics, { captureColdStartMetric: true }));
-  return (event, context) => handler(event, context);
+  return powertoolsHandler(async (event: unknown): Promise<GuardResponse> => responseOf(await handleAlarmEvent(event, { guard, logger: deps.logger, count })), deps);
 }
 
 function responseOf(result: GuardResult): GuardResponse {

@@ -1,5 +1,5 @@
 /**
- * lib/safety/lambda: the Lambda adapters over lib/safety (middy, Powertools), apart from the domain
+ * lib/safety/lambda: the Lambda adapters over lib/safety (lib/lambda's middy chain, Powertools), apart from the domain
  * face `lib/safety` so that the CLI and the local stack's pure parts never load Powertools.
  */
 export { createGuardHandler } from './guard-handler';

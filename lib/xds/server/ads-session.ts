@@ -18,6 +18,7 @@ import { CDS_TYPE_URL, LDS_TYPE_URL } from '../resource-types/type-urls';
 import type { FaultHooks, StreamFailureFault } from './fault-hooks';
 import type { RecordedStream, RequestClassification, ServerRecorder } from './recorder';
 import type { SnapshotCache } from './snapshot-cache';
+import type { Lifecycle } from '../../lifecycle';
 
 type AdsCall = grpc.ServerDuplexStream<DiscoveryRequest, DiscoveryResponse>;
 
@@ -54,7 +55,7 @@ export class AdsSession {
   private readonly record: RecordedStream;
   private nonceCounter = 0;
   private node: string | undefined;
-  private state: 'open' | 'closed' = 'open';
+  private lifecycle: Lifecycle = 'running';
 
   constructor(
     private readonly call: AdsCall,
@@ -86,12 +87,12 @@ export class AdsSession {
 
   /** True once the stream is over. */
   get closed(): boolean {
-    return this.state === 'closed';
+    return this.lifecycle === 'closed';
   }
 
   private markClosed(): void {
-    if (this.state === 'closed') return;
-    this.state = 'closed';
+    if (this.lifecycle === 'closed') return;
+    this.lifecycle = 'closed';
     this.record.closedAt = Date.now();
     this.deps.onClosed(this);
     this.deps.recorder.notify();
@@ -99,7 +100,7 @@ export class AdsSession {
 
   /** Ends the stream with an error status. */
   fail(code: GrpcStatus, details: string): void {
-    if (this.state === 'closed') return;
+    if (this.lifecycle === 'closed') return;
     this.call.emit('error', Object.assign(new Error(details), { code, details }));
     this.markClosed();
   }
@@ -111,7 +112,7 @@ export class AdsSession {
   }
 
   private onRequest(req: DiscoveryRequest): void {
-    if (this.state === 'closed') return;
+    if (this.lifecycle === 'closed') return;
     if (this.node === undefined && req.node) this.node = this.record.nodeId = req.node.id ?? '';
     const previous = this.types.get(req.type_url);
     const classification = this.classify(req, previous);
@@ -157,7 +158,7 @@ export class AdsSession {
   /** Re-sends every subscribed type whose snapshot version changed. */
   onSnapshotChanged(): void {
     const snapshot = this.deps.cache.get(this.nodeId);
-    if (!snapshot || this.state === 'closed') return;
+    if (!snapshot || this.lifecycle === 'closed') return;
     for (const [typeUrl, type] of this.types) {
       if ((type.wildcard || type.names.size > 0) && type.sentVersion !== snapshot.version) this.respond(typeUrl, type);
     }
@@ -175,7 +176,7 @@ export class AdsSession {
   /** Sends `resources` as-is to this stream when it subscribes to `typeUrl` (garbage, invalid data). */
   pushRaw(typeUrl: string, resources: AnyMessage[], version: string): boolean {
     const type = this.types.get(typeUrl);
-    if (!type || this.state === 'closed') return false;
+    if (!type || this.lifecycle === 'closed') return false;
     this.send(typeUrl, version, resources, [], type);
     return true;
   }
@@ -192,6 +193,6 @@ export class AdsSession {
     const response: DiscoveryResponse = { version_info: version, resources, type_url: typeUrl, nonce };
     const delay = faults.responseDelayMs(typeUrl);
     if (delay === 0) this.call.write(response);
-    else setTimeout(() => this.state === 'open' && this.call.write(response), delay).unref();
+    else setTimeout(() => this.lifecycle === 'running' && this.call.write(response), delay).unref();
   }
 }

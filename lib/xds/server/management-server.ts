@@ -3,16 +3,17 @@
  *
  * Public names (stable):
  * - `XdsManagementServer` — `XdsManagementServer.start(options?)` → started server;
- *   `setSnapshot(nodeId | '*', input)`, `start()` (again after `stop()`: SAME port), `stop()`,
- *   `close()`, `pushRaw(typeUrl, resources, version?)`, `failStreams(code?, details?)`; getters
- *   `port`, `address` / `uri` (`127.0.0.1:<port>`), `state`, `activeAdsStreams`; fields `cache`,
- *   `faults`, `recorder`, `lrs`.
+ *   `setSnapshot(nodeId | '*', input)`, `start()` (again after `stopServing()`: SAME port),
+ *   `stopServing()`, `close()`, `pushRaw(typeUrl, resources, version?)`, `failStreams(code?, details?)`;
+ *   getters `port`, `address` / `uri` (`127.0.0.1:<port>`), `lifecycle`, `activeAdsStreams`; fields
+ *   `cache`, `faults`, `recorder`, `lrs`.
  * - `ManagementServerOptions` — `{ host?, port?, wrapResources?, credentials?, lrsReportIntervalMs?,
  *   recordResourceNames? }`.
- * - `ManagementServerState` — 'latent' | 'serving' | 'stopped' | 'closed'.
+ * - `lifecycle` — the shared `Lifecycle`: `idle` (not serving: before `start()`, or after
+ *   `stopServing()`), `running` (serving), `closing`, `closed`.
  *
  * Ports: by default the server listens on a random port BELOW the OS ephemeral range and keeps it for
- * every restart, so `stop()` then `start()` cannot fail because an outgoing connection took the port
+ * every restart, so `stopServing()` then `start()` cannot fail because an outgoing connection took the port
  * meanwhile (see `restart-safe-port.ts`). `port: 0` asks the OS instead (ephemeral: fine for a server
  * that is never restarted).
  *
@@ -20,6 +21,7 @@
  * (no `Resource` wrapper; grpc-js-xds NACKs the wrapper) unless `wrapResources: true`.
  */
 import * as grpc from '@grpc/grpc-js';
+import type { Lifecycle } from '../../lifecycle';
 import { XdsError } from '../errors';
 import { loadXdsProtos, type AnyMessage } from '../protos';
 import { AdsSession } from './ads-session';
@@ -48,9 +50,6 @@ export interface ManagementServerOptions {
   recordResourceNames?: boolean;
 }
 
-/** Lifecycle: latent → serving ⇄ stopped → closed. */
-export type ManagementServerState = 'latent' | 'serving' | 'stopped' | 'closed';
-
 /** The management server. */
 export class XdsManagementServer {
   /** Snapshots per node id. */
@@ -64,9 +63,12 @@ export class XdsManagementServer {
   private readonly sessions = new Set<AdsSession>();
   private server: grpc.Server | undefined;
   private boundPort: number;
-  /** The shutdown a `stop()` started (also one a fault hook started), awaited by `start()`. */
+  /** The teardown a `stopServing()` started (also one a fault hook started), awaited by `start()` and `close()`. */
   private stopping: Promise<void> = Promise.resolve();
-  private lifecycle: ManagementServerState = 'latent';
+  /** idle → running ⇄ idle (stopServing / start) → closing → closed. */
+  private lifecycleValue: Lifecycle = 'idle';
+  /** The teardown `close()` started; a second `close()` waits for it. */
+  private closing: Promise<void> | undefined;
   private streamIds = 0;
   private readonly host: string;
   private readonly options: ManagementServerOptions;
@@ -104,9 +106,9 @@ export class XdsManagementServer {
     return this.address;
   }
 
-  /** Lifecycle state. */
-  get state(): ManagementServerState {
-    return this.lifecycle;
+  /** `idle` while not serving (before {@link start}, after {@link stopServing}), `running` while serving, then `closing`, `closed`. */
+  get lifecycle(): Lifecycle {
+    return this.lifecycleValue;
   }
 
   /** ADS streams open now. */
@@ -119,33 +121,41 @@ export class XdsManagementServer {
     return this.cache.set(nodeId, input);
   }
 
-  /** Starts listening: on a fresh port the first time, on the SAME port after {@link stop}. */
+  /** Starts listening: on a fresh port the first time, on the SAME port after {@link stopServing}. */
   async start(): Promise<void> {
-    if (this.lifecycle === 'serving') return;
-    if (this.lifecycle === 'closed') throw new XdsError('closed', 'management server is closed');
+    if (this.lifecycleValue === 'running') return;
+    if (this.lifecycleValue === 'closing' || this.lifecycleValue === 'closed') throw new XdsError('closed', 'management server is closed');
     // A stop a fault hook began may still be releasing the port.
     await this.stopping;
-    const fresh = this.lifecycle === 'latent' && this.options.port === undefined;
+    // Never bound yet (the port is chosen on the first start): pick a restart-safe one.
+    const fresh = this.options.port === undefined && this.boundPort === 0;
     const { server, port } = fresh ? await this.bindRestartSafe() : await this.bindSamePort();
     this.boundPort = port;
     this.server = server;
-    this.lifecycle = 'serving';
+    this.lifecycleValue = 'running';
   }
 
-  /** Stops the listener and kills every open stream; the port is kept for {@link start}. */
-  async stop(): Promise<void> {
-    if (this.lifecycle !== 'serving') return;
-    this.lifecycle = 'stopped';
-    this.stopping = this.shutdown();
+  /**
+   * A control plane going away, for tests: stops the listener and kills every open stream, back to
+   * `idle`; the port and the snapshots are kept, and {@link start} serves again on the same port.
+   */
+  async stopServing(): Promise<void> {
+    if (this.lifecycleValue !== 'running') return;
+    this.lifecycleValue = 'idle';
+    this.stopping = this.teardown();
     await this.stopping;
   }
 
-  /** Stops for good; nothing stays open. */
-  async close(): Promise<void> {
-    if (this.lifecycle === 'closed') return;
-    const wasServing = this.lifecycle === 'serving';
-    this.lifecycle = 'closed';
-    if (wasServing) await this.shutdown();
+  /** Stops for good; resolves when nothing stays open. Idempotent. */
+  close(): Promise<void> {
+    if (this.closing) return this.closing;
+    const wasRunning = this.lifecycleValue === 'running';
+    this.lifecycleValue = 'closing';
+    this.closing = (async () => {
+      await (wasRunning ? this.teardown() : this.stopping);
+      this.lifecycleValue = 'closed';
+    })();
+    return this.closing;
   }
 
   /** Sends `resources` as-is to every stream subscribed to `typeUrl`; returns how many got it. */
@@ -172,7 +182,7 @@ export class XdsManagementServer {
     });
     server.addService(protos.lrsService, {
       StreamLoadStats: (call: grpc.ServerDuplexStream<any, any>) =>
-        this.lifecycle === 'serving'
+        this.lifecycleValue === 'running'
           ? this.lrs.handle(call)
           : call.emit('error', Object.assign(new Error('management server stopped'), { code: grpc.status.UNAVAILABLE })),
     });
@@ -180,7 +190,7 @@ export class XdsManagementServer {
   }
 
   private onAdsStream(call: grpc.ServerDuplexStream<any, any>): void {
-    if (this.lifecycle !== 'serving') {
+    if (this.lifecycleValue !== 'running') {
       call.emit('error', Object.assign(new Error('management server stopped'), { code: grpc.status.UNAVAILABLE }));
       return;
     }
@@ -198,7 +208,7 @@ export class XdsManagementServer {
   /* eslint-enable @typescript-eslint/no-explicit-any */
 
   private onFault(fault: StreamFailureFault): void {
-    if (fault.stopListener) void this.stop();
+    if (fault.stopListener) void this.stopServing();
   }
 
   /** First start without a port: random restart-safe ports until one is free. */
@@ -237,7 +247,8 @@ export class XdsManagementServer {
     return new Promise<number>((resolve, reject) => server.bindAsync(`${this.host}:${port}`, creds, (err, bound) => (err ? reject(err) : resolve(bound))));
   }
 
-  private async shutdown(): Promise<void> {
+  /** Fails every stream, then closes the listener and waits until its port is free. */
+  private async teardown(): Promise<void> {
     const server = this.server;
     this.server = undefined;
     for (const s of [...this.sessions]) s.fail(grpc.status.UNAVAILABLE, 'management server stopped');

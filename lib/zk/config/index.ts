@@ -2,7 +2,7 @@
  * lib/zk/config: the pure half of lib/zk's configuration. ZooKeeper over TLS: the options, the
  * `ZK_TLS_*` variables and reading their PEM files. No node-zookeeper-client, no pino: configuration
  * readers (the bridge's contract, which the CDK app loads at synth; the worker's and the CLI's
- * settings) import this face, not `lib/zk`. `lib/zk` re-exports all of it.
+ * settings) import this face, not `lib/zk`. `lib/zk` re-exports what a service needs of it (TLS, the roles).
  */
 export { assertZkTlsOptions, loadZkTlsFiles, loadZkTlsFromEnv, zkTlsFilesFromEnv, ZkTlsConfigError, ZK_TLS_VARIABLES } from '../tls-config';
 export type { ZkTlsFileField, ZkTlsFiles, ZkTlsOptions } from '../tls-config';

@@ -14,10 +14,10 @@
  */
 import { strict as assert } from 'node:assert';
 import { EventEmitter } from 'node:events';
+import { parentOf } from '../../../lib/zk/session';
 import {
   digestId,
   isZkError,
-  parentOf,
   resolveAcl,
   ZkError,
   type AclEntry,
@@ -426,7 +426,7 @@ export class InMemoryZkSession implements ZkReader, ZkWriter, ZkWatcher, ZkAclAc
   private transition(next: ConnectionState): void {
     if (this.stateValue === next || this.stateValue === 'closed') return;
     this.stateValue = next;
-    if (next !== 'latent' && next !== 'connecting' && next !== 'closed') this.emit(next);
+    if (next !== 'idle' && next !== 'connecting' && next !== 'closed') this.emit(next);
   }
 
   private emit(event: SessionEvent): void {

@@ -8,9 +8,11 @@
  *
  * Concurrency: `running`, `dirty` and `last` change only on the event loop, inside `refresh`.
  */
-import type { ChildrenState, DataState, SessionEvent, Stat, Watch, WatchLifecycle } from '../../../lib/zk';
+import type { ChildrenState, DataState, SessionEvent, Stat, Watch } from '../../../lib/zk';
+import type { Lifecycle } from '../../../lib/lifecycle';
 import { isOlderChildren, isOlderData, isSameChildren, isSameData } from '../../../lib/zk/watch-order';
-import { assertIsError, isZkError } from '../../../lib/zk';
+import { isZkError } from '../../../lib/zk';
+import { assertIsError } from '../../../lib/zk/errors';
 import type { NodeChange } from './znode-tree';
 
 /** What a watch needs from its in-memory session. Reads go through the session, so faults and connection state apply. */
@@ -31,7 +33,7 @@ function nextTurn(): Promise<void> {
 }
 
 abstract class InMemoryWatch<S extends DataState | ChildrenState> implements Watch {
-  lifecycle: WatchLifecycle = 'latent';
+  lifecycle: Lifecycle = 'idle';
   readonly ready: Promise<void>;
   /** The last state delivered to the listener. */
   last: S | undefined;
@@ -50,8 +52,8 @@ abstract class InMemoryWatch<S extends DataState | ChildrenState> implements Wat
   }
 
   start(): void {
-    if (this.lifecycle !== 'latent') return;
-    this.lifecycle = 'started';
+    if (this.lifecycle !== 'idle') return;
+    this.lifecycle = 'running';
     this.unsubscribe.push(
       this.host.onSessionEvent((event) => {
         if (event === 'connected' || event === 'reset') void this.refresh();
@@ -83,7 +85,7 @@ abstract class InMemoryWatch<S extends DataState | ChildrenState> implements Wat
 
   /** lib/zk's CoalescingTask: one pass at a time; calls meanwhile make one more pass afterwards. */
   private async refresh(): Promise<void> {
-    if (this.lifecycle !== 'started') return;
+    if (this.lifecycle !== 'running') return;
     if (this.running) {
       this.dirty = true;
       return;
@@ -94,10 +96,10 @@ abstract class InMemoryWatch<S extends DataState | ChildrenState> implements Wat
       do {
         this.dirty = false;
         await nextTurn();
-        if (this.lifecycle !== 'started') break;
+        if (this.lifecycle !== 'running') break;
         const state = await this.readOnce();
-        if (state && this.lifecycle === 'started') this.deliver(state);
-      } while (this.dirty && this.lifecycle === 'started');
+        if (state && this.lifecycle === 'running') this.deliver(state);
+      } while (this.dirty && this.lifecycle === 'running');
     } finally {
       this.running = false;
       this.host.busy(-1);

@@ -4,9 +4,10 @@
  * (`allowOpenAcl`), and start as they should once the tree is secured.
  */
 import { XdsBridge } from '../../../lib/bridge';
-import { resolveWriterAcl } from '../../../lib/requests';
+import { aclLayout, secureAcls } from '../../../lib/requests';
+import { resolveWriterAcl } from '../../../lib/requests/writer-access';
 import type { XdsManagementServer } from '../../../lib/xds/server';
-import { aclLayout, OPEN_ACL, secureAcls, type ZkSession } from '../../../lib/zk';
+import { OPEN_ACL, type ZkSession } from '../../../lib/zk';
 import { CREDENTIALS, IDS, ROLES } from '../../helpers/access';
 import { bridgeConfig, startBridge, stopBridges, worldSnapshot } from '../../helpers/bridge';
 import { startXdsServer } from '../../helpers/xds-chain';

@@ -5,12 +5,15 @@
  * role's paths is `NoAuth`, a change inside them is not, and everyone reads everything.
  *
  * The expectations below are written out by hand from the README's table, not computed from
- * lib/zk's `ACL_TABLE`, so a wrong table cannot pass its own test.
+ * lib/requests' `ACL_TABLE`, so a wrong table cannot pass its own test.
  */
 import { ZooKeeperAnnouncer } from '../../../lib/d2';
-import { RequestWriter, resolveWriterAcl } from '../../../lib/requests';
+import { aclLayout, RequestWriter } from '../../../lib/requests';
+import { resolveWriterAcl } from '../../../lib/requests/writer-access';
+import { classifyPath, type NodeClass } from '../../../lib/requests/acl-table';
 import type { XdsManagementServer } from '../../../lib/xds/server';
-import { aclLayout, auditAcls, classifyPath, parentOf, type NodeClass, type ZkSession } from '../../../lib/zk';
+import { auditAcls, type ZkSession } from '../../../lib/zk';
+import { parentOf } from '../../../lib/zk/session';
 import { CREDENTIALS, IDS, probe, type Change, type Verdict } from '../../helpers/access';
 import { bridgeConfig, startBridge, stopBridges, worldSnapshot, type World } from '../../helpers/bridge';
 import { failoutInput } from '../../helpers/requests';

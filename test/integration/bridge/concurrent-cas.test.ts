@@ -67,9 +67,15 @@ describe('bridge concurrent compare-and-set with the request worker', () => {
       }
     })();
     const attempts: number[] = [];
-    for (let i = 0; i < rounds; i++) attempts.push(await workerWrite(worker, path, `req-${i}`));
+    for (let i = 0; i < rounds - 1; i++) attempts.push(await workerWrite(worker, path, `req-${i}`));
     await flipping;
-    const finalPolicy = POLICIES[rounds % POLICIES.length]!;
+    const racedPolicy = POLICIES[rounds % POLICIES.length]!;
+    await eventually(async () => parseClusterProperties(Buffer.from((await readNode(worker, path))!.data)).properties['xds.lbPolicy'] === racedPolicy, 10_000, 'raced policy');
+    // Then one meeting that does not depend on timing: the worker writes after the bridge's last write,
+    // so the bridge's next compare-and-set carries a stale version whatever the machine's load.
+    attempts.push(await workerWrite(worker, path, `req-${rounds - 1}`));
+    const finalPolicy = POLICIES[(rounds + 1) % POLICIES.length]!;
+    xds.setSnapshot('*', worldSnapshot(String(rounds + 1), world(finalPolicy)));
     await eventually(async () => parseClusterProperties(Buffer.from((await readNode(worker, path))!.data)).properties['xds.lbPolicy'] === finalPolicy, 10_000, 'final policy');
 
     // Assess: every worker write is there, and the bridge's last value too

@@ -91,7 +91,7 @@ describe('bridge high availability', () => {
 
     // Act
     const started = Date.now();
-    await leader.bridge.stop();
+    await leader.bridge.close();
     await eventually(() => standby.bridge.role === 'leader', 3000, 'standby leads');
     await eventually(async () => (await readUris(reader, base, 'greetings-lor1')).size === 1, 10_000, 'full sync restores the child');
 

@@ -95,7 +95,7 @@ describe('bridge initial sync', () => {
       expect(((await lva1.body.json()) as { server: string }).server).toBe('plva1');
     } finally {
       await client.close();
-      state.shutdown();
+      state.close();
     }
   });
 

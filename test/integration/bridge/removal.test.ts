@@ -40,7 +40,7 @@ describe('bridge removal', () => {
     const writes = bridge.syncStats().writes;
 
     // Act
-    await fx.xds.stop();
+    await fx.xds.stopServing();
     await sleep(2500);
 
     // Assess

@@ -37,7 +37,7 @@ describe('xds-bridge over ZooKeeper TLS', () => {
   afterAll(async () => {
     await reader?.close();
     await xds?.close();
-    await server?.stop();
+    await server?.close();
     pki?.remove();
   });
 
@@ -51,7 +51,7 @@ describe('xds-bridge over ZooKeeper TLS', () => {
       const service = await readNode(reader, paths.service(base, 'greetings'));
       expect(parseServiceProperties(Buffer.from(service!.data))).toMatchObject({ serviceName: 'greetings', clusterName: 'greetings-lor1' });
     } finally {
-      await bridge.stop();
+      await bridge.close();
     }
   });
 });

@@ -179,10 +179,31 @@ describe('usage errors exit 2 and say what to do', () => {
   });
 });
 
-it('runs through the real bin (node lib/cli/bin.cjs)', async () => {
-  const bin = join(__dirname, '../../../lib/cli/bin.cjs');
+it('takes --output json|table on every command with an answer, --json short for --output json', async () => {
+  // Act
+  const byFlag = await cli('status', 'greetings-lor1', '--json');
+  const byOutput = await cli('status', 'greetings-lor1', '--output', 'json');
+  const table = await cli('status', 'greetings-lor1', '--output', 'table');
+  const unknown = await cli('status', 'greetings-lor1', '--output', 'yaml');
+  const both = await cli('status', 'greetings-lor1', '--json', '--output', 'table');
+
+  // Assess
+  expect(byOutput.code).toBe(0);
+  expect((JSON.parse(byOutput.stdout) as { clusters: unknown }).clusters).toEqual((JSON.parse(byFlag.stdout) as { clusters: unknown }).clusters);
+  expect(table.code).toBe(0);
+  expect(() => JSON.parse(table.stdout)).toThrow();
+  expect(table.stdout).toContain('greetings-lor1');
+  expect(unknown.code).toBe(2);
+  expect(unknown.stderr).toContain('Allowed choices are table, json');
+  expect(both.code).toBe(2);
+  expect(both.stderr).toContain('pass one');
+});
+
+// The bundle of this entry point is what `npm install -g` installs (test/e2e/cli-install.test.ts).
+it('runs as a process through its composition root (functions/failout-cli/main.ts)', async () => {
+  const main = join(__dirname, '../../../functions/failout-cli/main.ts');
   const result = await new Promise<CliResult>((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, 'status', 'greetings-lor1', '--json'], { env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, ['--import', 'tsx', main, 'status', 'greetings-lor1', '--json'], { env: { ...process.env, ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));

@@ -36,7 +36,7 @@ describe('failout CLI over TLS', () => {
 
   afterAll(async () => {
     await seeder?.close();
-    await server?.stop();
+    await server?.close();
     pki?.remove();
   });
 

@@ -4,7 +4,8 @@
  * ephemeral announcements, a directory failout does not know).
  */
 import { ZooKeeperAnnouncer } from '../../../lib/d2';
-import { aclFor, aclLayout, OPEN_ACL, type AclEntry, type ZkSession } from '../../../lib/zk';
+import { aclFor, aclLayout } from '../../../lib/requests';
+import { OPEN_ACL, type AclEntry, type ZkSession } from '../../../lib/zk';
 import { CREDENTIALS, IDS, ROLE_ENV, ROLES } from '../../helpers/access';
 import { runCli, type CliResult } from '../../helpers/cli';
 import { closeSessions, openSession, sharedConnectString, uniqueBase } from '../../helpers/zk';

@@ -1,10 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import pino from 'pino';
-import { consoleServerOptions } from '../../../lib/cli';
 import { ConsoleServer } from '../../../lib/console';
 import type { FailoutProperties } from '../../../lib/d2';
 import { clusterDoc, putCluster, putService, serviceDoc } from '../../helpers/d2';
 import { closeSessions, eventually, openSession, sharedConnectString, uniqueBase } from '../../helpers/zk';
+import { consoleServerOptions } from '../../../lib/console';
 
 // The stop alarms' states on the console over a real ZooKeeper and a real loopback alarm source (the
 // local evaluator's JSON, as `--alarms-url` / FAILOUT_ALARMS_URL): read by the server only while a

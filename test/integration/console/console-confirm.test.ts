@@ -1,11 +1,11 @@
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import pino from 'pino';
-import { consoleServerOptions } from '../../../lib/cli';
 import { ConsoleServer } from '../../../lib/console';
 import type { FailoutProperties } from '../../../lib/d2';
 import { clusterDoc, putCluster, putService, putUri, serviceDoc } from '../../helpers/d2';
 import { cliEnvFor, queueDepth, useQueueFixture } from '../../helpers/requests-queue';
 import { eventually } from '../../helpers/zk';
+import { consoleServerOptions } from '../../../lib/console';
 
 // The console server sends only what the operator checked (issue 21, item 7): a Confirm carries the
 // request id of its Check, and the server refuses one whose fields differ from the checked ones, one

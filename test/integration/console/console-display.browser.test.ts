@@ -1,13 +1,14 @@
 import type { Browser, Page } from 'playwright-core';
 import pino from 'pino';
-import { consoleServerOptions } from '../../../lib/cli';
 import { ConsoleServer } from '../../../lib/console';
 import type { FailoutProperties } from '../../../lib/d2';
-import { encodeRequestRecord, newRequestId, requestRecordPath, type RequestRecord } from '../../../lib/requests';
+import { newRequestId, requestRecordPath, type RequestRecord } from '../../../lib/requests';
+import { encodeRequestRecord } from '../../../lib/requests/request-record';
 import { OPEN_ACL } from '../../../lib/zk';
 import { launchBrowser } from '../../helpers/browser';
 import { clusterDoc, putCluster, putService, putUri, serviceDoc } from '../../helpers/d2';
 import { closeSessions, openSession, sharedConnectString, uniqueBase } from '../../helpers/zk';
+import { consoleServerOptions } from '../../../lib/console';
 
 // What the console shows of data written straight into ZooKeeper (as the worker, or anyone with write
 // access, would leave it), read in Chromium: a forced failout says what force overrode, on its card and

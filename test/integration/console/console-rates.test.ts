@@ -5,11 +5,11 @@
  * host counts. Real ZooKeeper, a real loopback Prometheus endpoint; no queue (nothing is sent).
  */
 import pino from 'pino';
-import { consoleServerOptions } from '../../../lib/cli';
 import { ConsoleServer } from '../../../lib/console';
 import { clusterDoc, putCluster, putService, putUri, serviceDoc } from '../../helpers/d2';
 import { startMetricsServer, type MetricsServer } from '../../helpers/metrics-server';
 import { closeSessions, openSession, sharedConnectString, uniqueBase } from '../../helpers/zk';
+import { consoleServerOptions } from '../../../lib/console';
 
 const METRIC = 'greetings_requests_total';
 

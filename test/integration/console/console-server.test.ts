@@ -1,6 +1,5 @@
-import { consoleServerOptions } from '../../../lib/cli';
-import { run } from '../../../lib/cli/program';
-import { ConsoleConfigError, ConsoleServer } from '../../../lib/console';
+import { runFailout } from '../../../functions/failout-cli/cli';
+import { ConsoleConfigError, ConsoleServer, consoleServerOptions } from '../../../lib/console';
 import type { FailoutProperties } from '../../../lib/d2';
 import { clusterDoc, putCluster, putService, putUri, serviceDoc } from '../../helpers/d2';
 import { createServer, request } from 'node:http';
@@ -195,7 +194,7 @@ describe('the console access rules', () => {
     const io = { stdout: () => undefined, stderr: (t: string) => void (stderr += t), env: {}, now: () => Date.now() };
 
     // Act
-    const code = await run(['console', '--listen', '0.0.0.0', '--port', '0'], io);
+    const code = await runFailout(['console', '--listen', '0.0.0.0', '--port', '0'], io);
     const start = ConsoleServer.start({ ...consoleServerOptions({ port: '0' }, {}, silentLogger), host: '0.0.0.0' });
 
     // Assess

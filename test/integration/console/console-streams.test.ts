@@ -1,10 +1,10 @@
 import { connect, type Socket } from 'node:net';
 import pino from 'pino';
-import { consoleServerOptions } from '../../../lib/cli';
 import { ConsoleServer } from '../../../lib/console';
 import type { FailoutProperties } from '../../../lib/d2';
 import { clusterDoc, putCluster, putService, serviceDoc } from '../../helpers/d2';
 import { closeSessions, openSession, sharedConnectString, uniqueBase } from '../../helpers/zk';
+import { consoleServerOptions } from '../../../lib/console';
 
 // Back-pressure on the console's event streams (issue 21, item 8): clients that stop reading, made of
 // raw sockets that send the request and never read again, while ZooKeeper changes keep every browser's

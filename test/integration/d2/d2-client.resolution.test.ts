@@ -24,7 +24,7 @@ describe('D2Client resolution', () => {
   afterEach(async () => {
     await client.close();
     for (const announcer of announcers.splice(0)) await announcer.close();
-    state.shutdown();
+    state.close();
     await closeServers();
     await session.removeRecursive(base).catch(() => undefined);
     await closeSessions();
@@ -246,7 +246,7 @@ describe('D2Client resolution', () => {
     expect(cutOff).toMatchObject({ name: 'D2Error', kind: 'discoveryTimeout' });
     expect(target?.host).toBe(server.uri);
     await impatient.close();
-    readerState.shutdown();
+    readerState.close();
   });
 
   it('follows a new host as soon as it is announced', async () => {

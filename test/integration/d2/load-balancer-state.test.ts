@@ -35,7 +35,7 @@ describe('LoadBalancerState', () => {
   });
 
   afterEach(async () => {
-    state.shutdown();
+    state.close();
     await session.removeRecursive(base).catch(() => undefined);
     await closeSessions();
   });
@@ -94,7 +94,7 @@ describe('LoadBalancerState', () => {
     await putCluster(session, base, clusterDoc('c1', { failoutProperties: failout }));
     const listener = recorder();
     const malformed: string[] = [];
-    state.shutdown();
+    state.close();
     state = new LoadBalancerState({ session, basePath: base, onMalformed: (entity, name) => malformed.push(`${entity}:${name}`) });
     state.registerClusterListener(listener);
     await state.listenToCluster('c1');
@@ -250,7 +250,7 @@ describe('LoadBalancerState', () => {
 
   it('rejects listenToCluster after shutdown with a closed error', async () => {
     // Act
-    state.shutdown();
+    state.close();
     const outcome = state.listenToCluster('c1');
 
     // Assess

@@ -1,4 +1,5 @@
-import { parseClusterProperties, ZooKeeperPropertyStore, type ClusterProperties, type PropertySubscriber } from '../../../lib/d2';
+import { parseClusterProperties, type ClusterProperties } from '../../../lib/d2';
+import { ZooKeeperPropertyStore, type PropertySubscriber } from '../../../lib/d2/property-store';
 import { clusterPath } from '../../../lib/d2/paths';
 import type { ZkSession } from '../../../lib/zk';
 import { put } from '../../helpers/d2';

@@ -144,6 +144,6 @@ describe('ZooKeeperAnnouncer', () => {
 
     // Assess
     expect(state.getUris('c1')?.hosts[0]).toMatchObject({ uri: 'http://127.0.0.1:8086', weight: 3 });
-    state.shutdown();
+    state.close();
   });
 });

@@ -84,7 +84,7 @@ describe('FailoutClient through buildD2Client, at the moments that matter', () =
   afterEach(async () => {
     for (const { state, client } of opened.splice(0)) {
       await client.close();
-      state.shutdown();
+      state.close();
     }
     await closeServers();
     await closeSessions();

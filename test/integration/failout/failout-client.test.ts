@@ -76,8 +76,8 @@ describe('FailoutClient over ZooKeeper', () => {
 
   afterEach(async () => {
     await client.close();
-    provider.shutdown();
-    state.shutdown();
+    provider.close();
+    state.close();
     await closeServers();
     await session.removeRecursive(base).catch(() => undefined);
     await closeSessions();

@@ -34,7 +34,7 @@ function recordingHandler(calls: string[]): ConnectionWarmUpHandler {
       return Promise.resolve();
     },
     cancelPendingRequests: (peer) => void calls.push(`cancel:${peer}`),
-    shutdown: () => void calls.push('shutdown'),
+    close: () => void calls.push('close'),
   };
 }
 
@@ -55,9 +55,9 @@ describe('ZooKeeperFailoutConfigProvider', () => {
   });
 
   afterEach(async () => {
-    provider?.shutdown();
+    provider?.close();
     provider = undefined;
-    state.shutdown();
+    state.close();
     await closeServers();
     await session.removeRecursive(base).catch(() => undefined);
     await closeSessions();
@@ -141,7 +141,7 @@ describe('ZooKeeperFailoutConfigProvider', () => {
     // Assess
     expect(before).toBe(true);
     await eventually(() => p.getClusters().length === 0, 5000, 'idle manager dropped');
-    expect(handlerCalls).toEqual(['cancel:peer1', 'shutdown']);
+    expect(handlerCalls).toEqual(['cancel:peer1', 'close']);
   });
 
   it('sees a failout written to ZooKeeper within 3 s, and its removal (TestLoadBalancerWithFailout)', async () => {
@@ -159,7 +159,7 @@ describe('ZooKeeperFailoutConfigProvider', () => {
 
     // Assess
     await eventually(() => p.getFailoutConfig(CLUSTER) === undefined, 3000, 'failout config removed');
-    p.shutdown();
+    p.close();
   });
 
   it('hears clusters that were known before it started (replay to a late listener)', async () => {
@@ -225,7 +225,7 @@ describe('ZooKeeperFailoutConfigProvider', () => {
 
     // Assess
     await eventually(() => p.getClusters().length === 0, 5000, 'manager removed');
-    expect(handlerCalls).toEqual(['cancel:peer1', 'shutdown']);
+    expect(handlerCalls).toEqual(['cancel:peer1', 'close']);
     expect(state.isListeningToCluster('peer1')).toBe(false);
   });
 
@@ -261,7 +261,7 @@ describe('ZooKeeperFailoutConfigProvider', () => {
       expect(server.paths).toEqual(['/warm-up', '/svc/hello']);
       expect(server.connections()).toBe(1);
     } finally {
-      p.shutdown();
+      p.close();
       await client.close();
     }
   });

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-// The published shape, not the source tree: `npm run build` + `npm pack`, the tarball installed into
+// The published shape, not the source tree: `npm pack` (its `prepack` runs `npm run build`), the tarball installed into
 // a fresh project (npm registry for the dependencies), a TypeScript file importing every subpath
 // type-checked with node16 resolution (no skipLibCheck), a plain CommonJS script requiring every
 // subpath and using each once, and an ES module importing them by name. No ZooKeeper needed; the
@@ -86,7 +86,7 @@ function run(cmd: string, args: string[], cwd: string): string {
 
 beforeAll(() => {
   temp = mkdtempSync(join(tmpdir(), 'failout-pack-'));
-  run('npm', ['run', 'build'], repo);
+  // `npm pack` builds first (package.json `prepack`: dist/ and the CLI bundle), as `npm publish` does.
   const [packed] = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', temp], repo)) as [{ filename: string; files: { path: string }[] }];
   packedFiles = packed.files.map((f) => f.path);
   consumer = join(temp, 'consumer');
@@ -112,13 +112,15 @@ afterAll(() => {
   if (temp) rmSync(temp, { recursive: true, force: true });
 });
 
-it('packs only the built library (envoy types compiled in, no .proto files), README, CHANGELOG and the bin stub', () => {
-  const outside = packedFiles.filter((f) => !f.startsWith('dist/') && !['package.json', 'README.md', 'CHANGELOG.md', 'lib/cli/bin.cjs'].includes(f));
+it('packs only the built library (envoy types compiled in, no .proto files), the CLI bundle, README and CHANGELOG', () => {
+  const outside = packedFiles.filter((f) => !f.startsWith('dist/') && !['package.json', 'README.md', 'CHANGELOG.md'].includes(f));
   expect(outside).toEqual([]);
   expect(packedFiles.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([]);
   expect(packedFiles).toEqual(expect.arrayContaining(['CHANGELOG.md', 'dist/index.d.ts', 'dist/xds/envoy-descriptor.js']));
   expect(packedFiles.filter((f) => f.endsWith('.proto'))).toEqual([]);
-  expect(packedFiles.filter((f) => /^dist\/(local|cli|bridge|xds\/server)\//.test(f) || f === 'dist/requests/index.js')).toEqual([]);
+  expect(packedFiles.filter((f) => /^dist\/(local|bridge|xds\/server)\//.test(f) || f === 'dist/requests/index.js')).toEqual([]);
+  // The CLI is one esbuild bundle (scripts/build.cjs) and the console's static files beside it.
+  expect(packedFiles.filter((f) => f.startsWith('dist/cli/') && !f.startsWith('dist/cli/public/'))).toEqual(['dist/cli/failout.cjs']);
 });
 
 it('type-checks a TypeScript consumer importing every subpath, and examples/service/server.ts (node16 resolution, no skipLibCheck)', () => {

@@ -13,7 +13,8 @@
 import fc from 'fast-check';
 import type { SQSRecord } from 'aws-lambda';
 import { clusterPath } from '../../../lib/d2';
-import { MAX_RECORD_BYTES, type Outcome } from '../../../lib/requests';
+import { MAX_RECORD_BYTES } from '../../../lib/requests/request-record';
+import { type Outcome } from '../../../lib/requests/request-writer';
 import type { ZkSession } from '../../../lib/zk';
 import { sqsRecord } from '../../helpers/requests';
 import { directHandler, type DirectHandler } from '../../helpers/requests-handler';

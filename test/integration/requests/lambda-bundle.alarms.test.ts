@@ -52,7 +52,7 @@ describe('the failout-requests bundle with CloudWatch alarms', () => {
     });
   });
   afterEach(async () => {
-    await lambda.stop();
+    await lambda.close();
     cloudwatch.fail(undefined);
     await closeSessions();
   });

@@ -4,7 +4,8 @@ import { bundleFunction, type FunctionBundle } from '../../../lib/local/function
 import { LambdaProcess } from '../../../lib/local/lambda-process';
 import { localSecretArn, startLocalSecrets, type LocalSecrets } from '../../../lib/local/secrets-server';
 import { startTcpProxy, type TcpProxy } from '../../../lib/local/tcp-proxy';
-import { aclLayout, policyAcl, type ZkSession } from '../../../lib/zk';
+import { aclLayout, policyAcl } from '../../../lib/requests';
+import type { ZkSession } from '../../../lib/zk';
 import { CREDENTIALS, IDS, ROLES } from '../../helpers/access';
 import { failoutInput, sqsRecord } from '../../helpers/requests';
 import { closeSessions, openSession, sharedConnectString, uniqueBase } from '../../helpers/zk';
@@ -32,7 +33,7 @@ describe('the failout-requests bundle CDK ships', () => {
   }, 60_000);
 
   afterAll(async () => {
-    await secrets.stop();
+    await secrets.close();
   });
 
   beforeEach(async () => {
@@ -52,7 +53,7 @@ describe('the failout-requests bundle CDK ships', () => {
   });
 
   afterEach(async () => {
-    for (const lambda of lambdas.splice(0)) await lambda.stop();
+    for (const lambda of lambdas.splice(0)) await lambda.close();
     await proxy.close();
     await admin.removeRecursive(root).catch(() => undefined);
     await closeSessions();

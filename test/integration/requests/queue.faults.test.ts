@@ -11,7 +11,7 @@ beforeAll(async () => {
   sqs = await startLocalSqs();
 });
 afterAll(async () => {
-  await sqs.stop();
+  await sqs.close();
 });
 afterEach(async () => {
   await stopPollers();
@@ -24,7 +24,7 @@ describe('with its own ZooKeeper, stopped mid-run', () => {
     zk = await startZooKeeper({ sessionTimeouts: { minMs: 1000, maxMs: 30_000 } });
   });
   afterAll(async () => {
-    await zk.stop();
+    await zk.close();
   });
 
   it('retries the messages that met the outage and applies every one after ZooKeeper returns, none lost, none doubled', async () => {

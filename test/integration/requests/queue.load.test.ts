@@ -10,7 +10,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await stopPollers();
   await closeSessions();
-  await sqs.stop();
+  await sqs.close();
 });
 
 it('four pollers × 250 requests over 10 clusters: each cluster ends as its requests applied in queue order, no update lost', async () => {

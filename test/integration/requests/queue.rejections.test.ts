@@ -1,4 +1,4 @@
-import { MAX_RECORD_BYTES } from '../../../lib/requests';
+import { MAX_RECORD_BYTES } from '../../../lib/requests/request-record';
 import { eventually } from '../../helpers/zk';
 import { announceHosts, failoutBody, queueDepth, readRecord, realHandler, seedClusters, send, startPollers, type OutcomeLog, useQueueFixture } from '../../helpers/requests-queue';
 

@@ -7,7 +7,10 @@
  * is applied, the record says `alarmsUnchecked`, and the writer warns once per request.
  */
 import { HttpAlarmStates } from '../../../lib/alarms';
-import { createRequestWriter, pinoRequestLogger, RequestWriter, type RequestWriterOptions } from '../../../lib/requests';
+import { RequestWriter } from '../../../lib/requests';
+import { createRequestWriter } from '../../../lib/requests/writer-source';
+import { pinoRequestLogger } from '../../../lib/requests/logger';
+import { type RequestWriterOptions } from '../../../lib/requests/request-writer';
 import { OPEN_ACL, type ZkSession } from '../../../lib/zk';
 import { drillPaths, putDrillBody, readDrill, startAlarmServer, type AlarmServer, type DrillPaths } from '../../helpers/drills';
 import { capturingLogger, type LogLine } from '../../helpers/logging';

@@ -4,7 +4,7 @@
  * the next request of the same FIFO group is applied in the same batch), a record of at most 4 KiB,
  * and no write to the cluster node.
  */
-import { MAX_RECORD_BYTES } from '../../../lib/requests';
+import { MAX_RECORD_BYTES } from '../../../lib/requests/request-record';
 import type { ZkSession } from '../../../lib/zk';
 import { sqsRecord } from '../../helpers/requests';
 import { directHandler } from '../../helpers/requests-handler';

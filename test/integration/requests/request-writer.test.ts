@@ -1,5 +1,7 @@
 import { clusterPath } from '../../../lib/d2';
-import { RequestWriter, TransientRequestError, type RequestWriterOptions } from '../../../lib/requests';
+import { RequestWriter } from '../../../lib/requests';
+import { TransientRequestError } from '../../../lib/requests/errors';
+import { type RequestWriterOptions } from '../../../lib/requests/request-writer';
 import { readableByAllWritableBy, type ZkSession } from '../../../lib/zk';
 import { put, putUri } from '../../helpers/d2';
 import { failoutInput, restoreInput } from '../../helpers/requests';

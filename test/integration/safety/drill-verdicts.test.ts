@@ -37,7 +37,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await alarms.close();
-  await sqs.stop();
+  await sqs.close();
 });
 beforeEach(async () => {
   session = await openSession();

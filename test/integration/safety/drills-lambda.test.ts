@@ -27,11 +27,11 @@ beforeAll(async () => {
   drills = await startDrillsLambda(sqs, alarms.url, paths, 'drills-lambda-test');
 }, 60_000);
 afterAll(async () => {
-  await drills.stop();
+  await drills.close();
   await stopPollers();
   await closeSessions();
   await alarms.close();
-  await sqs.stop();
+  await sqs.close();
 });
 
 it('ticks (nothing due yet), runs a drill now, and skips one whose blocking alarm is in ALARM', async () => {

@@ -31,11 +31,11 @@ beforeAll(async () => {
   drills = await startDrillsLambda(sqs, alarms.url, paths, 'drills-lambda-verdict-test');
 }, 60_000);
 afterAll(async () => {
-  await drills.stop();
+  await drills.close();
   await stopPollers();
   await closeSessions();
   await alarms.close();
-  await sqs.stop();
+  await sqs.close();
 });
 
 async function apply(body: Record<string, unknown>): Promise<void> {

@@ -26,7 +26,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await alarms.close();
-  await sqs.stop();
+  await sqs.close();
 });
 beforeEach(async () => {
   session = await openSession();

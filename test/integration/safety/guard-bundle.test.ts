@@ -9,8 +9,9 @@ import { clusterPath, parseClusterProperties, serializeClusterProperties } from 
 import { bundleFunction, type FunctionBundle } from '../../../lib/local/function-bundle';
 import { LambdaProcess } from '../../../lib/local/lambda-process';
 import { startLocalSqs, type LocalSqs } from '../../../lib/local/sqs';
+import { aclLayout, policyAcl } from '../../../lib/requests';
 import { alarmStateChangeEvent, guardRequestId } from '../../../lib/safety';
-import { aclLayout, policyAcl, type ZkSession } from '../../../lib/zk';
+import type { ZkSession } from '../../../lib/zk';
 import { CREDENTIALS, ROLES } from '../../helpers/access';
 import { closeSessions, openSession, sharedConnectString, uniqueBase } from '../../helpers/zk';
 
@@ -31,7 +32,7 @@ describe('the failout-guard bundle CDK ships', () => {
   }, 60_000);
 
   afterAll(async () => {
-    await sqs.stop();
+    await sqs.close();
   });
 
   beforeEach(async () => {
@@ -53,7 +54,7 @@ describe('the failout-guard bundle CDK ships', () => {
   });
 
   afterEach(async () => {
-    for (const lambda of lambdas.splice(0)) await lambda.stop();
+    for (const lambda of lambdas.splice(0)) await lambda.close();
     await admin.removeRecursive(root).catch(() => undefined);
     await closeSessions();
   });

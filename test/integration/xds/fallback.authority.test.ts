@@ -32,14 +32,14 @@ describe('fallback: what watchers hear', () => {
 
   it('TestAuthority_Fallback: no error while falling back, the secondary data, then an ambient error when it closes', async () => {
     const [primary, secondary] = await twoServers();
-    await primary.stop();
+    await primary.stopServing();
     client = createXdsClient({ bootstrap: fallbackBootstrap([primary.uri, secondary.uri]) });
     const w = recordingWatcher();
     client.watch('cluster', 'c1', w);
     await sleep(10);
     expect(w.events).toEqual([]);
     expect(await w.next()).toEqual({ type: 'update', value: expect.objectContaining({ edsServiceName: 'from-secondary' }) });
-    await secondary.stop();
+    await secondary.stopServing();
     const event = await w.next();
     expect(event).toMatchObject({ type: 'error', ambient: true });
   });
@@ -50,7 +50,7 @@ describe('fallback: what watchers hear', () => {
     const w = recordingWatcher();
     client.watch('cluster', 'c1', w);
     await w.next();
-    await primary.stop();
+    await primary.stopServing();
     const event = await w.next();
     expect(event).toMatchObject({ type: 'error', ambient: true });
     await sleep(2000); // two more primary retries
@@ -66,7 +66,7 @@ describe('fallback: what watchers hear', () => {
     const w1 = recordingWatcher();
     client.watch('cluster', 'c1', w1);
     await w1.next();
-    await primary.stop();
+    await primary.stopServing();
     await w1.next(); // ambient
     const started = Date.now();
     const w2 = recordingWatcher();
@@ -77,8 +77,8 @@ describe('fallback: what watchers hear', () => {
 
   it('with both servers down, each watcher gets exactly one error, naming the last server', async () => {
     const [primary, secondary] = await twoServers();
-    await primary.stop();
-    await secondary.stop();
+    await primary.stopServing();
+    await secondary.stopServing();
     client = createXdsClient({ bootstrap: fallbackBootstrap([primary.uri, secondary.uri]) });
     const w = recordingWatcher();
     client.watch('cluster', 'c1', w);
@@ -109,7 +109,7 @@ describe('fallback: what watchers hear', () => {
 
   it('uses only the first server when fallback is disabled by configuration', async () => {
     const [primary, secondary] = await twoServers();
-    await primary.stop();
+    await primary.stopServing();
     client = createXdsClient({ bootstrap: fallbackBootstrap([primary.uri, secondary.uri], { fallback: false }) });
     const w = recordingWatcher();
     client.watch('cluster', 'c1', w);

@@ -27,7 +27,7 @@ describe('fallback (C-core xds_fallback_end2end_test)', () => {
     s2.setSnapshot('*', chainSnapshot('1', LISTENER, 'c2', 3002, 'two'));
     s3.setSnapshot('*', chainSnapshot('1', LISTENER, 'c3', 3003, 'three'));
     s2.faults.failStreamWhenRequested({ typeUrl: LDS_TYPE_URL, code: status.RESOURCE_EXHAUSTED });
-    await s1.stop();
+    await s1.stopServing();
     const client = createXdsClient({ bootstrap: fallbackBootstrap([s1.uri, s2.uri, s3.uri]) });
     clients.push(client);
     const chain = new ChainResolver(client, LISTENER);
@@ -41,8 +41,8 @@ describe('fallback (C-core xds_fallback_end2end_test)', () => {
   it('PrimarySecondaryNotAvailable: one UNAVAILABLE-like connection error naming the last server', async () => {
     const [s1, s2] = [await startXdsServer(), await startXdsServer()];
     servers.push(s1, s2);
-    await s1.stop();
-    await s2.stop();
+    await s1.stopServing();
+    await s2.stopServing();
     const client = createXdsClient({ bootstrap: fallbackBootstrap([s1.uri, s2.uri]) });
     clients.push(client);
     const w = recordingWatcher();
@@ -62,7 +62,7 @@ describe('fallback (C-core xds_fallback_end2end_test)', () => {
     clients.push(first);
     const chain1 = new ChainResolver(first, LISTENER);
     await chain1.waitForBackend('127.0.0.1:3001');
-    await s1.stop();
+    await s1.stopServing();
     const second = createXdsClient({ bootstrap: fallbackBootstrap([s1.uri, s2.uri]) });
     clients.push(second);
     const chain2 = new ChainResolver(second, LISTENER);

@@ -34,8 +34,8 @@ describe('fallback (grpc-go fallback_test.go)', () => {
     const [primary, secondary] = (await startServers(2)) as [XdsManagementServer, XdsManagementServer];
     primary.setSnapshot('*', chainSnapshot('1', LISTENER, 'cluster-p', 1001));
     secondary.setSnapshot('*', chainSnapshot('1', LISTENER, 'cluster-s', 1002, 'fallback'));
-    await primary.stop();
-    await secondary.stop();
+    await primary.stopServing();
+    await secondary.stopServing();
     client = createXdsClient({ bootstrap: fallbackBootstrap([primary.uri, secondary.uri]) });
     const chain = new ChainResolver(client, LISTENER);
     await eventually('an error after both servers failed', () => chain.errors.length > 0);
@@ -50,7 +50,7 @@ describe('fallback (grpc-go fallback_test.go)', () => {
     await eventually('the fallback stream closed', () => secondary.activeAdsStreams === 0);
 
     const fallbackStreams = adsStreams(secondary);
-    await primary.stop();
+    await primary.stopServing();
     await sleep(1500);
     expect(adsStreams(secondary)).toBe(fallbackStreams);
     expect(chain.backend).toBe(B1);
@@ -95,7 +95,7 @@ describe('fallback (grpc-go fallback_test.go)', () => {
     const [primary, secondary] = (await startServers(2)) as [XdsManagementServer, XdsManagementServer];
     primary.setSnapshot('*', chainSnapshot('1', LISTENER, 'cluster-p', 1001));
     secondary.setSnapshot('*', chainSnapshot('1', LISTENER, 'cluster-s', 1002, 'fallback'));
-    await primary.stop();
+    await primary.stopServing();
     client = createXdsClient({ bootstrap: fallbackBootstrap([primary.uri, secondary.uri]) });
     const chain = new ChainResolver(client, LISTENER);
     await chain.waitForBackend(B2, 5000);
@@ -118,9 +118,9 @@ describe('fallback (grpc-go fallback_test.go)', () => {
     const chain = new ChainResolver(client, LISTENER);
     await eventually('LDS from the primary', () => client?.dump().authorities[0]?.resources.some((r) => r.status === 'acked') ?? false);
 
-    await primary.stop();
+    await primary.stopServing();
     await eventually('a connection to the secondary', () => adsStreams(secondary) > 0);
-    await secondary.stop();
+    await secondary.stopServing();
     await chain.waitForBackend(B3);
 
     secondary.setSnapshot('*', chainSnapshot('2', LISTENER, 'cluster-s', 1002, 'secondary'));

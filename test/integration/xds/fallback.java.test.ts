@@ -43,7 +43,7 @@ describe('fallback (grpc-java XdsClientFallbackTest)', () => {
   });
 
   it('mainServerDown_fallbackServerUp: uses the fallback data', async () => {
-    await main.stop();
+    await main.stopServing();
     client = createXdsClient({ bootstrap: fallbackBootstrap([main.uri, fallback.uri]) });
     const chain = new ChainResolver(client, LISTENER);
     await chain.waitForBackend(FALLBACK, 5000);
@@ -59,8 +59,8 @@ describe('fallback (grpc-java XdsClientFallbackTest)', () => {
   });
 
   it('both_down_restart_main: errors only, then the main data once it restarts', async () => {
-    await main.stop();
-    await fallback.stop();
+    await main.stopServing();
+    await fallback.stopServing();
     client = createXdsClient({ bootstrap: fallbackBootstrap([main.uri, fallback.uri]) });
     const chain = new ChainResolver(client, LISTENER);
     await eventually('an error', () => chain.errors.length > 0);
@@ -70,7 +70,7 @@ describe('fallback (grpc-java XdsClientFallbackTest)', () => {
   });
 
   it('mainDown_fallbackUp_restart_main: the subscriptions move from the fallback to the main', async () => {
-    await main.stop();
+    await main.stopServing();
     client = createXdsClient({ bootstrap: fallbackBootstrap([main.uri, fallback.uri]) });
     const chain = new ChainResolver(client, LISTENER);
     await chain.waitForBackend(FALLBACK, 5000);
@@ -86,7 +86,7 @@ describe('fallback (grpc-java XdsClientFallbackTest)', () => {
     client = createXdsClient({ bootstrap: fallbackBootstrap([main.uri, fallback.uri], { resourceDoesNotExistTimeoutMs: 1500 }) });
     const chain = new ChainResolver(client, LISTENER);
     await chain.waitForBackend(MAIN);
-    await main.stop();
+    await main.stopServing();
     await eventually('an ambient error', () => chain.errors.length > 0);
     await sleep(300);
     expect(adsStreams(fallback)).toBe(0);
@@ -106,11 +106,11 @@ describe('fallback (grpc-java XdsClientFallbackTest)', () => {
   });
 
   it('connect_then_mainServerRestart_fallbackServerdown: keeps the data and reconnects to the main', async () => {
-    await fallback.stop();
+    await fallback.stopServing();
     client = createXdsClient({ bootstrap: fallbackBootstrap([main.uri, fallback.uri]) });
     const chain = new ChainResolver(client, LISTENER);
     await chain.waitForBackend(MAIN);
-    await main.stop();
+    await main.stopServing();
     await main.start();
     main.setSnapshot('*', chainSnapshot('m2', LISTENER, 'main-cluster', 2011, 'main'));
     await chain.waitForBackend('127.0.0.1:2011', 10_000);
@@ -123,7 +123,7 @@ describe('fallback (grpc-java XdsClientFallbackTest)', () => {
     client.watch(LDS_TYPE_URL, LISTENER, lds);
     expect(await lds.next()).toMatchObject({ type: 'update' });
 
-    await main.stop();
+    await main.stopServing();
     await main.start();
     await eventually('the main stream back', () => main.activeAdsStreams === 1 && client?.dump().authorities[0]?.servers[0]?.state === 'ready');
     expect(adsStreams(fallback)).toBe(0);

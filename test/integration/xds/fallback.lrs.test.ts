@@ -43,7 +43,7 @@ describe('LRS across fallback and return', () => {
 
     const extra = recordingWatcher();
     client.watch('cluster', 'only-on-secondary', extra); // uncached: makes the primary's failure a fallback
-    await primary.stop();
+    await primary.stopServing();
     await eventually('LRS to the secondary', () => reporter.serverUri === secondary.uri);
     call();
     await eventually('a report at the secondary', () => reportsFor(secondary, 'c1') > 0);

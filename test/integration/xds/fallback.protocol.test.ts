@@ -60,7 +60,7 @@ describe('ADS protocol against the management server', () => {
     const listener = buildListener('svc', { routeConfigName: 'route-x' });
     primary.setSnapshot('*', { version: 'p', listeners: [listener], routes: [buildRouteConfiguration('route-x', { cluster: 'from-primary' })] });
     secondary.setSnapshot('*', { version: 's', listeners: [listener], routes: [buildRouteConfiguration('route-x', { cluster: 'from-secondary' })] });
-    await primary.stop();
+    await primary.stopServing();
     client = createXdsClient({ bootstrap: fallbackBootstrap([primary.uri, secondary.uri]) });
     const lds = recordingWatcher();
     client.watch('listener', 'svc', lds);

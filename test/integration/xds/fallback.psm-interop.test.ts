@@ -55,8 +55,8 @@ describe('fallback (psm-interop fallback_test.py)', () => {
   it('test_fallback_on_startup: errors while both are down, the fallback data once it starts, the primary data once it starts, kept after both go down', async () => {
     primary.setSnapshot('*', controlPlaneConfig('primary_xds_config', 3001));
     fallback.setSnapshot('*', controlPlaneConfig('fallback_xds_config', 3002));
-    await primary.stop();
-    await fallback.stop();
+    await primary.stopServing();
+    await fallback.stopServing();
     const chain = startClient();
     await adsConnections('failing', 'failing');
     await eventually('RPCs fail', () => chain.errors.length > 0);
@@ -71,13 +71,13 @@ describe('fallback (psm-interop fallback_test.py)', () => {
     await chain.waitForBackend(SERVER1);
     const errorsWithPrimary = chain.errors.length;
 
-    await primary.stop();
+    await primary.stopServing();
     await adsConnections('failing', 'unused');
     await sleep(300);
     expect(chain.backend).toBe(SERVER1); // cached value is used, no fallback
     expect(fallback.activeAdsStreams).toBe(0);
 
-    await fallback.stop();
+    await fallback.stopServing();
     await sleep(300);
     await adsConnections('failing', 'unused');
     expect(chain.backend).toBe(SERVER1);

@@ -250,9 +250,9 @@ describe('XdsManagementServer over a raw ADS stream', () => {
     ads.send(CDS_TYPE_URL, ['c1']);
     await ads.response(1);
 
-    await server.stop();
+    await server.stopServing();
     expect((await ads.ended()).code).toBe(grpc.status.UNAVAILABLE);
-    expect(server.state).toBe('stopped');
+    expect(server.lifecycle).toBe('idle');
 
     await server.start();
     expect(server.port).toBe(port);
@@ -269,7 +269,7 @@ describe('XdsManagementServer over a raw ADS stream', () => {
     ads.send(CDS_TYPE_URL, ['c1']);
     await ads.ended();
 
-    await server.recorder.waitFor(() => server.state === 'stopped' || undefined);
+    await server.recorder.waitFor(() => server.lifecycle === 'idle' || undefined);
     expect(server.activeAdsStreams).toBe(0);
   });
 });

@@ -40,7 +40,7 @@ describe('session faults on a standalone server', () => {
   });
 
   afterAll(async () => {
-    await server.stop();
+    await server.close();
   });
 
   it('recovers every watch with the latest state after a forced session expiry while writes continue', async () => {
@@ -137,7 +137,7 @@ describe('session faults on a 3-server ensemble', () => {
   }, 90000);
 
   afterAll(async () => {
-    await ensemble?.stop();
+    await ensemble?.close();
   });
 
   it('moves to another member when the one it is connected to dies, with the watch intact', async () => {

@@ -31,7 +31,7 @@ describe('ZkSession over TLS with a client certificate', () => {
   });
 
   afterAll(async () => {
-    await server?.stop();
+    await server?.close();
     pki?.remove();
   });
 

@@ -39,7 +39,7 @@ describe('ZkSession over TLS (secureClientPort)', () => {
   });
 
   afterAll(async () => {
-    await server?.stop();
+    await server?.close();
     pki?.remove();
   });
 

@@ -8,7 +8,8 @@
  * the ACLs the bridge gives its nodes are tested in test/unit/bridge/diff.test.ts and on a real server
  * in test/integration/access/roles.test.ts.
  */
-import { D2Sync, type EntityKey, type EntityTarget } from '../../../lib/bridge';
+import { D2Sync } from '../../../lib/bridge/d2-sync';
+import type { EntityKey, EntityTarget } from '../../../lib/bridge/model';
 import { OPEN_ACL, ZkError, type ZkErrorKind } from '../../../lib/zk';
 import { InMemoryZk, type InMemoryZkSession } from '../../helpers/in-memory-zk';
 
@@ -133,7 +134,7 @@ describe('D2Sync recovers from a failed read or batch by re-reading', () => {
     expect(w.failures).toEqual([kind]);
     expect(await json(w.other, CLUSTER_PATH)).toEqual(expected);
     expect(reads(w.session, CLUSTER_PATH)).toBe(2);
-    expect(w.sync.stats()).toMatchObject({ lifecycle: 'active', failures: 1, pending: 0, batches: 1 });
+    expect(w.sync.stats()).toMatchObject({ lifecycle: 'running', failures: 1, pending: 0, batches: 1 });
   });
 
   it('re-reads the URI children after a failed children read and writes only the bridge children', async () => {
@@ -172,13 +173,13 @@ describe('D2Sync on leadership loss and on a warm mirror', () => {
     await w.sync.activate([CLUSTER_KEY]);
 
     expect(w.failures).toEqual(['notLeader']);
-    expect(w.sync.stats()).toMatchObject({ lifecycle: 'paused', pending: 1 });
+    expect(w.sync.stats()).toMatchObject({ lifecycle: 'idle', pending: 1 });
     expect(await w.other.exists(CLUSTER_PATH)).toBeUndefined();
 
     w.leading = true;
     await w.sync.activate([]);
     expect(await json(w.other, CLUSTER_PATH)).toEqual({ clusterName: 'c1', bridgeVersion: 'v1' });
-    expect(w.sync.stats()).toMatchObject({ lifecycle: 'active', pending: 0 });
+    expect(w.sync.stats()).toMatchObject({ lifecycle: 'running', pending: 0 });
   });
 
   it('follows a change from its mirror without reading, and writes one set at the version it wrote', async () => {

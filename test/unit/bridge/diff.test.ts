@@ -1,6 +1,7 @@
 import { batchPlans, planNode, planUris } from '../../../lib/bridge/diff';
 import type { EntityTarget, UrisView } from '../../../lib/bridge/model';
-import { aclFor, digestId, policyAcl, type MultiOp } from '../../../lib/zk';
+import { aclFor, policyAcl } from '../../../lib/requests';
+import { digestId, type MultiOp } from '../../../lib/zk';
 
 /** The bridge's ACL policy, as it runs with a credential and the request writer's identity. */
 const ROLES = { bridge: [digestId('bridge', 'b')], requestWriter: [digestId('writer', 'w')] };

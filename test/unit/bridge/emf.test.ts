@@ -41,7 +41,7 @@ describe('bridge EMF lines', () => {
       const lines: string[] = [];
       const reporter = startEmfReporter({ status: () => status() }, { namespace: 'failout', intervalMs: 1000, write: (l) => lines.push(l), clock: () => 42 });
       jest.advanceTimersByTime(2500);
-      reporter.stop();
+      reporter.close();
       jest.advanceTimersByTime(5000);
 
       expect(lines).toHaveLength(3);
@@ -66,7 +66,7 @@ describe('bridge EMF lines', () => {
       };
       const reporter = startEmfReporter(source, { namespace: 'failout', intervalMs: 1000, write: (l) => lines.push(l) });
       jest.advanceTimersByTime(1000);
-      reporter.stop();
+      reporter.close();
 
       expect(lines).toHaveLength(1);
     } finally {

@@ -1,11 +1,11 @@
 import pino from 'pino';
-import { consoleAlarmSource } from '../../../lib/cli/commands/console';
-import { describeFailout } from '../../../lib/cli/cluster-status';
 import type { FailoutProperties } from '../../../lib/d2';
 import { AlarmPoller, alarmErrorText, type AlarmStatesView } from '../../../lib/console/alarms';
 import { renderClusters, renderStatus } from '../../../lib/console/page';
 import { shownAlarmNames, windowSafety, type ConsoleSnapshot, type ServiceGroup } from '../../../lib/console/snapshot';
 import { AlarmStatesError, CloudWatchAlarmStates, HttpAlarmStates, type AlarmState, type AlarmStates } from '../../../lib/safety';
+import { describeFailout } from '../../../lib/operator';
+import { consoleAlarmSource } from '../../../lib/console';
 
 // The stop alarms' states on the console: how they render (escaped, ALARM marked, the source's
 // trouble in one line), which names the poller asks for and how often, and how `failout console`

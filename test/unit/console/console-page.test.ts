@@ -1,11 +1,11 @@
 import pino from 'pino';
-import { consoleServerOptions } from '../../../lib/cli';
-import { describeFailout } from '../../../lib/cli/cluster-status';
 import type { FailoutProperties } from '../../../lib/d2';
 import { renderClusters, renderHistoryRows, renderPlanes, renderStatus } from '../../../lib/console/page';
 import type { ConsoleSnapshot } from '../../../lib/console/snapshot';
 import { windowSafety } from '../../../lib/console/snapshot';
 import type { BridgeSource } from '../../../lib/console/sources';
+import { describeFailout } from '../../../lib/operator';
+import { consoleServerOptions } from '../../../lib/console';
 
 const NOW = Date.parse('2026-12-01T12:00:00Z');
 const MIN = 60_000;

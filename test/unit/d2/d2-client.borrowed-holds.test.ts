@@ -29,7 +29,7 @@ beforeEach(async () => {
 
 afterEach(async () => {
   await client.close();
-  state.shutdown();
+  state.close();
 });
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

@@ -30,7 +30,7 @@ beforeEach(async () => {
 
 afterEach(async () => {
   await client.close();
-  state.shutdown();
+  state.close();
 });
 
 /** What a router was asked. */

@@ -28,7 +28,7 @@ beforeEach(() => {
   state = new LoadBalancerState({ session, basePath: BASE, logger });
 });
 
-afterEach(() => state.shutdown());
+afterEach(() => state.close());
 
 async function putVersion(cluster: string, v: string): Promise<void> {
   await putCluster(writer, BASE, clusterDoc(cluster, { properties: { v } }));
@@ -171,7 +171,7 @@ describe('LoadBalancerState tells a removed change', () => {
   it.each<[string, () => Promise<void> | void]>([
     ['its node is deleted', () => writer.remove(clusterPath(BASE, 'c1'))],
     ['its last hold is released', () => state.stopListenToCluster('c1')],
-    ['the state shuts down', () => state.shutdown()],
+    ['the state shuts down', () => state.close()],
   ])('for a known cluster when %s', async (_what, act) => {
     // Prepare
     await putVersion('c1', '1');
@@ -208,7 +208,7 @@ describe('LoadBalancerState tells a removed change', () => {
 
   it.each<[string, () => void]>([
     ['released', () => state.stopListenToCluster('ghost')],
-    ['dropped at shutdown', () => state.shutdown()],
+    ['dropped at shutdown', () => state.close()],
   ])('for no cluster that never existed when it is %s', async (_what, act) => {
     // Prepare
     const listener = changeRecorder();
@@ -473,7 +473,7 @@ describe('LoadBalancerState shutdown', () => {
     await Promise.all([state.listenToCluster('c1'), state.listenToCluster('c2')]);
 
     // Act
-    state.shutdown();
+    state.close();
     await writer.set(clusterPath(BASE, 'c1'), Buffer.from(serializeClusterProperties(clusterDoc('c1', { properties: { v: '3' } }))));
     await zk.idle();
 

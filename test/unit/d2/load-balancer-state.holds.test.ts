@@ -23,7 +23,7 @@ beforeEach(() => {
   state = new LoadBalancerState({ session, basePath: BASE });
 });
 
-afterEach(() => state.shutdown());
+afterEach(() => state.close());
 
 /** `v` of the cluster's properties, `none` when there are none. */
 function versionOf(cluster: string): string {

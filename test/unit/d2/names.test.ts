@@ -4,7 +4,8 @@
  * and punctuation) and a znode name (no slash, not `.` or `..`); the intersection is printable ASCII
  * without `/`. Separately, some names cannot exist in ZooKeeper at all: readers refuse those.
  */
-import { clusterNameProblem, MAX_CLUSTER_NAME_LENGTH, znodeNameProblem } from '../../../lib/d2/data';
+import { clusterNameProblem, MAX_CLUSTER_NAME_LENGTH } from '../../../lib/d2/data';
+import { znodeNameProblem } from '../../../lib/d2/names';
 
 describe('clusterNameProblem', () => {
   it.each([

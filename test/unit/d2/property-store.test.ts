@@ -4,7 +4,8 @@
  * after a reconnect or a session reset, and what a failed watch read leaves behind. The same contract
  * over a real server is in test/integration/d2/property-store.test.ts.
  */
-import { D2Error, ZooKeeperPropertyStore, type PropertySubscriber } from '../../../lib/d2';
+import { D2Error } from '../../../lib/d2';
+import { ZooKeeperPropertyStore, type PropertySubscriber } from '../../../lib/d2/property-store';
 import { OPEN_ACL } from '../../../lib/zk';
 import { InMemoryZk, type InMemoryZkSession } from '../../helpers/in-memory-zk';
 

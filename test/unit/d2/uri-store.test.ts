@@ -4,7 +4,9 @@
  * announcement keeps its last good value (or is left out) while the other hosts stay, and the view
  * catches up after a reconnect or a session reset.
  */
-import { serializeUriProperties, urisPath, ZooKeeperUriStore, type MergedUriProperties, type PropertySubscriber } from '../../../lib/d2';
+import { serializeUriProperties, urisPath, type MergedUriProperties } from '../../../lib/d2';
+import type { PropertySubscriber } from '../../../lib/d2/property-store';
+import { ZooKeeperUriStore } from '../../../lib/d2/uri-store';
 import { putUri } from '../../helpers/d2';
 import { OPEN_ACL } from '../../../lib/zk';
 import { InMemoryZk, type InMemoryZkSession } from '../../helpers/in-memory-zk';

@@ -139,10 +139,10 @@ describe('D2ConnectionWarmUpHandler', () => {
     const pending = handler.warmUpConnections('a', undefined);
 
     // Act
-    handler.shutdown();
+    handler.close();
     await pending;
     await handler.warmUpConnections('b', undefined);
-    handler.shutdown();
+    handler.close();
 
     // Assess
     expect(scheduler.pending()).toEqual([]);

@@ -30,7 +30,7 @@ function tinyProvider(): FailoutConfigProvider & { events: string[] } {
     getFailoutConfig: () => undefined,
     getClusters: () => [],
     start: () => events.push('start'),
-    shutdown: () => events.push('shutdown'),
+    close: () => events.push('close'),
   };
 }
 
@@ -40,7 +40,7 @@ describe('buildD2Client', () => {
   // The state only subscribes on demand: none of these cases touch the session.
   const state = new LoadBalancerState({ session: {} as ZkSession, basePath: '/unused' });
 
-  afterAll(() => state.shutdown());
+  afterAll(() => state.close());
 
   it.each<[string, Partial<D2ClientConfig>, boolean, string[]]>([
     ['failout disabled', { enableClusterFailout: false, failoutRedirectStrategy: strategy }, false, []],
@@ -61,7 +61,7 @@ describe('buildD2Client', () => {
     // Assess
     expect(client.failoutEnabled).toBe(wrapped);
     expect(messages).toEqual(warnings);
-    expect(provider.events).toEqual(wrapped ? ['start', 'shutdown'] : []);
+    expect(provider.events).toEqual(wrapped ? ['start', 'close'] : []);
   });
 
   it('gives a strategy factory a view over the provider and the state, and the client registry', () => {
@@ -113,7 +113,7 @@ describe('buildD2Client', () => {
     expect(context?.peerWatchTeardownDelayMs).toBe(expected.teardownMs);
     expect(context?.registry).toBe(client.registry);
     expect(client.registry === overrides.registry).toBe(expected.ownRegistry);
-    handler?.shutdown();
+    handler?.close();
   });
 
   it.each<[string, Partial<D2ClientConfig>]>([

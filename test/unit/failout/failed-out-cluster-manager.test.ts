@@ -223,11 +223,11 @@ describe('FailedoutClusterManager (rest.li FailedoutClusterManagerTest)', () => 
     const { handler, manager } = fixture();
 
     // Act
-    manager.shutdown();
-    manager.shutdown();
+    manager.close();
+    manager.close();
 
     // Assess
-    expect(handler.count('shutdown')).toBe(1);
+    expect(handler.count('close')).toBe(1);
   });
 });
 
@@ -279,14 +279,14 @@ describe('FailedoutClusterManager (beyond rest.li)', () => {
     manager.updateFailoutConfig(failoutConfig(CLUSTER, [P1]));
 
     // Act
-    manager.shutdown();
+    manager.close();
     manager.updateFailoutConfig(failoutConfig(CLUSTER, [P1, P2]));
     await flush();
 
     // Assess
     expect(scheduler.pending()).toEqual([]);
     expect(state.holds.size).toBe(0);
-    expect(handler.count('shutdown')).toBe(1);
+    expect(handler.count('close')).toBe(1);
     expect(manager.peerStates().size).toBe(0);
     expect(state.calls.filter((c) => c.startsWith('listen'))).toHaveLength(2);
   });
@@ -465,7 +465,7 @@ describe('FailedoutClusterManager peer watch callbacks', () => {
     manager.updateFailoutConfig(failoutConfig(CLUSTER, [P1]));
     const whileTearingDown = [...events];
     scheduler.runAll();
-    manager.shutdown();
+    manager.close();
 
     // Assess
     expect(whileTearingDown).toEqual([`watched:${P1}`, `watched:${P2}`]);

@@ -50,8 +50,8 @@ beforeEach(() => {
 
 afterEach(() => {
   told.mockRestore();
-  provider.shutdown();
-  state.shutdown();
+  provider.close();
+  state.close();
 });
 
 /** `manager-cluster:peer` for every peerChanged call since the last {@link resetTold}. */

@@ -154,8 +154,8 @@ export class RecordingWarmUpHandler implements ConnectionWarmUpHandler {
     this.calls.push(`cancel:${peer}`);
   }
 
-  shutdown(): void {
-    this.calls.push('shutdown');
+  close(): void {
+    this.calls.push('close');
   }
 
   count(call: string): number {

@@ -12,7 +12,7 @@ describe('AlarmEvaluator listing', () => {
   let evaluator: AlarmEvaluator | undefined;
 
   afterEach(async () => {
-    await evaluator?.stop();
+    await evaluator?.close();
   });
 
   it('serves every alarm it evaluates on the port given, and the worker reads any other name as unknown', async () => {

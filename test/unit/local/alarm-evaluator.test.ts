@@ -33,7 +33,7 @@ describe('AlarmEvaluator', () => {
     });
   });
   afterEach(async () => {
-    await evaluator?.stop();
+    await evaluator?.close();
   });
 
   it('starts OK, fires at the threshold, and returns to OK, emitting one event per transition', () => {

@@ -3,7 +3,8 @@
  * the CLI's check before sending and `--dry-run` (lib/requests `alarm-check.ts`).
  */
 import { AlarmStatesError, type AlarmReader, type AlarmReading } from '../../../lib/alarms';
-import { alarmsNamedBy, checkRequestAlarms, parseChangeRequest, readRequestAlarms, type ChangeRequest } from '../../../lib/requests';
+import { alarmsNamedBy, parseChangeRequest, readRequestAlarms, type ChangeRequest } from '../../../lib/requests';
+import { checkRequestAlarms } from '../../../lib/requests/alarm-check';
 import { failoutInput, NOW, restoreInput } from '../../helpers/requests';
 
 function parsed(input: Record<string, unknown>): ChangeRequest {

@@ -1,5 +1,6 @@
-import { isFailedOutAt, parseClusterProperties, serializeClusterProperties, type FailoutProperties } from '../../../lib/d2';
-import { applyRequest, parseChangeRequest, type ChangeRequest, type PeerState } from '../../../lib/requests';
+import { isFailedOutAt, parseClusterProperties, serializeClusterProperties, type FailoutProperties } from '../../../lib/d2/data';
+import { parseChangeRequest, type ChangeRequest } from '../../../lib/requests';
+import { applyRequest, type PeerState } from '../../../lib/requests/apply-request';
 import { failoutInput, HOUR, NOW, restoreInput } from '../../helpers/requests';
 
 const CLUSTER_JSON = {

@@ -5,7 +5,8 @@
  * process that has no CloudWatch client.
  */
 import { HttpAlarmStates, type AlarmReader } from '../../../lib/alarms';
-import { loadRequestsConfig, RequestError } from '../../../lib/requests';
+import { loadRequestsConfig } from '../../../lib/requests/config';
+import { RequestError } from '../../../lib/requests/errors';
 import { alarmReaderOf } from '../../../lib/requests/writer-source';
 
 const BASE = { ZK_CONNECT: '127.0.0.1:2181' };

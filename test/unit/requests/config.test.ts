@@ -1,4 +1,4 @@
-import { loadRequestsConfig, resolveDigestCredential, type RequestsConfig } from '../../../lib/requests';
+import { loadRequestsConfig, resolveDigestCredential, type RequestsConfig } from '../../../lib/requests/config';
 import { digestId } from '../../../lib/zk';
 
 describe('loadRequestsConfig', () => {

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadRequestsConfig } from '../../../lib/requests';
+import { loadRequestsConfig } from '../../../lib/requests/config';
 
 // The request worker's ZooKeeper TLS comes from ZK_TLS_* (PEM file paths, read at load); a bad one
 // is an invalidConfig naming the variable, like every other setting.

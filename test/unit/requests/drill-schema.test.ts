@@ -1,4 +1,5 @@
-import { parseChangeRequest, type ParseResult } from '../../../lib/requests';
+import { parseChangeRequest } from '../../../lib/requests';
+import { type ParseResult } from '../../../lib/requests/schema';
 import { decodeDrillNode, encodeDrillNode, MAX_DRILL_RUNS, runStatusAt, type DrillNode } from '../../../lib/requests/drill-node';
 import { NOW } from '../../helpers/requests';
 

@@ -4,7 +4,8 @@
  * rejections; a restore of a serving cluster is `unchanged`.
  */
 import { parseClusterProperties, type ClusterProperties } from '../../../lib/d2';
-import { applyRequest, parseChangeRequest, type ChangeRequest, type PeerState } from '../../../lib/requests';
+import { parseChangeRequest, type ChangeRequest } from '../../../lib/requests';
+import { applyRequest, type PeerState } from '../../../lib/requests/apply-request';
 import { failoutInput, HOUR, NOW, restoreInput } from '../../helpers/requests';
 
 const MINUTE = 60_000;

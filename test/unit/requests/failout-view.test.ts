@@ -3,7 +3,8 @@
  * windows pruned; drift between the view and the cluster nodes; rebuilt from the cluster nodes.
  */
 import { parseFailoutProperties, type FailoutProperties } from '../../../lib/d2/data';
-import { decodeFailoutView, encodeFailoutView, rebuildFailoutView, viewDrift, viewPathFor, withViewEntry } from '../../../lib/requests';
+import { decodeFailoutView, encodeFailoutView, rebuildFailoutView, viewDrift, viewPathFor } from '../../../lib/requests';
+import { withViewEntry } from '../../../lib/requests/failout-view';
 import { OPEN_ACL } from '../../../lib/zk';
 import { InMemoryZk } from '../../helpers/in-memory-zk';
 

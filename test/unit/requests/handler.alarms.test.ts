@@ -6,7 +6,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { Context } from 'aws-lambda';
-import type { Outcome } from '../../../lib/requests';
+import { type Outcome } from '../../../lib/requests/request-writer';
 import { createHandler, type RequestProcessor } from '../../../lib/requests/lambda';
 import { sqsRecord } from '../../helpers/requests';
 

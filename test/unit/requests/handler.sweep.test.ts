@@ -6,7 +6,8 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { Context, SQSEvent } from 'aws-lambda';
-import type { Outcome, SweepResult } from '../../../lib/requests';
+import { type Outcome } from '../../../lib/requests/request-writer';
+import { type SweepResult } from '../../../lib/requests/record-sweeper';
 import { createHandler, type RequestProcessor } from '../../../lib/requests/lambda';
 import { sqsRecord } from '../../helpers/requests';
 

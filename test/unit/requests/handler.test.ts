@@ -1,7 +1,8 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { Context, SQSEvent } from 'aws-lambda';
-import { TransientRequestError, type Outcome } from '../../../lib/requests';
+import { TransientRequestError } from '../../../lib/requests/errors';
+import { type Outcome } from '../../../lib/requests/request-writer';
 import { createHandler, type RequestProcessor } from '../../../lib/requests/lambda';
 import { sqsRecord } from '../../helpers/requests';
 

@@ -4,7 +4,8 @@
  * limit applies, `force` passes with the projection attached.
  */
 import { clusterPath, urisPath } from '../../../lib/d2';
-import { judgeRequest, type ChangeRequest, type FailoutChangeRequest } from '../../../lib/requests';
+import { judgeRequest, type ChangeRequest } from '../../../lib/requests';
+import { type FailoutChangeRequest } from '../../../lib/requests/schema';
 import { OPEN_ACL } from '../../../lib/zk';
 import { InMemoryZk, type InMemoryZkSession } from '../../helpers/in-memory-zk';
 import { HOUR, NOW } from '../../helpers/requests';

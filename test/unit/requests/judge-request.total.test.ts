@@ -7,7 +7,8 @@
  * writer still classifies them as transient.
  */
 import { clusterPath, urisPath } from '../../../lib/d2';
-import { judgeRequest, RequestWriter, type ChangeRequest, type FailoutChangeRequest } from '../../../lib/requests';
+import { judgeRequest, RequestWriter, type ChangeRequest } from '../../../lib/requests';
+import { type FailoutChangeRequest } from '../../../lib/requests/schema';
 import { OPEN_ACL } from '../../../lib/zk';
 import { InMemoryZk, type InMemoryZkSession } from '../../helpers/in-memory-zk';
 import { failoutInput, HOUR, NOW } from '../../helpers/requests';

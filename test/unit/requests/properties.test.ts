@@ -1,6 +1,8 @@
 import fc from 'fast-check';
-import { isFailedOutAt, parseClusterProperties, serializeClusterProperties } from '../../../lib/d2';
-import { applyRequest, parseChangeRequest, REJECTION_REASONS } from '../../../lib/requests';
+import { isFailedOutAt, parseClusterProperties, serializeClusterProperties } from '../../../lib/d2/data';
+import { parseChangeRequest } from '../../../lib/requests';
+import { applyRequest } from '../../../lib/requests/apply-request';
+import { REJECTION_REASONS } from '../../../lib/requests/rejection';
 import { failoutPropertiesArbitrary } from '../../helpers/failout-arbitraries';
 import { HOUR, NOW } from '../../helpers/requests';
 

@@ -1,6 +1,8 @@
 import { parseClusterProperties, serializeClusterProperties } from '../../../lib/d2';
 import { createFailoutConfig } from '../../../lib/failout';
-import { applyRequest, MAX_RAMP_STEPS, parseChangeRequest, type ChangeRequest, type PeerState } from '../../../lib/requests';
+import { parseChangeRequest, type ChangeRequest } from '../../../lib/requests';
+import { applyRequest, type PeerState } from '../../../lib/requests/apply-request';
+import { MAX_RAMP_STEPS } from '../../../lib/requests/ramp';
 import { failoutInput, HOUR, NOW } from '../../helpers/requests';
 
 const MINUTE = 60_000;

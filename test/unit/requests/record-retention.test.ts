@@ -5,15 +5,9 @@
  * (`.prune-mark`: "every record last written before `prunedBefore` is gone"). A record that is absent,
  * whose id was made before the mark, was pruned (or never processed before the retention ran out).
  */
-import {
-  DEFAULT_RECORD_RETENTION,
-  decodePruneMark,
-  lookUpRequestRecord,
-  newRequestId,
-  RecordSweeper,
-  requestIdTime,
-  type RecordSweeperOptions,
-} from '../../../lib/requests';
+import { lookUpRequestRecord, newRequestId, requestIdTime } from '../../../lib/requests';
+import { DEFAULT_RECORD_RETENTION, decodePruneMark } from '../../../lib/requests/record-retention';
+import { RecordSweeper, type RecordSweeperOptions } from '../../../lib/requests/record-sweeper';
 import { digestAcl, OPEN_ACL, readableByAllWritableBy } from '../../../lib/zk';
 import { InMemoryZk, type InMemoryZkSession } from '../../helpers/in-memory-zk';
 import { NOW } from '../../helpers/requests';

@@ -4,7 +4,9 @@
  * limit (jute.maxbuffer, 1 MB), which turned a permanent rejection into a DLQ message. The message keeps
  * the first problems and counts the rest; the encoded record never exceeds MAX_RECORD_BYTES.
  */
-import { encodeRequestRecord, decodeRequestRecord, MAX_RECORD_BYTES, MAX_REJECTION_MESSAGE_BYTES, parseChangeRequest, type Problem, type RequestRecord } from '../../../lib/requests';
+import { decodeRequestRecord, parseChangeRequest, type RequestRecord } from '../../../lib/requests';
+import { encodeRequestRecord, MAX_RECORD_BYTES } from '../../../lib/requests/request-record';
+import { MAX_REJECTION_MESSAGE_BYTES, type Problem } from '../../../lib/requests/rejection';
 import { rejectionOf } from '../../../lib/requests/rejection';
 import { NOW } from '../../helpers/requests';
 

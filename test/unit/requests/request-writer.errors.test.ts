@@ -6,7 +6,8 @@
  * test/integration/requests/request-writer.test.ts.
  */
 import { clusterPath } from '../../../lib/d2';
-import { RequestWriter, type RequestWriterOptions } from '../../../lib/requests';
+import { RequestWriter } from '../../../lib/requests';
+import { type RequestWriterOptions } from '../../../lib/requests/request-writer';
 import { OPEN_ACL, readableByAllWritableBy, type ZkErrorKind } from '../../../lib/zk';
 import { put, putUri } from '../../helpers/d2';
 import { InMemoryZk, type InMemoryZkSession, type WireOp } from '../../helpers/in-memory-zk';

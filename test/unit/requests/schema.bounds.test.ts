@@ -5,7 +5,9 @@
  * it into the DLQ while the rest of the cluster's FIFO group waits). Names follow one grammar (SQS
  * MessageGroupId ∩ znode name), free text refuses control characters.
  */
-import { MAX_NAME_LENGTH, parseChangeRequest, type ParseResult } from '../../../lib/requests';
+import { parseChangeRequest } from '../../../lib/requests';
+import { MAX_NAME_LENGTH } from '../../../lib/requests/names';
+import { type ParseResult } from '../../../lib/requests/schema';
 import { failoutInput, HOUR, NOW, restoreInput } from '../../helpers/requests';
 
 const options = { now: NOW };

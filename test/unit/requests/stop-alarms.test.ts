@@ -4,7 +4,9 @@
  * written into every bucket config, and a guard's restore removes only a failout that names its alarm.
  */
 import { parseClusterProperties, serializeClusterProperties } from '../../../lib/d2';
-import { applyRequest, MAX_STOP_ALARMS, namesStopAlarm, parseChangeRequest, type ChangeRequest, type PeerState } from '../../../lib/requests';
+import { namesStopAlarm, parseChangeRequest, type ChangeRequest } from '../../../lib/requests';
+import { applyRequest, type PeerState } from '../../../lib/requests/apply-request';
+import { MAX_STOP_ALARMS } from '../../../lib/requests/stop-alarms';
 import { failoutInput, HOUR, NOW, restoreInput } from '../../helpers/requests';
 
 const healthy: PeerState = { exists: true, hostCount: 3, failoutProperties: null };

@@ -1,4 +1,4 @@
-import { DrillConfigError, loadDrillRunnerConfig } from '../../../lib/safety';
+import { loadDrillRunnerConfig } from '../../../lib/safety';
 
 const BASE = { ZK_CONNECT: 'zk1:2181,zk2:2181', FAILOUT_QUEUE_URL: 'http://sqs.us-east-1.127.0.0.1:4566/000000000000/failout-requests.fifo' };
 
@@ -24,7 +24,7 @@ describe('loadDrillRunnerConfig', () => {
     [{ DRILL_GRACE: 'soon' }, /DRILL_GRACE must be a positive duration/],
     [{ FAILOUT_DRILLS_PATH: 'drills' }, /FAILOUT_DRILLS_PATH must be an absolute znode path/],
   ])('refuses %j, naming the variable', (overrides, message) => {
-    expect(() => loadDrillRunnerConfig({ ...BASE, ...overrides })).toThrow(DrillConfigError);
+    expect(() => loadDrillRunnerConfig({ ...BASE, ...overrides })).toThrow(expect.objectContaining({ name: 'SafetyError', kind: 'invalidConfig' }));
     expect(() => loadDrillRunnerConfig({ ...BASE, ...overrides })).toThrow(message);
   });
 });

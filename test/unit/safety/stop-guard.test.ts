@@ -5,8 +5,8 @@
  */
 import type { SendMessageCommandInput } from '@aws-sdk/client-sqs';
 import { parseClusterProperties, serializeClusterProperties } from '../../../lib/d2';
-import { alarmStateChangeEvent, RestoreSendError, StopGuard, type GuardCounter, type GuardZkReader } from '../../../lib/safety';
-import { silentRequestLogger } from '../../../lib/requests';
+import { alarmStateChangeEvent, StopGuard, type GuardCounter, type GuardZkReader } from '../../../lib/safety';
+import { silentRequestLogger } from '../../../lib/requests/logger';
 import { ZkError } from '../../../lib/zk';
 
 const NOW = Date.parse('2026-11-30T16:00:00Z');
@@ -121,7 +121,7 @@ describe('StopGuard', () => {
     expect(send).not.toHaveBeenCalled();
   });
 
-  it('sends every restore it can, then throws RestoreSendError naming the clusters not sent (a retry sends the same ids)', async () => {
+  it('sends every restore it can, then throws a restoreNotSent SafetyError naming the clusters not sent (a retry sends the same ids)', async () => {
     // Prepare
     const attempts: string[][] = [];
     let round = 0;
@@ -133,7 +133,7 @@ describe('StopGuard', () => {
 
     // Act
     const first = guard.handle(alarm());
-    await expect(first).rejects.toThrow(RestoreSendError);
+    await expect(first).rejects.toMatchObject({ name: 'SafetyError', kind: 'restoreNotSent', clusters: ['b'] });
     await expect(first).rejects.toThrow(/could not send the restore of b for alarm greetings-lva1-errors: throttled/);
     round = 1;
     const retry = await guard.handle(alarm());

@@ -1,10 +1,12 @@
 /**
- * auditAcls and secureAcls (lib/zk/acl-audit.ts) against the in-memory ZooKeeper, whose ACL checks
+ * auditAcls and applyAclPolicy (lib/zk/acl-audit.ts; applied through lib/requests' `secureAcls`, which
+ * gives it the access table) against the in-memory ZooKeeper, whose ACL checks
  * are ZooKeeper's: which nodes they walk, what counts as open, what an audit cannot vouch for, and
  * what secure does where it may not change an ACL. The CLI over a real server is in
  * test/integration/cli/cli.zk.test.ts.
  */
-import { aclFor, aclLayout, auditAcls, describeAudit, OPEN_ACL, secureAcls, worldAcl, type AclEntry } from '../../../lib/zk';
+import { aclFor, aclLayout, secureAcls } from '../../../lib/requests';
+import { auditAcls, describeAudit, OPEN_ACL, worldAcl, type AclEntry } from '../../../lib/zk';
 import { CREDENTIALS, IDS, ROLES } from '../../helpers/access';
 import { InMemoryZk, type InMemoryZkSession } from '../../helpers/in-memory-zk';
 

@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
-import { ZkSession, ZkTlsConfigError, loadZkTlsFiles, loadZkTlsFromEnv, zkTlsFilesFromEnv } from '../../../lib/zk';
+import { ZkSession, ZkTlsConfigError, loadZkTlsFiles, loadZkTlsFromEnv } from '../../../lib/zk';
+import { zkTlsFilesFromEnv } from '../../../lib/zk/config';
 
 // ZK_TLS_* and the PEM files behind them: TLS turns on with any variable, files are read and checked
 // for shape, errors name the variable, and what logs the loaded options shows paths, never contents.

@@ -1,0 +1,27 @@
+/**
+ * lib/operator: the one request path of every operator client (the `failout` CLI, the console).
+ * Text inputs (durations, times, peers, shares, ramps) are parsed into request bodies with errors that
+ * name the field; bodies are checked with the worker's own schema (`validateLocally`), judged against
+ * ZooKeeper as the worker would (`dryRun`), sent through the one encoder (`sendChangeRequest`) and
+ * followed to their outcome (`waitForOutcome`); status, records, drills and request rates are read
+ * the same way for all. Clients keep only their own surface: commander and printing (lib/cli), fastify
+ * and the page (lib/console).
+ */
+export { OperatorError, inputError, isOperatorError, assertIsError, type OperatorEnv } from './errors';
+export { DEFAULT_CONSOLE_PORT, resolveSettings, type ConnectionFlags, type ConsoleStartOptions, type OperatorSettings } from './settings';
+export { OperatorConnections } from './connections';
+export { defaultRequester } from './requester';
+export { parseDuration } from './inputs';
+export { buildExtendBody, buildFailoutBody, buildRestoreBody, type OutOptions, type SendableBody } from './request-bodies';
+export { buildDeleteDrillBody, buildPutDrillBody, type DrillPutOptions, type PutDrillBody } from './drill-bodies';
+export { formatLocalRejection, validateLocally } from './local-check';
+export { dryRun, formatCapacity, formatProjections, projectByRates, projectionJson } from './dry-run';
+export { checkNamedAlarms, resolveAlarmSource, type AlarmSourceFlags, type OperatorAlarmSource } from './alarm-source';
+export { sendChangeRequest, waitForOutcome } from './send';
+export { lookUpRecord, waitForRequestRecord } from './records';
+export { describeCluster, describeFailout, type ClusterStatus, type DrillStatus, type WindowStatus } from './cluster-status';
+export { drillsBase, withDrills } from './drill-status';
+export { formatClusterStatus, formatForced, formatPruned, formatRecord, formatRemaining } from './format';
+export { measureRequestRates, type RateFlags } from './request-rates';
+export { createOperatorRequests } from './operator-requests';
+export type { ActionFields, CheckResult, OperatorAction, OperatorRequests, PreparedBody, QueueProbe } from './requests-port';

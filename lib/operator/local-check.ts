@@ -1,0 +1,49 @@
+import { parseChangeRequest, parseDuration, type ChangeRequest, type ParseOptions, type Rejection } from '../requests';
+import { inputError, type OperatorEnv } from './errors';
+import type { SendableBody } from './request-bodies';
+
+/**
+ * The checks before anything is sent (issue 14): the worker's own schema and rules, so a request that
+ * can only be rejected is never queued. Two steps:
+ * - {@link validateLocally}: the schema, names, window and guard rails (`parseChangeRequest`). A
+ *   failure is a usage error (exit 2): the command line is wrong.
+ * - judging (`dryRun`; the CLI's `judgeBeforeSend`): `judgeRequest` against the live ZooKeeper state when ZooKeeper is
+ *   configured (unknown cluster or peer, peer failed out or without hosts). A failure is a rejection
+ *   (exit 1), as the worker would record it. ZooKeeper out of reach does not stop the request: the
+ *   worker judges again anyway, and an incident is no time to refuse a restore.
+ * Nothing is sent after either refusal.
+ */
+
+/** The worker's guard-rail variables, read from the CLI's environment when set (a deployment may raise them). */
+export function limitsFromEnv(env: OperatorEnv): Omit<ParseOptions, 'now'> {
+  const limits: { maxWindowMs?: number; maxBodyBytes?: number; maxPeers?: number } = {};
+  const window = env.MAX_FAILOUT_WINDOW?.trim();
+  if (window) {
+    const ms = parseDuration(window);
+    if (ms === undefined || ms <= 0) throw inputError(`MAX_FAILOUT_WINDOW=${JSON.stringify(window)} is not a duration (examples: 72h, PT72H, P7D)`);
+    limits.maxWindowMs = ms;
+  }
+  for (const [variable, key] of [['MAX_REQUEST_BYTES', 'maxBodyBytes'], ['MAX_PEERS', 'maxPeers']] as const) {
+    const text = env[variable]?.trim();
+    if (!text) continue;
+    const value = Number(text);
+    if (!Number.isSafeInteger(value) || value <= 0) throw inputError(`${variable}=${JSON.stringify(text)} is not a positive integer`);
+    limits[key] = value;
+  }
+  return limits;
+}
+
+/**
+ * The request as the worker would read it, or a usage error naming what it would reject and why.
+ * @throws OperatorError `usage`.
+ */
+export function validateLocally(body: SendableBody, now: number, env: OperatorEnv): ChangeRequest {
+  const parsed = parseChangeRequest(body, { ...limitsFromEnv(env), now });
+  if (parsed.ok) return parsed.request;
+  throw inputError(`the worker would reject this request (${parsed.rejection.reason}): ${parsed.rejection.message}; nothing was sent`);
+}
+
+/** One line for a rejection found before sending (or by `--dry-run`). */
+export function formatLocalRejection(body: SendableBody, rejection: Rejection): string {
+  return `request ${body.requestId}: REJECTED (${body.action} ${body.cluster}): ${rejection.reason} — ${rejection.message}`;
+}

@@ -1,0 +1,116 @@
+/**
+ * The request side of a form-driven client ({@link OperatorRequests}), made of the same parts as the
+ * CLI's so that a request from the console is the one `failout out|extend|restore` would send: the
+ * body builders (`request-bodies.ts`), the worker's schema and guard rails (`validateLocally`), the
+ * dry-run judge (`dryRun`, the worker's `judgeRequest`) and the one queue message rule
+ * (`changeRequestMessage`).
+ */
+import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
+import { newRequestId } from '../requests';
+import { isZkError } from '../zk';
+import { describeFailout } from './cluster-status';
+import { OperatorConnections } from './connections';
+import { dryRun, formatProjections } from './dry-run';
+import { isOperatorError, type OperatorEnv } from './errors';
+import { formatClusterStatus } from './format';
+import { validateLocally } from './local-check';
+import { buildExtendBody, buildFailoutBody, buildRestoreBody, type OutOptions, type RequestBody } from './request-bodies';
+import type { ActionFields, CheckResult, OperatorAction, OperatorRequests, PreparedBody, QueueProbe } from './requests-port';
+import { sendChangeRequest } from './send';
+import type { OperatorSettings } from './settings';
+
+/** A body the console checked, with the CLI's full body kept for the send. */
+interface CheckedBody extends PreparedBody {
+  readonly full: RequestBody;
+}
+
+/** Comma-separated list → the repeated flag's values (empty entries dropped). */
+function list(text: string | undefined): string[] | undefined {
+  if (text === undefined) return undefined;
+  const values = text.split(',').map((v) => v.trim()).filter((v) => v !== '');
+  return values.length === 0 ? undefined : values;
+}
+
+/** The form's fields as `failout out`'s options (commander hands the same strings over). */
+function outOptions(fields: ActionFields): OutOptions {
+  const options: OutOptions = {};
+  const peers = list(fields.peers);
+  if (peers) options.peer = peers;
+  const stopAlarms = list(fields.stopAlarms);
+  if (stopAlarms) options.stopAlarm = stopAlarms;
+  for (const key of ['for', 'until', 'at', 'share', 'buckets', 'ramp', 'reason', 'by'] as const) {
+    const value = fields[key];
+    if (value !== undefined) options[key] = value;
+  }
+  if (fields.force === true) options.force = true;
+  return options;
+}
+
+/** Builds the body the CLI would for this action. @throws OperatorError `usage`. */
+function buildBody(action: OperatorAction, fields: ActionFields, context: { requestId: string; now: number; requestedBy: string }): RequestBody {
+  const reasonBy = { ...(fields.reason === undefined ? {} : { reason: fields.reason }), ...(fields.by === undefined ? {} : { by: fields.by }) };
+  switch (action) {
+    case 'failout':
+      return buildFailoutBody(fields.cluster, outOptions(fields), context);
+    case 'extend':
+      return buildExtendBody(fields.cluster, { ...reasonBy, ...(fields.for === undefined ? {} : { for: fields.for }), ...(fields.until === undefined ? {} : { until: fields.until }) }, context);
+    case 'restore':
+      return buildRestoreBody(fields.cluster, reasonBy, context);
+  }
+}
+
+/**
+ * The request side over the operator's settings. `requestedBy` is the default requester (the
+ * form's `by` overrides it, as `--by` does).
+ */
+export function createOperatorRequests(settings: OperatorSettings, env: OperatorEnv, requestedBy: string): OperatorRequests {
+  const connections = new OperatorConnections(settings);
+  return {
+    queueUrl: settings.queueUrl,
+    async check(action, fields, options): Promise<CheckResult> {
+      const requestId = options.requestId ?? newRequestId(options.now);
+      let full: RequestBody;
+      let request;
+      try {
+        full = buildBody(action, fields, { requestId, now: options.now, requestedBy });
+        request = validateLocally(full, options.now, env);
+      } catch (err) {
+        if (isOperatorError(err, 'input')) return { kind: 'invalid', message: err.message, field: err.field };
+        throw err;
+      }
+      const body: CheckedBody = { requestId: full.requestId, action: full.action, cluster: full.cluster, full };
+      const unjudged = (why: string): CheckResult => ({ kind: 'ready', body, judged: false, judgement: `${why}; the worker judges the request when it arrives.` });
+      if (!options.session) return unjudged('ZooKeeper is out of reach: not judged now');
+      let result;
+      try {
+        result = await dryRun(options.session, settings, request, options.now, options.rates);
+      } catch (err) {
+        if (isZkError(err) && err.transient) return unjudged(`ZooKeeper did not answer (${err.message}): not judged now`);
+        throw err;
+      }
+      const projections = formatProjections(result);
+      if (!result.ok) return { kind: 'rejected', body, reason: result.rejection.reason, message: projections === '' ? result.rejection.message : `${result.rejection.message}\n${projections}` };
+      const projection = projections === '' ? '' : `\n${projections}`;
+      return { kind: 'ready', body, judged: true, before: result.before, after: result.after, judgement: `${full.cluster} would then be:\n${formatClusterStatus(result.after, options.now)}${projection}` };
+    },
+    async send(body) {
+      const full = (body as CheckedBody).full;
+      if (full === undefined) throw new Error('only a body checked by this client can be sent');
+      return { messageId: await sendChangeRequest(connections, env, full) };
+    },
+    async probeQueue(): Promise<QueueProbe> {
+      try {
+        const out = await connections
+          .sqs(env)
+          .send(new GetQueueAttributesCommand({ QueueUrl: connections.queueUrl(), AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }), { abortSignal: AbortSignal.timeout(3000) });
+        const attributes: Partial<Record<string, string>> = out.Attributes ?? {};
+        const number = (name: string): number | undefined => (attributes[name] === undefined ? undefined : Number(attributes[name]));
+        return { ok: true, visible: number('ApproximateNumberOfMessages'), inFlight: number('ApproximateNumberOfMessagesNotVisible') };
+      } catch (err) {
+        return { ok: false, message: err instanceof Error ? err.message || err.name : String(err) };
+      }
+    },
+    describe: (cluster, properties, now) => describeFailout(cluster, properties, now),
+    close: () => connections.close(),
+  };
+}

@@ -1,0 +1,96 @@
+/**
+ * The request side of a client that acts from form fields (the console), as one interface
+ * ({@link OperatorRequests}, made by `createOperatorRequests`): the same body builders, the worker's
+ * schema, the dry-run judge and the SQS send as the CLI's, so a request from the page is the request
+ * `failout out|restore|extend` would send.
+ */
+import type { FailoutProperties } from '../d2';
+import type { RequestRates } from '../requests';
+import type { ZkSession } from '../zk';
+import type { ClusterStatus } from './cluster-status';
+
+/** The three actions the page offers. */
+export type OperatorAction = 'failout' | 'restore' | 'extend';
+
+/**
+ * The form's fields, as text, named after the CLI's flags (`--peer`, `--for`, …) and read the same way.
+ * `peers` is the `--peer` list comma-separated (`greetings-lva1:2, greetings-ltx1`).
+ */
+export interface ActionFields {
+  readonly cluster: string;
+  readonly peers?: string | undefined;
+  readonly for?: string | undefined;
+  readonly until?: string | undefined;
+  readonly at?: string | undefined;
+  readonly share?: string | undefined;
+  readonly buckets?: string | undefined;
+  readonly ramp?: string | undefined;
+  /** `--stop-alarm` values, comma-separated. */
+  readonly stopAlarms?: string | undefined;
+  readonly reason?: string | undefined;
+  readonly by?: string | undefined;
+  readonly force?: boolean | undefined;
+}
+
+/** A request body ready to send (a `RequestBody`), opaque to the client beyond these fields. */
+export interface PreparedBody {
+  readonly requestId: string;
+  readonly action: OperatorAction;
+  readonly cluster: string;
+}
+
+/**
+ * The outcome of checking a request before it is sent:
+ * - `ready`: the worker's schema accepts it and the judge (against ZooKeeper now) would apply it;
+ *   `judgement` is the CLI's dry-run text (state after, capacity projection), or says why it could not
+ *   be judged (ZooKeeper out of reach: the worker judges again, as the CLI does).
+ * - `invalid`: the input is wrong; `message` says what, `field` names the field at fault when one is.
+ * - `rejected`: the judge refuses it now (`reason` is the worker's rejection reason).
+ */
+export type CheckResult =
+  | {
+      readonly kind: 'ready';
+      readonly body: PreparedBody;
+      readonly judgement: string;
+      readonly judged: boolean;
+      /** When judged: the cluster as read for the judgement, and as the worker would leave it (the confirm step's changes). */
+      readonly before?: ClusterStatus | undefined;
+      readonly after?: ClusterStatus | undefined;
+    }
+  | { readonly kind: 'invalid'; readonly message: string; readonly field?: string | undefined }
+  | { readonly kind: 'rejected'; readonly body: PreparedBody; readonly reason: string; readonly message: string };
+
+/** Whether the queue answered, and how deep it is. */
+export type QueueProbe =
+  | { readonly ok: true; readonly visible: number | undefined; readonly inFlight: number | undefined }
+  | { readonly ok: false; readonly message: string };
+
+/** The request side of a form-driven client such as the console (made by `createOperatorRequests`). */
+export interface OperatorRequests {
+  /**
+   * Builds the body as the CLI would from `fields` (with `requestId`, or a fresh one), validates it
+   * with the worker's schema and judges it against ZooKeeper through `session` (undefined: ZooKeeper is
+   * out of reach; the request is then not judged, as the CLI's `judgeBeforeSend` does). With `rates`
+   * (the console's scrapes), a failout's judgement also shows the projection from request rates, and
+   * says the worker judges by host counts.
+   */
+  check(
+    action: OperatorAction,
+    fields: ActionFields,
+    options: { readonly requestId?: string | undefined; readonly now: number; readonly session: ZkSession | undefined; readonly rates?: RequestRates | undefined },
+  ): Promise<CheckResult>;
+  /**
+   * Sends a checked body to the queue exactly as the CLI does (MessageGroupId = cluster,
+   * MessageDeduplicationId = requestId). @throws Error with a message saying what to do when the queue
+   * does not take it.
+   */
+  send(body: PreparedBody): Promise<{ readonly messageId: string | undefined }>;
+  /** `GetQueueAttributes` on the queue: is it reachable, and how many messages wait. */
+  probeQueue(): Promise<QueueProbe>;
+  /** The queue the requests go to (shown on the page; a URL, no secret). */
+  readonly queueUrl: string | undefined;
+  /** Describes a cluster's failout as `failout status` does. */
+  describe(cluster: string, properties: FailoutProperties | null, now: number): ClusterStatus;
+  /** Closes the SQS client and anything else it opened. */
+  close(): Promise<void>;
+}
