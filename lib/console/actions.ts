@@ -136,6 +136,7 @@ function checkAnswer(result: CheckResult, now: number): Record<string, unknown> 
   }
 }
 
-function bodyOf(body: PreparedBody): PreparedBody {
+/** What the page is told of a body: its id, action and cluster (the rest stays on the server). */
+function bodyOf(body: PreparedBody): { readonly requestId: string; readonly action: string; readonly cluster: string } {
   return { requestId: body.requestId, action: body.action, cluster: shown(body.cluster) };
 }

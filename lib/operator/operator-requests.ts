@@ -15,14 +15,9 @@ import { isOperatorError, type OperatorEnv } from './errors';
 import { formatClusterStatus } from './format';
 import { validateLocally } from './local-check';
 import { buildExtendBody, buildFailoutBody, buildRestoreBody, type OutOptions, type RequestBody } from './request-bodies';
-import type { ActionFields, CheckResult, OperatorAction, OperatorRequests, PreparedBody, QueueProbe } from './requests-port';
+import type { ActionFields, CheckResult, OperatorAction, OperatorRequests, QueueProbe } from './requests-port';
 import { sendChangeRequest } from './send';
 import type { OperatorSettings } from './settings';
-
-/** A body the console checked, with the CLI's full body kept for the send. */
-interface CheckedBody extends PreparedBody {
-  readonly full: RequestBody;
-}
 
 /** Comma-separated list → the repeated flag's values (empty entries dropped). */
 function list(text: string | undefined): string[] | undefined {
@@ -69,16 +64,15 @@ export function createOperatorRequests(settings: OperatorSettings, env: Operator
     queueUrl: settings.queueUrl,
     async check(action, fields, options): Promise<CheckResult> {
       const requestId = options.requestId ?? newRequestId(options.now);
-      let full: RequestBody;
+      let body: RequestBody;
       let request;
       try {
-        full = buildBody(action, fields, { requestId, now: options.now, requestedBy });
-        request = validateLocally(full, options.now, env);
+        body = buildBody(action, fields, { requestId, now: options.now, requestedBy });
+        request = validateLocally(body, options.now, env);
       } catch (err) {
         if (isOperatorError(err, 'input')) return { kind: 'invalid', message: err.message, field: err.field };
         throw err;
       }
-      const body: CheckedBody = { requestId: full.requestId, action: full.action, cluster: full.cluster, full };
       const unjudged = (why: string): CheckResult => ({ kind: 'ready', body, judged: false, judgement: `${why}; the worker judges the request when it arrives.` });
       if (!options.session) return unjudged('ZooKeeper is out of reach: not judged now');
       let result;
@@ -91,12 +85,10 @@ export function createOperatorRequests(settings: OperatorSettings, env: Operator
       const projections = formatProjections(result);
       if (!result.ok) return { kind: 'rejected', body, reason: result.rejection.reason, message: projections === '' ? result.rejection.message : `${result.rejection.message}\n${projections}` };
       const projection = projections === '' ? '' : `\n${projections}`;
-      return { kind: 'ready', body, judged: true, before: result.before, after: result.after, judgement: `${full.cluster} would then be:\n${formatClusterStatus(result.after, options.now)}${projection}` };
+      return { kind: 'ready', body, judged: true, before: result.before, after: result.after, judgement: `${body.cluster} would then be:\n${formatClusterStatus(result.after, options.now)}${projection}` };
     },
     async send(body) {
-      const full = (body as CheckedBody).full;
-      if (full === undefined) throw new Error('only a body checked by this client can be sent');
-      return { messageId: await sendChangeRequest(connections, env, full) };
+      return { messageId: await sendChangeRequest(connections, env, body) };
     },
     async probeQueue(): Promise<QueueProbe> {
       try {

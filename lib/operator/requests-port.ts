@@ -8,6 +8,7 @@ import type { FailoutProperties } from '../d2';
 import type { RequestRates } from '../requests';
 import type { ZkSession } from '../zk';
 import type { ClusterStatus } from './cluster-status';
+import type { RequestBody } from './request-bodies';
 
 /** The three actions the page offers. */
 export type OperatorAction = 'failout' | 'restore' | 'extend';
@@ -32,12 +33,8 @@ export interface ActionFields {
   readonly force?: boolean | undefined;
 }
 
-/** A request body ready to send (a `RequestBody`), opaque to the client beyond these fields. */
-export interface PreparedBody {
-  readonly requestId: string;
-  readonly action: OperatorAction;
-  readonly cluster: string;
-}
+/** A request body the worker's schema accepted, ready to send as it is. */
+export type PreparedBody = RequestBody;
 
 /**
  * The outcome of checking a request before it is sent:
