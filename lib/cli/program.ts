@@ -5,6 +5,7 @@ import { completionCommand } from './commands/completion';
 import { consoleCommand } from './commands/console';
 import { drillCommand } from './commands/drill';
 import { extendCommand } from './commands/extend';
+import { fabricCommand } from './commands/fabric';
 import { outCommand } from './commands/out';
 import { requestCommand } from './commands/request';
 import { restoreCommand } from './commands/restore';
@@ -26,6 +27,8 @@ Examples:
   failout request <id> --json
   failout console                  (the web console on http://127.0.0.1:8300/)
   failout drill list               (scheduled practice failouts; failout drill --help)
+  failout fabric list              (fabrics: clusters <service>-<fabric>, hosts, failed out)
+  failout fabric show lor1         (each cluster of a fabric: service, hosts, state, candidate targets)
   failout zk check                 (exit 1 when a node can be changed without credentials)
   ZK_ADMIN_DIGEST=admin:… failout zk secure --dry-run
 
@@ -41,7 +44,7 @@ export function buildProgram(rt: CommandRuntime): Command {
     .showHelpAfterError('(add --help for usage and examples)')
     .exitOverride()
     .configureOutput({ writeOut: (text) => rt.io.stdout(text), writeErr: (text) => rt.io.stderr(text) });
-  for (const make of [outCommand, extendCommand, restoreCommand, statusCommand, requestCommand, zkCommand, consoleCommand, drillCommand, completionCommand]) {
+  for (const make of [outCommand, extendCommand, restoreCommand, statusCommand, requestCommand, zkCommand, consoleCommand, drillCommand, fabricCommand, completionCommand]) {
     const command = make(rt);
     // Subcommands inherit neither exitOverride nor the output hooks: set them on each.
     command

@@ -5,9 +5,10 @@
  * ZooKeeper as the worker would (`dryRun`), sent through the one encoder (`sendChangeRequest`) and
  * followed to their outcome (`waitForOutcome`); status, records, drills and request rates are read
  * the same way for all. Clients keep only their own surface: commander and printing (lib/cli), fastify
- * and the page (lib/console).
+ * and the page (lib/console). Fabrics (lib/fabrics derived over the live tree, with hosts and failout
+ * state per cluster) are read here too (`readFabrics`).
  */
-export { OperatorError, inputError, isOperatorError, assertIsError, type OperatorEnv } from './errors';
+export { OperatorError, inputError, isOperatorError, type OperatorEnv } from './errors';
 export { DEFAULT_CONSOLE_PORT, resolveSettings, type ConnectionFlags, type ConsoleStartOptions, type OperatorSettings } from './settings';
 export { OperatorConnections } from './connections';
 export { defaultRequester } from './requester';
@@ -19,9 +20,10 @@ export { dryRun, formatCapacity, formatProjections, projectByRates, projectionJs
 export { checkNamedAlarms, resolveAlarmSource, type AlarmSourceFlags, type OperatorAlarmSource } from './alarm-source';
 export { sendChangeRequest, waitForOutcome } from './send';
 export { lookUpRecord, waitForRequestRecord } from './records';
-export { describeCluster, describeFailout, type ClusterStatus, type DrillStatus, type WindowStatus } from './cluster-status';
+export { describeCluster, type ClusterStatus, type WindowStatus } from './cluster-status';
 export { drillsBase, withDrills } from './drill-status';
 export { formatClusterStatus, formatForced, formatPruned, formatRecord, formatRemaining } from './format';
 export { measureRequestRates, type RateFlags } from './request-rates';
 export { createOperatorRequests } from './operator-requests';
 export type { ActionFields, CheckResult, OperatorAction, OperatorRequests, PreparedBody, QueueProbe } from './requests-port';
+export { readFabrics, type FabricsView } from './fabric-status';

@@ -1,5 +1,6 @@
 import { zkTlsFilesFromEnv, ZkTlsConfigError, type ZkTlsFiles } from '../zk/config';
 import { DEFAULT_MAX_PEER_LOAD_FACTOR } from '../requests';
+import { DEFAULT_FABRICS_PATH } from '../fabrics';
 import { inputError, type OperatorEnv } from './errors';
 
 /** Connection flags every command accepts; each overrides its environment variable. */
@@ -54,6 +55,11 @@ export interface OperatorSettings {
   /** `--requests-base` / `FAILOUT_REQUESTS_PATH` (as the worker reads it), default `/failout/requests`. */
   readonly requestsBase: string;
   /**
+   * `FAILOUT_FABRICS_PATH`: the parent of the fabric maps (`<path>/<fabric>`), default `/failout/fabrics`.
+   * Checked by the reads that use it (`readFabrics`), so a bad value never stops another command.
+   */
+  readonly fabricsBase: string;
+  /**
    * `MAX_PEER_LOAD_FACTOR` (as the worker reads it; set it to the deployment's value so the checks
    * before sending and `--dry-run` agree with the worker), default 2.0.
    */
@@ -76,6 +82,7 @@ export function resolveSettings(flags: ConnectionFlags, env: OperatorEnv): Opera
     region: nonEmpty(env.AWS_REGION) ?? nonEmpty(env.AWS_DEFAULT_REGION) ?? regionOfQueueUrl(queueUrl) ?? 'us-east-1',
     d2Base: pick(flags.d2Base, 'D2_BASE_PATH') ?? DEFAULT_D2_BASE,
     requestsBase: pick(flags.requestsBase, 'FAILOUT_REQUESTS_PATH') ?? DEFAULT_REQUESTS_BASE,
+    fabricsBase: nonEmpty(env.FAILOUT_FABRICS_PATH) ?? DEFAULT_FABRICS_PATH,
     maxPeerLoadFactor: resolveMaxPeerLoadFactor(nonEmpty(env.MAX_PEER_LOAD_FACTOR)),
   };
 }

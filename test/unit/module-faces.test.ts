@@ -63,6 +63,8 @@ describe('module faces', () => {
     ['lib/lambda/index.ts', ['@aws', '@aws-lambda-powertools', '@middy']],
     // The one lifecycle vocabulary, below every layer: a type, no runtime.
     ['lib/lifecycle/index.ts', []],
+    // Fabrics (issue 23): the rule and the map's codec, pure; zod validates the map node.
+    ['lib/fabrics/index.ts', ['zod']],
   ])('%s loads exactly %j from npm', async (face, expected) => {
     // Act
     const loaded = await packagesLoadedBy(face);

@@ -4,7 +4,7 @@ import { AlarmPoller, alarmErrorText, type AlarmStatesView } from '../../../lib/
 import { renderClusters, renderStatus } from '../../../lib/console/page';
 import { shownAlarmNames, windowSafety, type ConsoleSnapshot, type ServiceGroup } from '../../../lib/console/snapshot';
 import { AlarmStatesError, CloudWatchAlarmStates, HttpAlarmStates, type AlarmState, type AlarmStates } from '../../../lib/safety';
-import { describeFailout } from '../../../lib/operator';
+import { describeFailout } from '../../../lib/operator/cluster-status';
 import { consoleAlarmSource } from '../../../lib/console';
 
 // The stop alarms' states on the console: how they render (escaped, ALARM marked, the source's

@@ -1,6 +1,6 @@
 import type { FailoutBucketConfig, FailoutProperties } from '../../../lib/d2';
 import { failoutChanges } from '../../../lib/console/diff';
-import { describeFailout } from '../../../lib/operator';
+import { describeFailout } from '../../../lib/operator/cluster-status';
 
 // The confirm step's "what changes" lines: the state after a request against the failout the
 // cluster has now, as the operator reads them before sending (issue 21, item 7).

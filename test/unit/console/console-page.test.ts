@@ -4,7 +4,7 @@ import { renderClusters, renderHistoryRows, renderPlanes, renderStatus } from '.
 import type { ConsoleSnapshot } from '../../../lib/console/snapshot';
 import { windowSafety } from '../../../lib/console/snapshot';
 import type { BridgeSource } from '../../../lib/console/sources';
-import { describeFailout } from '../../../lib/operator';
+import { describeFailout } from '../../../lib/operator/cluster-status';
 import { consoleServerOptions } from '../../../lib/console';
 
 const NOW = Date.parse('2026-12-01T12:00:00Z');

@@ -4,7 +4,8 @@
  * status` and `failout request` show stop alarms, escaped.
  */
 import type { FailoutProperties } from '../../../lib/d2';
-import { describeFailout, OperatorError, formatClusterStatus, formatRecord, validateLocally, buildFailoutBody } from '../../../lib/operator';
+import { OperatorError, formatClusterStatus, formatRecord, validateLocally, buildFailoutBody } from '../../../lib/operator';
+import { describeFailout } from '../../../lib/operator/cluster-status';
 
 const NOW = Date.parse('2026-11-30T16:00:00Z');
 const H = 3_600_000;

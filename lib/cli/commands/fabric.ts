@@ -1,0 +1,140 @@
+import { Command } from 'commander';
+import { escapeControlChars } from '../../text';
+import { addConnectionOptions, addOutputOptions, printJson, withConnections, type CommandRuntime } from '../command-context';
+import { EXIT } from '../errors';
+import { OperatorError, readFabrics, type ConnectionFlags, type FabricsView } from '../../operator';
+
+const EXAMPLES = `
+Examples:
+  failout fabric list              every fabric: clusters, services, hosts, failed out; unassigned clusters
+  failout fabric show lor1         each cluster of lor1: service, hosts, state, candidate targets
+  failout fabric show lor1 --json | jq '.fabric.clusters[] | select(.state == "failed-out")'
+
+A cluster <service>-<fabric> of a service under /d2/services is in fabric <fabric> (greetings-lor1:
+service greetings, fabric lor1; the longest service name wins); the service's clusters in the other
+fabrics are its candidate targets. A map node $FAILOUT_FABRICS_PATH/<fabric> (default /failout/fabrics)
+places the clusters it names, over the rule. Clusters neither places are listed as unassigned.
+`;
+
+type Flags = ConnectionFlags & { json?: boolean };
+type FabricView = FabricsView['fabrics'][number];
+type ClusterView = FabricView['clusters'][number];
+
+/** Subcommands inherit neither exitOverride nor the output hooks: set them on each. */
+function wired(rt: CommandRuntime, command: Command): Command {
+  return command
+    .exitOverride()
+    .showHelpAfterError('(add --help for usage and examples)')
+    .configureOutput({ writeOut: (text) => rt.io.stdout(text), writeErr: (text) => rt.io.stderr(text) });
+}
+
+/** `failout fabric list|show`: the fabrics (named sets of clusters) as ZooKeeper holds them now. */
+export function fabricCommand(rt: CommandRuntime): Command {
+  const fabric = new Command('fabric').description('fabrics (data centers): their clusters, services, hosts, and which are failed out').addHelpText('after', EXAMPLES);
+  for (const sub of [listCommand(rt), showCommand(rt)]) fabric.addCommand(wired(rt, sub));
+  return fabric;
+}
+
+function listCommand(rt: CommandRuntime): Command {
+  const command = new Command('list').description('every fabric: clusters, services, hosts, failed out; unassigned clusters and broken maps');
+  addOutputOptions(addConnectionOptions(command));
+  return command.action(async (flags: Flags) => {
+    await withConnections(flags, rt.io, async (connections, settings) => {
+      const now = rt.io.now();
+      const view = await readFabrics(await connections.zk(), settings, now);
+      if (flags.json) {
+        const fabrics = view.fabrics.map((f) => ({ name: f.name, clusters: f.clusters.map((c) => c.cluster), services: f.services, hosts: f.hosts, failedOut: f.failedOut }));
+        printJson(rt.io, { at: new Date(now).toISOString(), ...view, fabrics });
+      } else rt.io.stdout(formatFabricList(view));
+      rt.setExit(EXIT.ok);
+    });
+  });
+}
+
+function showCommand(rt: CommandRuntime): Command {
+  const command = new Command('show').description("one fabric's clusters: service, hosts, state (failed out, scheduled, serving), candidate targets").argument('<fabric>', 'the fabric (failout fabric list names them)');
+  addOutputOptions(addConnectionOptions(command));
+  return command.action(async (name: string, flags: Flags) => {
+    await withConnections(flags, rt.io, async (connections, settings) => {
+      const now = rt.io.now();
+      const view = await readFabrics(await connections.zk(), settings, now);
+      const fabric = view.fabrics.find((f) => f.name === name);
+      if (fabric === undefined) {
+        const known = view.fabrics.length === 0 ? 'there are none yet (no cluster is named <service>-<fabric> after a service, and no fabric map exists)' : `the fabrics are ${view.fabrics.map((f) => f.name).join(', ')}`;
+        throw new OperatorError('rejected', `no fabric named ${JSON.stringify(name)}: ${known} (failout fabric list shows them)`);
+      }
+      if (flags.json) printJson(rt.io, { at: new Date(now).toISOString(), fabric });
+      else rt.io.stdout(formatFabricShow(fabric));
+      rt.setExit(EXIT.ok);
+    });
+  });
+}
+
+/** A value from data as the terminal may show it (issue 14): control characters as escapes. */
+const safe = (text: string): string => escapeControlChars(text);
+
+const STATE_LABEL: Record<ClusterView['state'], string> = {
+  'failed-out': 'FAILED OUT',
+  scheduled: 'scheduled',
+  ended: 'serving (failout ended)',
+  serving: 'serving',
+  malformed: 'MALFORMED',
+};
+
+/** The `fabric list` text: one row per fabric, then what belongs to none and what could not be read. */
+export function formatFabricList(view: FabricsView): string {
+  const lines: string[] = [];
+  if (view.fabrics.length === 0) lines.push('no fabrics: no cluster is named <service>-<fabric> after a service under /d2/services, and no fabric map places one');
+  else {
+    const rows = view.fabrics.map((f) => [safe(f.name), String(f.clusters.length), String(f.services.length), String(f.hosts), String(f.failedOut)]);
+    lines.push(...table(['FABRIC', 'CLUSTERS', 'SERVICES', 'HOSTS', 'FAILED OUT'], rows));
+  }
+  if (view.unassigned.length > 0) {
+    lines.push('', 'unassigned (no service name prefixes them as <service>-<fabric>, no fabric map names them):');
+    lines.push(...view.unassigned.map((u) => `  ${safe(u.cluster)}  ${u.hosts} hosts  ${STATE_LABEL[u.state]}`));
+  }
+  if (view.brokenMaps.length > 0) {
+    lines.push('', 'broken fabric maps (left out: the rule applies to their clusters):');
+    lines.push(...view.brokenMaps.map((b) => `  ${safe(b.fabric)}: ${safe(b.problem)}`));
+  }
+  if (view.conflicts.length > 0) {
+    lines.push('', 'clusters several fabric maps name (each stays in the first):');
+    lines.push(...view.conflicts.map((c) => `  ${safe(c.cluster)}: ${c.fabrics.map(safe).join(', ')} (in ${safe(c.kept)})`));
+  }
+  if (view.missing.length > 0) {
+    lines.push('', 'fabric maps name clusters D2 does not have:');
+    lines.push(...view.missing.map((m) => `  ${safe(m.fabric)}: ${safe(m.cluster)}`));
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** The `fabric show` text: a summary line, then one row per cluster. */
+export function formatFabricShow(fabric: FabricView): string {
+  const services = `${fabric.services.length} ${fabric.services.length === 1 ? 'service' : 'services'}${fabric.services.length === 0 ? '' : ` (${fabric.services.map(safe).join(', ')})`}`;
+  const lines = [`fabric ${safe(fabric.name)}: ${fabric.clusters.length} clusters, ${services}, ${fabric.hosts} hosts, ${fabric.failedOut} failed out`];
+  if (fabric.clusters.length === 0) {
+    lines.push('  no cluster: its map names only clusters D2 does not have (failout fabric list shows them)');
+    return `${lines.join('\n')}\n`;
+  }
+  const tiers = fabric.clusters.some((c) => c.tier !== undefined);
+  const header = ['CLUSTER', 'SERVICE', ...(tiers ? ['TIER'] : []), 'HOSTS', 'STATE', 'SOURCE', 'TARGETS'];
+  const rows = fabric.clusters.map((c) => [
+    safe(c.cluster),
+    safe(c.service),
+    ...(tiers ? [safe(c.tier ?? '-')] : []),
+    String(c.hosts),
+    STATE_LABEL[c.state],
+    c.source,
+    c.targets.length === 0 ? 'none (no cluster of the service in another fabric)' : c.targets.map((t) => `${safe(t.cluster)} (${safe(t.fabric)})`).join(', '),
+  ]);
+  lines.push(...table(header, rows));
+  for (const c of fabric.clusters.filter((c) => c.problem !== undefined)) lines.push(`  ${safe(c.cluster)}: ${safe(c.problem ?? '')}`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** Left-aligned columns two spaces apart; the last column is not padded. */
+function table(header: readonly string[], rows: readonly (readonly string[])[]): string[] {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: readonly string[]): string => cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ');
+  return [line(header), ...rows.map(line)];
+}
