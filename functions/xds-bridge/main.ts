@@ -12,7 +12,7 @@ const STOP_DEADLINE_MS = 5000;
 const log = createLogger('xds-bridge');
 
 async function main(): Promise<void> {
-  // `--allow-open-acl` is FAILOUT_ALLOW_OPEN_ACL=1 on the command line (README "Access control").
+  // `--allow-open-acl` is FAILOUT_ALLOW_OPEN_ACL=1 on the command line (docs/deployers.md "Access control").
   const config = loadBridgeConfig(process.argv.includes('--allow-open-acl') ? { ...process.env, FAILOUT_ALLOW_OPEN_ACL: '1' } : process.env);
   const bridge = await XdsBridge.start({ config, logger: log });
   // Whether the admin endpoints ask for a token, never the token itself.

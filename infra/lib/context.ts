@@ -75,7 +75,7 @@ const ACL_ID_KEYS = { bridge: 'zkAclBridgeId', requestWriter: 'zkAclWriterId', a
 const REPLACED_KEYS: Readonly<Record<string, string>> = {
   zkDigestSecretArn:
     'was replaced by zkWriterSecretArn (the request worker\'s credential) and zkBridgeSecretArn (the bridge\'s), two secrets holding two users, ' +
-    'plus the roles\' digest ids zkAclBridgeId and zkAclWriterId (README "Deploy"): one secret ran both components as one identity holding both roles\' permissions',
+    'plus the roles\' digest ids zkAclBridgeId and zkAclWriterId (docs/deployers.md "Deploy with CDK"): one secret ran both components as one identity holding both roles\' permissions',
 };
 
 /** A context problem, naming the key. */

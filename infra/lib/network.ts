@@ -22,7 +22,7 @@ export interface ZooKeeperAccess {
 
 /**
  * Where the Lambda and the bridge find the CA that verifies ZooKeeper over TLS, handed to both as
- * `ZK_TLS_CA` / `ZK_TLS_SERVERNAME` (README "ZooKeeper over TLS"). The PEM file itself is not
+ * `ZK_TLS_CA` / `ZK_TLS_SERVERNAME` (docs/deployers.md "ZooKeeper over TLS"). The PEM file itself is not
  * deployed by the stack: a Lambda layer puts it under `/opt`, the bridge image carries it.
  */
 export interface ZooKeeperTls {

@@ -185,7 +185,7 @@ export class XdsBridgeService extends Construct {
     });
     Validations.of(secret).acknowledge({
       id: 'AwsSolutions-SMG4',
-      reason: 'A static bearer token the tasks read at start; rotate it with put-secret-value and a forced new deployment of the service (README "Deploy"). A rotation Lambda would add a function with write access to the secret for no gain.',
+      reason: 'A static bearer token the tasks read at start; rotate it with put-secret-value and a forced new deployment of the service (docs/deployers.md "Deploy with CDK"). A rotation Lambda would add a function with write access to the secret for no gain.',
     });
     return secret;
   }

@@ -1,5 +1,5 @@
 /**
- * Who the failout compute is to ZooKeeper (README "Access control"): each component writes with its
+ * Who the failout compute is to ZooKeeper (docs/deployers.md "Access control"): each component writes with its
  * own digest credential, read from its own secret, and is told the other roles' digest ids (never
  * their passwords) to build ACLs that grant them. One secret for the Lambda and the bridge would run
  * both as ONE identity holding both roles' permissions (issue 14), so the stack takes two secrets and

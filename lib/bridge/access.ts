@@ -1,5 +1,5 @@
 /**
- * The bridge's part of access control (README "Access control"): the ACL of every node it creates
+ * The bridge's part of access control (docs/deployers.md "Access control"): the ACL of every node it creates
  * (from the one table, lib/requests `aclFor`), and its refusal to start writing into a tree that anyone
  * could change, which `failout zk check` would fail.
  */

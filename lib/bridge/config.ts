@@ -50,12 +50,12 @@ export interface BridgeConfig {
     readonly electionPath: string;
     readonly sessionTimeoutMs: number;
     readonly credentials: readonly { user: string; password: string }[];
-    /** TLS to the ensemble's `secureClientPort` (README "ZooKeeper over TLS"); plain TCP when undefined. */
+    /** TLS to the ensemble's `secureClientPort` (docs/deployers.md "ZooKeeper over TLS"); plain TCP when undefined. */
     readonly tls: ZkTlsOptions | undefined;
   };
   readonly writeBudget: WriteBudget;
   /**
-   * The identities (digest ids, never passwords) the ACLs of the bridge's nodes grant (README "Access
+   * The identities (digest ids, never passwords) the ACLs of the bridge's nodes grant (docs/deployers.md "Access
    * control"): `requestWriter` may set cluster nodes, `announcer` may announce under `/d2/uris/<cluster>`,
    * `admin` may do everything. The ids of `zookeeper.credentials` join `bridge` at start.
    */

@@ -8,7 +8,7 @@ import { types } from 'node:util';
  * - `notLeader`: a write was refused because this replica does not lead (fencing).
  * - `closed`: the bridge was stopped.
  * - `access`: the bridge refuses to write: it has no ZooKeeper credential, or its tree holds nodes
- *   anyone could change (README "Access control"; `failout zk secure`, or `allowOpenAcl`).
+ *   anyone could change (docs/deployers.md "Access control"; `failout zk secure`, or `allowOpenAcl`).
  */
 export type BridgeErrorKind = 'config' | 'mapping' | 'sync' | 'notLeader' | 'closed' | 'access';
 

@@ -28,7 +28,7 @@ export interface ZooKeeperAnnouncerOptions {
   /** Default a `d2-announcer` logger from `createLogger`. */
   readonly logger?: Logger;
   /**
-   * The announcer identity's digest credential (README "Access control"): added to the session (see
+   * The announcer identity's digest credential (docs/deployers.md "Access control"): added to the session (see
    * `ZkSession.addCredential`; everyone using the session then acts with it), so that the announcer
    * may create and delete children of `<base>/uris/<cluster>` on a secured tree. Without one the
    * session's own credentials are used (none: only an open cluster directory lets it announce).

@@ -57,7 +57,7 @@ export interface LocalStackOptions {
 
 
 /**
- * The ZooKeeper identities of the stack's components (README "Access control"), fresh at every start:
+ * The ZooKeeper identities of the stack's components (docs/deployers.md "Access control"), fresh at every start:
  * the bridge and the request writer each write only their own paths, as deployed; nothing is created
  * with an open ACL. The passwords live only in this process (never in the view, the logs or `env()`).
  */

@@ -22,7 +22,7 @@ import { DEFAULT_REQUEST_LIMITS } from './schema';
  * | `ZK_SESSION_TIMEOUT_MS`, `ZK_CONNECT_TIMEOUT_MS` | session timeout, first-connect wait | 15000, 10000 |
  * | `ZK_DIGEST_SECRET_ARN` | Secrets Manager secret holding `user:password` (or JSON `{user, password}`) | — |
  * | `ZK_DIGEST` | `user:password` in plain text, for local runs | — |
- * | `ZK_TLS_CA`, `ZK_TLS_CERT`, `ZK_TLS_KEY` | PEM file paths: TLS to ZooKeeper's `secureClientPort` (also `ZK_TLS_SERVERNAME`, `ZK_TLS_VERIFY`; README "ZooKeeper over TLS") | plain TCP |
+ * | `ZK_TLS_CA`, `ZK_TLS_CERT`, `ZK_TLS_KEY` | PEM file paths: TLS to ZooKeeper's `secureClientPort` (also `ZK_TLS_SERVERNAME`, `ZK_TLS_VERIFY`; docs/deployers.md "ZooKeeper over TLS") | plain TCP |
  * | `ZK_ACL_BRIDGE_ID`, `ZK_ACL_ADMIN_ID` (`ZK_ACL_WRITER_ID`, `ZK_ACL_ANNOUNCER_ID`) | other roles' digest ids, for the ACLs of nodes the writer creates | — |
  * | `FAILOUT_ALLOW_OPEN_ACL` | `1`: write even into a tree anyone may change, and without a credential create open nodes | — |
  * | `FAILOUT_ALARMS_CLOUDWATCH` | `1`: read the alarms requests name from CloudWatch `DescribeAlarms` (the deployed worker) | — |

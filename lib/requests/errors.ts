@@ -16,7 +16,7 @@
  * - `corruptRecord`: a request record in ZooKeeper is not a record this code wrote.
  * - `invalidArgument`: a caller passed something unusable (a request id that is no znode name).
  * - `access`: the writer refuses to start writing: ZooKeeper holds nodes of its tree that anyone could
- *   change, or it has no credential (README "Access control"; `failout zk secure`, or
+ *   change, or it has no credential (docs/deployers.md "Access control"; `failout zk secure`, or
  *   `FAILOUT_ALLOW_OPEN_ACL=1`). Not acknowledged: the messages wait until the tree is secured.
  */
 export type RequestErrorKind = 'transient' | 'notAuthorized' | 'invalidConfig' | 'corruptRecord' | 'invalidArgument' | 'access';

@@ -1,5 +1,5 @@
 /**
- * The request writer's part of access control (README "Access control"): the ACLs of what it creates
+ * The request writer's part of access control (docs/deployers.md "Access control"): the ACLs of what it creates
  * (records, their parent, its parents), from the one table (`aclFor`, acl-table.ts), and its refusal to start
  * writing into a tree that anyone could change, which `failout zk check` would fail. The Lambda
  * (`functions/commons/request-writer.ts`) and the local stack both go through here.

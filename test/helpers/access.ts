@@ -1,5 +1,5 @@
 /**
- * Factories for access-control tests: one digest identity per role (README "Access control"), their
+ * Factories for access-control tests: one digest identity per role (docs/deployers.md "Access control"), their
  * ids as the components are configured with them, and a probe that tells whether ZooKeeper lets a
  * session do something to a node WITHOUT changing the node when it may.
  */

@@ -9,7 +9,7 @@ const ROOT = join(__dirname, '..', '..');
 /**
  * `npx cdk synth -q` as a user runs it (cdk.json's app, cdk-nag on, real esbuild bundling, the bridge
  * image staged but not built), offline: no Docker, no AWS credentials, no network. The context is the
- * minimum the app requires (README "Deploy"); a sandbox VPC keeps the stack environment-agnostic.
+ * minimum the app requires (docs/deployers.md "Deploy with CDK"); a sandbox VPC keeps the stack environment-agnostic.
  */
 describe('cdk synth', () => {
   let dir: string;

@@ -36,7 +36,7 @@ export const ZOOKEEPER = {
   aclIds: ACL_IDS,
 } as const satisfies FailoutStackProps['zooKeeper'];
 
-/** The same as `-c` context strings (README "Deploy"): both secrets and every role's id. */
+/** The same as `-c` context strings (docs/deployers.md "Deploy with CDK"): both secrets and every role's id. */
 export const IDENTITY_CONTEXT: Readonly<Record<string, string>> = {
   zkWriterSecretArn: WRITER_SECRET_ARN,
   zkBridgeSecretArn: BRIDGE_SECRET_ARN,

@@ -3,7 +3,7 @@ import { loadBridgeConfig } from '../../lib/bridge/contract';
 import { loadRequestsConfig } from '../../lib/requests/config';
 import { ACL_IDS, BRIDGE_SECRET_ARN, stackProps, synthStack, WRITER_SECRET_ARN, ZOOKEEPER } from './helpers';
 
-// One ZooKeeper identity per component (issue 14, README "Access control"): the request worker and the
+// One ZooKeeper identity per component (issue 14, docs/deployers.md "Access control"): the request worker and the
 // bridge each read their own digest secret, which nothing else may read, and both get every role's
 // digest id as ZK_ACL_* to build the ACLs of what they create. One shared secret ran both as one
 // identity holding both roles' permissions.

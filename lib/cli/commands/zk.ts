@@ -22,7 +22,7 @@ import { OperatorError, type OperatorSettings, type ConnectionFlags } from '../.
 import { inputError } from '../../operator';
 
 /**
- * `failout zk secure|check`: the ACL policy (lib/zk `aclFor`, README "Access control") on a live tree.
+ * `failout zk secure|check`: the ACL policy (lib/zk `aclFor`, docs/deployers.md "Access control") on a live tree.
  * `check` needs no credentials; `secure` runs as the admin (`ZK_ADMIN_DIGEST`).
  */
 
@@ -32,7 +32,7 @@ const DEFAULT_ELECTION_PATH = '/failout/bridge/leader';
 const DEFAULT_DRILLS_PATH = '/failout/drills';
 
 const OVERVIEW = `
-Every node failout uses gets its ACL from one table (README "Access control"): everyone reads;
+Every node failout uses gets its ACL from one table (docs/deployers.md "Access control"): everyone reads;
 the bridge, the request writer and announcers change only their own paths; the admin may do everything.
 
   check   lists every node a client WITHOUT credentials could change, and where the view of open

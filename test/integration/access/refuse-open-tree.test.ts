@@ -1,6 +1,6 @@
 /**
  * The bridge and the request writer refuse to start writing into a tree that `failout zk check` would
- * fail (README "Access control"), say which nodes and what to run, start when told to
+ * fail (docs/deployers.md "Access control"), say which nodes and what to run, start when told to
  * (`allowOpenAcl`), and start as they should once the tree is secured.
  */
 import { XdsBridge } from '../../../lib/bridge';

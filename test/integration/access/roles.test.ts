@@ -1,10 +1,10 @@
 /**
- * Access control on a real ZooKeeper (README "Access control", issue 14): the bridge (with its leader
+ * Access control on a real ZooKeeper (docs/deployers.md "Access control", issue 14): the bridge (with its leader
  * election), the request writer and an announcer run under their own digest identities; then every
  * node any of them made is probed by an unauthenticated session and by each role: a change outside a
  * role's paths is `NoAuth`, a change inside them is not, and everyone reads everything.
  *
- * The expectations below are written out by hand from the README's table, not computed from
+ * The expectations below are written out by hand from the table in docs/deployers.md, not computed from
  * lib/requests' `ACL_TABLE`, so a wrong table cannot pass its own test.
  */
 import { ZooKeeperAnnouncer } from '../../../lib/d2';
@@ -23,7 +23,7 @@ import { closeSessions, eventually, openSession, uniqueBase } from '../../helper
 type Actor = 'anonymous' | 'bridge' | 'writer' | 'announcer' | 'admin';
 const ACTORS: readonly Actor[] = ['anonymous', 'bridge', 'writer', 'announcer', 'admin'];
 
-/** Who may `set` a node of a class, and `create` / `delete` its children (the README table). */
+/** Who may `set` a node of a class, and `create` / `delete` its children (the table in docs/deployers.md). */
 const MAY: Record<NodeClass, Partial<Record<'set' | 'createChild' | 'deleteChild', readonly Actor[]>>> = {
   ancestor: { createChild: ['bridge', 'writer'] },
   d2Base: { createChild: ['bridge'] },
