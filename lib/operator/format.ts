@@ -58,13 +58,14 @@ function formatRamp(ramp: NonNullable<ClusterStatus['ramp']>, now: number): stri
 /** One or two lines: the outcome, and for a rejection what to do about it. */
 export function formatRecord(record: RequestRecord): string {
   const at = Number.isFinite(record.appliedAt) && Math.abs(record.appliedAt) <= 8.64e15 ? ` at ${new Date(record.appliedAt).toISOString()}` : '';
-  const what = safe(`${record.action ?? 'request'} ${record.cluster ?? ''}`.trimEnd());
+  const what = safe(`${record.action ?? 'request'} ${record.cluster ?? (record.fabric === undefined ? '' : `fabric ${record.fabric}`)}`.trimEnd());
   const id = safe(record.requestId);
   switch (record.status) {
     case 'applied':
       if (record.unchanged && record.stoppedByAlarm !== undefined) {
         return `request ${id}: applied (${what})${at} — stopped by alarm ${safe(record.stoppedByAlarm)}, but no failout naming it was active; nothing was written`;
       }
+      if (record.unchanged && record.fabric !== undefined) return `request ${id}: applied (${what})${at} — fabric ${safe(record.fabric)} had no map; nothing was written`;
       if (record.unchanged) return `request ${id}: applied (${what})${at} — ${safe(record.cluster ?? 'the cluster')} was already serving; nothing was written`;
       return `request ${id}: applied (${what})${at}${record.clusterVersion === null ? '' : `, cluster node version ${record.clusterVersion}`}${record.stoppedByAlarm === undefined ? '' : ` — stopped by alarm ${safe(record.stoppedByAlarm)}`}${record.forced === undefined ? '' : ` — forced: ${formatForced(record.forced)}`}${record.alarmsUnchecked ? ' — its alarms could not be checked (the alarm source did not answer)' : ''}`;
     case 'duplicate':

@@ -15,6 +15,7 @@ export { defaultRequester } from './requester';
 export { parseDuration } from './inputs';
 export { buildExtendBody, buildFailoutBody, buildRestoreBody, type OutOptions, type SendableBody } from './request-bodies';
 export { buildDeleteDrillBody, buildPutDrillBody, type DrillPutOptions, type PutDrillBody } from './drill-bodies';
+export { buildDeleteFabricBody, buildPutFabricBody } from './fabric-bodies';
 export { formatLocalRejection, validateLocally } from './local-check';
 export { dryRun, formatCapacity, formatProjections, projectByRates, projectionJson } from './dry-run';
 export { checkNamedAlarms, resolveAlarmSource, type AlarmSourceFlags, type OperatorAlarmSource } from './alarm-source';

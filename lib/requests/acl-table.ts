@@ -30,6 +30,7 @@ import {
   type ZkReader,
   type ZkWriter,
 } from '../zk';
+import { DEFAULT_FABRICS_PATH } from '../fabrics';
 import { DEFAULT_DRILLS_PATH } from './drill-node';
 import { DEFAULT_VIEW_PATH } from './failout-view';
 import { DEFAULT_REQUESTS_PATH } from './request-record';
@@ -44,6 +45,8 @@ export interface AclLayout {
   readonly drillsPath: string;
   /** The view of open failouts the request writer keeps (issue 21), default `/failout/view`. */
   readonly viewPath: string;
+  /** Parent of the fabric maps the request writer keeps (issue 23), default `/failout/fabrics`. */
+  readonly fabricsPath: string;
   /** Parents of the bridge's election candidates, default `/failout/bridge/leader`. */
   readonly electionPaths: readonly string[];
 }
@@ -54,6 +57,7 @@ export const DEFAULT_ACL_LAYOUT: AclLayout = Object.freeze({
   requestsPath: DEFAULT_REQUESTS_PATH,
   drillsPath: DEFAULT_DRILLS_PATH,
   viewPath: DEFAULT_VIEW_PATH,
+  fabricsPath: DEFAULT_FABRICS_PATH,
   // The bridge's default `zookeeper.electionPath` (lib/bridge sits above this module).
   electionPaths: Object.freeze(['/failout/bridge/leader']),
 });
@@ -78,6 +82,8 @@ export type NodeClass =
   | 'record'
   | 'drills'
   | 'drill'
+  | 'fabrics'
+  | 'fabricMap'
   | 'view';
 
 /** One row of {@link ACL_TABLE}. */
@@ -105,6 +111,9 @@ export interface AclTableRow {
  * - election: the bridge creates and deletes candidates; candidates themselves are never written
  *   (fencing is a version check, which needs only read).
  * - request records are write-once: created and pruned through their parent, never set.
+ * - fabric maps (issue 23) change only through the queue: the request writer creates, sets and
+ *   deletes them, and sets their parent (every map change bumps its version, so two changes cannot
+ *   both pass the check against the other maps); everyone reads, as the drills.
  */
 export const ACL_TABLE: Readonly<Record<NodeClass, AclTableRow>> = Object.freeze({
   ancestor: { pattern: '`/failout`, `/failout/bridge` (parents of the roots below)', grants: { bridge: ['create'], requestWriter: ['create'] } },
@@ -121,6 +130,8 @@ export const ACL_TABLE: Readonly<Record<NodeClass, AclTableRow>> = Object.freeze
   record: { pattern: '`/failout/requests/<requestId>`', grants: {} },
   drills: { pattern: '`/failout/drills`', grants: { requestWriter: ['create', 'delete'] } },
   drill: { pattern: '`/failout/drills/…` (every node below)', grants: { requestWriter: ['write', 'create', 'delete'] } },
+  fabrics: { pattern: '`/failout/fabrics`', grants: { requestWriter: ['write', 'create', 'delete'] } },
+  fabricMap: { pattern: '`/failout/fabrics/<fabric>` (a fabric map, written through the queue)', grants: { requestWriter: ['write'] } },
   view: { pattern: '`/failout/view` (every open failout, kept by the request writer)', grants: { requestWriter: ['write'] } },
 });
 
@@ -145,6 +156,7 @@ export function aclLayout(partial: Partial<AclLayout> = {}): AclLayout {
     requestsPath: stripTrailingSlashes(layout.requestsPath),
     drillsPath: stripTrailingSlashes(layout.drillsPath),
     viewPath: stripTrailingSlashes(layout.viewPath),
+    fabricsPath: stripTrailingSlashes(layout.fabricsPath),
     electionPaths: layout.electionPaths.map(stripTrailingSlashes),
   };
   for (const root of layoutRoots(normalized)) {
@@ -154,9 +166,9 @@ export function aclLayout(partial: Partial<AclLayout> = {}): AclLayout {
   return normalized;
 }
 
-/** The layout's roots: the D2 base, the records and drills parents, the view, the election paths. */
+/** The layout's roots: the D2 base, the records, drills and fabric maps parents, the view, the election paths. */
 export function layoutRoots(layout: AclLayout): string[] {
-  return [layout.d2BasePath, layout.requestsPath, layout.drillsPath, layout.viewPath, ...layout.electionPaths];
+  return [layout.d2BasePath, layout.requestsPath, layout.drillsPath, layout.viewPath, layout.fabricsPath, ...layout.electionPaths];
 }
 
 /** Path segments of `path` below `root`, or undefined when `path` is not `root` or below it. */
@@ -184,6 +196,8 @@ export function classifyPath(path: string, layout: AclLayout): NodeClass | undef
   const drills = below(p, layout.drillsPath);
   if (drills) return drills.length === 0 ? 'drills' : 'drill';
   if (p === layout.viewPath) return 'view';
+  const fabrics = below(p, layout.fabricsPath);
+  if (fabrics) return fabrics.length === 0 ? 'fabrics' : fabrics.length === 1 ? 'fabricMap' : undefined;
   for (const election of layout.electionPaths) {
     const rest = below(p, election);
     if (rest) return rest.length === 0 ? 'election' : 'candidate';

@@ -32,6 +32,8 @@ export const REJECTION_REASONS = [
   'badStopAlarm',
   /** A `putDrill` that cannot be kept: a bad schedule (`every`), blocked date or window, run length, or too many alarms. */
   'badDrill',
+  /** A `putFabric` map that cannot be kept: a cluster named twice, or more clusters than a map holds. */
+  'badFabric',
   /** No `/d2/clusters/<cluster>` node. */
   'unknownCluster',
   /** The cluster's JSON cannot be read, so it cannot be rewritten safely. */
@@ -66,6 +68,8 @@ export const REJECTION_REASONS = [
   'stopAlarmFiring',
   /** A `stopAlarms` name (or a drill's outcome alarm) that the alarm source does not know: a typo that would never fire. */
   'unknownAlarm',
+  /** A `putFabric` naming a cluster another fabric's map already names (the message says which fabric). */
+  'fabricConflict',
   /**
    * The request passed every check but could not be judged or written as a valid cluster document
    * (a guard: judging never throws, so no input can turn into retries that block its cluster's FIFO

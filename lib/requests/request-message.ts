@@ -1,19 +1,32 @@
 import type { SendMessageCommandInput } from '@aws-sdk/client-sqs';
-import { parseChangeRequest, type ChangeRequest, type ChangeRequestInput, type ParseOptions, type Rejection } from './schema';
+import { FABRIC_MESSAGE_GROUP, isFabricInput } from './fabric-schema';
+import { parseRequest, type ChangeRequestInput, type ParsedRequest, type ParseOptions, type Rejection } from './schema';
+
+/**
+ * The FIFO group of a request body, the one rule for every sender:
+ * - a fabric map change (`putFabric`, `deleteFabric`; it names no cluster): `FABRIC_MESSAGE_GROUP`,
+ *   one group for every map (a map is checked against all the others, so their changes are one
+ *   sequence), which no cluster's group can equal (cluster names hold no `/`);
+ * - every other request: its cluster, so requests for one cluster apply in order and others never wait.
+ */
+export function messageGroupOf(body: { readonly action: string; readonly cluster?: string }): string {
+  if (isFabricInput(body)) return FABRIC_MESSAGE_GROUP;
+  return body.cluster ?? '';
+}
 
 /**
  * The one rule for putting a change request on the FIFO queue (ARCHITECTURE "Change request"),
  * shared by every sender (the operator path of the CLI and the console, the guard and the drill
  * runner in lib/safety):
- * - `MessageGroupId` = the cluster, so requests for one cluster apply in order and others never wait;
+ * - `MessageGroupId` = {@link messageGroupOf}: the cluster (a fabric map change: `FABRIC_MESSAGE_GROUP`);
  * - `MessageDeduplicationId` = the request id, so a resend within SQS's 5-minute window is dropped
  *   and a later one finds the worker's record (`duplicate`).
  *
  * Returns the SendMessage input only (the AWS SDK's type, erased at run time): this face stays free
  * of the SDK's runtime, and each sender uses the SQS client it already has.
  */
-export function changeRequestMessage(queueUrl: string, body: { readonly cluster: string; readonly requestId: string }): SendMessageCommandInput {
-  return { QueueUrl: queueUrl, MessageBody: JSON.stringify(body), MessageGroupId: body.cluster, MessageDeduplicationId: body.requestId };
+export function changeRequestMessage(queueUrl: string, body: { readonly action?: string; readonly cluster?: string; readonly requestId: string }): SendMessageCommandInput {
+  return { QueueUrl: queueUrl, MessageBody: JSON.stringify(body), MessageGroupId: messageGroupOf({ ...body, action: body.action ?? '' }), MessageDeduplicationId: body.requestId };
 }
 
 /** Any request body a client built: JSON with its id, action and cluster (the schema checks the rest). */
@@ -24,18 +37,26 @@ export interface SendableRequest {
   readonly cluster: string;
 }
 
+/** A fabric map change a client built (`putFabric`, `deleteFabric`): it names a fabric, no cluster. */
+export interface SendableFabricRequest {
+  readonly version: 1;
+  readonly requestId: string;
+  readonly action: 'putFabric' | 'deleteFabric';
+  readonly fabric: string;
+}
+
 /** A request ready for the queue, or the rejection the worker would record for it. */
 export type EncodedRequest =
-  | { readonly ok: true; readonly request: ChangeRequest; readonly message: SendMessageCommandInput }
+  | { readonly ok: true; readonly request: ParsedRequest; readonly message: SendMessageCommandInput }
   | { readonly ok: false; readonly rejection: Rejection };
 
 /**
  * The encoder every sender uses: the worker's own schema and guard rails first
- * (`parseChangeRequest`, so a request the worker can only reject is never queued), then the one
+ * (`parseRequest`, so a request the worker can only reject is never queued), then the one
  * message rule ({@link changeRequestMessage}).
  */
-export function encodeChangeRequest(queueUrl: string, body: ChangeRequestInput | SendableRequest, options: ParseOptions): EncodedRequest {
-  const parsed = parseChangeRequest(body, options);
+export function encodeChangeRequest(queueUrl: string, body: ChangeRequestInput | SendableRequest | SendableFabricRequest, options: ParseOptions): EncodedRequest {
+  const parsed = parseRequest(body, options);
   if (!parsed.ok) return { ok: false, rejection: parsed.rejection };
   return { ok: true, request: parsed.request, message: changeRequestMessage(queueUrl, body) };
 }

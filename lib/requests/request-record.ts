@@ -21,7 +21,7 @@ export const DEFAULT_REQUESTS_PATH = '/failout/requests';
 export const MAX_RECORD_BYTES = 4096;
 
 /** Every action a record may name. */
-export const RECORD_ACTIONS = ['failout', 'restore', 'extend', 'putDrill', 'deleteDrill', 'skipDrill'] as const;
+export const RECORD_ACTIONS = ['failout', 'restore', 'extend', 'putDrill', 'deleteDrill', 'skipDrill', 'putFabric', 'deleteFabric'] as const;
 
 /** One of {@link RECORD_ACTIONS}. */
 export type RecordAction = (typeof RECORD_ACTIONS)[number];
@@ -39,13 +39,15 @@ export interface RequestRecord {
   readonly reason?: RejectionReason;
   /** For `rejected`: what to tell the operator (every problem named). */
   readonly message?: string;
-  /** The cluster, or null when the body did not say (bad JSON). */
+  /** For a fabric action (`putFabric`, `deleteFabric`): the fabric whose map it changes (`cluster` is null). */
+  readonly fabric?: string;
+  /** The cluster, or null when the body did not say (bad JSON) or the request names none (a fabric action). */
   readonly cluster: string | null;
   /** The action (`failout`, `restore`, `extend`, or a drill action), or null when the body did not say. */
   readonly action: RecordAction | null;
   /** Epoch ms at which the writer decided. */
   readonly appliedAt: number;
-  /** For `applied`: the cluster node's data version the write produced; for `rejected`: the version judged, or null. */
+  /** For `applied`: the cluster node's data version the write produced (a fabric action's: the map node's, null when removed); for `rejected`: the version judged, or null. */
   readonly clusterVersion: number | null;
   /** The SQS message that carried the request. */
   readonly messageId?: string;
@@ -89,6 +91,7 @@ const recordSchema = z.object({
   reason: z.enum(REJECTION_REASONS).optional(),
   message: z.string().optional(),
   cluster: z.string().nullable(),
+  fabric: z.string().optional(),
   action: z.enum(RECORD_ACTIONS).nullable(),
   appliedAt: z.number(),
   clusterVersion: z.number().int().nullable(),

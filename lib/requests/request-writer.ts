@@ -17,7 +17,10 @@ import { decodeRequestRecord, DEFAULT_REQUESTS_PATH, encodeRequestRecord, MAX_RE
 import { DEFAULT_DRILLS_PATH } from './drill-node';
 import { isDrillAction } from './drill-rules';
 import { drillEffectsOf, drillFailoutPrecheck } from './drill-writes';
-import { parseChangeRequest, type ChangeRequest, type ParseOptions } from './schema';
+import { parseRequest, type ChangeRequest, type ParseOptions } from './schema';
+import { DEFAULT_FABRICS_PATH } from '../fabrics';
+import { isFabricRequest, type FabricChangeRequest } from './fabric-schema';
+import { fabricEffectsOf } from './fabric-writes';
 
 /** How hard the writer tries when other writers change the cluster between its read and its write. */
 export interface RetryBudget {
@@ -48,6 +51,8 @@ export interface RequestWriterOptions {
   readonly requestsPath?: string;
   /** Parent of the drills (definitions and runs). Default `/failout/drills`. */
   readonly drillsPath?: string;
+  /** Parent of the fabric maps (issue 23, `putFabric`/`deleteFabric`). Default `/failout/fabrics`. */
+  readonly fabricsPath?: string;
   /** Guard-rail limits (max window, body size, peers). */
   readonly limits?: Omit<ParseOptions, 'now'>;
   /** The judge's deployment settings (`maxPeerLoadFactor`, default 2.0; `viewPath`, default beside the records), as the CLI reads them too. */
@@ -124,6 +129,7 @@ export class RequestWriter {
   private readonly d2BasePath: string;
   private readonly requestsPath: string;
   private readonly drillsPath: string;
+  private readonly fabricsPath: string;
   private readonly limits: Omit<ParseOptions, 'now'>;
   private readonly judgeOptions: JudgeOptions;
   private readonly budget: RetryBudget;
@@ -142,6 +148,7 @@ export class RequestWriter {
     this.d2BasePath = options.d2BasePath ?? DEFAULT_BASE_PATH;
     this.requestsPath = options.requestsPath ?? DEFAULT_REQUESTS_PATH;
     this.drillsPath = options.drillsPath ?? DEFAULT_DRILLS_PATH;
+    this.fabricsPath = options.fabricsPath ?? DEFAULT_FABRICS_PATH;
     this.limits = options.limits ?? {};
     // The view of open failouts sits beside the records unless the deployment says otherwise.
     this.judgeOptions = { viewPath: viewPathFor(this.requestsPath), hostCache: new HostCountCache(), ...options.judge };
@@ -161,8 +168,12 @@ export class RequestWriter {
   /** Processes one message body. Resolves when the message may be acknowledged; see the class doc for what throws. */
   async process(body: string, meta: RequestMeta): Promise<Outcome> {
     try {
-      const parsed = parseChangeRequest(body, { ...this.limits, now: this.clock() });
-      if (parsed.ok) return await this.retrying(parsed.request, () => this.attempt(parsed.request, meta));
+      const parsed = parseRequest(body, { ...this.limits, now: this.clock() });
+      if (parsed.ok) {
+        const request = parsed.request;
+        if (isFabricRequest(request)) return await this.retrying({ requestId: request.requestId, cluster: `fabric ${request.fabric}` }, () => this.fabricAttempt(request, meta));
+        return await this.retrying(request, () => this.attempt(request, meta));
+      }
       const hints = hintsOf(body);
       const subject = { requestId: parsed.rejection.requestId ?? meta.messageId, cluster: hints.cluster ?? '(unknown)' };
       return await this.retrying(subject, () => this.recordRejection(parsed.rejection, hints, meta, undefined));
@@ -274,6 +285,25 @@ export class RequestWriter {
     const view = judgement.view;
     const rebase = view?.rebase === undefined ? undefined : { path: view.path, rebase: view.rebase, op: (version: number, next: FailoutView): MultiOp => ({ op: 'set', path: view.path, data: encodeFailoutView(next), version }) };
     return this.commit([{ op: 'check', path, version }, { op: 'set', path, data, version }, ...yieldedOps, ...this.viewOps(view), ...effects.ops, ...yieldedDrills], record, rebase);
+  }
+
+  /**
+   * One round of a fabric map change (fabric-writes.ts): no cluster is read or judged; the map's write
+   * (or the refusal) and the record are one multi, so the request applies exactly once.
+   */
+  private async fabricAttempt(request: FabricChangeRequest, meta: RequestMeta): Promise<Attempt> {
+    const now = this.clock();
+    const hints: Hints = {
+      cluster: null,
+      fabric: request.fabric,
+      action: request.action,
+      requestedBy: request.requestedBy,
+      requestReason: request.reason === undefined ? undefined : cutText(request.reason, MAX_RECORDED_REQUEST_REASON),
+    };
+    const effects = await fabricEffectsOf({ session: this.session, fabricsPath: this.fabricsPath, acl: this.recordAcl }, request);
+    if (effects.rejection) return this.recordRejection(effects.rejection, hints, meta, undefined, effects.ops);
+    const record: RequestRecord = { ...recordBase(request.requestId, hints, meta, now), status: 'applied', clusterVersion: effects.version, ...(effects.unchanged ? { unchanged: true as const } : {}) };
+    return this.commit([...effects.ops], record);
   }
 
   /** The view's write: a set at the version read, or a create when there was no node. */
@@ -389,6 +419,8 @@ interface ViewOpRebase {
 /** What the record says of a request, as far as it is known. */
 interface Hints {
   readonly cluster: string | null;
+  /** A fabric action's fabric. */
+  readonly fabric?: string | undefined;
   readonly action: RecordAction | null;
   readonly requestedBy?: string | undefined;
   /** A guard's restore: the alarm that caused it. */
@@ -401,6 +433,7 @@ function recordBase(requestId: string, hints: Hints, meta: RequestMeta, now: num
   return {
     requestId,
     cluster: hints.cluster,
+    ...(hints.fabric === undefined ? {} : { fabric: hints.fabric }),
     action: hints.action,
     appliedAt: now,
     messageId: meta.messageId,

@@ -8,12 +8,14 @@ import { bucketsSchema, commonFields, peerSchema, requestBaseOf, type ChangeRequ
 export type { ChangeRequestBase } from './request-fields';
 import { deleteDrillRequestSchema, drillNameProblem, isDrillInput, parseDrillRequest, putDrillRequestSchema, skipDrillRequestSchema, type DrillChangeRequest } from './drill-schema';
 import { alarmNameProblem, stopAlarmProblems, stopAlarmsSchema } from './stop-alarms';
+import { deleteFabricRequestSchema, isFabricInput, isFabricRequest, parseFabricRequest, putFabricRequestSchema, type FabricChangeRequest } from './fabric-schema';
 
 export { REJECTION_REASONS, type Rejection, type RejectionReason } from './rejection';
 
 /**
  * The change request, version 1 (ARCHITECTURE.md "Change request"): the SQS FIFO message body, with
- * MessageGroupId = cluster and MessageDeduplicationId = requestId.
+ * MessageGroupId = cluster (a fabric action's: `FABRIC_MESSAGE_GROUP`, request-message.ts
+ * `messageGroupOf`) and MessageDeduplicationId = requestId.
  */
 
 /**
@@ -99,6 +101,8 @@ export const changeRequestSchema = z.discriminatedUnion('action', [
   putDrillRequestSchema,
   deleteDrillRequestSchema,
   skipDrillRequestSchema,
+  putFabricRequestSchema,
+  deleteFabricRequestSchema,
 ]);
 
 /** A change request as sent (JSON). */
@@ -157,6 +161,13 @@ export interface ExtendChangeRequest extends ChangeRequestBase {
 /** A change request after {@link parseChangeRequest}: validated and normalised. */
 export type ChangeRequest = ClusterChangeRequest | DrillChangeRequest;
 
+/**
+ * Any request {@link parseChangeRequest} accepts: a {@link ChangeRequest} (it names a cluster: its
+ * FIFO group and what the judge reads) or a fabric map change (issue 23, fabric-schema.ts), which
+ * names no cluster and is never judged.
+ */
+export type ParsedRequest = ChangeRequest | FabricChangeRequest;
+
 /** The requests that change a cluster's failout (judged by `judgeRequest`); the drill actions change only a drill. */
 export type ClusterChangeRequest = FailoutChangeRequest | RestoreChangeRequest | ExtendChangeRequest;
 
@@ -185,6 +196,9 @@ export const DEFAULT_REQUEST_LIMITS = Object.freeze({
 /** The result of {@link parseChangeRequest}. */
 export type ParseResult = ParseOutcome<ChangeRequest>;
 
+/** The result of {@link parseRequest}: any action, fabric map changes included. */
+export type ParsedRequestResult = ParseOutcome<ParsedRequest>;
+
 /**
  * Validates and normalises a change request: size, JSON, the version 1 schema (every problem named),
  * names, peers, and the window against `options.now`. State checks (does the cluster exist, are the
@@ -193,6 +207,19 @@ export type ParseResult = ParseOutcome<ChangeRequest>;
  * @param body - the SQS message body, or an already parsed value (the CLI's).
  */
 export function parseChangeRequest(body: string | unknown, options: ParseOptions): ParseResult {
+  const parsed = parseRequest(body, options);
+  if (!parsed.ok || !isFabricRequest(parsed.request)) return parsed as ParseResult;
+  // A fabric map change names no cluster: a caller of this function would judge or group it by one.
+  const problem: Problem = { reason: 'badSchema', message: `action: ${parsed.request.action} changes a fabric map, not a cluster (parseRequest accepts it)` };
+  return reject([problem], parsed.request.requestId);
+}
+
+/**
+ * {@link parseChangeRequest} for every action, the fabric map changes (fabric-schema.ts, issue 23)
+ * included: what the worker and the one encoder (`encodeChangeRequest`) parse with. Same checks, same
+ * rejections; a fabric request is normalised as a {@link FabricChangeRequest}.
+ */
+export function parseRequest(body: string | unknown, options: ParseOptions): ParsedRequestResult {
   const limits = {
     maxWindowMs: options.maxWindowMs ?? DEFAULT_REQUEST_LIMITS.maxWindowMs,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_REQUEST_LIMITS.maxBodyBytes,
@@ -220,6 +247,7 @@ export function parseChangeRequest(body: string | unknown, options: ParseOptions
     return reject(parsed.error.issues.map((issue) => ({ reason: 'badSchema', message: `${formatPath(issue.path)}: ${issue.message}` })), requestId);
   }
   if (isDrillInput(parsed.data)) return parseDrillRequest(parsed.data, limits);
+  if (isFabricInput(parsed.data)) return parseFabricRequest(parsed.data);
   const input = parsed.data;
   const problems = [...nameProblems(input), ...(input.action === 'failout' ? peerProblems(input, limits.maxPeers) : [])];
   if (input.action === 'failout' && input.stopAlarms !== undefined) problems.push(...stopAlarmProblems(input.stopAlarms));
@@ -251,7 +279,7 @@ export function parseChangeRequest(body: string | unknown, options: ParseOptions
   return { ok: true, request: normaliseFailout(input, window.offlineAt, window.onlineAt) };
 }
 
-function reject(problems: readonly Problem[], requestId?: string): ParseResult {
+function reject(problems: readonly Problem[], requestId?: string): ParseOutcome<never> {
   return { ok: false, rejection: rejectionOf(problems, requestId) };
 }
 

@@ -2,18 +2,24 @@ import { Command } from 'commander';
 import { escapeControlChars } from '../../text';
 import { addConnectionOptions, addOutputOptions, printJson, withConnections, type CommandRuntime } from '../command-context';
 import { EXIT } from '../errors';
-import { OperatorError, readFabrics, type ConnectionFlags, type FabricsView } from '../../operator';
+import { buildDeleteFabricBody, buildPutFabricBody, defaultRequester, OperatorError, readFabrics, type ConnectionFlags, type FabricsView } from '../../operator';
+import { newRequestId } from '../../requests';
+import { addSendOptions, sendRequest, type SendOptions } from './send';
 
 const EXAMPLES = `
 Examples:
   failout fabric list              every fabric: clusters, services, hosts, failed out; unassigned clusters
   failout fabric show lor1         each cluster of lor1: service, hosts, state, candidate targets
   failout fabric show lor1 --json | jq '.fabric.clusters[] | select(.state == "failed-out")'
+  failout fabric put lor1 --cluster legacy-frontend-a=frontend:web --cluster payments-east-7=payments --wait
+  failout fabric delete lor1 --wait
 
 A cluster <service>-<fabric> of a service under /d2/services is in fabric <fabric> (greetings-lor1:
 service greetings, fabric lor1; the longest service name wins); the service's clusters in the other
 fabrics are its candidate targets. A map node $FAILOUT_FABRICS_PATH/<fabric> (default /failout/fabrics)
 places the clusters it names, over the rule. Clusters neither places are listed as unassigned.
+put and delete change a map through the request queue, as every change: put replaces the whole map,
+and is refused when another fabric's map already names one of its clusters.
 `;
 
 type Flags = ConnectionFlags & { json?: boolean };
@@ -31,7 +37,7 @@ function wired(rt: CommandRuntime, command: Command): Command {
 /** `failout fabric list|show`: the fabrics (named sets of clusters) as ZooKeeper holds them now. */
 export function fabricCommand(rt: CommandRuntime): Command {
   const fabric = new Command('fabric').description('fabrics (data centers): their clusters, services, hosts, and which are failed out').addHelpText('after', EXAMPLES);
-  for (const sub of [listCommand(rt), showCommand(rt)]) fabric.addCommand(wired(rt, sub));
+  for (const sub of [listCommand(rt), showCommand(rt), putCommand(rt), deleteCommand(rt)]) fabric.addCommand(wired(rt, sub));
   return fabric;
 }
 
@@ -67,6 +73,37 @@ function showCommand(rt: CommandRuntime): Command {
       else rt.io.stdout(formatFabricShow(fabric));
       rt.setExit(EXIT.ok);
     });
+  });
+}
+
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+
+type SendFlags = SendOptions & ConnectionFlags & { requestId?: string; reason?: string; by?: string };
+
+function putCommand(rt: CommandRuntime): Command {
+  const command = new Command('put')
+    .description("write (or replace) a fabric's map: the clusters it places in the fabric, over the naming rule")
+    .argument('<fabric>', 'the fabric')
+    .option('--cluster <cluster=service[:tier]>', 'a cluster of the map, the service it serves and its tier (repeat)', collect)
+    .option('--reason <text>', 'why, recorded with the request')
+    .option('--by <who>', 'who asks (default: $FAILOUT_USER or user@host)');
+  addConnectionOptions(addSendOptions(command));
+  return command.action(async (fabric: string, flags: SendFlags & { cluster?: string[] }) => {
+    const body = buildPutFabricBody(fabric, flags, { requestId: flags.requestId ?? newRequestId(rt.io.now()), requestedBy: defaultRequester(rt.io.env) });
+    await withConnections(flags, rt.io, (connections, settings) => sendRequest(rt, connections, settings, body, flags));
+  });
+}
+
+function deleteCommand(rt: CommandRuntime): Command {
+  const command = new Command('delete')
+    .description("delete a fabric's map (its clusters follow the naming rule again)")
+    .argument('<fabric>', 'the fabric')
+    .option('--reason <text>', 'why, recorded with the request')
+    .option('--by <who>', 'who asks (default: $FAILOUT_USER or user@host)');
+  addConnectionOptions(addSendOptions(command));
+  return command.action(async (fabric: string, flags: SendFlags) => {
+    const body = buildDeleteFabricBody(fabric, flags, { requestId: flags.requestId ?? newRequestId(rt.io.now()), requestedBy: defaultRequester(rt.io.env) });
+    await withConnections(flags, rt.io, (connections, settings) => sendRequest(rt, connections, settings, body, flags));
   });
 }
 

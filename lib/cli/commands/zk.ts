@@ -144,13 +144,15 @@ function secureCommand(rt: CommandRuntime): Command {
   });
 }
 
-/** The layout from the connection settings (`--d2-base`, `--requests-base`), `--election-path` and `--drills-path`. */
+/** The layout from the connection settings (`--d2-base`, `--requests-base`, `FAILOUT_FABRICS_PATH`), `--election-path` and `--drills-path`. */
 function layoutOf(settings: OperatorSettings, flags: ZkFlags): AclLayout {
   try {
     return aclLayout({
       d2BasePath: settings.d2Base,
       requestsPath: settings.requestsBase,
       drillsPath: flags.drillsPath ?? DEFAULT_DRILLS_PATH,
+      // The fabric maps' parent (issue 23): FAILOUT_FABRICS_PATH, as `failout fabric` reads it.
+      fabricsPath: settings.fabricsBase,
       electionPaths: [flags.electionPath ?? DEFAULT_ELECTION_PATH],
     });
   } catch (err) {

@@ -39,6 +39,8 @@ const MAY: Record<NodeClass, Partial<Record<'set' | 'createChild' | 'deleteChild
   record: {},
   drills: { createChild: ['writer'], deleteChild: ['writer'] },
   drill: { set: ['writer'], createChild: ['writer'], deleteChild: ['writer'] },
+  fabrics: { set: ['writer'], createChild: ['writer'], deleteChild: ['writer'] },
+  fabricMap: { set: ['writer'] },
   view: { set: ['writer'] },
 };
 
