@@ -10,8 +10,8 @@ import { auditAcls, describeAudit, OPEN_ACL, worldAcl, type AclEntry } from '../
 import { CREDENTIALS, IDS, ROLES } from '../../helpers/access';
 import { InMemoryZk, type InMemoryZkSession } from '../../helpers/in-memory-zk';
 
-const LAYOUT = aclLayout({ d2BasePath: '/t/d2', requestsPath: '/t/requests', drillsPath: '/t/drills', electionPaths: ['/t/election'] });
-const ROOTS = ['/t/d2', '/t/requests', '/t/drills', '/t/election'];
+const LAYOUT = aclLayout({ d2BasePath: '/t/d2', requestsPath: '/t/requests', drillsPath: '/t/drills', fabricsPath: '/t/fabrics', electionPaths: ['/t/election'] });
+const ROOTS = ['/t/d2', '/t/requests', '/t/drills', '/t/fabrics', '/t/election'];
 
 let zk: InMemoryZk;
 let legacy: InMemoryZkSession;
@@ -58,8 +58,8 @@ describe('secureAcls', () => {
     const report = await secureAcls(admin, { roles: ROLES, layout: LAYOUT });
 
     expect(report.failures).toEqual([]);
-    expect(report.changes.filter((c) => c.action === 'create').map((c) => c.path)).toEqual(['/t/requests', '/t/drills', '/t/view', '/t/election', '/t/d2/services', '/t/d2/uris']);
-    for (const path of ['/t', '/t/d2', '/t/d2/clusters', '/t/d2/clusters/c1', '/t/requests', '/t/election']) {
+    expect(report.changes.filter((c) => c.action === 'create').map((c) => c.path)).toEqual(['/t/requests', '/t/drills', '/t/view', '/t/fabrics', '/t/election', '/t/d2/services', '/t/d2/uris']);
+    for (const path of ['/t', '/t/d2', '/t/d2/clusters', '/t/d2/clusters/c1', '/t/requests', '/t/fabrics', '/t/election']) {
       expect({ path, acl: (await admin.getAcl(path)).acl }).toEqual({ path, acl: aclFor(path, ROLES, LAYOUT) });
     }
     expect((await admin.getAcl('/t/elsewhere/x')).acl).toEqual(OPEN_ACL);
