@@ -20,6 +20,7 @@ import { isBridgeChildName } from './mapping';
 import type { EntityKey, EntityTarget, NodeView, UrisView } from './model';
 import { TokenBucket } from './token-bucket';
 import type { Lifecycle } from '../lifecycle';
+import { forEachLimit } from '../concurrency';
 
 /** What the sync reports as it goes (metrics). */
 export interface SyncHooks {
@@ -73,15 +74,6 @@ interface Planned {
 const LOAD_CONCURRENCY = 64;
 const RETRY_BASE_MS = 50;
 const RETRY_CAP_MS = 5000;
-
-/** Runs `fn` over `items` with at most `limit` in flight. */
-async function forEachLimit<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) await fn(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-}
 
 /** The diffing ZooKeeper writer of the bridge. */
 export class D2Sync {

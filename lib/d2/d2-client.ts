@@ -1,4 +1,5 @@
 import { Pool, type Dispatcher } from 'undici';
+import { forEachLimit } from '../concurrency';
 import { createLogger, type Logger } from '../logging';
 import { rewriteD2Uri } from './codecs/uri-rewrite';
 import { eligibleHosts, type Host } from './eligible-hosts';
@@ -264,7 +265,7 @@ export class D2Client {
         const results = await Promise.all(Array.from({ length: perHost }, () => this.warmOne(host, path, deadline)));
         for (const ok of results) counts[ok ? 'succeeded' : 'failed']++;
       };
-      await runLimited(hosts, Math.max(1, options.concurrency ?? 16), warmHost);
+      await forEachLimit(hosts, Math.max(1, options.concurrency ?? 16), warmHost);
       return { cluster, hosts: hosts.length, ...counts, durationMs: performance.now() - started };
     } finally {
       this.state.stopListenToCluster(cluster);
@@ -505,15 +506,6 @@ function parseD2Url(url: string | URL): { service: string; text: string } {
 function joinPath(base: string, path: string): string {
   const left = base.replace(/[?#].*$/s, '').replace(/\/+$/, '');
   return `${left}${path.startsWith('/') ? path : `/${path}`}`;
-}
-
-/** Runs `work` over `items` with at most `limit` in flight. */
-async function runLimited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) await work(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
 async function closePool(pool: Pool, graceMs: number): Promise<void> {

@@ -1,5 +1,6 @@
 import { clusterPath, servicePath, urisPath } from '../d2/data';
 import { decodeFabricMap, deriveFabrics, isFabricError, targetsOf, type FabricMap, type FabricMapConflict, type FabricSource, type MissingMappedCluster } from '../fabrics';
+import { forEachLimit } from '../concurrency';
 import { isZkError, type ZkReader } from '../zk';
 import { describeCluster, type ClusterStatus } from './cluster-status';
 import { assertIsError, inputError } from './errors';
@@ -150,13 +151,4 @@ async function readMap(session: FabricReader, base: string, fabric: string): Pro
     if (!isFabricError(err)) throw err;
     return { fabric, problem: err.message };
   }
-}
-
-/** Runs `fn` over `items` with at most `limit` in flight (lib/bridge's D2Sync reads the same way). */
-async function forEachLimit<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) await fn(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }

@@ -12,7 +12,8 @@ import { formatDrills } from './drill-status';
 /** A value from data as the terminal may show it: control characters, newlines included, as escapes. */
 const safe = (text: string): string => escapeControlChars(text);
 
-const STATE_LABEL: Record<ClusterStatus['state'], string> = {
+/** How a cluster's failout state reads to an operator (`failout status`, `failout fabric`). */
+export const STATE_LABEL: Readonly<Record<ClusterStatus['state'], string>> = {
   'failed-out': 'FAILED OUT',
   scheduled: 'scheduled',
   ended: 'serving (failout ended)',
@@ -21,7 +22,6 @@ const STATE_LABEL: Record<ClusterStatus['state'], string> = {
 };
 
 /** `1h 30m`, `45s`, `2d 3h`: a remaining time, coarse (shared with the console). */
-export { formatRemaining };
 
 /** Several lines for one cluster: state and window, then peers with weights and shares, then who and why. */
 export function formatClusterStatus(status: ClusterStatus, now: number): string {

@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { escapeControlChars } from '../../text';
 import { addConnectionOptions, addOutputOptions, printJson, withConnections, type CommandRuntime } from '../command-context';
 import { EXIT } from '../errors';
-import { buildDeleteFabricBody, buildPutFabricBody, defaultRequester, OperatorError, readFabrics, type ConnectionFlags, type FabricsView } from '../../operator';
+import { buildDeleteFabricBody, buildPutFabricBody, defaultRequester, OperatorError, readFabrics, STATE_LABEL, type ConnectionFlags, type FabricsView } from '../../operator';
 import { newRequestId } from '../../requests';
 import { addSendOptions, sendRequest, type SendOptions } from './send';
 
@@ -24,7 +24,6 @@ and is refused when another fabric's map already names one of its clusters.
 
 type Flags = ConnectionFlags & { json?: boolean };
 type FabricView = FabricsView['fabrics'][number];
-type ClusterView = FabricView['clusters'][number];
 
 /** Subcommands inherit neither exitOverride nor the output hooks: set them on each. */
 function wired(rt: CommandRuntime, command: Command): Command {
@@ -109,14 +108,6 @@ function deleteCommand(rt: CommandRuntime): Command {
 
 /** A value from data as the terminal may show it (issue 14): control characters as escapes. */
 const safe = (text: string): string => escapeControlChars(text);
-
-const STATE_LABEL: Record<ClusterView['state'], string> = {
-  'failed-out': 'FAILED OUT',
-  scheduled: 'scheduled',
-  ended: 'serving (failout ended)',
-  serving: 'serving',
-  malformed: 'MALFORMED',
-};
 
 /** The `fabric list` text: one row per fabric, then what belongs to none and what could not be read. */
 export function formatFabricList(view: FabricsView): string {

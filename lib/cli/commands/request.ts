@@ -1,7 +1,8 @@
 import { Command } from 'commander';
 import { addOutputOptions, addConnectionOptions, outcomeExitCode, printJson, withConnections, type CommandRuntime } from '../command-context';
 import { EXIT } from '../errors';
-import { OperatorError, formatPruned, formatRecord, formatRemaining, lookUpRecord, type ConnectionFlags } from '../../operator';
+import { OperatorError, formatPruned, formatRecord, lookUpRecord, type ConnectionFlags } from '../../operator';
+import { formatRemaining } from '../../text';
 
 const EXAMPLES = `
 Examples:

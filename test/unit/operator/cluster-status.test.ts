@@ -1,4 +1,5 @@
-import { describeCluster, formatClusterStatus, formatRemaining } from '../../../lib/operator';
+import { describeCluster, formatClusterStatus } from '../../../lib/operator';
+import { formatRemaining } from '../../../lib/text';
 
 const NOW = Date.parse('2026-11-30T16:30:00Z');
 const H = 3_600_000;
