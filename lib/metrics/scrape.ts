@@ -93,12 +93,9 @@ export async function measureRates(options: MeasureRatesOptions): Promise<Measur
   const readAll = (): Promise<(Reading | string)[]> =>
     Promise.all(
       entries.map(async (e, i): Promise<Reading | string> => {
+        const at = Date.now();
         try {
-          const text = await readText(e.url, { timeoutMs: options.timeoutMs ?? SCRAPE_TIMEOUT_MS });
-          // Stamped when the answer arrives, not when asked: the first scrape also opens the connection,
-          // and that wait (longer on a busy machine) comes before the endpoint reads its counters.
-          const at = Date.now();
-          const found = totalsByTarget(parsePrometheusText(text), metric);
+          const found = totalsByTarget(parsePrometheusText(await readText(e.url, { timeoutMs: options.timeoutMs ?? SCRAPE_TIMEOUT_MS })), metric);
           if (found.source !== 'traffic') return `${shown[i]}: no ${metric} samples with a cluster label`;
           return { at, totals: found.totals };
         } catch (err) {
