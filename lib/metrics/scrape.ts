@@ -93,9 +93,12 @@ export async function measureRates(options: MeasureRatesOptions): Promise<Measur
   const readAll = (): Promise<(Reading | string)[]> =>
     Promise.all(
       entries.map(async (e, i): Promise<Reading | string> => {
-        const at = Date.now();
         try {
-          const found = totalsByTarget(parsePrometheusText(await readText(e.url, { timeoutMs: options.timeoutMs ?? SCRAPE_TIMEOUT_MS })), metric);
+          const text = await readText(e.url, { timeoutMs: options.timeoutMs ?? SCRAPE_TIMEOUT_MS });
+          // Stamped on arrival: the first scrape also loads fetch and opens the connection, and on a
+          // busy machine that wait, counted in, made the rate read low.
+          const at = Date.now();
+          const found = totalsByTarget(parsePrometheusText(text), metric);
           if (found.source !== 'traffic') return `${shown[i]}: no ${metric} samples with a cluster label`;
           return { at, totals: found.totals };
         } catch (err) {
@@ -103,11 +106,12 @@ export async function measureRates(options: MeasureRatesOptions): Promise<Measur
         }
       }),
     );
-  const started = Date.now();
   const first = await readAll();
   const failedFirst = first.filter((r): r is string => typeof r === 'string');
   if (failedFirst.length > 0) return none(failedFirst);
-  await new Promise((resolve) => setTimeout(resolve, Math.max(0, started + intervalMs - Date.now())));
+  // The interval runs from the last first answer, so every endpoint's two readings are at least
+  // `intervalMs` apart: a counter that restarted in between is never read as faster than it was.
+  await new Promise((resolve) => setTimeout(resolve, intervalMs));
   const second = await readAll();
   const failedSecond = second.filter((r): r is string => typeof r === 'string');
   if (failedSecond.length > 0) return none(failedSecond);
