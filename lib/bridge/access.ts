@@ -4,7 +4,7 @@
  * could change, which `failout zk check` would fail.
  */
 import type { Logger } from '../logging';
-import { aclLayout, policyAcl, type AclLayout } from '../requests';
+import { aclLayout, policyAcl, type AclLayout } from '../requests/acl';
 import { auditAcls, auditPassed, describeAudit, missingRoles, OPEN_ACL, withOwnIdentity, type ZkAclAccess, type ZkReader } from '../zk';
 import type { BridgeConfig } from './config';
 import type { NodeAcl } from './diff';

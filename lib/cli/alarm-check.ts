@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { checkNamedAlarms, formatLocalRejection, type OperatorAlarmSource, type SendableBody } from '../operator';
-import type { ChangeRequest, Rejection } from '../requests';
+import { checkNamedAlarms, evacuation, formatLocalRejection, type OperatorAlarmSource, type SendableBody } from '../operator';
+import type { ChangeRequest, EvacuateChangeRequest, Rejection } from '../requests';
 import { printJson, type CommandRuntime } from './command-context';
 import { EXIT } from './errors';
 import type { CliIo } from './io';
@@ -16,7 +16,7 @@ export function addAlarmSourceOptions(command: Command): Command {
  * The alarms' rejection, or undefined. When they could not be checked says so on stderr, ending with
  * `then` (what happens next). Silent for a request that names no alarm.
  */
-async function alarmRejection(io: CliIo, source: OperatorAlarmSource | undefined, request: ChangeRequest, then: string): Promise<Rejection | undefined> {
+async function alarmRejection(io: CliIo, source: OperatorAlarmSource | undefined, request: ChangeRequest | EvacuateChangeRequest, then: string): Promise<Rejection | undefined> {
   const check = await checkNamedAlarms(source, request);
   if (check.kind === 'unchecked') io.stderr(`${check.message}; ${then}\n`);
   return check.kind === 'rejected' ? check.rejection : undefined;
@@ -29,17 +29,17 @@ async function alarmRejection(io: CliIo, source: OperatorAlarmSource | undefined
 export async function checkAlarmsBeforeSend(
   rt: CommandRuntime,
   source: OperatorAlarmSource | undefined,
-  sent: { readonly body: SendableBody; readonly request: ChangeRequest; readonly json?: boolean | undefined },
+  sent: { readonly body: SendableBody | evacuation.EvacuateBody; readonly request: ChangeRequest | EvacuateChangeRequest; readonly json?: boolean | undefined },
 ): Promise<boolean> {
   const rejection = await alarmRejection(rt.io, source, sent.request, 'sending it; the worker checks them if it has an alarm source');
   if (rejection === undefined) return true;
   if (sent.json) printJson(rt.io, { requestId: sent.body.requestId, sent: false, request: sent.body, rejection });
-  else rt.io.stdout(`${formatLocalRejection(sent.body, rejection)}\n  nothing was sent; wait until the alarm is OK or fix its name (--force does not override alarm checks)\n`);
+  else rt.io.stdout(`${'fabric' in sent.body ? evacuation.formatFabricRejection(sent.body, rejection) : formatLocalRejection(sent.body, rejection)}\n  nothing was sent; wait until the alarm is OK or fix its name (--force does not override alarm checks)\n`);
   rt.setExit(EXIT.failed);
   return false;
 }
 
 /** For `--dry-run`: the alarms' rejection, or undefined (saying on stderr when they could not be checked). */
-export function alarmRejectionForDryRun(io: CliIo, source: OperatorAlarmSource | undefined, request: ChangeRequest): Promise<Rejection | undefined> {
+export function alarmRejectionForDryRun(io: CliIo, source: OperatorAlarmSource | undefined, request: ChangeRequest | EvacuateChangeRequest): Promise<Rejection | undefined> {
   return alarmRejection(io, source, request, 'the dry run did not check them');
 }

@@ -4,6 +4,7 @@ import type { CommandRuntime } from './command-context';
 import { completionCommand } from './commands/completion';
 import { consoleCommand } from './commands/console';
 import { drillCommand } from './commands/drill';
+import { evacuateCommand } from './commands/evacuate';
 import { extendCommand } from './commands/extend';
 import { fabricCommand } from './commands/fabric';
 import { outCommand } from './commands/out';
@@ -29,6 +30,8 @@ Examples:
   failout drill list               (scheduled practice failouts; failout drill --help)
   failout fabric list              (fabrics: clusters <service>-<fabric>, hosts, failed out)
   failout fabric show lor1         (each cluster of a fabric: service, hosts, state, candidate targets)
+  failout evacuate lor1 --to lva1,ltx1 --for 2h --dry-run   (every cluster of a fabric out, as one plan)
+  failout restore --fabric lor1 --wait
   failout zk check                 (exit 1 when a node can be changed without credentials)
   ZK_ADMIN_DIGEST=admin:… failout zk secure --dry-run
 
@@ -44,7 +47,7 @@ export function buildProgram(rt: CommandRuntime): Command {
     .showHelpAfterError('(add --help for usage and examples)')
     .exitOverride()
     .configureOutput({ writeOut: (text) => rt.io.stdout(text), writeErr: (text) => rt.io.stderr(text) });
-  for (const make of [outCommand, extendCommand, restoreCommand, statusCommand, requestCommand, zkCommand, consoleCommand, drillCommand, fabricCommand, completionCommand]) {
+  for (const make of [outCommand, extendCommand, restoreCommand, evacuateCommand, statusCommand, requestCommand, zkCommand, consoleCommand, drillCommand, fabricCommand, completionCommand]) {
     const command = make(rt);
     // Subcommands inherit neither exitOverride nor the output hooks: set them on each.
     command

@@ -187,6 +187,8 @@ export interface FailoutBucketConfig {
    * (`peerState`, `capacity`, `stranding`; empty when it overrode none). An audit trail (issue 21).
    */
   forced?: string[];
+  /** The fabric whose evacuation wrote this window (issue 23); its `requestId` is the evacuation's. */
+  evacuation?: string;
   /** Keys of this entry the codec did not interpret, kept verbatim for the writer; absent when none. */
   extra?: UnknownKeys;
 }

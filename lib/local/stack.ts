@@ -14,7 +14,7 @@ import { ConsoleServer, consoleServerOptions } from '../console';
 import { LoadBalancerState, urisPath } from '../d2';
 import { createFailoutConfig } from '../failout';
 import { createLogger, type Logger } from '../logging';
-import { policyAcl } from '../requests';
+import { policyAcl } from '../requests/acl';
 import { digestId, ZkSession, type AclRoles, type DigestCredential } from '../zk';
 import { ControlPlanes } from './control-planes';
 import { bundleFunction } from './function-bundle';

@@ -75,7 +75,7 @@ interface ClusterRead {
  * cannot be read (connection loss, no READ permission).
  */
 export async function readFabrics(session: FabricReader, settings: Pick<OperatorSettings, 'd2Base' | 'fabricsBase'>, now: number): Promise<FabricsView> {
-  if (!settings.fabricsBase.startsWith('/')) throw inputError(`FAILOUT_FABRICS_PATH must be an absolute ZooKeeper path such as /failout/fabrics, not ${JSON.stringify(settings.fabricsBase)}`);
+  checkFabricsBase(settings.fabricsBase);
   const [services, clusterNames, mapNames] = await Promise.all([
     childrenOf(session, servicePath(settings.d2Base)),
     childrenOf(session, clusterPath(settings.d2Base)),
@@ -86,13 +86,7 @@ export async function readFabrics(session: FabricReader, settings: Pick<Operator
     const read = await readCluster(session, settings.d2Base, cluster, now);
     if (read !== undefined) reads.set(cluster, read);
   });
-  const maps: FabricMap[] = [];
-  const brokenMaps: { fabric: string; problem: string }[] = [];
-  await forEachLimit(mapNames, READ_CONCURRENCY, async (fabric) => {
-    const map = await readMap(session, settings.fabricsBase, fabric);
-    if ('problem' in map) brokenMaps.push(map);
-    else if (map.map !== undefined) maps.push(map.map);
-  });
+  const { maps, brokenMaps } = await readMaps(session, settings.fabricsBase, mapNames);
   const derived = deriveFabrics({ services, clusters: [...reads.keys()], maps });
   const fabrics = derived.fabrics.map((fabric): FabricView => {
     const clusters = fabric.clusters.map((member): FabricClusterView => {
@@ -120,6 +114,40 @@ export async function readFabrics(session: FabricReader, settings: Pick<Operator
     conflicts: derived.conflicts,
     missing: derived.missing,
   };
+}
+
+/**
+ * Which fabric each cluster is in, by lib/fabrics' rule and the maps, without reading the cluster
+ * nodes (`failout status` reads those itself and groups them by this): cluster → fabric, for the
+ * clusters a fabric holds. A map that does not decode is left out, as in {@link readFabrics}.
+ * @throws OperatorError `input` for a `fabricsBase` that is not an absolute path; ZkError when ZooKeeper cannot be read.
+ */
+export async function readFabricMembership(session: FabricReader, settings: Pick<OperatorSettings, 'd2Base' | 'fabricsBase'>): Promise<ReadonlyMap<string, string>> {
+  checkFabricsBase(settings.fabricsBase);
+  const [services, clusters, mapNames] = await Promise.all([
+    childrenOf(session, servicePath(settings.d2Base)),
+    childrenOf(session, clusterPath(settings.d2Base)),
+    childrenOf(session, settings.fabricsBase),
+  ]);
+  const { maps } = await readMaps(session, settings.fabricsBase, mapNames);
+  const derived = deriveFabrics({ services, clusters, maps });
+  return new Map(derived.fabrics.flatMap((fabric) => fabric.clusters.map((member) => [member.cluster, fabric.name] as const)));
+}
+
+function checkFabricsBase(base: string): void {
+  if (!base.startsWith('/')) throw inputError(`FAILOUT_FABRICS_PATH must be an absolute ZooKeeper path such as /failout/fabrics, not ${JSON.stringify(base)}`);
+}
+
+/** The maps named `mapNames` under `base` (bounded concurrency), and those that do not decode with their problem. */
+async function readMaps(session: FabricReader, base: string, mapNames: readonly string[]): Promise<{ maps: FabricMap[]; brokenMaps: { fabric: string; problem: string }[] }> {
+  const maps: FabricMap[] = [];
+  const brokenMaps: { fabric: string; problem: string }[] = [];
+  await forEachLimit(mapNames, READ_CONCURRENCY, async (fabric) => {
+    const map = await readMap(session, base, fabric);
+    if ('problem' in map) brokenMaps.push(map);
+    else if (map.map !== undefined) maps.push(map.map);
+  });
+  return { maps, brokenMaps };
 }
 
 /** Sorted child names, or none when the node does not exist. */

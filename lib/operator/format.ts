@@ -65,7 +65,9 @@ export function formatRecord(record: RequestRecord): string {
       if (record.unchanged && record.stoppedByAlarm !== undefined) {
         return `request ${id}: applied (${what})${at} — stopped by alarm ${safe(record.stoppedByAlarm)}, but no failout naming it was active; nothing was written`;
       }
+      if (record.unchanged && record.action === 'restoreFabric') return `request ${id}: applied (${what})${at} — no evacuation of ${safe(record.fabric ?? 'the fabric')} was open; nothing was written`;
       if (record.unchanged && record.fabric !== undefined) return `request ${id}: applied (${what})${at} — fabric ${safe(record.fabric)} had no map; nothing was written`;
+      if (record.evacuation !== undefined) return `request ${id}: applied (${what})${at} — ${formatEvacuationWrite(record.evacuation)}${record.stoppedByAlarm === undefined ? '' : ` — stopped by alarm ${safe(record.stoppedByAlarm)}`}${record.forced === undefined ? '' : ` — forced: ${formatForced(record.forced)}`}${record.alarmsUnchecked ? ' — its alarms could not be checked (the alarm source did not answer)' : ''}`;
       if (record.unchanged) return `request ${id}: applied (${what})${at} — ${safe(record.cluster ?? 'the cluster')} was already serving; nothing was written`;
       return `request ${id}: applied (${what})${at}${record.clusterVersion === null ? '' : `, cluster node version ${record.clusterVersion}`}${record.stoppedByAlarm === undefined ? '' : ` — stopped by alarm ${safe(record.stoppedByAlarm)}`}${record.forced === undefined ? '' : ` — forced: ${formatForced(record.forced)}`}${record.alarmsUnchecked ? ' — its alarms could not be checked (the alarm source did not answer)' : ''}`;
     case 'duplicate':
@@ -78,6 +80,13 @@ export function formatRecord(record: RequestRecord): string {
     default:
       return `request ${id}: ${String(record.status)} (${what})${at}`;
   }
+}
+
+/** How an evacuation was written (issue 23): `2 clusters in 2 stages, in one ZooKeeper multi (1234 bytes)`. */
+function formatEvacuationWrite(write: NonNullable<RequestRecord['evacuation']>): string {
+  const what = `${write.clusters} ${write.clusters === 1 ? 'cluster' : 'clusters'} in ${write.stages} ${write.stages === 1 ? 'stage' : 'stages'}`;
+  if (write.mode === 'multi') return `${what}, in one ZooKeeper multi (${write.multiBytes} bytes)`;
+  return `${what}, in ${write.steps ?? '?'} ordered multis (one would have been ${write.multiBytes} bytes, over the limit; the evacuation node kept the plan)`;
 }
 
 /** Rejections `--force` overrides: peer state, the capacity guard, stranding another failout. */

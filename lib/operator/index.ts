@@ -6,7 +6,8 @@
  * followed to their outcome (`waitForOutcome`); status, records, drills and request rates are read
  * the same way for all. Clients keep only their own surface: commander and printing (lib/cli), fastify
  * and the page (lib/console). Fabrics (lib/fabrics derived over the live tree, with hosts and failout
- * state per cluster) are read here too (`readFabrics`).
+ * state per cluster) are read here too (`readFabrics`), and a fabric's evacuation (issue 23) takes the
+ * same walk under one name, `evacuation` (bodies, local check, the judged plan and its text, status).
  */
 export { OperatorError, inputError, isOperatorError, type OperatorEnv } from './errors';
 export { DEFAULT_CONSOLE_PORT, resolveSettings, type ConnectionFlags, type ConsoleStartOptions, type OperatorSettings } from './settings';
@@ -28,3 +29,5 @@ export { measureRequestRates, type RateFlags } from './request-rates';
 export { createOperatorRequests } from './operator-requests';
 export type { ActionFields, CheckResult, OperatorAction, OperatorRequests, PreparedBody, QueueProbe } from './requests-port';
 export { readFabrics, type FabricsView } from './fabric-status';
+// Fabric evacuation (issue 23): bodies, the local check, the judged plan and its text, status; one namespace.
+export * as evacuation from './evacuation';

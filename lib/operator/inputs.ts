@@ -133,3 +133,33 @@ export function parseRamp(text: string): RampStepArg[] {
   }
   return steps;
 }
+
+/** A request's window as the schema takes it: a start when `--at` was given, and one end. */
+export interface WindowArgs {
+  offlineAt?: string;
+  onlineAt?: string;
+  duration?: string;
+}
+
+/**
+ * The window of `--at`, `--for` and `--until` (exactly one of the last two), as request fields:
+ * `--for` without `--at` stays a duration (the worker starts it when it applies it).
+ * @throws OperatorError `input` naming the flag.
+ */
+export function parseWindow(options: { readonly at?: string | undefined; readonly for?: string | undefined; readonly until?: string | undefined }, now: number): WindowArgs {
+  if (options.for !== undefined && options.until !== undefined) throw inputError('give either --for <duration> or --until <time>, not both', 'for');
+  if (options.for === undefined && options.until === undefined) throw inputError('say how long: --for <duration> (e.g. --for 2h) or --until <time> (e.g. --until 2026-11-30T18:00:00Z)', 'for');
+  const window: WindowArgs = {};
+  const at = options.at === undefined ? undefined : parseTime(options.at, now, '--at');
+  if (at !== undefined) window.offlineAt = new Date(at).toISOString();
+  if (options.until !== undefined) {
+    const until = parseTime(options.until, now, '--until');
+    if (until <= (at ?? now)) throw inputError(`--until ${options.until} is not after the start; pick a later end`, 'until');
+    window.onlineAt = new Date(until).toISOString();
+  } else if (options.for !== undefined) {
+    const ms = parseDuration(options.for, '--for');
+    if (at === undefined) window.duration = formatIsoDuration(ms);
+    else window.onlineAt = new Date(at + ms).toISOString();
+  }
+  return window;
+}

@@ -1,5 +1,6 @@
-import { parseChangeRequest, parseDuration, type ChangeRequest, type ParseOptions, type Rejection } from '../requests';
+import { encodeChangeRequest, parseChangeRequest, parseDuration, type ChangeRequest, type EvacuateChangeRequest, type ParseOptions, type Rejection, type RestoreFabricChangeRequest } from '../requests';
 import { inputError, type OperatorEnv } from './errors';
+import type { EvacuateBody, RestoreFabricBody } from './fabric-bodies';
 import type { SendableBody } from './request-bodies';
 
 /**
@@ -46,4 +47,26 @@ export function validateLocally(body: SendableBody, now: number, env: OperatorEn
 /** One line for a rejection found before sending (or by `--dry-run`). */
 export function formatLocalRejection(body: SendableBody, rejection: Rejection): string {
   return `request ${body.requestId}: REJECTED (${body.action} ${body.cluster}): ${rejection.reason} — ${rejection.message}`;
+}
+
+/**
+ * {@link validateLocally} for the fabric evacuation actions (issue 23), which name a fabric, not a
+ * cluster: the request as the worker would read it (through the one encoder's parse), or a usage error
+ * naming what it would reject and why.
+ * @throws OperatorError `input`.
+ */
+export function validateEvacuation(body: EvacuateBody, now: number, env: OperatorEnv): EvacuateChangeRequest;
+export function validateEvacuation(body: RestoreFabricBody, now: number, env: OperatorEnv): RestoreFabricChangeRequest;
+export function validateEvacuation(body: EvacuateBody | RestoreFabricBody, now: number, env: OperatorEnv): EvacuateChangeRequest | RestoreFabricChangeRequest {
+  // No queue is needed to parse: the message this makes is dropped, sendChangeRequest encodes again.
+  const encoded = encodeChangeRequest('', body, { ...limitsFromEnv(env), now });
+  if (!encoded.ok) throw inputError(`the worker would reject this request (${encoded.rejection.reason}): ${encoded.rejection.message}; nothing was sent`);
+  const request = encoded.request;
+  if (request.action !== body.action) throw new Error(`the schema read action ${request.action} from a ${body.action} body`);
+  return request as EvacuateChangeRequest | RestoreFabricChangeRequest;
+}
+
+/** One line for an evacuation's rejection found before sending (or by `--dry-run`). */
+export function formatFabricRejection(body: { readonly requestId: string; readonly action: string; readonly fabric: string }, rejection: Rejection): string {
+  return `request ${body.requestId}: REJECTED (${body.action} fabric ${body.fabric}): ${rejection.reason} — ${rejection.message}`;
 }

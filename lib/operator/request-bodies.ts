@@ -1,4 +1,4 @@
-import { formatIsoDuration, parseBuckets, parseDuration, parsePeers, parseRamp, parseShare, parseTime, type BucketsArg, type PeerArg, type RampStepArg } from './inputs';
+import { formatIsoDuration, parseBuckets, parseDuration, parsePeers, parseRamp, parseShare, parseTime, parseWindow, type BucketsArg, type PeerArg, type RampStepArg } from './inputs';
 import { inputError } from './errors';
 
 /** The options of `failout out`, as commander hands them over (strings, unparsed). */
@@ -57,21 +57,9 @@ export interface RequestBody {
 export function buildFailoutBody(cluster: string, options: OutOptions, context: { requestId: string; now: number; requestedBy: string }): RequestBody {
   const peers = parsePeers(options.peer ?? []);
   if (peers.length === 0) throw inputError('give at least one --peer <cluster>[:weight] to take the traffic (example: --peer greetings-lva1:2)', 'peers');
-  if (options.for !== undefined && options.until !== undefined) throw inputError('give either --for <duration> or --until <time>, not both', 'for');
-  if (options.for === undefined && options.until === undefined) throw inputError('say how long: --for <duration> (e.g. --for 2h) or --until <time> (e.g. --until 2026-11-30T18:00:00Z)', 'for');
+  const window = parseWindow(options, context.now);
   if (options.share !== undefined && options.buckets !== undefined) throw inputError('give either --share <pct> or --buckets <a-b>, not both', 'share');
-  const body: RequestBody = { version: 1, requestId: context.requestId, action: 'failout', cluster, peers, requestedBy: options.by ?? context.requestedBy };
-  const at = options.at === undefined ? undefined : parseTime(options.at, context.now, '--at');
-  if (at !== undefined) body.offlineAt = new Date(at).toISOString();
-  if (options.until !== undefined) {
-    const until = parseTime(options.until, context.now, '--until');
-    if (until <= (at ?? context.now)) throw inputError(`--until ${options.until} is not after the start; pick a later end`, 'until');
-    body.onlineAt = new Date(until).toISOString();
-  } else if (options.for !== undefined) {
-    const ms = parseDuration(options.for, '--for');
-    if (at === undefined) body.duration = formatIsoDuration(ms);
-    else body.onlineAt = new Date(at + ms).toISOString();
-  }
+  const body: RequestBody = { version: 1, requestId: context.requestId, action: 'failout', cluster, peers, requestedBy: options.by ?? context.requestedBy, ...window };
   body.buckets = options.buckets !== undefined ? parseBuckets(options.buckets) : options.share !== undefined ? parseShare(options.share) : { from: 0, to: 99 };
   if (options.ramp !== undefined) body.ramp = parseRamp(options.ramp);
   // Sent as given: the worker's own rules (validateLocally) name a bad alarm before anything is sent.

@@ -1,5 +1,5 @@
 import { zkTlsFilesFromEnv, ZkTlsConfigError, type ZkTlsFiles } from '../zk/config';
-import { DEFAULT_MAX_PEER_LOAD_FACTOR } from '../requests';
+import { DEFAULT_EVACUATIONS_PATH, DEFAULT_MAX_PEER_LOAD_FACTOR } from '../requests';
 import { DEFAULT_FABRICS_PATH } from '../fabrics';
 import { inputError, type OperatorEnv } from './errors';
 
@@ -60,6 +60,11 @@ export interface OperatorSettings {
    */
   readonly fabricsBase: string;
   /**
+   * `FAILOUT_EVACUATIONS_PATH`: the parent of the evacuation nodes (`<path>/<fabric>`, issue 23), default
+   * `/failout/evacuations`, as the worker keeps them.
+   */
+  readonly evacuationsBase: string;
+  /**
    * `MAX_PEER_LOAD_FACTOR` (as the worker reads it; set it to the deployment's value so the checks
    * before sending and `--dry-run` agree with the worker), default 2.0.
    */
@@ -83,6 +88,7 @@ export function resolveSettings(flags: ConnectionFlags, env: OperatorEnv): Opera
     d2Base: pick(flags.d2Base, 'D2_BASE_PATH') ?? DEFAULT_D2_BASE,
     requestsBase: pick(flags.requestsBase, 'FAILOUT_REQUESTS_PATH') ?? DEFAULT_REQUESTS_BASE,
     fabricsBase: nonEmpty(env.FAILOUT_FABRICS_PATH) ?? DEFAULT_FABRICS_PATH,
+    evacuationsBase: nonEmpty(env.FAILOUT_EVACUATIONS_PATH) ?? DEFAULT_EVACUATIONS_PATH,
     maxPeerLoadFactor: resolveMaxPeerLoadFactor(nonEmpty(env.MAX_PEER_LOAD_FACTOR)),
   };
 }

@@ -34,6 +34,7 @@ import { DEFAULT_FABRICS_PATH } from '../fabrics';
 import { DEFAULT_DRILLS_PATH } from './drill-node';
 import { DEFAULT_VIEW_PATH } from './failout-view';
 import { DEFAULT_REQUESTS_PATH } from './request-record';
+import { DEFAULT_EVACUATIONS_PATH } from './evacuation-node';
 
 /** Where failout's nodes live. Each component fills in what it configures; the rest are defaults. */
 export interface AclLayout {
@@ -47,6 +48,8 @@ export interface AclLayout {
   readonly viewPath: string;
   /** Parent of the fabric maps the request writer keeps (issue 23), default `/failout/fabrics`. */
   readonly fabricsPath: string;
+  /** Parent of the evacuation nodes the request writer keeps (issue 23), default `/failout/evacuations`. */
+  readonly evacuationsPath: string;
   /** Parents of the bridge's election candidates, default `/failout/bridge/leader`. */
   readonly electionPaths: readonly string[];
 }
@@ -58,6 +61,7 @@ export const DEFAULT_ACL_LAYOUT: AclLayout = Object.freeze({
   drillsPath: DEFAULT_DRILLS_PATH,
   viewPath: DEFAULT_VIEW_PATH,
   fabricsPath: DEFAULT_FABRICS_PATH,
+  evacuationsPath: DEFAULT_EVACUATIONS_PATH,
   // The bridge's default `zookeeper.electionPath` (lib/bridge sits above this module).
   electionPaths: Object.freeze(['/failout/bridge/leader']),
 });
@@ -84,6 +88,8 @@ export type NodeClass =
   | 'drill'
   | 'fabrics'
   | 'fabricMap'
+  | 'evacuations'
+  | 'evacuation'
   | 'view';
 
 /** One row of {@link ACL_TABLE}. */
@@ -114,6 +120,8 @@ export interface AclTableRow {
  * - fabric maps (issue 23) change only through the queue: the request writer creates, sets and
  *   deletes them, and sets their parent (every map change bumps its version, so two changes cannot
  *   both pass the check against the other maps); everyone reads, as the drills.
+ * - evacuation nodes (issue 23): the request writer creates and sets a fabric's node in the multi of
+ *   its evacuation and restore; everyone reads (status, the console).
  */
 export const ACL_TABLE: Readonly<Record<NodeClass, AclTableRow>> = Object.freeze({
   ancestor: { pattern: '`/failout`, `/failout/bridge` (parents of the roots below)', grants: { bridge: ['create'], requestWriter: ['create'] } },
@@ -132,6 +140,8 @@ export const ACL_TABLE: Readonly<Record<NodeClass, AclTableRow>> = Object.freeze
   drill: { pattern: '`/failout/drills/…` (every node below)', grants: { requestWriter: ['write', 'create', 'delete'] } },
   fabrics: { pattern: '`/failout/fabrics`', grants: { requestWriter: ['write', 'create', 'delete'] } },
   fabricMap: { pattern: '`/failout/fabrics/<fabric>` (a fabric map, written through the queue)', grants: { requestWriter: ['write'] } },
+  evacuations: { pattern: '`/failout/evacuations`', grants: { requestWriter: ['create', 'delete'] } },
+  evacuation: { pattern: '`/failout/evacuations/<fabric>` (a fabric\'s last evacuation and its progress)', grants: { requestWriter: ['write'] } },
   view: { pattern: '`/failout/view` (every open failout, kept by the request writer)', grants: { requestWriter: ['write'] } },
 });
 
@@ -157,6 +167,7 @@ export function aclLayout(partial: Partial<AclLayout> = {}): AclLayout {
     drillsPath: stripTrailingSlashes(layout.drillsPath),
     viewPath: stripTrailingSlashes(layout.viewPath),
     fabricsPath: stripTrailingSlashes(layout.fabricsPath),
+    evacuationsPath: stripTrailingSlashes(layout.evacuationsPath),
     electionPaths: layout.electionPaths.map(stripTrailingSlashes),
   };
   for (const root of layoutRoots(normalized)) {
@@ -168,7 +179,7 @@ export function aclLayout(partial: Partial<AclLayout> = {}): AclLayout {
 
 /** The layout's roots: the D2 base, the records, drills and fabric maps parents, the view, the election paths. */
 export function layoutRoots(layout: AclLayout): string[] {
-  return [layout.d2BasePath, layout.requestsPath, layout.drillsPath, layout.viewPath, layout.fabricsPath, ...layout.electionPaths];
+  return [layout.d2BasePath, layout.requestsPath, layout.drillsPath, layout.viewPath, layout.fabricsPath, layout.evacuationsPath, ...layout.electionPaths];
 }
 
 /** Path segments of `path` below `root`, or undefined when `path` is not `root` or below it. */
@@ -198,6 +209,8 @@ export function classifyPath(path: string, layout: AclLayout): NodeClass | undef
   if (p === layout.viewPath) return 'view';
   const fabrics = below(p, layout.fabricsPath);
   if (fabrics) return fabrics.length === 0 ? 'fabrics' : fabrics.length === 1 ? 'fabricMap' : undefined;
+  const evacuations = below(p, layout.evacuationsPath);
+  if (evacuations) return evacuations.length === 0 ? 'evacuations' : evacuations.length === 1 ? 'evacuation' : undefined;
   for (const election of layout.electionPaths) {
     const rest = below(p, election);
     if (rest) return rest.length === 0 ? 'election' : 'candidate';

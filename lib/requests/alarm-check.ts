@@ -5,6 +5,10 @@ import { assertIsError } from './errors';
 import type { RequestLogger } from './logger';
 import { rejectionOf, type Problem, type Rejection } from './rejection';
 import type { ChangeRequest } from './schema';
+import type { EvacuateChangeRequest } from './evacuate-schema';
+
+/** A request whose alarms are checked: a cluster's or drill's, or an evacuation (its stop and gate alarms). */
+export type AlarmNamingRequest = ChangeRequest | EvacuateChangeRequest;
 
 /**
  * Alarms that can act (issue 21): the alarms a request names are read from the alarm source before
@@ -40,7 +44,11 @@ export interface NamedAlarm {
 }
 
 /** The alarms `request` names, in field order (none for a restore, an extend, `deleteDrill`, `skipDrill`). */
-export function alarmsNamedBy(request: ChangeRequest): NamedAlarm[] {
+export function alarmsNamedBy(request: AlarmNamingRequest): NamedAlarm[] {
+  if (request.action === 'evacuate') {
+    const gates = (request.stages ?? []).flatMap((stage, i) => stage.gateAlarms.map((name, j) => ({ name, field: `stages[${i}].gateAlarms[${j}]`, duty: 'stop' as const })));
+    return [...request.stopAlarms.map((name, i) => ({ name, field: `stopAlarms[${i}]`, duty: 'stop' as const })), ...gates];
+  }
   if (request.action === 'failout') return (request.stopAlarms ?? []).map((name, i) => ({ name, field: `stopAlarms[${i}]`, duty: 'stop' }));
   if (request.action === 'putDrill') {
     return [{ name: request.outcomeAlarm, field: 'outcomeAlarm', duty: 'exist' }, ...request.blockingAlarms.map((name, i) => ({ name, field: `blockingAlarms[${i}]`, duty: 'exist' as const }))];
@@ -53,7 +61,7 @@ export function alarmsNamedBy(request: ChangeRequest): NamedAlarm[] {
  * `readings` counts as unknown). Pure: the worker, the CLI's check before sending and `--dry-run`
  * share it.
  */
-export function checkRequestAlarms(request: ChangeRequest, readings: ReadonlyMap<string, AlarmReading>): Problem[] {
+export function checkRequestAlarms(request: AlarmNamingRequest, readings: ReadonlyMap<string, AlarmReading>): Problem[] {
   const problems: Problem[] = [];
   for (const alarm of alarmsNamedBy(request)) {
     const reading = readings.get(alarm.name) ?? 'unknown';
@@ -81,7 +89,7 @@ export type AlarmCheck =
  * sake: an unreadable source is `unreadable` (the caller decides; neither the worker nor the CLI
  * blocks a request on it).
  */
-export async function readRequestAlarms(source: AlarmReader | undefined, request: ChangeRequest): Promise<AlarmCheck> {
+export async function readRequestAlarms(source: AlarmReader | undefined, request: AlarmNamingRequest): Promise<AlarmCheck> {
   const names = [...new Set(alarmsNamedBy(request).map((a) => a.name))];
   if (source === undefined || names.length === 0) return { status: 'notChecked' };
   try {
@@ -115,18 +123,33 @@ export class WorkerAlarmCheck {
     private readonly log: RequestLogger,
   ) {}
 
+  /** The verdict on an evacuation's stop and gate alarms (no drill node is involved). */
+  async evacuationVerdict(request: EvacuateChangeRequest): Promise<Omit<WorkerAlarmVerdict, 'ops'>> {
+    const check = await readRequestAlarms(this.source, request);
+    if (check.status === 'unreadable') {
+      this.warnUnreadable(request, `fabric ${request.fabric}`, check);
+      return { recordFields: { alarmsUnchecked: true } };
+    }
+    if (check.status === 'notChecked' || check.rejection === undefined) return { recordFields: {} };
+    return { rejection: check.rejection, recordFields: {} };
+  }
+
+  private warnUnreadable(request: AlarmNamingRequest, subject: string, check: Extract<AlarmCheck, { status: 'unreadable' }>): void {
+    this.log.warn('alarms not checked: the alarm source could not be read; the request is judged without them', {
+      requestId: request.requestId,
+      cluster: subject,
+      action: request.action,
+      alarms: check.names,
+      alarmSourceError: check.error.message,
+      alarmSourceErrorKind: check.error.kind,
+    });
+  }
+
   /** The verdict on `request`'s alarms; `drills` gives the drill node's context for a refused run. */
   async verdict(request: ChangeRequest, drills: DrillWriteContext): Promise<WorkerAlarmVerdict> {
     const check = await readRequestAlarms(this.source, request);
     if (check.status === 'unreadable') {
-      this.log.warn('alarms not checked: the alarm source could not be read; the request is judged without them', {
-        requestId: request.requestId,
-        cluster: request.cluster,
-        action: request.action,
-        alarms: check.names,
-        alarmSourceError: check.error.message,
-        alarmSourceErrorKind: check.error.kind,
-      });
+      this.warnUnreadable(request, request.cluster, check);
       return { ops: [], recordFields: { alarmsUnchecked: true } };
     }
     if (check.status === 'notChecked' || check.rejection === undefined) return { ops: [], recordFields: {} };

@@ -31,9 +31,12 @@ export type { ViewDrift } from './failout-view';
 export { DEFAULT_DRILLS_PATH, drillPath, decodeDrillNode, runStatusAt, runningRun } from './drill-node';
 export type { DrillDefinition, DrillNode, DrillRun, DrillRunStatus } from './drill-node';
 export { checkPutDrill } from './drill-checks';
-// Access control: the one role → path table over the failout and D2 paths (lib/zk holds the mechanism).
-export { aclFor, aclLayout, layoutRoots, policyAcl, secureAcls } from './acl-table';
-export type { AclLayout } from './acl-table';
+// Access control: the role → path table is the sub-face lib/requests/acl.
+// Fabric evacuation (issue 23): the plan as the worker judges it, and the evacuation nodes.
+export { judgeEvacuation } from './evacuation-judge';
+export { DEFAULT_EVACUATIONS_PATH, isEvacuationOpen, readEvacuations } from './evacuation-node';
+export type { EvacuationNode, EvacuationPlan } from './evacuation-node';
+export type { EvacuateChangeRequest, RestoreFabricChangeRequest } from './evacuate-schema';
 // The worker itself, for its Lambda (functions/) and the benchmarks.
 export { RequestWriter } from './request-writer';
 export { requestWriterSource } from './writer-source';

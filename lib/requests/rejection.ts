@@ -34,8 +34,18 @@ export const REJECTION_REASONS = [
   'badDrill',
   /** A `putFabric` map that cannot be kept: a cluster named twice, or more clusters than a map holds. */
   'badFabric',
+  /** An `evacuate` whose `targets` cannot be used: a target fabric equal to the evacuated one, named twice, or a weight outside 1–100 (an unknown target fabric: `unknownFabric`). */
+  'badTargets',
+  /** An `evacuate` whose `stages` cannot be built: a stage with both or neither of `tier` and `clusters`, a tier or cluster the fabric does not have, a cluster in two stages. */
+  'badStages',
   /** No `/d2/clusters/<cluster>` node. */
   'unknownCluster',
+  /** An `evacuate` (or a target) naming a fabric that has no cluster (derived by the rule or mapped). */
+  'unknownFabric',
+  /** An `evacuate` while another evacuation is open (the message names its fabric and request id): restore it first. */
+  'evacuationOpen',
+  /** An `evacuate` leaving services with no cluster to move to (none outside the fabric in the targets, or all of them failed out or without hosts): the message names them; exclude them or add a target. */
+  'noTargetForService',
   /** The cluster's JSON cannot be read, so it cannot be rewritten safely. */
   'malformedCluster',
   /** An `extend` of a cluster with no failout active or scheduled: there is no end to move. */

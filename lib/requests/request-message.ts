@@ -1,16 +1,17 @@
 import type { SendMessageCommandInput } from '@aws-sdk/client-sqs';
 import { FABRIC_MESSAGE_GROUP, isFabricInput } from './fabric-schema';
+import { isEvacuationAction } from './evacuate-schema';
 import { parseRequest, type ChangeRequestInput, type ParsedRequest, type ParseOptions, type Rejection } from './schema';
 
 /**
  * The FIFO group of a request body, the one rule for every sender:
- * - a fabric map change (`putFabric`, `deleteFabric`; it names no cluster): `FABRIC_MESSAGE_GROUP`,
- *   one group for every map (a map is checked against all the others, so their changes are one
+ * - a fabric action (`putFabric`, `deleteFabric`, `evacuate`, `restoreFabric`; it names no cluster):
+ *   `FABRIC_MESSAGE_GROUP`, one group for every map and evacuation (a map is checked against all the others, so their changes are one
  *   sequence), which no cluster's group can equal (cluster names hold no `/`);
  * - every other request: its cluster, so requests for one cluster apply in order and others never wait.
  */
 export function messageGroupOf(body: { readonly action: string; readonly cluster?: string }): string {
-  if (isFabricInput(body)) return FABRIC_MESSAGE_GROUP;
+  if (isFabricInput(body) || isEvacuationAction(body)) return FABRIC_MESSAGE_GROUP;
   return body.cluster ?? '';
 }
 
@@ -41,7 +42,7 @@ export interface SendableRequest {
 export interface SendableFabricRequest {
   readonly version: 1;
   readonly requestId: string;
-  readonly action: 'putFabric' | 'deleteFabric';
+  readonly action: 'putFabric' | 'deleteFabric' | 'evacuate' | 'restoreFabric';
   readonly fabric: string;
 }
 

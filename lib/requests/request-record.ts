@@ -21,7 +21,7 @@ export const DEFAULT_REQUESTS_PATH = '/failout/requests';
 export const MAX_RECORD_BYTES = 4096;
 
 /** Every action a record may name. */
-export const RECORD_ACTIONS = ['failout', 'restore', 'extend', 'putDrill', 'deleteDrill', 'skipDrill', 'putFabric', 'deleteFabric'] as const;
+export const RECORD_ACTIONS = ['failout', 'restore', 'extend', 'putDrill', 'deleteDrill', 'skipDrill', 'putFabric', 'deleteFabric', 'evacuate', 'restoreFabric'] as const;
 
 /** One of {@link RECORD_ACTIONS}. */
 export type RecordAction = (typeof RECORD_ACTIONS)[number];
@@ -74,6 +74,25 @@ export interface RequestRecord {
    * when they were checked, when the request named none, or when the worker has no alarm source.
    */
   readonly alarmsUnchecked?: true;
+  /**
+   * For an applied `evacuate` or `restoreFabric` (issue 23): how it was written. `multi`: one multi
+   * over every cluster, the view, the evacuation node and this record (clients never saw half of it);
+   * `plan`: it did not fit one multi (`multiBytes` over the budget), so the evacuation node recorded the
+   * plan and the worker wrote it in `steps` ordered multis.
+   */
+  readonly evacuation?: EvacuationWrite;
+}
+
+/** How an evacuation action was written (the record's `evacuation`). */
+export interface EvacuationWrite {
+  readonly mode: 'multi' | 'plan';
+  /** Clusters written. */
+  readonly clusters: number;
+  readonly stages: number;
+  /** Bytes of the one multi it would take (all its ops' data and paths). */
+  readonly multiBytes: number;
+  /** For `plan`: multis written. */
+  readonly steps?: number;
 }
 
 /** What `force` can override: peer-state checks (`peerFailedOut`, `noPeerWithHosts`), the capacity guard, and stranding another failout. */
@@ -102,6 +121,9 @@ const recordSchema = z.object({
   requestReason: z.string().optional(),
   forced: z.array(z.enum(FORCE_OVERRIDES)).optional(),
   alarmsUnchecked: z.literal(true).optional(),
+  evacuation: z
+    .object({ mode: z.enum(['multi', 'plan']), clusters: z.number().int(), stages: z.number().int(), multiBytes: z.number().int(), steps: z.number().int().optional() })
+    .optional(),
 });
 
 /** `<base>/<id>`; `base` defaults to `/failout/requests`. @throws RequestError `invalidArgument` for an id that is no znode name. */

@@ -21,6 +21,9 @@ import { parseRequest, type ChangeRequest, type ParseOptions } from './schema';
 import { DEFAULT_FABRICS_PATH } from '../fabrics';
 import { isFabricRequest, type FabricChangeRequest } from './fabric-schema';
 import { fabricEffectsOf } from './fabric-writes';
+import { isEvacuationRequest, type EvacuationChangeRequest } from './evacuate-schema';
+import { DEFAULT_EVACUATIONS_PATH } from './evacuation-node';
+import { EvacuationWrites, type FinalStep, type StepOutcome } from './evacuation-writes';
 
 /** How hard the writer tries when other writers change the cluster between its read and its write. */
 export interface RetryBudget {
@@ -53,6 +56,13 @@ export interface RequestWriterOptions {
   readonly drillsPath?: string;
   /** Parent of the fabric maps (issue 23, `putFabric`/`deleteFabric`). Default `/failout/fabrics`. */
   readonly fabricsPath?: string;
+  /** Parent of the evacuation nodes (issue 23, `evacuate`/`restoreFabric`). Default `/failout/evacuations`. */
+  readonly evacuationsPath?: string;
+  /**
+   * Byte budget of one multi for an evacuation: larger ones are written as an ordered plan (issue 23,
+   * evacuation-writes.ts). Default 900 KiB, below ZooKeeper's default `jute.maxbuffer` of 1 MB.
+   */
+  readonly maxMultiBytes?: number;
   /** Guard-rail limits (max window, body size, peers). */
   readonly limits?: Omit<ParseOptions, 'now'>;
   /** The judge's deployment settings (`maxPeerLoadFactor`, default 2.0; `viewPath`, default beside the records), as the CLI reads them too. */
@@ -130,6 +140,7 @@ export class RequestWriter {
   private readonly requestsPath: string;
   private readonly drillsPath: string;
   private readonly fabricsPath: string;
+  private readonly evacuations: Omit<ConstructorParameters<typeof EvacuationWrites>[0], 'run'>;
   private readonly limits: Omit<ParseOptions, 'now'>;
   private readonly judgeOptions: JudgeOptions;
   private readonly budget: RetryBudget;
@@ -150,6 +161,14 @@ export class RequestWriter {
     this.drillsPath = options.drillsPath ?? DEFAULT_DRILLS_PATH;
     this.fabricsPath = options.fabricsPath ?? DEFAULT_FABRICS_PATH;
     this.limits = options.limits ?? {};
+    this.evacuations = {
+      session: options.session,
+      d2BasePath: this.d2BasePath,
+      evacuationsPath: options.evacuationsPath ?? DEFAULT_EVACUATIONS_PATH,
+      judge: { maxPeerLoadFactor: options.judge?.maxPeerLoadFactor, viewPath: options.judge?.viewPath ?? viewPathFor(this.requestsPath), fabricsPath: this.fabricsPath, evacuationsPath: options.evacuationsPath ?? DEFAULT_EVACUATIONS_PATH },
+      acl: options.recordAcl,
+      ...(options.maxMultiBytes === undefined ? {} : { maxMultiBytes: options.maxMultiBytes }),
+    };
     // The view of open failouts sits beside the records unless the deployment says otherwise.
     this.judgeOptions = { viewPath: viewPathFor(this.requestsPath), hostCache: new HostCountCache(), ...options.judge };
     this.budget = { ...DEFAULT_RETRY_BUDGET, ...options.retryBudget };
@@ -172,6 +191,7 @@ export class RequestWriter {
       if (parsed.ok) {
         const request = parsed.request;
         if (isFabricRequest(request)) return await this.retrying({ requestId: request.requestId, cluster: `fabric ${request.fabric}` }, () => this.fabricAttempt(request, meta));
+        if (isEvacuationRequest(request)) return await this.retrying({ requestId: request.requestId, cluster: `fabric ${request.fabric}` }, () => this.evacuationAttempt(request, meta));
         return await this.retrying(request, () => this.attempt(request, meta));
       }
       const hints = hintsOf(body);
@@ -304,6 +324,75 @@ export class RequestWriter {
     if (effects.rejection) return this.recordRejection(effects.rejection, hints, meta, undefined, effects.ops);
     const record: RequestRecord = { ...recordBase(request.requestId, hints, meta, now), status: 'applied', clusterVersion: effects.version, ...(effects.unchanged ? { unchanged: true as const } : {}) };
     return this.commit([...effects.ops], record);
+  }
+
+  /**
+   * One round of an `evacuate` or `restoreFabric` (evacuation-writes.ts): judged as one plan and
+   * written in one multi with the record, or as an ordered plan whose last step creates the record.
+   * A record already there makes it a duplicate before anything is judged.
+   */
+  private async evacuationAttempt(request: EvacuationChangeRequest, meta: RequestMeta): Promise<Attempt> {
+    const now = this.clock();
+    const hints: Hints = {
+      cluster: null,
+      fabric: request.fabric,
+      action: request.action,
+      requestedBy: request.requestedBy,
+      stoppedByAlarm: request.action === 'restoreFabric' ? request.stoppedByAlarm : undefined,
+      requestReason: request.reason === undefined ? undefined : cutText(request.reason, MAX_RECORDED_REQUEST_REASON),
+    };
+    const existing = await this.session.read(requestRecordPath(this.requestsPath, request.requestId));
+    if (existing.exists) return this.duplicate(request.requestId);
+    let alarmFields: { alarmsUnchecked?: true } = {};
+    if (request.action === 'evacuate') {
+      const alarms = await this.alarmCheck.evacuationVerdict(request);
+      if (alarms.rejection) return this.recordRejection(alarms.rejection, hints, meta, undefined);
+      alarmFields = alarms.recordFields;
+    }
+    let outcome: Attempt | undefined;
+    const run = async (ops: MultiOp[], final: FinalStep | undefined): Promise<StepOutcome> => {
+      if (final === undefined) return this.step(ops);
+      const record: RequestRecord = {
+        ...recordBase(request.requestId, hints, meta, now),
+        status: 'applied',
+        clusterVersion: final.version,
+        evacuation: final.write,
+        ...(final.unchanged ? { unchanged: true as const } : {}),
+        ...(final.forced === undefined ? {} : { forced: final.forced }),
+        ...alarmFields,
+      };
+      const attempt = await this.commit(ops, record);
+      if (attempt === 'conflict' || attempt === 'viewConflict') return attempt;
+      outcome = attempt;
+      return 'done';
+    };
+    const writes = new EvacuationWrites({ ...this.evacuations, run });
+    const result = request.action === 'evacuate' ? await writes.evacuate(request, now) : await writes.restore(request, now);
+    if (result.kind === 'reject') return this.recordRejection(result.rejection, hints, meta, undefined);
+    const done = outcome as Exclude<Attempt, string> | undefined;
+    if (result.kind !== 'done' || done === undefined) return result.kind === 'viewConflict' ? 'viewConflict' : 'conflict';
+    this.log.info(request.action === 'evacuate' ? 'fabric evacuated' : 'fabric restored', { requestId: request.requestId, fabric: request.fabric, status: done.status, evacuation: done.record.evacuation });
+    return done;
+  }
+
+  /** One step of an evacuation written as a plan (no record): `conflict` when a version moved, `viewConflict` when only the view did. */
+  private async step(ops: MultiOp[]): Promise<StepOutcome> {
+    const viewIndex = ops.findIndex((op) => op.path === this.judgeOptions.viewPath);
+    for (let parents = false; ; parents = true) {
+      try {
+        await this.session.multi(ops);
+        return 'ok';
+      } catch (e) {
+        if (!isZkError(e, 'badVersion', 'noNode', 'nodeExists')) throw e;
+        const failed = e.opIndex === undefined ? undefined : ops[e.opIndex];
+        // The evacuations' parent on a fresh ensemble: created once, then the step again.
+        if (!parents && isZkError(e, 'noNode') && failed?.op === 'create') {
+          await this.session.ensurePath(failed.path.slice(0, failed.path.lastIndexOf('/')), this.recordAcl);
+          continue;
+        }
+        return e.opIndex !== undefined && e.opIndex === viewIndex ? 'viewConflict' : 'conflict';
+      }
+    }
   }
 
   /** The view's write: a set at the version read, or a create when there was no node. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseDuration, formatDuration } from './duration';
+import { durationSchema, EARLIEST_INSTANT, instantSchema, LATEST_INSTANT, normaliseWindow } from './window';
 import { isValidRequestId, nameProblem, requestIdProblem } from './names';
 import { rampProblems, rampSchema, rampStages, type RampStage } from './ramp';
 import { rejectionOf, type Problem } from './rejection';
@@ -9,30 +9,16 @@ export type { ChangeRequestBase } from './request-fields';
 import { deleteDrillRequestSchema, drillNameProblem, isDrillInput, parseDrillRequest, putDrillRequestSchema, skipDrillRequestSchema, type DrillChangeRequest } from './drill-schema';
 import { alarmNameProblem, stopAlarmProblems, stopAlarmsSchema } from './stop-alarms';
 import { deleteFabricRequestSchema, isFabricInput, isFabricRequest, parseFabricRequest, putFabricRequestSchema, type FabricChangeRequest } from './fabric-schema';
+import { evacuateRequestSchema, isEvacuationInput, isEvacuationRequest, parseEvacuationRequest, restoreFabricRequestSchema, type EvacuationChangeRequest } from './evacuate-schema';
 
 export { REJECTION_REASONS, type Rejection, type RejectionReason } from './rejection';
+export { EARLIEST_INSTANT, LATEST_INSTANT } from './window';
 
 /**
  * The change request, version 1 (ARCHITECTURE.md "Change request"): the SQS FIFO message body, with
  * MessageGroupId = cluster (a fabric action's: `FABRIC_MESSAGE_GROUP`, request-message.ts
  * `messageGroupOf`) and MessageDeduplicationId = requestId.
  */
-
-/**
- * An instant: ISO-8601 with a zone (`2026-11-30T16:00:00Z`, `+01:00`) or epoch milliseconds. Both
- * forms (and the end a `duration` gives) must lie in [{@link EARLIEST_INSTANT}, {@link LATEST_INSTANT}];
- * that is checked with the window (`badWindow`), the same for every form (issue 14).
- */
-const instantSchema = z.union([z.iso.datetime({ offset: true }), z.number().int()]);
-
-/** 1970-01-01T00:00:00.000Z: the earliest instant a window may name (D2 stores epoch ms, never negative). */
-export const EARLIEST_INSTANT = 0;
-/** 9999-12-31T23:59:59.999Z: the latest instant a window may name (the last ISO-8601 four-digit year). */
-export const LATEST_INSTANT = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
-
-const durationSchema = z.string().refine((text) => (parseDuration(text) ?? 0) > 0, {
-  message: 'must be a positive ISO-8601 duration such as PT2H or P1DT6H (no years or months)',
-});
 
 const common = commonFields;
 
@@ -103,6 +89,8 @@ export const changeRequestSchema = z.discriminatedUnion('action', [
   skipDrillRequestSchema,
   putFabricRequestSchema,
   deleteFabricRequestSchema,
+  evacuateRequestSchema,
+  restoreFabricRequestSchema,
 ]);
 
 /** A change request as sent (JSON). */
@@ -166,7 +154,7 @@ export type ChangeRequest = ClusterChangeRequest | DrillChangeRequest;
  * FIFO group and what the judge reads) or a fabric map change (issue 23, fabric-schema.ts), which
  * names no cluster and is never judged.
  */
-export type ParsedRequest = ChangeRequest | FabricChangeRequest;
+export type ParsedRequest = ChangeRequest | FabricChangeRequest | EvacuationChangeRequest;
 
 /** The requests that change a cluster's failout (judged by `judgeRequest`); the drill actions change only a drill. */
 export type ClusterChangeRequest = FailoutChangeRequest | RestoreChangeRequest | ExtendChangeRequest;
@@ -208,9 +196,9 @@ export type ParsedRequestResult = ParseOutcome<ParsedRequest>;
  */
 export function parseChangeRequest(body: string | unknown, options: ParseOptions): ParseResult {
   const parsed = parseRequest(body, options);
-  if (!parsed.ok || !isFabricRequest(parsed.request)) return parsed as ParseResult;
-  // A fabric map change names no cluster: a caller of this function would judge or group it by one.
-  const problem: Problem = { reason: 'badSchema', message: `action: ${parsed.request.action} changes a fabric map, not a cluster (parseRequest accepts it)` };
+  if (!parsed.ok || !(isFabricRequest(parsed.request) || isEvacuationRequest(parsed.request))) return parsed as ParseResult;
+  // A fabric action names no cluster: a caller of this function would judge or group it by one.
+  const problem: Problem = { reason: 'badSchema', message: `action: ${parsed.request.action} acts on a fabric, not a cluster (parseRequest accepts it)` };
   return reject([problem], parsed.request.requestId);
 }
 
@@ -248,6 +236,7 @@ export function parseRequest(body: string | unknown, options: ParseOptions): Par
   }
   if (isDrillInput(parsed.data)) return parseDrillRequest(parsed.data, limits);
   if (isFabricInput(parsed.data)) return parseFabricRequest(parsed.data);
+  if (isEvacuationInput(parsed.data)) return parseEvacuationRequest(parsed.data, { now: options.now, maxWindowMs: limits.maxWindowMs });
   const input = parsed.data;
   const problems = [...nameProblems(input), ...(input.action === 'failout' ? peerProblems(input, limits.maxPeers) : [])];
   if (input.action === 'failout' && input.stopAlarms !== undefined) problems.push(...stopAlarmProblems(input.stopAlarms));
@@ -329,59 +318,6 @@ function peerProblems(input: FailoutInput, maxPeers: number): Problem[] {
     problems.push({ reason: 'tooManyPeers', message: `peers: ${input.peers.length} given; at most ${maxPeers} are accepted` });
   }
   return problems;
-}
-
-/** Resolves the window to epoch ms and checks it against `now` and the maximum. */
-function normaliseWindow(input: Pick<FailoutInput, 'offlineAt' | 'onlineAt' | 'duration'>, now: number, maxWindowMs: number): { problems: Problem[]; offlineAt?: number; onlineAt?: number } {
-  if (input.onlineAt !== undefined && input.duration !== undefined) {
-    return { problems: [{ reason: 'badWindow', message: 'onlineAt and duration: give one end, not both' }] };
-  }
-  if (input.onlineAt === undefined && input.duration === undefined) {
-    return { problems: [{ reason: 'missingEnd', message: 'onlineAt or duration: a failout needs an end (at most ' + formatDuration(maxWindowMs) + ' ahead)' }] };
-  }
-  const offlineAt = input.offlineAt === undefined ? now : instant(input.offlineAt);
-  const onlineAt = input.onlineAt !== undefined ? instant(input.onlineAt) : offlineAt + parseDuration(input.duration!)!;
-  const bounds = [
-    ...(input.offlineAt === undefined ? [] : boundProblems('offlineAt', input.offlineAt, offlineAt)),
-    ...(input.onlineAt !== undefined ? boundProblems('onlineAt', input.onlineAt, onlineAt) : boundProblems('duration', input.duration!, onlineAt)),
-  ];
-  // Out of range, nothing else about the window can be said (or written: D2 refuses it).
-  if (bounds.length > 0) return { problems: bounds };
-  const problems: Problem[] = [];
-  if (onlineAt <= offlineAt) {
-    // Without an offlineAt the start is now (always so for an extend): say so, not name a field never given.
-    const start = input.offlineAt === undefined ? `now (${iso(offlineAt)})` : `offlineAt ${iso(offlineAt)}`;
-    problems.push({ reason: 'badWindow', message: `onlineAt: ${iso(onlineAt)} is not after ${start}` });
-  } else if (onlineAt <= now) {
-    problems.push({ reason: 'badWindow', message: `onlineAt: ${iso(onlineAt)} is already past` });
-  } else if (onlineAt - now > maxWindowMs) {
-    problems.push({ reason: 'windowTooLong', message: `onlineAt: ${iso(onlineAt)} is more than ${formatDuration(maxWindowMs)} ahead` });
-  }
-  return { problems, offlineAt, onlineAt };
-}
-
-function instant(value: string | number): number {
-  return typeof value === 'number' ? value : Date.parse(value);
-}
-
-/**
- * The range check of one end of a window, the same for each form: `given` as the request wrote it (an
- * ISO string, epoch ms, or the `duration` that gave this end) and `ms` what it resolves to.
- */
-function boundProblems(field: 'offlineAt' | 'onlineAt' | 'duration', given: string | number, ms: number): Problem[] {
-  const shown = field === 'duration' ? String(given) : iso(ms);
-  if (Number.isNaN(ms)) return [{ reason: 'badWindow', message: `${field}: ${JSON.stringify(given)} is not an instant` }];
-  if (field === 'duration') {
-    return ms > LATEST_INSTANT ? [{ reason: 'badWindow', message: `duration: ${shown} ends after ${iso(LATEST_INSTANT)}` }] : [];
-  }
-  if (ms < EARLIEST_INSTANT) return [{ reason: 'badWindow', message: `${field}: ${shown} is before ${iso(EARLIEST_INSTANT)}` }];
-  if (ms > LATEST_INSTANT) return [{ reason: 'badWindow', message: `${field}: ${shown} is after ${iso(LATEST_INSTANT)}` }];
-  return [];
-}
-
-/** ISO-8601 text of an epoch-ms instant, or the number itself when no Date can hold it. Never throws. */
-function iso(ms: number): string {
-  return Number.isFinite(ms) && Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString() : String(ms);
 }
 
 function normaliseRestore(input: RestoreInput): RestoreChangeRequest {

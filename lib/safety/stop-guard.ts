@@ -171,16 +171,27 @@ export class StopGuard {
     this.count('ClustersRead', clusters);
     const restores: SentRestore[] = [];
     const failed: { cluster: string; error: unknown }[] = [];
-    // One send per cluster, in parallel: the clusters are independent FIFO groups.
-    await Promise.all(
-      matches.map(async ({ cluster, drill }) => {
+    // An evacuation's clusters end together: one restoreFabric per fabric (the worker restores every
+    // cluster of it, last stage first), not one restore per cluster.
+    const fabrics = [...new Set(matches.flatMap((m) => (m.evacuation === undefined ? [] : [m.evacuation])))];
+    const single = matches.filter((m) => m.evacuation === undefined);
+    // One send per cluster or fabric, in parallel: they are independent FIFO groups.
+    await Promise.all([
+      ...single.map(async ({ cluster, drill }) => {
         try {
           restores.push(await this.sendRestore(cluster, drill, event, now, alarmAt));
         } catch (error) {
           failed.push({ cluster, error });
         }
       }),
-    );
+      ...fabrics.map(async (fabric) => {
+        try {
+          restores.push(await this.sendFabricRestore(fabric, event, now, alarmAt));
+        } catch (error) {
+          failed.push({ cluster: `fabric ${fabric}`, error });
+        }
+      }),
+    ]);
     this.count('RestoresSent', restores.length);
     for (const r of restores) {
       this.options.logger.info('stop alarm fired: restore sent', { alarmName: event.alarmName, cluster: r.cluster, requestId: r.requestId, messageId: r.messageId, eventId: event.id });
@@ -218,7 +229,7 @@ export class StopGuard {
         try {
           const props = parseClusterProperties(node.data.toString('utf8')).failoutProperties;
           const drill = drillWindowNaming(props, alarm, now, alarmAt);
-          if (props !== null && (namesStopAlarm(props, alarm, now) || drill !== undefined)) matches.push({ cluster, drill });
+          if (props !== null && (namesStopAlarm(props, alarm, now) || drill !== undefined)) matches.push({ cluster, drill, evacuation: evacuationNaming(props, alarm, now) });
         } catch (err) {
           const problem = err instanceof Error ? err.message : String(err);
           unreadable.push({ cluster, problem });
@@ -228,6 +239,23 @@ export class StopGuard {
     );
     if (unreadable.length > 0) this.count('ClustersUnreadable', unreadable.length);
     return { matches: matches.sort((a, b) => a.cluster.localeCompare(b.cluster)), unreadable, clusters: names.length };
+  }
+
+  private async sendFabricRestore(fabric: string, event: AlarmStateChange, now: number, alarmAt: number | undefined): Promise<SentRestore> {
+    const body = {
+      version: 1 as const,
+      requestId: guardRequestId(`fabric/${fabric}`, event),
+      action: 'restoreFabric' as const,
+      fabric,
+      requestedBy: GUARD_REQUESTER,
+      reason: `stopped by alarm ${event.alarmName}`,
+      stoppedByAlarm: event.alarmName,
+      ...(alarmAt === undefined ? {} : { alarmAt }),
+    };
+    const encoded = encodeChangeRequest(this.options.queueUrl, body, { now });
+    if (!encoded.ok) throw new Error(`the fabric restore would be rejected (${encoded.rejection.reason}): ${encoded.rejection.message}`);
+    const sent = await this.options.send(encoded.message);
+    return { cluster: `fabric ${fabric}`, requestId: body.requestId, ...(sent.messageId === undefined ? {} : { messageId: sent.messageId }) };
   }
 
   private async sendRestore(cluster: string, drill: string | undefined, event: AlarmStateChange, now: number, alarmAt: number | undefined): Promise<SentRestore> {
@@ -254,6 +282,13 @@ export class StopGuard {
 interface StopMatch {
   readonly cluster: string;
   readonly drill: string | undefined;
+  /** The fabric whose evacuation wrote the window naming the alarm, if one did. */
+  readonly evacuation: string | undefined;
+}
+
+/** The fabric of an evacuation window naming `alarm` that has not ended at `now`. */
+function evacuationNaming(props: FailoutProperties, alarm: string, now: number): string | undefined {
+  return props.buckets.find((b) => b.evacuation !== undefined && (b.onlineAt === undefined || b.onlineAt > now) && (b.stopAlarms ?? []).includes(alarm))?.evacuation;
 }
 
 /** When the alarm changed state (epoch ms), when the event says in a form that parses. */

@@ -2,28 +2,40 @@ import { Command } from 'commander';
 import { newRequestId } from '../../requests';
 import { addConnectionOptions, withConnections, type CommandRuntime } from '../command-context';
 import { addSendOptions, sendRequest, type SendOptions } from './send';
-import { defaultRequester, validateLocally, buildRestoreBody, type ConnectionFlags } from '../../operator';
+import { defaultRequester, evacuation, inputError, validateLocally, buildRestoreBody, type ConnectionFlags } from '../../operator';
 import { judgeBeforeSend } from '../judge-before-send';
 
 const EXAMPLES = `
 Examples:
   failout restore greetings-lor1
   failout restore greetings-lor1 --reason "INC-4711 resolved" --wait
+  failout restore --fabric lor1 --wait      end the evacuation of lor1: stages return, last first
 `;
 
-type Flags = SendOptions & ConnectionFlags & { reason?: string; by?: string; requestId?: string };
+type Flags = SendOptions & ConnectionFlags & { fabric?: string; reason?: string; by?: string; requestId?: string };
 
-/** `failout restore <cluster>`: end a cluster's failout now. */
+/** `failout restore <cluster>` / `failout restore --fabric <fabric>`: end a cluster's failout, or a fabric's evacuation, now. */
 export function restoreCommand(rt: CommandRuntime): Command {
   const command = new Command('restore')
-    .description("end a cluster's failout now: its traffic returns to it")
-    .argument('<cluster>', 'the D2 cluster to restore')
+    .description("end a cluster's failout now: its traffic returns to it (--fabric: end a fabric's evacuation, stages in reverse order)")
+    .argument('[cluster]', 'the D2 cluster to restore (or give --fabric)')
+    .option('--fabric <fabric>', "end this fabric's evacuation instead: every stage returns, the last stage first, --restore-gap apart")
     .option('--reason <text>', 'why, recorded with the request')
     .option('--by <who>', 'who asks (default: $FAILOUT_USER or user@host)');
   addConnectionOptions(addSendOptions(command)).addHelpText('after', EXAMPLES);
-  return command.action(async (cluster: string, flags: Flags) => {
+  return command.action(async (cluster: string | undefined, flags: Flags) => {
+    if (cluster !== undefined && flags.fabric !== undefined) throw inputError('give either a cluster or --fabric <fabric>, not both', 'fabric');
+    if (cluster === undefined && flags.fabric === undefined) throw inputError('say what to restore: a cluster (failout restore greetings-lor1) or a fabric (failout restore --fabric lor1)', 'cluster');
     const now = rt.io.now();
-    const body = buildRestoreBody(cluster, flags, { requestId: flags.requestId ?? newRequestId(now), requestedBy: defaultRequester(rt.io.env) });
+    const context = { requestId: flags.requestId ?? newRequestId(now), requestedBy: defaultRequester(rt.io.env) };
+    if (flags.fabric !== undefined) {
+      const body = evacuation.buildRestoreFabricBody(flags.fabric, flags, context);
+      // The worker's schema first (exit 2). Not judged: an incident is no time to refuse a restore, and the worker records what it found.
+      evacuation.validateEvacuation(body, now, rt.io.env);
+      await withConnections(flags, rt.io, (connections, settings) => sendRequest(rt, connections, settings, body, flags));
+      return;
+    }
+    const body = buildRestoreBody(cluster!, flags, context);
     // As for `out`: the worker's rules first (exit 2), then its judgement when ZooKeeper is configured.
     const request = validateLocally(body, now, rt.io.env);
     await withConnections(flags, rt.io, async (connections, settings) => {

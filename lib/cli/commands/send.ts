@@ -25,9 +25,17 @@ export function addSendOptions(command: Command): Command {
 
 /**
  * Sends a request body (lib/operator's `sendChangeRequest`: the one encoder and message rule) and,
- * with `--wait`, waits for its record and prints the outcome.
+ * with `--wait`, waits for its record and prints the outcome. `extraJson` joins the `--json`
+ * document (an evacuation's judged `plan`).
  */
-export async function sendRequest(rt: CommandRuntime, connections: OperatorConnections, settings: OperatorSettings, body: SendableBody | Parameters<typeof sendChangeRequest>[2], options: SendOptions): Promise<void> {
+export async function sendRequest(
+  rt: CommandRuntime,
+  connections: OperatorConnections,
+  settings: OperatorSettings,
+  body: SendableBody | Parameters<typeof sendChangeRequest>[2],
+  options: SendOptions,
+  extraJson: Readonly<Record<string, unknown>> = {},
+): Promise<void> {
   // A fabric map change names its fabric, every other request its cluster.
   const subject = 'fabric' in body ? `${body.action} fabric ${body.fabric}` : `${body.action} ${body.cluster}`;
   const waitMs = options.wait ? parseDuration(options.timeout ?? DEFAULT_WAIT, '--timeout') : 0;
@@ -35,14 +43,14 @@ export async function sendRequest(rt: CommandRuntime, connections: OperatorConne
   const session = options.wait ? await connections.zk() : undefined;
   const messageId = await sendChangeRequest(connections, rt.io.env, body, rt.io.now());
   if (!session) {
-    if (options.json) printJson(rt.io, { requestId: body.requestId, messageId, sent: true, request: body });
+    if (options.json) printJson(rt.io, { requestId: body.requestId, messageId, sent: true, request: body, ...extraJson });
     else rt.io.stdout(`sent request ${body.requestId} (${subject})\nfollow it with: failout request ${body.requestId}\n`);
     rt.setExit(EXIT.ok);
     return;
   }
   if (!options.json) rt.io.stderr(`sent request ${body.requestId} (${subject}); waiting for the outcome…\n`);
   const record = await waitForOutcome(connections, settings, { requestId: body.requestId, messageId }, waitMs);
-  if (options.json) printJson(rt.io, { requestId: body.requestId, messageId, sent: true, request: body, outcome: record ?? null });
+  if (options.json) printJson(rt.io, { requestId: body.requestId, messageId, sent: true, request: body, ...extraJson, outcome: record ?? null });
   if (!record) {
     rt.io.stderr(
       `no outcome for request ${body.requestId} after ${options.timeout ?? DEFAULT_WAIT}: the worker may be behind or failing. ` +

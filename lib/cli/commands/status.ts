@@ -1,16 +1,18 @@
 import { Command } from 'commander';
 import { clusterPath } from '../../d2/data';
+import { escapeControlChars } from '../../text';
 import { isZkError, type ZkSession } from '../../zk';
 import { addOutputOptions, addConnectionOptions, printJson, withConnections, type CommandRuntime } from '../command-context';
 import { EXIT } from '../errors';
 import { readDrills } from './drill';
-import { describeCluster, type ClusterStatus, OperatorError, formatClusterStatus, drillsBase, withDrills, type ConnectionFlags } from '../../operator';
+import { describeCluster, evacuation, type ClusterStatus, OperatorError, formatClusterStatus, drillsBase, isOperatorError, withDrills, type ConnectionFlags } from '../../operator';
 
 const EXAMPLES = `
 Examples:
-  failout status                   every cluster: failed out or serving, windows, peers, who and why
+  failout status                   every cluster by fabric: failed out or serving, windows, peers, who and why; open evacuations
   failout status greetings-lor1
   failout status --json | jq '.clusters[] | select(.state == "failed-out")'
+  failout status --json | jq '.evacuations[] | select(.open)'
 `;
 
 type Flags = ConnectionFlags & { json?: boolean };
@@ -30,9 +32,15 @@ export function statusCommand(rt: CommandRuntime): Command {
       const missing = statuses.findIndex((s) => s === undefined);
       if (missing >= 0) throw new OperatorError('rejected', `no cluster ${names[missing]} under ${clusterPath(settings.d2Base)}: check the name (failout status lists them all)`);
       const found = withDrills(statuses as ClusterStatus[], await readDrills(session, drillsBase(rt.io.env)), now);
-      if (flags.json) printJson(rt.io, { at: new Date(now).toISOString(), clusters: found });
-      else if (found.length === 0) rt.io.stdout(`no clusters under ${clusterPath(settings.d2Base)}\n`);
-      else rt.io.stdout(`${found.map((s) => formatClusterStatus(s, now)).join('\n')}\n`);
+      const fabrics = await readFabricSide(rt, session, settings, now);
+      // Shown for one cluster: only its fabric's evacuations.
+      const evacuations = (fabrics?.evacuations ?? []).filter((e) => cluster === undefined || e.fabric === fabrics?.fabricOf.get(cluster));
+      if (flags.json) {
+        const clusters = found.map((s) => ({ ...s, fabric: fabrics?.fabricOf.get(s.cluster) ?? null }));
+        printJson(rt.io, { at: new Date(now).toISOString(), clusters, evacuations });
+      } else if (found.length === 0) rt.io.stdout(`no clusters under ${clusterPath(settings.d2Base)}\n`);
+      else if (cluster !== undefined) rt.io.stdout(`${formatOne(found[0]!, evacuations, now)}\n`);
+      else rt.io.stdout(formatByFabric(found, fabrics?.fabricOf ?? new Map(), evacuations, now));
       rt.setExit(EXIT.ok);
     });
   });
@@ -61,4 +69,51 @@ async function readStatus(session: ZkSession, base: string, cluster: string, now
     if (isZkError(err, 'noNode')) return undefined;
     throw err;
   }
+}
+
+/**
+ * Which fabric each cluster is in and the evacuations, or undefined (said on stderr) when a setting
+ * keeps them from being read: `failout status` still shows the clusters, ungrouped.
+ */
+async function readFabricSide(rt: CommandRuntime, session: ZkSession, settings: Parameters<typeof evacuation.readEvacuationStatus>[1], now: number): Promise<evacuation.EvacuationStatus | undefined> {
+  try {
+    return await evacuation.readEvacuationStatus(session, settings, now);
+  } catch (err) {
+    if (!isOperatorError(err, 'input')) throw err;
+    rt.io.stderr(`warning: clusters not grouped by fabric: ${err.message}\n`);
+    return undefined;
+  }
+}
+
+/** One cluster, with a line for its fabric's open evacuation. */
+function formatOne(status: ClusterStatus, evacuations: readonly evacuation.EvacuationSummary[], now: number): string {
+  const open = evacuations.filter((e) => e.open).map((e) => `  fabric   ${evacuation.formatEvacuationLine(e, now)}`);
+  return [formatClusterStatus(status, now), ...open].join('\n');
+}
+
+/**
+ * Every cluster under a heading per fabric (fabrics by name, each with its open evacuation), then the
+ * clusters in no fabric; with no fabric at all, the clusters as they always were listed.
+ */
+function formatByFabric(found: readonly ClusterStatus[], fabricOf: ReadonlyMap<string, string>, evacuations: readonly evacuation.EvacuationSummary[], now: number): string {
+  const open = evacuations.filter((e) => e.open);
+  const groups = new Map<string, ClusterStatus[]>();
+  const none: ClusterStatus[] = [];
+  for (const status of found) {
+    const fabric = fabricOf.get(status.cluster);
+    if (fabric === undefined) none.push(status);
+    else groups.set(fabric, [...(groups.get(fabric) ?? []), status]);
+  }
+  const blocks = (list: readonly ClusterStatus[]): string[] => list.map((s) => formatClusterStatus(s, now));
+  // Open evacuations of fabrics none of whose clusters are listed (their map deleted since) still show.
+  const orphans = open.filter((e) => !groups.has(e.fabric)).map((e) => evacuation.formatEvacuationLine(e, now));
+  if (groups.size === 0) return `${[...orphans, ...blocks(none)].join('\n')}\n`;
+  const sections = [...groups.keys()].sort().map((fabric) => {
+    const list = groups.get(fabric)!;
+    const heading = `fabric ${escapeControlChars(fabric)}: ${list.length} ${list.length === 1 ? 'cluster' : 'clusters'}`;
+    const lines = open.filter((e) => e.fabric === fabric).map((e) => `  ${evacuation.formatEvacuationLine(e, now)}`);
+    return [heading, ...lines, ...blocks(list)].join('\n');
+  });
+  if (none.length > 0) sections.push([`in no fabric: ${none.length} ${none.length === 1 ? 'cluster' : 'clusters'}`, ...blocks(none)].join('\n'));
+  return `${[...orphans, ...sections].join('\n\n')}\n`;
 }

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
-import { aclFor, aclLayout, decodeFailoutView, encodeFailoutView, rebuildFailoutView, viewDrift, viewPathFor, type ViewDrift } from '../../requests';
+import { aclFor, aclLayout } from '../../requests/acl';
+import { decodeFailoutView, encodeFailoutView, rebuildFailoutView, viewDrift, viewPathFor, type ViewDrift } from '../../requests';
 import { escapeControlChars } from '../../text';
 import { aclRolesFromEnv, isZkError, missingRoles, OPEN_ACL, type AclEntry, type DigestCredential, type ZkSession } from '../../zk';
 import { addOutputOptions, addConnectionOptions, printJson, withConnections, type CommandRuntime } from '../command-context';

@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import { urisPath } from '../../d2/data';
-import { aclLayout, layoutRoots, secureAcls, type AclLayout } from '../../requests';
+import { aclLayout, layoutRoots, secureAcls, type AclLayout } from '../../requests/acl';
 import { escapeControlChars } from '../../text';
 import {
   ACL_ROLE_VARIABLES,
@@ -144,7 +144,7 @@ function secureCommand(rt: CommandRuntime): Command {
   });
 }
 
-/** The layout from the connection settings (`--d2-base`, `--requests-base`, `FAILOUT_FABRICS_PATH`), `--election-path` and `--drills-path`. */
+/** The layout from the connection settings (`--d2-base`, `--requests-base`, `FAILOUT_FABRICS_PATH`, `FAILOUT_EVACUATIONS_PATH`), `--election-path` and `--drills-path`. */
 function layoutOf(settings: OperatorSettings, flags: ZkFlags): AclLayout {
   try {
     return aclLayout({
@@ -153,6 +153,8 @@ function layoutOf(settings: OperatorSettings, flags: ZkFlags): AclLayout {
       drillsPath: flags.drillsPath ?? DEFAULT_DRILLS_PATH,
       // The fabric maps' parent (issue 23): FAILOUT_FABRICS_PATH, as `failout fabric` reads it.
       fabricsPath: settings.fabricsBase,
+      // The evacuation nodes' parent (issue 23): FAILOUT_EVACUATIONS_PATH, as `failout status` reads it.
+      evacuationsPath: settings.evacuationsBase,
       electionPaths: [flags.electionPath ?? DEFAULT_ELECTION_PATH],
     });
   } catch (err) {

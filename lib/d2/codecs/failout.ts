@@ -81,6 +81,7 @@ const BUCKET_RULES: ReadonlyArray<readonly [keyof FailoutBucketConfig & string, 
   ['stopAlarms', isStringList],
   ['drill', isString],
   ['forced', isStringList],
+  ['evacuation', isString],
 ];
 /** The keys of a bucket entry in writing order: ARCHITECTURE's, which puts the range before the window. */
 const BUCKET_ORDER: ReadonlyArray<keyof FailoutBucketConfig & string> = [

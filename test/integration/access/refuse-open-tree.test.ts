@@ -4,7 +4,7 @@
  * (`allowOpenAcl`), and start as they should once the tree is secured.
  */
 import { XdsBridge } from '../../../lib/bridge';
-import { aclLayout, secureAcls } from '../../../lib/requests';
+import { aclLayout, secureAcls } from '../../../lib/requests/acl';
 import { resolveWriterAcl } from '../../../lib/requests/writer-access';
 import type { XdsManagementServer } from '../../../lib/xds/server';
 import { OPEN_ACL, type ZkSession } from '../../../lib/zk';

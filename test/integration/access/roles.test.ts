@@ -8,7 +8,8 @@
  * lib/requests' `ACL_TABLE`, so a wrong table cannot pass its own test.
  */
 import { ZooKeeperAnnouncer } from '../../../lib/d2';
-import { aclLayout, RequestWriter } from '../../../lib/requests';
+import { RequestWriter } from '../../../lib/requests';
+import { aclLayout } from '../../../lib/requests/acl';
 import { resolveWriterAcl } from '../../../lib/requests/writer-access';
 import { classifyPath, type NodeClass } from '../../../lib/requests/acl-table';
 import type { XdsManagementServer } from '../../../lib/xds/server';
@@ -41,6 +42,8 @@ const MAY: Record<NodeClass, Partial<Record<'set' | 'createChild' | 'deleteChild
   drill: { set: ['writer'], createChild: ['writer'], deleteChild: ['writer'] },
   fabrics: { set: ['writer'], createChild: ['writer'], deleteChild: ['writer'] },
   fabricMap: { set: ['writer'] },
+  evacuations: { createChild: ['writer'], deleteChild: ['writer'] },
+  evacuation: { set: ['writer'] },
   view: { set: ['writer'] },
 };
 

@@ -4,7 +4,7 @@
  * ephemeral announcements, a directory failout does not know).
  */
 import { ZooKeeperAnnouncer } from '../../../lib/d2';
-import { aclFor, aclLayout } from '../../../lib/requests';
+import { aclFor, aclLayout } from '../../../lib/requests/acl';
 import { OPEN_ACL, type AclEntry, type ZkSession } from '../../../lib/zk';
 import { CREDENTIALS, IDS, ROLE_ENV, ROLES } from '../../helpers/access';
 import { runCli, type CliResult } from '../../helpers/cli';
@@ -39,7 +39,7 @@ const ADMIN_ENV = { ZK_ADMIN_DIGEST: `${CREDENTIALS.admin.user}:${CREDENTIALS.ad
 
 beforeEach(async () => {
   root = uniqueBase('zkcli');
-  env = { ZK_CONNECT: sharedConnectString(), FAILOUT_FABRICS_PATH: `${root}/fabrics` };
+  env = { ZK_CONNECT: sharedConnectString(), FAILOUT_FABRICS_PATH: `${root}/fabrics`, FAILOUT_EVACUATIONS_PATH: `${root}/evacuations` };
   // An open tree, as rest.li services and older failout versions leave it.
   legacy = await openSession();
   const open = { parents: true, acl: OPEN_ACL };
@@ -80,7 +80,7 @@ describe('failout zk check', () => {
     const json = JSON.parse(result.stdout) as { passed: boolean; open: { path: string }[]; roots: string[] };
     expect(json.passed).toBe(false);
     expect(json.open.map((n) => n.path)).toContain(`${root}/d2/serviceVariants/x`);
-    expect(json.roots).toEqual([`${root}/d2`, `${root}/requests`, `${root}/drills`, `${root}/view`, `${root}/fabrics`, `${root}/election`]);
+    expect(json.roots).toEqual([`${root}/d2`, `${root}/requests`, `${root}/drills`, `${root}/view`, `${root}/fabrics`, `${root}/evacuations`, `${root}/election`]);
   });
 });
 
@@ -108,10 +108,10 @@ describe('failout zk secure', () => {
     // Assess
     expect(first.code).toBe(0);
     expect(second).toMatchObject({ code: 0, stdout: expect.stringMatching(/^0 change\(s\) made, \d+ node\(s\) already as the table wants\n$/) });
-    const layout = aclLayout({ d2BasePath: `${root}/d2`, requestsPath: `${root}/requests`, drillsPath: `${root}/drills`, fabricsPath: `${root}/fabrics`, electionPaths: [`${root}/election`] });
+    const layout = aclLayout({ d2BasePath: `${root}/d2`, requestsPath: `${root}/requests`, drillsPath: `${root}/drills`, fabricsPath: `${root}/fabrics`, evacuationsPath: `${root}/evacuations`, electionPaths: [`${root}/election`] });
     const after = await snapshot();
     for (const [path, acl] of after) expect({ path, acl }).toEqual({ path, acl: aclFor(path, ROLES, layout) });
-    expect([...after.keys()]).toEqual(expect.arrayContaining([`${root}/election`, `${root}/d2/uris`, `${root}/fabrics`]));
+    expect([...after.keys()]).toEqual(expect.arrayContaining([`${root}/election`, `${root}/d2/uris`, `${root}/fabrics`, `${root}/evacuations`]));
     expect((await legacy.get(`${root}/d2/clusters/greetings-lor1`)).data.toString()).toBe('{"clusterName":"greetings-lor1"}');
     await expect(legacy.set(`${root}/d2/serviceVariants/x`, Buffer.from('x'))).rejects.toMatchObject({ kind: 'noAuth' });
   });

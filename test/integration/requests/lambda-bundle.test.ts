@@ -4,7 +4,7 @@ import { bundleFunction, type FunctionBundle } from '../../../lib/local/function
 import { LambdaProcess } from '../../../lib/local/lambda-process';
 import { localSecretArn, startLocalSecrets, type LocalSecrets } from '../../../lib/local/secrets-server';
 import { startTcpProxy, type TcpProxy } from '../../../lib/local/tcp-proxy';
-import { aclLayout, policyAcl } from '../../../lib/requests';
+import { aclLayout, policyAcl } from '../../../lib/requests/acl';
 import type { ZkSession } from '../../../lib/zk';
 import { CREDENTIALS, IDS, ROLES } from '../../helpers/access';
 import { failoutInput, sqsRecord } from '../../helpers/requests';

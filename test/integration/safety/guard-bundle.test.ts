@@ -9,7 +9,7 @@ import { clusterPath, parseClusterProperties, serializeClusterProperties } from 
 import { bundleFunction, type FunctionBundle } from '../../../lib/local/function-bundle';
 import { LambdaProcess } from '../../../lib/local/lambda-process';
 import { startLocalSqs, type LocalSqs } from '../../../lib/local/sqs';
-import { aclLayout, policyAcl } from '../../../lib/requests';
+import { aclLayout, policyAcl } from '../../../lib/requests/acl';
 import { alarmStateChangeEvent, guardRequestId } from '../../../lib/safety';
 import type { ZkSession } from '../../../lib/zk';
 import { CREDENTIALS, ROLES } from '../../helpers/access';

@@ -1,6 +1,6 @@
 import { batchPlans, planNode, planUris } from '../../../lib/bridge/diff';
 import type { EntityTarget, UrisView } from '../../../lib/bridge/model';
-import { aclFor, policyAcl } from '../../../lib/requests';
+import { aclFor, policyAcl } from '../../../lib/requests/acl';
 import { digestId, type MultiOp } from '../../../lib/zk';
 
 /** The bridge's ACL policy, as it runs with a credential and the request writer's identity. */

@@ -1,7 +1,7 @@
 import { clusterDoc, putCluster, putService, putUri, put, serviceDoc } from '../../helpers/d2';
 import { InMemoryZk, type InMemoryZkSession } from '../../helpers/in-memory-zk';
 import { encodeFabricMap } from '../../../lib/fabrics';
-import { readFabrics } from '../../../lib/operator/fabric-status';
+import { readFabricMembership, readFabrics } from '../../../lib/operator/fabric-status';
 import type { ZkReader } from '../../../lib/zk';
 
 // readFabrics over the in-memory ZooKeeper: what it reads, what it reports, and how many reads it has
@@ -94,5 +94,27 @@ describe('readFabrics', () => {
 describe('FAILOUT_FABRICS_PATH', () => {
   it('must be an absolute path: readFabrics refuses another as an input error (other commands never read it)', async () => {
     await expect(readFabrics(session, { ...SETTINGS, fabricsBase: 'failout/fabrics' }, NOW)).rejects.toMatchObject({ kind: 'input', message: expect.stringContaining('FAILOUT_FABRICS_PATH') });
+  });
+});
+
+describe('readFabricMembership', () => {
+  it("maps each cluster a fabric holds to its fabric, by the rule and the maps, without reading the cluster nodes", async () => {
+    // Prepare: the rule places greetings-lor1 and greetings-lva1; the lor1 map places legacy-a; odd is in none.
+    await putService(session, '/d2', serviceDoc('greetings', 'greetings-lor1'));
+    for (const cluster of ['greetings-lor1', 'greetings-lva1', 'legacy-a', 'odd']) await putCluster(session, '/d2', clusterDoc(cluster));
+    await put(session, '/failout/fabrics/lor1', encodeFabricMap({ fabric: 'lor1', clusters: [{ cluster: 'legacy-a', service: 'greetings' }] }).toString('utf8'));
+    const reads: string[] = [];
+    const counting: Pick<ZkReader, 'children' | 'read' | 'exists'> = {
+      children: (path) => session.children(path),
+      read: (path) => (reads.push(path), session.read(path)),
+      exists: (path) => session.exists(path),
+    };
+
+    // Act
+    const membership = await readFabricMembership(counting, SETTINGS);
+
+    // Assess
+    expect(Object.fromEntries(membership)).toEqual({ 'greetings-lor1': 'lor1', 'legacy-a': 'lor1', 'greetings-lva1': 'lva1' });
+    expect(reads).toEqual(['/failout/fabrics/lor1']);
   });
 });

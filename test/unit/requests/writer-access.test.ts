@@ -3,7 +3,8 @@
  * request writer gives what it creates, and when it refuses to start. The same on a real server, with
  * the bridge, is in test/integration/access/refuse-open-tree.test.ts.
  */
-import { aclFor, type RequestLogger } from '../../../lib/requests';
+import { type RequestLogger } from '../../../lib/requests';
+import { aclFor } from '../../../lib/requests/acl';
 import { resolveWriterAcl } from '../../../lib/requests/writer-access';
 import { OPEN_ACL, resolveAcl, type AclRoles } from '../../../lib/zk';
 import { CREDENTIALS, IDS } from '../../helpers/access';

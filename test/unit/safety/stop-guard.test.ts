@@ -77,6 +77,31 @@ describe('StopGuard', () => {
     expect(Object.fromEntries(counts)).toMatchObject({ AlarmEvents: 1, RestoresSent: 2, ClustersRead: 6 });
   });
 
+  it('ends an evacuation as one: one restoreFabric for its fabric, however many of its clusters name the alarm', async () => {
+    const evacuated = (cluster: string): Buffer =>
+      Buffer.from(
+        serializeClusterProperties(
+          parseClusterProperties({
+            clusterName: cluster,
+            failoutProperties: { failoutRedirectConfigs: [{ peer: 'p' }], failoutBucketConfigs: [{ offlineAt: NOW - H, onlineAt: NOW + H, stopAlarms: [ALARM], evacuation: 'lor1', requestId: 'ev-1' }] },
+          }),
+        ),
+      );
+    const sent: SendMessageCommandInput[] = [];
+    const { guard } = guardWith(fakeZk({ 'greetings-lor1': evacuated('greetings-lor1'), 'hello-lor1': evacuated('hello-lor1'), a: doc('a', [ALARM]) }), async (m) => (sent.push(m), {}));
+
+    const first = await guard.handle(alarm());
+    const again = await guard.handle(alarm());
+
+    expect(sent.slice(0, 2).map((m) => m.MessageGroupId).sort()).toEqual(['a', 'failout/fabrics']);
+    const fabric = JSON.parse(sent.find((m) => m.MessageGroupId === 'failout/fabrics')!.MessageBody!) as Record<string, unknown>;
+    expect(fabric).toMatchObject({ version: 1, action: 'restoreFabric', fabric: 'lor1', requestedBy: 'failout-guard', stoppedByAlarm: ALARM, reason: `stopped by alarm ${ALARM}` });
+    expect(first).toMatchObject({ outcome: 'handled', restores: expect.arrayContaining([expect.objectContaining({ cluster: 'fabric lor1' })]) });
+    // A redelivered event sends the same request ids: SQS and the worker's record make them duplicates.
+    expect(new Set(sent.map((m) => m.MessageDeduplicationId)).size).toBe(2);
+    expect(again).toMatchObject({ outcome: 'handled' });
+  });
+
   it.each(['OK', 'INSUFFICIENT_DATA'] as const)('does nothing on a transition to %s, and reads nothing', async (state) => {
     // Prepare
     const zk = fakeZk({ a: doc('a', [ALARM]) });

@@ -5,13 +5,13 @@
  * what secure does where it may not change an ACL. The CLI over a real server is in
  * test/integration/cli/cli.zk.test.ts.
  */
-import { aclFor, aclLayout, secureAcls } from '../../../lib/requests';
+import { aclFor, aclLayout, secureAcls } from '../../../lib/requests/acl';
 import { auditAcls, describeAudit, OPEN_ACL, worldAcl, type AclEntry } from '../../../lib/zk';
 import { CREDENTIALS, IDS, ROLES } from '../../helpers/access';
 import { InMemoryZk, type InMemoryZkSession } from '../../helpers/in-memory-zk';
 
-const LAYOUT = aclLayout({ d2BasePath: '/t/d2', requestsPath: '/t/requests', drillsPath: '/t/drills', fabricsPath: '/t/fabrics', electionPaths: ['/t/election'] });
-const ROOTS = ['/t/d2', '/t/requests', '/t/drills', '/t/fabrics', '/t/election'];
+const LAYOUT = aclLayout({ d2BasePath: '/t/d2', requestsPath: '/t/requests', drillsPath: '/t/drills', fabricsPath: '/t/fabrics', evacuationsPath: '/t/evacuations', electionPaths: ['/t/election'] });
+const ROOTS = ['/t/d2', '/t/requests', '/t/drills', '/t/fabrics', '/t/evacuations', '/t/election'];
 
 let zk: InMemoryZk;
 let legacy: InMemoryZkSession;
@@ -58,8 +58,8 @@ describe('secureAcls', () => {
     const report = await secureAcls(admin, { roles: ROLES, layout: LAYOUT });
 
     expect(report.failures).toEqual([]);
-    expect(report.changes.filter((c) => c.action === 'create').map((c) => c.path)).toEqual(['/t/requests', '/t/drills', '/t/view', '/t/fabrics', '/t/election', '/t/d2/services', '/t/d2/uris']);
-    for (const path of ['/t', '/t/d2', '/t/d2/clusters', '/t/d2/clusters/c1', '/t/requests', '/t/fabrics', '/t/election']) {
+    expect(report.changes.filter((c) => c.action === 'create').map((c) => c.path)).toEqual(['/t/requests', '/t/drills', '/t/view', '/t/fabrics', '/t/evacuations', '/t/election', '/t/d2/services', '/t/d2/uris']);
+    for (const path of ['/t', '/t/d2', '/t/d2/clusters', '/t/d2/clusters/c1', '/t/requests', '/t/fabrics', '/t/evacuations', '/t/election']) {
       expect({ path, acl: (await admin.getAcl(path)).acl }).toEqual({ path, acl: aclFor(path, ROLES, LAYOUT) });
     }
     expect((await admin.getAcl('/t/elsewhere/x')).acl).toEqual(OPEN_ACL);

@@ -1,0 +1,226 @@
+import { clusterPath, isMalformed, parseClusterProperties, servicePath, type ClusterProperties, type FailoutProperties } from '../d2/data';
+import { decodeFabricMap, deriveFabrics, isFabricError, type Fabric, type FabricMap } from '../fabrics';
+import { DEFAULT_FABRICS_PATH, fabricMapPath } from '../fabrics';
+import { isZkError, type ZkReader } from '../zk';
+import type { PeerState } from './apply-request';
+import { DEFAULT_MAX_PEER_LOAD_FACTOR } from './capacity';
+import type { EvacuateChangeRequest } from './evacuate-schema';
+import { DEFAULT_EVACUATIONS_PATH, isEvacuationOpen, readStoredEvacuations, type EvacuationPlan, type EvacuationReceiver } from './evacuation-node';
+import { fabricsOf, planEvacuation } from './evacuation-plan';
+import { DEFAULT_VIEW_PATH, readFailoutView, withViewEntry, type FailoutView } from './failout-view';
+import type { JudgeOptions } from './judge-request';
+import { involvedClusters, judgeTogether, type TogetherResult } from './open-failouts';
+import { countEligibleHosts, readPeerStates } from './peer-states';
+import { rejectionOf, type Problem, type Rejection } from './rejection';
+import type { ForceOverride } from './request-record';
+
+/**
+ * The worker's judgement of an `evacuate` as ONE plan (issue 23), against every open failout, drill
+ * and evacuation: the plan (evacuation-plan.ts) over the fabrics as ZooKeeper holds them now, then
+ * the routing model of open failouts (open-failouts.ts) with every member's failout changed at once:
+ * - another evacuation open (any fabric) refuses it (`evacuationOpen`, naming it);
+ * - a member whose traffic would find no eligible peer at a later instant (`peerFailedOut`), another
+ *   failout it would strand or push over capacity (`strandsFailout`), a receiving cluster above
+ *   `maxPeerLoadFactor` with everything moved into it (`insufficientPeerCapacity`): each overridden
+ *   by `force`, and the record says which.
+ * Reads only; shared by the writer and the CLI's `--dry-run` (lib/operator), so they cannot drift.
+ */
+
+/** Options of {@link judgeEvacuation}: the judge's, and where fabrics and evacuations live. */
+export interface EvacuationJudgeOptions extends JudgeOptions {
+  readonly fabricsPath?: string;
+  readonly evacuationsPath?: string;
+}
+
+/** A member cluster as read for the rewrite. */
+export interface MemberRead {
+  readonly path: string;
+  readonly version: number;
+  readonly props: ClusterProperties;
+}
+
+/** The verdict on an evacuation. */
+export type EvacuationJudgement =
+  | {
+      readonly verdict: 'apply';
+      readonly plan: EvacuationPlan;
+      /** Each member's failout as the evacuation writes it. */
+      readonly props: ReadonlyMap<string, FailoutProperties>;
+      /** Each member's node as read (the multi checks its version). */
+      readonly members: ReadonlyMap<string, MemberRead>;
+      /** The view after the evacuation, and the version read (undefined: no node yet). */
+      readonly view: { readonly path: string; readonly version: number | undefined; readonly after: FailoutView };
+      /** The evacuation node of the fabric as read (undefined: none yet). */
+      readonly evacuationVersion: number | undefined;
+      readonly forced?: readonly ForceOverride[];
+    }
+  | { readonly verdict: 'reject'; readonly rejection: Rejection; readonly plan?: EvacuationPlan };
+
+/** The fabrics as ZooKeeper holds them now: D2's service and cluster names and every map that decodes. */
+export async function readFabricList(session: ZkReader, d2BasePath: string, fabricsPath: string = DEFAULT_FABRICS_PATH): Promise<Fabric[]> {
+  const children = async (path: string): Promise<string[]> => {
+    try {
+      return (await session.children(path)).children;
+    } catch (e) {
+      if (isZkError(e, 'noNode')) return [];
+      throw e;
+    }
+  };
+  const [services, clusters, mapNames] = await Promise.all([children(servicePath(d2BasePath)), children(clusterPath(d2BasePath)), children(fabricsPath)]);
+  const maps = await Promise.all(
+    mapNames.map(async (name): Promise<FabricMap | undefined> => {
+      try {
+        const node = await session.read(fabricMapPath(fabricsPath, name));
+        return node.exists ? decodeFabricMap(name, node.data) : undefined;
+      } catch (e) {
+        // A map that does not decode places nothing: the rule applies to its clusters (as `failout fabric` shows).
+        if (isFabricError(e)) return undefined;
+        throw e;
+      }
+    }),
+  );
+  return [...deriveFabrics({ services, clusters, maps: maps.filter((m): m is FabricMap => m !== undefined) }).fabrics];
+}
+
+/** The open evacuation that refuses a new one, as a problem; undefined when none is open. */
+export async function openEvacuationProblem(session: ZkReader, evacuationsPath: string, now: number): Promise<Problem | undefined> {
+  for (const stored of await readStoredEvacuations(session, evacuationsPath)) {
+    if (stored.node === undefined) {
+      return { reason: 'evacuationOpen', message: `the evacuation node of fabric ${JSON.stringify(stored.fabric)} cannot be read (${stored.problem ?? 'malformed'}); it may still move traffic: restore it (failout restore --fabric ${stored.fabric}) or repair the node` };
+    }
+    if (isEvacuationOpen(stored.node, now)) {
+      const until = new Date(stored.node.plan.onlineAt).toISOString();
+      return { reason: 'evacuationOpen', message: `fabric ${JSON.stringify(stored.fabric)} is being evacuated (request ${stored.node.requestId}, until ${until}); one evacuation at a time: restore it first (failout restore --fabric ${stored.fabric})` };
+    }
+  }
+  return undefined;
+}
+
+/** Judges an evacuation (the module doc). ZooKeeper errors propagate; nothing else throws. */
+export async function judgeEvacuation(session: ZkReader, d2BasePath: string, request: EvacuateChangeRequest, now: number, options: EvacuationJudgeOptions = {}): Promise<EvacuationJudgement> {
+  const maxPeerLoadFactor = options.maxPeerLoadFactor ?? DEFAULT_MAX_PEER_LOAD_FACTOR;
+  const evacuationsPath = options.evacuationsPath ?? DEFAULT_EVACUATIONS_PATH;
+  const reject = (problems: readonly Problem[], plan?: EvacuationPlan): EvacuationJudgement => ({ verdict: 'reject', rejection: rejectionOf(problems, request.requestId), ...(plan === undefined ? {} : { plan }) });
+  const open = await openEvacuationProblem(session, evacuationsPath, now);
+  if (open !== undefined) return reject([open]);
+  const fabrics = await readFabricList(session, d2BasePath, options.fabricsPath);
+  const chosen = fabricsOf(request, fabrics);
+  if ('problems' in chosen) return reject(chosen.problems);
+
+  // Members are read whole (the multi rewrites them at the version read); targets for their state.
+  const members = new Map<string, MemberRead>();
+  const states = new Map<string, PeerState>();
+  const malformed: string[] = [];
+  await Promise.all(
+    chosen.members.map(async (m) => {
+      const path = clusterPath(d2BasePath, m.cluster);
+      const node = await session.read(path);
+      if (!node.exists) return;
+      let props: ClusterProperties;
+      try {
+        props = parseClusterProperties(node.data);
+      } catch (e) {
+        if (!isMalformed(e)) throw e;
+        malformed.push(m.cluster);
+        return;
+      }
+      members.set(m.cluster, { path, version: node.stat.version, props });
+      states.set(m.cluster, { exists: true, hostCount: await countEligibleHosts(session, d2BasePath, m.cluster, props), failoutProperties: props.failoutProperties });
+    }),
+  );
+  if (malformed.length > 0) return reject([{ reason: 'malformedCluster', message: `${malformed.sort().slice(0, 10).join(', ')}: the cluster JSON cannot be read, so it cannot be rewritten safely` }]);
+  const memberNames = new Set(chosen.members.map((m) => m.cluster));
+  const homeOf = new Map<string, { fabric: string; service: string }>();
+  for (const f of fabrics) for (const c of f.clusters) homeOf.set(c.cluster, { fabric: f.name, service: c.service });
+  const services = new Set(chosen.members.map((m) => m.service));
+  const targetNames = new Set(chosen.targetNames);
+  const candidates = [...homeOf].filter(([c, h]) => !memberNames.has(c) && services.has(h.service) && targetNames.has(h.fabric)).map(([c]) => c);
+  for (const [name, state] of await readPeerStates(session, d2BasePath, candidates)) states.set(name, state);
+
+  const planned = planEvacuation({ request, fabrics, states, now, maxPeerLoadFactor });
+  if (!planned.ok) return reject(planned.problems);
+  const { plan, props } = planned;
+
+  // Every open failout, corrected with what was read live; then every member changed at once.
+  const viewPath = options.viewPath ?? DEFAULT_VIEW_PATH;
+  const stored = await readFailoutView(session, viewPath, d2BasePath, now);
+  let before: Map<string, FailoutProperties> = new Map(stored.view);
+  for (const [name, state] of states) if (state.exists) before = withViewEntry(before, name, state.failoutProperties, now);
+  let after: Map<string, FailoutProperties> = before;
+  for (const [name, p] of props) after = withViewEntry(after, name, p, now);
+  const changed = new Set(props.keys());
+  const hosts = new Map<string, number>();
+  for (const [name, state] of states) hosts.set(name, state.exists ? state.hostCount : 0);
+  const needed = [...involvedClusters(before, after, changed).hostsNeeded].filter((c) => !hosts.has(c));
+  for (const [name, state] of await readPeerStates(session, d2BasePath, needed)) hosts.set(name, state.exists ? state.hostCount : 0);
+  const result = judgeTogether({ before, after, changed, hosts, now, maxPeerLoadFactor });
+  const baseline = judgeTogether({ before, after: before, changed, hosts, now, maxPeerLoadFactor });
+  const judged: EvacuationPlan = { ...plan, receivers: receiversOf(plan, result, baseline, hosts, homeOf, now) };
+
+  const found = problemsOf(result, changed, maxPeerLoadFactor, now);
+  if (found.length > 0 && !request.force) return reject(found.map((f) => f.problem), judged);
+  const evacuations = await readStoredEvacuations(session, evacuationsPath);
+  const mine = evacuations.find((e) => e.fabric === request.fabric);
+  return {
+    verdict: 'apply',
+    plan: judged,
+    props,
+    members,
+    view: { path: viewPath, version: stored.version, after },
+    evacuationVersion: mine?.version,
+    ...(request.force ? { forced: [...new Set(found.map((f) => f.override))] } : {}),
+  };
+}
+
+function shown(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+function round(value: number): number {
+  return Math.round(value * 100) / 100;
+}
+
+/** What the routing model found, as the worker reports it, each with the force override that passes it. */
+function problemsOf(result: TogetherResult, members: ReadonlySet<string>, limit: number, now: number): { problem: Problem; override: ForceOverride }[] {
+  const out: { problem: Problem; override: ForceOverride }[] = [];
+  const when = (at: number): string => (at <= now ? 'now' : `at ${shown(at)}`);
+  for (const s of result.strandings) {
+    if (members.has(s.cluster)) {
+      out.push({ problem: { reason: 'peerFailedOut', message: `${JSON.stringify(s.cluster)} would have no eligible peer for ${s.buckets}% of its traffic ${when(s.at)} (${s.peers.map((p) => JSON.stringify(p)).join(', ')} failed out or without hosts then) (force overrides)` }, override: 'peerState' });
+    } else {
+      const what = s.drill === undefined ? 'failout' : `drill run ${JSON.stringify(s.drill.name)}`;
+      out.push({ problem: { reason: 'strandsFailout', message: `strands the ${what} of ${JSON.stringify(s.cluster)}: ${s.buckets}% of its traffic would have no eligible peer ${when(s.at)} (force overrides)` }, override: 'stranding' });
+    }
+  }
+  for (const o of result.overloads) {
+    const from = [...o.from.keys()];
+    const fromText = `${from.slice(0, 5).map((c) => JSON.stringify(c)).join(', ')}${from.length > 5 ? ` and ${from.length - 5} more` : ''}`;
+    if (from.some((c) => members.has(c))) {
+      out.push({ problem: { reason: 'insufficientPeerCapacity', message: `receiving cluster ${JSON.stringify(o.cluster)} would carry ${round(o.after)}× its load per host ${when(o.at)} (from ${round(o.before)}×; with the traffic of ${fromText}), above maxPeerLoadFactor ${limit} (force overrides)` }, override: 'capacity' });
+    } else {
+      out.push({ problem: { reason: 'strandsFailout', message: `would push ${JSON.stringify(o.cluster)} to ${round(o.after)}× its load per host ${when(o.at)}, above maxPeerLoadFactor ${limit}, with the traffic of ${fromText} (force overrides)` }, override: 'stranding' });
+    }
+  }
+  return out;
+}
+
+/** Every receiving cluster's load per host: now before, and the worst instant after (sorted by cluster). */
+function receiversOf(plan: EvacuationPlan, after: TogetherResult, before: TogetherResult, hosts: ReadonlyMap<string, number>, homeOf: ReadonlyMap<string, { fabric: string; service: string }>, now: number): EvacuationReceiver[] {
+  const names = [...new Set(plan.clusters.flatMap((c) => c.peers.map((p) => p.cluster)))].sort();
+  const factor = (result: TogetherResult, cluster: string, at: number): number => {
+    const n = hosts.get(cluster) ?? 0;
+    if (n <= 0) return 0;
+    const load = result.loadAfter(cluster, at);
+    let total = load.own;
+    for (const v of load.received.values()) total += v;
+    return total / n;
+  };
+  return names.map((cluster) => ({
+    cluster,
+    service: homeOf.get(cluster)?.service ?? '',
+    fabric: homeOf.get(cluster)?.fabric ?? '',
+    hosts: hosts.get(cluster) ?? 0,
+    factorBefore: round(factor(before, cluster, now)),
+    factorAfter: round(Math.max(...after.instants.map((at) => factor(after, cluster, at)))),
+  }));
+}

@@ -1,0 +1,155 @@
+import { z } from 'zod';
+import { isZkError, type ZkReader } from '../zk';
+import { RequestError } from './errors';
+
+/**
+ * The evacuation node (issue 23), `/failout/evacuations/<fabric>`: one per fabric, the last evacuation
+ * of it and how far it got. The worker writes it in the same multi as the clusters (or, for a plan too
+ * large for one multi, first and then with every step), so it is the truth of "is an evacuation open",
+ * the plan `failout status` and the console show, and the progress a worker continues after a crash.
+ * The cluster nodes stay the truth of where traffic goes.
+ */
+
+/** Default parent of the evacuation nodes. */
+export const DEFAULT_EVACUATIONS_PATH = '/failout/evacuations';
+
+/** `<parent>/<fabric>`. */
+export function evacuationPath(parent: string, fabric: string): string {
+  return `${parent.replace(/\/+$/, '')}/${fabric}`;
+}
+
+const peerSchema = z.object({ cluster: z.string(), weight: z.number().int().positive() });
+
+const planSchema = z.object({
+  fabric: z.string(),
+  requestId: z.string(),
+  offlineAt: z.number(),
+  onlineAt: z.number(),
+  targets: z.union([z.literal('capacity'), z.array(z.object({ fabric: z.string(), weight: z.number().int() }))]),
+  stages: z.array(
+    z.object({
+      index: z.number().int(),
+      name: z.string(),
+      clusters: z.array(z.string()),
+      offlineAt: z.number(),
+      fullyOutAt: z.number(),
+      onlineAt: z.number(),
+      gateAlarms: z.array(z.string()),
+    }),
+  ),
+  clusters: z.array(
+    z.object({
+      cluster: z.string(),
+      service: z.string(),
+      stage: z.number().int(),
+      peers: z.array(peerSchema),
+      hosts: z.number(),
+      replaces: z.string().optional(),
+    }),
+  ),
+  receivers: z.array(z.object({ cluster: z.string(), service: z.string(), fabric: z.string(), hosts: z.number(), factorBefore: z.number(), factorAfter: z.number() })),
+  excluded: z.array(z.string()),
+  stopAlarms: z.array(z.string()),
+  maxPeerLoadFactor: z.number(),
+  drill: z.string().optional(),
+});
+
+/** One evacuation as judged: what moves where, when, and the load it puts on every receiving cluster. */
+export type EvacuationPlan = z.output<typeof planSchema>;
+/** One stage of a plan: its clusters start together; stage k+1 starts after stage k is fully out and held. */
+export type EvacuationStage = EvacuationPlan['stages'][number];
+/** One evacuated cluster: its service, stage and peers (the same service in the target fabrics). */
+export type EvacuatedCluster = EvacuationPlan['clusters'][number];
+/** One receiving cluster: its projected load per host (1.0 = its own load) before and after, at the worst instant. */
+export type EvacuationReceiver = EvacuationPlan['receivers'][number];
+
+const nodeSchema = z.object({
+  version: z.literal(1),
+  fabric: z.string(),
+  requestId: z.string(),
+  /** `applying`: a plan too large for one multi, being written; `applied`: every cluster written; `restored`: ended by `restoreFabric`; `stopped`: ended by an alarm. */
+  status: z.enum(['applying', 'applied', 'restored', 'stopped']),
+  mode: z.enum(['multi', 'plan']),
+  createdAt: z.number(),
+  requestedBy: z.string().optional(),
+  reason: z.string().optional(),
+  plan: planSchema,
+  /** Clusters written so far (all of them once `applied`). */
+  written: z.number().int(),
+  endedAt: z.number().optional(),
+  endedBy: z.string().optional(),
+  /** The restore's request id. */
+  endedByRequest: z.string().optional(),
+  stoppedByAlarm: z.string().optional(),
+});
+
+/** The evacuation node's content. */
+export type EvacuationNode = z.output<typeof nodeSchema>;
+
+/** The node as stored: compact JSON. */
+export function encodeEvacuationNode(node: EvacuationNode): Buffer {
+  return Buffer.from(JSON.stringify(node), 'utf8');
+}
+
+/** Reads a stored node. @throws RequestError `corruptRecord` naming the problem. */
+export function decodeEvacuationNode(data: Buffer | string): EvacuationNode {
+  let json: unknown;
+  try {
+    json = JSON.parse(typeof data === 'string' ? data : data.toString('utf8'));
+  } catch (e) {
+    throw new RequestError('corruptRecord', 'evacuation node is not JSON', { cause: e });
+  }
+  const parsed = nodeSchema.safeParse(json);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(node)'}: ${i.message}`).join('; ');
+    throw new RequestError('corruptRecord', `evacuation node is malformed: ${problems.slice(0, 500)}`);
+  }
+  return parsed.data;
+}
+
+/** True while the evacuation moves traffic: written (or being written) and some stage has not returned. */
+export function isEvacuationOpen(node: EvacuationNode, now: number): boolean {
+  return (node.status === 'applying' || node.status === 'applied') && node.plan.stages.some((s) => s.onlineAt > now);
+}
+
+/** An evacuation node as read, with its version (for the compare-and-set). */
+export interface StoredEvacuation {
+  readonly fabric: string;
+  readonly path: string;
+  readonly version: number;
+  /** Undefined when it does not decode (`problem` says why). */
+  readonly node: EvacuationNode | undefined;
+  readonly problem?: string;
+}
+
+/**
+ * Every evacuation node under `parent`, sorted by fabric; a node that does not decode is listed with
+ * its problem (an evacuation the worker cannot read is treated as open: it may still move traffic).
+ */
+export async function readStoredEvacuations(session: ZkReader, parent: string = DEFAULT_EVACUATIONS_PATH): Promise<StoredEvacuation[]> {
+  let names: string[];
+  try {
+    names = (await session.children(parent)).children;
+  } catch (e) {
+    if (isZkError(e, 'noNode')) return [];
+    throw e;
+  }
+  const read = await Promise.all(
+    [...names].sort().map(async (fabric): Promise<StoredEvacuation | undefined> => {
+      const path = evacuationPath(parent, fabric);
+      const node = await session.read(path);
+      if (!node.exists) return undefined;
+      try {
+        return { fabric, path, version: node.stat.version, node: decodeEvacuationNode(node.data) };
+      } catch (e) {
+        return { fabric, path, version: node.stat.version, node: undefined, problem: e instanceof Error ? e.message : String(e) };
+      }
+    }),
+  );
+  return read.filter((e): e is StoredEvacuation => e !== undefined);
+}
+
+/** Every evacuation node that decodes, sorted by fabric (status, the console). */
+export async function readEvacuations(session: ZkReader, parent: string = DEFAULT_EVACUATIONS_PATH): Promise<EvacuationNode[]> {
+  return (await readStoredEvacuations(session, parent)).flatMap((e) => (e.node === undefined ? [] : [e.node]));
+}

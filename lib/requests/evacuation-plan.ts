@@ -1,0 +1,235 @@
+import { DEFAULT_PARTITION, type FailoutBucketConfig, type FailoutProperties } from '../d2/data';
+import { targetsOf, type Fabric, type FabricMember } from '../fabrics';
+import type { PeerState } from './apply-request';
+import type { EvacuateChangeRequest } from './evacuate-schema';
+import type { EvacuatedCluster, EvacuationPlan, EvacuationStage } from './evacuation-node';
+import { hasOpenWindow } from './failout-view';
+import { parseDuration } from './duration';
+import { rampStages } from './ramp';
+import type { Problem } from './rejection';
+
+/**
+ * The plan of an evacuation (issue 23), pure: which clusters of the fabric move, in which stage, to
+ * which peers, and each one's failout as written. The judgement against every other open failout and
+ * the receivers' capacity is evacuation-judge.ts's.
+ *
+ * - Members: every cluster of the fabric (lib/fabrics: the naming rule or the fabric's map), but
+ *   those of `exclude`d services.
+ * - Peers of a member: the same service's clusters in the target fabrics (`targets`, weighted by the
+ *   fabric's weight; absent: every other fabric, weighted by each cluster's eligible hosts, "by
+ *   capacity"), leaving out clusters that do not exist, have no eligible host, or have a failout
+ *   window open (active or scheduled): no target is inside the evacuated fabric or failed out. A
+ *   service left with no peer is refused (`noTargetForService`, naming each) unless excluded.
+ * - Stages: in the order given (a tier of the fabric map, or a list of clusters); members no stage
+ *   names form a last stage. Stage k starts when stage k−1 is fully out (its ramp done) plus `hold`,
+ *   so no process has to live for it: the windows are staggered, as a ramp's are. Stage k returns at
+ *   the end plus (S−1−k) × `restoreGap`: the last stage first, the reverse of the way out.
+ * - Every bucket config carries `evacuation: <fabric>`, the request id, and as `stopAlarms` the stop
+ *   alarms and every stage's gate alarms: one of them in ALARM ends the whole evacuation (the guard
+ *   sends one `restoreFabric`).
+ */
+
+/** The plan, or every problem that stops it. */
+export type PlanOutcome = { readonly ok: true; readonly plan: EvacuationPlan; readonly props: ReadonlyMap<string, FailoutProperties> } | { readonly ok: false; readonly problems: readonly Problem[] };
+
+/** What {@link planEvacuation} needs. */
+export interface PlanInput {
+  readonly request: EvacuateChangeRequest;
+  readonly fabrics: readonly Fabric[];
+  /** Every member and candidate target, as read (exists, eligible hosts, failout). */
+  readonly states: ReadonlyMap<string, PeerState>;
+  readonly now: number;
+  readonly maxPeerLoadFactor: number;
+}
+
+/** How many clusters a problem lists before "and N more". */
+const LISTED = 10;
+
+function listed(items: readonly string[]): string {
+  return `${items.slice(0, LISTED).join('; ')}${items.length > LISTED ? `; and ${items.length - LISTED} more` : ''}`;
+}
+
+function quote(text: string): string {
+  return JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text);
+}
+
+/** The members of `fabric` and its target fabrics, or the problems (unknown fabric or target, bad exclude). */
+export function fabricsOf(request: EvacuateChangeRequest, fabrics: readonly Fabric[]): { members: FabricMember[]; targets: { fabric: string; weight: number }[] | 'capacity'; targetNames: string[] } | { problems: Problem[] } {
+  const known = new Map(fabrics.filter((f) => f.clusters.length > 0).map((f) => [f.name, f]));
+  const fabric = known.get(request.fabric);
+  const names = [...known.keys()].sort();
+  if (fabric === undefined) {
+    return { problems: [{ reason: 'unknownFabric', message: `fabric: ${quote(request.fabric)} has no cluster (fabrics with clusters: ${names.length === 0 ? 'none' : names.join(', ')})` }] };
+  }
+  const problems: Problem[] = [];
+  (request.targets ?? []).forEach((t, i) => {
+    if (!known.has(t.fabric)) problems.push({ reason: 'unknownFabric', message: `targets[${i}].fabric: ${quote(t.fabric)} has no cluster (fabrics with clusters: ${names.join(', ')})` });
+  });
+  request.exclude.forEach((service, i) => {
+    if (!fabric.services.includes(service)) problems.push({ reason: 'badTargets', message: `exclude[${i}]: ${quote(service)} is not a service of fabric ${quote(request.fabric)}` });
+  });
+  if (problems.length > 0) return { problems };
+  const excluded = new Set(request.exclude);
+  const members = fabric.clusters.filter((m) => !excluded.has(m.service));
+  if (members.length === 0) return { problems: [{ reason: 'unknownFabric', message: `fabric: every service of ${quote(request.fabric)} is excluded; nothing would move` }] };
+  const targets = request.targets === undefined ? ('capacity' as const) : request.targets.map((t) => ({ fabric: t.fabric, weight: t.weight }));
+  const targetNames = targets === 'capacity' ? names.filter((n) => n !== request.fabric) : targets.map((t) => t.fabric);
+  return { members, targets, targetNames };
+}
+
+/** Plans the evacuation (the module doc). Pure. */
+export function planEvacuation(input: PlanInput): PlanOutcome {
+  const { request, fabrics, states, now } = input;
+  const chosen = fabricsOf(request, fabrics);
+  if ('problems' in chosen) return { ok: false, problems: chosen.problems };
+  const { members, targets, targetNames } = chosen;
+  const problems: Problem[] = [];
+  const stageOf = stagesOf(request, members, problems);
+  if (problems.length > 0 || stageOf === undefined) return { ok: false, problems };
+
+  const weightOf = new Map(targets === 'capacity' ? [] : targets.map((t) => [t.fabric, t.weight]));
+  const inTargets = new Set(targetNames);
+  const clusters: EvacuatedCluster[] = [];
+  const stranded: string[] = [];
+  const unreadable: string[] = [];
+  for (const member of members) {
+    const state = states.get(member.cluster);
+    if (state === undefined || !state.exists) {
+      unreadable.push(member.cluster);
+      continue;
+    }
+    const skipped: string[] = [];
+    const peers: { cluster: string; weight: number }[] = [];
+    for (const t of targetsOf(fabrics, member.cluster)) {
+      if (!inTargets.has(t.fabric)) continue;
+      const peer = states.get(t.cluster);
+      if (peer === undefined || !peer.exists) skipped.push(`${t.cluster} does not exist`);
+      else if (peer.hostCount <= 0) skipped.push(`${t.cluster} has no eligible host`);
+      else if (hasOpenWindow(peer.failoutProperties, now)) skipped.push(`${t.cluster} is failed out`);
+      else peers.push({ cluster: t.cluster, weight: targets === 'capacity' ? peer.hostCount : weightOf.get(t.fabric)! });
+    }
+    if (peers.length === 0) {
+      const why = skipped.length === 0 ? `no cluster in ${targetNames.join(', ') || 'another fabric'}` : skipped.join(', ');
+      stranded.push(`${member.service} (${member.cluster}: ${why})`);
+      continue;
+    }
+    const previous = state.failoutProperties;
+    const replaces = hasOpenWindow(previous, now) ? previous.buckets.find((b) => b.onlineAt === undefined || b.onlineAt > now)?.requestId : undefined;
+    clusters.push({ cluster: member.cluster, service: member.service, stage: stageOf.byCluster.get(member.cluster)!, peers, hosts: state.hostCount, ...(replaces === undefined ? {} : { replaces }) });
+  }
+  if (unreadable.length > 0) problems.push({ reason: 'unknownCluster', message: `fabric ${quote(request.fabric)}: ${listed(unreadable)} ${unreadable.length === 1 ? 'has' : 'have'} no cluster node` });
+  if (stranded.length > 0) {
+    problems.push({ reason: 'noTargetForService', message: `no cluster to move to for ${stranded.length} service${stranded.length === 1 ? '' : 's'}: ${listed(stranded)}; exclude ${stranded.length === 1 ? 'it' : 'them'} (--exclude) or add a target fabric` });
+  }
+  if (problems.length > 0) return { ok: false, problems };
+
+  const stages = timesOf(request, stageOf.names, clusters);
+  const stopAlarms = [...new Set([...request.stopAlarms, ...stages.flatMap((s) => s.gateAlarms)])];
+  const props = new Map<string, FailoutProperties>();
+  for (const c of clusters) props.set(c.cluster, evacuatedFailout(request, c, stages[c.stage]!, stopAlarms, states.get(c.cluster)?.failoutProperties ?? null));
+  const plan: EvacuationPlan = {
+    fabric: request.fabric,
+    requestId: request.requestId,
+    offlineAt: Math.min(...stages.map((s) => s.offlineAt)),
+    onlineAt: Math.max(...stages.map((s) => s.onlineAt)),
+    targets,
+    stages,
+    clusters,
+    receivers: [],
+    excluded: [...request.exclude].sort(),
+    stopAlarms,
+    maxPeerLoadFactor: input.maxPeerLoadFactor,
+    ...(request.drill === undefined ? {} : { drill: request.drill }),
+  };
+  return { ok: true, plan, props };
+}
+
+/** Stage index by member cluster, and the stage names (problems pushed for unknown tiers and clusters). */
+function stagesOf(request: EvacuateChangeRequest, members: readonly FabricMember[], problems: Problem[]): StageAssignment | undefined {
+  const byCluster = new Map<string, number>();
+  const specs = request.stages ?? [];
+  const names: string[] = [];
+  const memberNames = new Set(members.map((m) => m.cluster));
+  specs.forEach((spec, i) => {
+    if ('tier' in spec) {
+      const found = members.filter((m) => m.tier === spec.tier && !byCluster.has(m.cluster));
+      if (found.length === 0) {
+        const tiers = [...new Set(members.flatMap((m) => (m.tier === undefined ? [] : [m.tier])))].sort();
+        problems.push({ reason: 'badStages', message: `stages[${i}].tier: no cluster of fabric ${quote(request.fabric)} has tier ${quote(spec.tier)} (tiers there: ${tiers.length === 0 ? 'none; tiers come from the fabric map' : tiers.join(', ')})` });
+      }
+      for (const m of found) byCluster.set(m.cluster, i);
+      names.push(spec.tier);
+    } else {
+      spec.clusters.forEach((c, j) => {
+        if (!memberNames.has(c)) problems.push({ reason: 'badStages', message: `stages[${i}].clusters[${j}]: ${quote(c)} is not a cluster of fabric ${quote(request.fabric)}${request.exclude.length > 0 ? ' (or its service is excluded)' : ''}` });
+        else byCluster.set(c, i);
+      });
+      names.push(`stage ${i + 1}`);
+    }
+  });
+  if (problems.length > 0) return undefined;
+  const rest = members.filter((m) => !byCluster.has(m.cluster));
+  if (rest.length > 0) {
+    for (const m of rest) byCluster.set(m.cluster, specs.length);
+    names.push(specs.length === 0 ? 'all' : 'rest');
+  }
+  return { byCluster, names };
+}
+
+/** Which stage each member is in, and the stages' names in order. */
+interface StageAssignment {
+  readonly byCluster: ReadonlyMap<string, number>;
+  readonly names: readonly string[];
+}
+
+/** The stages with their clusters and times (the module doc). */
+function timesOf(request: EvacuateChangeRequest, names: readonly string[], clusters: readonly EvacuatedCluster[]): EvacuationStage[] {
+  const specs = request.stages ?? [];
+  const rampSpan = (request.ramp ?? []).reduce((sum, step) => sum + (step.duration === undefined ? 0 : (parseDuration(step.duration) ?? 0)), 0);
+  // Stages that lost every cluster (their services excluded or stranded) keep their place, empty.
+  const count = names.length;
+  const stages: EvacuationStage[] = [];
+  let start = request.offlineAt;
+  for (let k = 0; k < count; k++) {
+    const spec = specs[k];
+    stages.push({
+      index: k,
+      name: names[k]!,
+      clusters: clusters.filter((c) => c.stage === k).map((c) => c.cluster),
+      offlineAt: start,
+      fullyOutAt: start + rampSpan,
+      onlineAt: request.onlineAt + (count - 1 - k) * request.restoreGapMs,
+      gateAlarms: spec === undefined ? [] : [...spec.gateAlarms],
+    });
+    start += rampSpan + request.holdMs;
+  }
+  return stages;
+}
+
+/** A member's failout as the evacuation writes it. */
+export function evacuatedFailout(request: EvacuateChangeRequest, cluster: EvacuatedCluster, stage: EvacuationStage, stopAlarms: readonly string[], previous: FailoutProperties | null): FailoutProperties {
+  const steps = request.ramp === undefined ? [{ offlineAt: stage.offlineAt, buckets: { from: 0, to: 99 } }] : rampStages(request.ramp, { from: 0, to: 99 }, stage.offlineAt);
+  const buckets = steps.map((step): FailoutBucketConfig => {
+    const bucket: FailoutBucketConfig = {
+      partition: DEFAULT_PARTITION,
+      bucketOfflineRange: { from: step.buckets.from, to: step.buckets.to },
+      offlineAt: step.offlineAt,
+      onlineAt: stage.onlineAt,
+      requestId: request.requestId,
+    };
+    if (request.requestedBy !== undefined) bucket.requestedBy = request.requestedBy;
+    if (request.reason !== undefined) bucket.reason = request.reason;
+    if (stopAlarms.length > 0) bucket.stopAlarms = [...stopAlarms];
+    if (request.drill !== undefined) bucket.drill = request.drill;
+    bucket.evacuation = request.fabric;
+    return bucket;
+  });
+  const next: FailoutProperties = { redirects: cluster.peers.map((p) => ({ peer: p.cluster, weight: p.weight })), ignoredRedirectEntries: 0, buckets };
+  if (previous?.extra !== undefined) next.extra = previous.extra;
+  return next;
+}
+
+/** True when a window of `props` that has not ended belongs to `fabric`'s evacuation `requestId`. */
+export function carriesEvacuation(props: FailoutProperties | null | undefined, fabric: string, requestId: string, now: number): boolean {
+  return (props?.buckets ?? []).some((b) => b.evacuation === fabric && b.requestId === requestId && (b.onlineAt === undefined || b.onlineAt > now));
+}

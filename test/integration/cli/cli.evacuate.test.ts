@@ -1,0 +1,170 @@
+/**
+ * Issue 23, `failout evacuate <fabric>` and `failout restore --fabric` end to end: the CLI in-process
+ * (run(argv, io)) against fauxqs and the shared ZooKeeper, with the real request handler (fabric maps
+ * and evacuations under the test's own paths) behind a poller. Two services in three fabrics by the
+ * naming rule: the dry run prints the plan and writes nothing; `--wait` applies it (every cluster of
+ * lor1 failed out to the same service in lva1 and ltx1) and `failout status` groups by fabric with the
+ * open evacuation; `restore --fabric --wait` ends it; a service with no cluster outside the fabric is
+ * refused before sending, named.
+ */
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { RequestWriter } from '../../../lib/requests';
+import { createHandler } from '../../../lib/requests/lambda';
+import { OPEN_ACL } from '../../../lib/zk';
+import { runCli, useCliQueueTestbed } from '../../helpers/cli';
+import { clusterDoc, putCluster, putService, putUri, serviceDoc } from '../../helpers/d2';
+import { queueDepth, readCluster, startPollers } from '../../helpers/requests-queue';
+
+const bed = useCliQueueTestbed([]);
+
+const FABRICS = ['lor1', 'lva1', 'ltx1'] as const;
+const SERVICES = ['greetings', 'hello'] as const;
+
+const root = (): string => bed.paths.d2Base.replace(/\/d2$/, '');
+const env = (): Record<string, string> => ({ ...bed.env, FAILOUT_FABRICS_PATH: `${root()}/fabrics`, FAILOUT_EVACUATIONS_PATH: `${root()}/evacuations` });
+const cli = (...argv: string[]) => runCli(env(), ...argv);
+
+/** A service with one cluster per fabric, `hosts` announced hosts each. */
+async function seedService(service: string, fabrics: readonly string[], hosts = 2): Promise<void> {
+  const d2 = bed.paths.d2Base;
+  await putService(bed.session, d2, serviceDoc(service, `${service}-${fabrics[0]}`));
+  for (const fabric of fabrics) {
+    const cluster = `${service}-${fabric}`;
+    await putCluster(bed.session, d2, clusterDoc(cluster));
+    for (let i = 1; i <= hosts; i++) await putUri(bed.session, d2, cluster, `h${i}`, `http://${cluster}-${i}:8080`);
+  }
+}
+
+function startWorker(): void {
+  const handler = () =>
+    createHandler({
+      writer: new RequestWriter({
+        session: bed.session,
+        d2BasePath: bed.paths.d2Base,
+        requestsPath: bed.paths.requestsPath,
+        fabricsPath: `${root()}/fabrics`,
+        evacuationsPath: `${root()}/evacuations`,
+        recordAcl: OPEN_ACL,
+      }),
+      logger: new Logger({ serviceName: 'failout-requests-test', logLevel: 'SILENT' }),
+      metrics: new Metrics({ namespace: 'failout-test', serviceName: 'failout-requests-test' }),
+    });
+  startPollers(1, { client: bed.sqs.client, queueUrl: bed.queue.queueUrl, handler });
+}
+
+interface FailoutJson {
+  failoutProperties?: { failoutRedirectConfigs: { peer: string; weight: number }[]; failoutBucketConfigs: { onlineAt?: number; evacuation?: string }[] } | null;
+}
+
+async function failoutOf(cluster: string): Promise<FailoutJson['failoutProperties']> {
+  return ((await readCluster(bed.session, bed.paths, cluster)).json as FailoutJson).failoutProperties;
+}
+
+beforeEach(async () => {
+  for (const service of SERVICES) await seedService(service, FABRICS);
+});
+
+it('prints the plan with --dry-run and writes nothing', async () => {
+  // Act
+  const dry = await cli('evacuate', 'lor1', '--to', 'lva1:2,ltx1:1', '--for', '1h', '--dry-run');
+  const json = await cli('evacuate', 'lor1', '--to', 'lva1:2,ltx1:1', '--for', '1h', '--dry-run', '--output', 'json');
+
+  // Assess
+  expect(dry.code).toBe(0);
+  expect(dry.stdout).toMatch(/^dry run: the evacuation would be applied; nothing was sent\./);
+  expect(dry.stdout).toMatch(/evacuation of lor1: 2 clusters of 2 services in 1 stage, to lva1 \(weight 2\), ltx1 \(weight 1\)/);
+  expect(dry.stdout).toMatch(/greetings-lor1 +greetings +1 \(all\) +2 +greetings-ltx1 \(1\), greetings-lva1 \(2\)\n/);
+  expect(dry.stdout).toMatch(/hello-lor1 +hello +1 \(all\) +2 +hello-ltx1 \(1\), hello-lva1 \(2\)\n/);
+  expect(dry.stdout).toMatch(/receiving clusters: projected load per host, × their own load \(limit ×2\)/);
+  expect(dry.stdout).toMatch(/greetings-lva1 +lva1 +greetings +2 +×1 +×1\.67\n/);
+  expect(dry.stdout).toMatch(/greetings-ltx1 +ltx1 +greetings +2 +×1 +×1\.33\n/);
+  expect(json.code).toBe(0);
+  const doc = JSON.parse(json.stdout) as { dryRun: boolean; ok: boolean; plan: { clusters: { cluster: string; peers: { cluster: string; weight: number }[] }[] } };
+  expect(doc).toMatchObject({ dryRun: true, ok: true });
+  expect(doc.plan.clusters.map((c) => c.cluster).sort()).toEqual(['greetings-lor1', 'hello-lor1']);
+  expect(await queueDepth(bed.sqs.client, bed.queue.queueUrl)).toBe(0);
+  for (const service of SERVICES) expect(await failoutOf(`${service}-lor1`)).toBeFalsy();
+  expect(await bed.session.exists(`${root()}/evacuations/lor1`)).toBeFalsy();
+});
+
+it('evacuates a fabric with --wait, shows it in status by fabric, and restores it with restore --fabric --wait', async () => {
+  startWorker();
+
+  // Act: evacuate
+  const out = await cli('evacuate', 'lor1', '--to', 'lva1:2,ltx1:1', '--for', '1h', '--reason', 'INC-4711', '--wait');
+
+  // Assess: every cluster of lor1 is failed out to the same service in lva1 and ltx1
+  expect(out).toMatchObject({ code: 0, stdout: expect.stringMatching(/: applied \(evacuate fabric lor1\) at \S+ — 2 clusters in 1 stage, in one ZooKeeper multi \(\d+ bytes\)/) });
+  expect(out.stdout).toMatch(/^plan \(judged against ZooKeeper now; the worker judges it again\):\nevacuation of lor1:/);
+  for (const service of SERVICES) {
+    const failout = await failoutOf(`${service}-lor1`);
+    expect(failout?.failoutRedirectConfigs).toEqual(
+      expect.arrayContaining([
+        { peer: `${service}-lva1`, weight: 2 },
+        { peer: `${service}-ltx1`, weight: 1 },
+      ]),
+    );
+    expect(failout?.failoutRedirectConfigs).toHaveLength(2);
+    expect(failout?.failoutBucketConfigs[0]).toMatchObject({ evacuation: 'lor1' });
+  }
+  for (const fabric of ['lva1', 'ltx1']) for (const service of SERVICES) expect(await failoutOf(`${service}-${fabric}`)).toBeFalsy();
+
+  // Assess: status groups by fabric, with the open evacuation
+  const status = await cli('status');
+  expect(status.code).toBe(0);
+  expect(status.stdout).toMatch(/^fabric lor1: 2 clusters\n {2}evacuation of lor1 OPEN: stage 1 of 1 \(all\) (moving out|out); ends \S+ \(in \d+m[^)]*\) {2}\[request [0-9a-f-]+\] by oncall@example\.com — INC-4711\ngreetings-lor1 {2}FAILED OUT/m);
+  expect(status.stdout).toMatch(/^fabric ltx1: 2 clusters\ngreetings-ltx1 {2}serving/m);
+  expect(status.stdout).toMatch(/^fabric lva1: 2 clusters\ngreetings-lva1 {2}serving/m);
+  const json = JSON.parse((await cli('status', '--json')).stdout) as { clusters: { cluster: string; fabric: string | null; state: string }[]; evacuations: { fabric: string; open: boolean; phase: string }[] };
+  expect(json.clusters.find((c) => c.cluster === 'hello-lor1')).toMatchObject({ fabric: 'lor1', state: 'failed-out' });
+  expect(json.clusters.find((c) => c.cluster === 'hello-ltx1')).toMatchObject({ fabric: 'ltx1', state: 'serving' });
+  expect(json.evacuations).toEqual([expect.objectContaining({ fabric: 'lor1', open: true })]);
+  expect((await cli('status', 'greetings-lor1')).stdout).toMatch(/\n {2}fabric {3}evacuation of lor1 OPEN: /);
+
+  // Act: a second evacuation while this one is open is refused before sending, naming it
+  const again = await cli('evacuate', 'lva1', '--to', 'ltx1', '--for', '1h');
+  expect(again.code).toBe(1);
+  expect(again.stdout).toMatch(/REJECTED \(evacuate fabric lva1\): evacuationOpen — .*lor1/);
+
+  // Act: restore the fabric
+  const restore = await cli('restore', '--fabric', 'lor1', '--wait');
+
+  // Assess
+  expect(restore).toMatchObject({ code: 0, stdout: expect.stringMatching(/: applied \(restoreFabric fabric lor1\)/) });
+  expect(await cli('restore', '--fabric', 'lor1', '--wait')).toMatchObject({ code: 0, stdout: expect.stringMatching(/no evacuation of lor1 was open; nothing was written/) });
+  const after = JSON.parse((await cli('status', '--json')).stdout) as typeof json;
+  expect(after.evacuations).toEqual([expect.objectContaining({ fabric: 'lor1', open: false })]);
+  for (const service of SERVICES) expect(after.clusters.find((c) => c.cluster === `${service}-lor1`)?.state).not.toBe('failed-out');
+  expect((await cli('status')).stdout).not.toMatch(/OPEN/);
+});
+
+it('refuses, before sending, a fabric with a service that has no cluster outside it, naming the service', async () => {
+  // Prepare: solo runs only in lor1
+  await seedService('solo', ['lor1']);
+
+  // Act
+  const refused = await cli('evacuate', 'lor1', '--for', '1h', '--wait');
+  const excluded = await cli('evacuate', 'lor1', '--for', '1h', '--exclude', 'solo', '--dry-run');
+
+  // Assess
+  expect(refused.code).toBe(1);
+  expect(refused.stdout).toMatch(/REJECTED \(evacuate fabric lor1\): noTargetForService — .*solo/);
+  expect(refused.stdout).toMatch(/nothing was sent/);
+  expect(await queueDepth(bed.sqs.client, bed.queue.queueUrl)).toBe(0);
+  expect(await failoutOf('greetings-lor1')).toBeFalsy();
+  expect(excluded.code).toBe(0);
+  expect(excluded.stdout).toMatch(/excluded solo \(left in place\)/);
+  expect(excluded.stdout).toMatch(/to every other fabric, by capacity/);
+});
+
+it('refuses bad flags as usage errors before anything is read or sent', async () => {
+  expect(await cli('evacuate', 'lor1', '--to', 'lor1', '--for', '1h')).toMatchObject({ code: 2, stderr: expect.stringMatching(/--to lor1: that is the fabric being evacuated/) });
+  expect(await cli('evacuate', 'lor1', '--to', 'lva1:101', '--for', '1h')).toMatchObject({ code: 2, stderr: expect.stringMatching(/from 1 to 100/) });
+  expect(await cli('evacuate', 'lor1', '--for', '1h', '--stages', 'front end')).toMatchObject({ code: 2, stderr: expect.stringMatching(/--stages "front end"/) });
+  expect(await cli('evacuate', 'lor1')).toMatchObject({ code: 2, stderr: expect.stringMatching(/--for <duration>/) });
+  expect(await cli('evacuate', 'lor1', '--for', '1h', '--stages', 'frontend', '--dry-run')).toMatchObject({ code: 1, stdout: expect.stringMatching(/REJECTED: badStages — .*frontend/) });
+  expect(await cli('restore')).toMatchObject({ code: 2, stderr: expect.stringMatching(/a cluster .* or a fabric/) });
+  expect(await cli('restore', 'greetings-lor1', '--fabric', 'lor1')).toMatchObject({ code: 2, stderr: expect.stringMatching(/either a cluster or --fabric/) });
+  expect(await queueDepth(bed.sqs.client, bed.queue.queueUrl)).toBe(0);
+});

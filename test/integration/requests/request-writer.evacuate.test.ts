@@ -1,0 +1,321 @@
+/**
+ * Issue 23, fabric evacuation through the real RequestWriter on the shared ZooKeeper: one judged plan,
+ * one multi (or an ordered plan that a redelivery continues after a crash), reverse-order restore,
+ * and the refusals, each writing nothing but the record. Fabrics: services `greetings` and `hello`
+ * in `lor1`, `lva1`, `ltx1` (the naming rule), ACLs from the table's policy (writer identity).
+ */
+import { isFailedOutAt, parseClusterProperties, type FailoutProperties } from '../../../lib/d2/data';
+import { RequestWriter, type RequestWriterOptions } from '../../../lib/requests/request-writer';
+import { decodeRequestRecord } from '../../../lib/requests/request-record';
+import { decodeEvacuationNode } from '../../../lib/requests/evacuation-node';
+import { decodeFailoutView } from '../../../lib/requests/failout-view';
+import { aclLayout, policyAcl } from '../../../lib/requests/acl-table';
+import { ZkError, type MultiOp, type ZkSession } from '../../../lib/zk';
+import { CREDENTIALS, ROLES } from '../../helpers/access';
+import { closeSessions, openSession, uniqueBase } from '../../helpers/zk';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const NOW = Date.parse('2026-12-02T10:00:00Z');
+
+let base: string;
+let session: ZkSession;
+let clock: number;
+
+const d2 = (): string => `${base}/d2`;
+const layout = () => aclLayout({ d2BasePath: d2(), requestsPath: `${base}/requests`, drillsPath: `${base}/drills`, fabricsPath: `${base}/fabrics`, evacuationsPath: `${base}/evacuations`, electionPaths: [`${base}/election`] });
+
+function writerWith(options: Partial<RequestWriterOptions> = {}, on: ZkSession = session): RequestWriter {
+  return new RequestWriter({
+    session: on,
+    d2BasePath: d2(),
+    requestsPath: `${base}/requests`,
+    drillsPath: `${base}/drills`,
+    fabricsPath: `${base}/fabrics`,
+    evacuationsPath: `${base}/evacuations`,
+    recordAcl: policyAcl(ROLES, layout()),
+    clock: () => clock,
+    retention: false,
+    ...options,
+  });
+}
+
+async function seed(admin: ZkSession, services: Record<string, Record<string, number>>): Promise<void> {
+  const acl = policyAcl(ROLES, layout());
+  for (const [service, clusters] of Object.entries(services)) {
+    await admin.create(`${d2()}/services/${service}`, Buffer.from(JSON.stringify({ serviceName: service, clusterName: Object.keys(clusters)[0], path: `/${service}` })), { parents: true, acl });
+    for (const [cluster, hosts] of Object.entries(clusters)) {
+      await admin.create(`${d2()}/clusters/${cluster}`, Buffer.from(JSON.stringify({ clusterName: cluster, kept: { unknown: true } })), { parents: true, acl });
+      await admin.ensurePath(`${d2()}/uris/${cluster}`, acl);
+      for (let i = 1; i <= hosts; i++) {
+        await admin.create(`${d2()}/uris/${cluster}/h${i}`, Buffer.from(JSON.stringify({ clusterName: cluster, weights: { [`http://10.0.0.${i}:1/${cluster}`]: 1 } })), { acl });
+      }
+    }
+  }
+}
+
+const THREE = (hosts: [number, number, number] = [2, 2, 2]) => ({
+  greetings: { 'greetings-lor1': hosts[0], 'greetings-lva1': hosts[1], 'greetings-ltx1': hosts[2] },
+  hello: { 'hello-lor1': hosts[0], 'hello-lva1': hosts[1], 'hello-ltx1': hosts[2] },
+});
+
+async function failout(cluster: string): Promise<FailoutProperties | null> {
+  return parseClusterProperties((await session.get(`${d2()}/clusters/${cluster}`)).data).failoutProperties;
+}
+
+function evacuate(requestId: string, extra: Record<string, unknown> = {}): string {
+  return JSON.stringify({ version: 1, requestId, action: 'evacuate', fabric: 'lor1', duration: 'PT2H', requestedBy: 'oncall', reason: 'INC-1', ...extra });
+}
+
+function restore(requestId: string, extra: Record<string, unknown> = {}): string {
+  return JSON.stringify({ version: 1, requestId, action: 'restoreFabric', fabric: 'lor1', requestedBy: 'oncall', ...extra });
+}
+
+let admin: ZkSession;
+
+beforeEach(async () => {
+  base = uniqueBase('evac');
+  clock = NOW;
+  admin = await openSession({ credentials: [CREDENTIALS.admin] });
+  session = await openSession({ credentials: [CREDENTIALS.writer] });
+});
+
+afterEach(async () => {
+  await admin.removeRecursive(base).catch(() => undefined);
+  await closeSessions();
+});
+
+describe('evacuate: one judged plan in one multi', () => {
+  it('moves every cluster of the fabric to the same service elsewhere, by capacity, with the view, the node and the record in one step; a resend is a duplicate', async () => {
+    await seed(admin, THREE([2, 3, 1]));
+    const writer = writerWith();
+
+    const outcome = await writer.process(evacuate('ev-1'), { messageId: 'm-1' });
+
+    expect(outcome).toMatchObject({ status: 'applied', cluster: null, record: { action: 'evacuate', fabric: 'lor1', evacuation: { mode: 'multi', clusters: 2, stages: 1 } } });
+    for (const service of ['greetings', 'hello']) {
+      const props = await failout(`${service}-lor1`);
+      // By capacity: each peer weighted by its eligible hosts.
+      expect(props?.redirects).toEqual([
+        { peer: `${service}-ltx1`, weight: 1 },
+        { peer: `${service}-lva1`, weight: 3 },
+      ]);
+      expect(props?.buckets).toEqual([expect.objectContaining({ evacuation: 'lor1', requestId: 'ev-1', offlineAt: NOW, onlineAt: NOW + 2 * HOUR, requestedBy: 'oncall', reason: 'INC-1' })]);
+      expect(isFailedOutAt(props, NOW)).toBe(true);
+      expect(await failout(`${service}-lva1`)).toBeNull();
+    }
+    const node = decodeEvacuationNode((await session.get(`${base}/evacuations/lor1`)).data);
+    expect(node).toMatchObject({ status: 'applied', mode: 'multi', requestId: 'ev-1', written: 2 });
+    expect(node.plan.receivers.map((r) => r.cluster)).toEqual(['greetings-ltx1', 'greetings-lva1', 'hello-ltx1', 'hello-lva1']);
+    const view = decodeFailoutView((await session.get(`${base}/view`)).data);
+    expect([...view.keys()].sort()).toEqual(['greetings-lor1', 'hello-lor1']);
+    // The unknown keys of the cluster document are kept.
+    expect(JSON.parse((await session.get(`${d2()}/clusters/greetings-lor1`)).data.toString()).kept).toEqual({ unknown: true });
+
+    const again = await writer.process(evacuate('ev-1'), { messageId: 'm-2' });
+    expect(again).toMatchObject({ status: 'duplicate', record: { messageId: 'm-1' } });
+  });
+
+  it('uses the given target fabrics and weights', async () => {
+    await seed(admin, THREE());
+    const outcome = await writerWith().process(evacuate('ev-1', { targets: [{ fabric: 'lva1', weight: 2 }] }), { messageId: 'm-1' });
+    expect(outcome.status).toBe('applied');
+    expect((await failout('greetings-lor1'))?.redirects).toEqual([{ peer: 'greetings-lva1', weight: 2 }]);
+  });
+
+  it('restores the fabric, and a second restore changes nothing', async () => {
+    await seed(admin, THREE());
+    const writer = writerWith();
+    await writer.process(evacuate('ev-1'), { messageId: 'm-1' });
+    clock = NOW + 10 * MINUTE;
+
+    const back = await writer.process(restore('rs-1'), { messageId: 'm-2' });
+    const none = await writer.process(restore('rs-2'), { messageId: 'm-3' });
+
+    expect(back).toMatchObject({ status: 'applied', record: { action: 'restoreFabric', fabric: 'lor1', evacuation: { mode: 'multi', clusters: 2 } } });
+    expect(isFailedOutAt(await failout('greetings-lor1'), clock)).toBe(false);
+    expect(isFailedOutAt(await failout('hello-lor1'), clock)).toBe(false);
+    expect(decodeEvacuationNode((await session.get(`${base}/evacuations/lor1`)).data)).toMatchObject({ status: 'restored', endedAt: clock, endedByRequest: 'rs-1', endedBy: 'oncall' });
+    expect(none).toMatchObject({ status: 'applied', record: { unchanged: true } });
+    // The fabric may be evacuated again once restored.
+    expect((await writer.process(evacuate('ev-2'), { messageId: 'm-4' })).status).toBe('applied');
+  });
+});
+
+describe('stop alarms end the whole evacuation', () => {
+  it('a guard restore naming a stop or gate alarm ends every cluster of it, stage by stage in reverse, and says why; another alarm changes nothing', async () => {
+    await seed(admin, THREE());
+    const writer = writerWith();
+    await writer.process(evacuate('ev-1', { stopAlarms: ['lor1-errors'], stages: [{ clusters: ['greetings-lor1'], gateAlarms: ['fe-gate'] }], hold: 'PT1M', restoreGap: 'PT1M' }), { messageId: 'm-1' });
+    expect((await failout('hello-lor1'))?.buckets[0]?.stopAlarms).toEqual(['lor1-errors', 'fe-gate']);
+    clock = NOW + 2 * MINUTE;
+
+    const other = await writer.process(restore('gd-0', { requestedBy: 'failout-guard', stoppedByAlarm: 'unrelated' }), { messageId: 'm-2' });
+    const stopped = await writer.process(restore('gd-1', { requestedBy: 'failout-guard', stoppedByAlarm: 'fe-gate', alarmAt: clock }), { messageId: 'm-3' });
+
+    expect(other).toMatchObject({ status: 'applied', record: { unchanged: true } });
+    expect(stopped).toMatchObject({ status: 'applied', record: { stoppedByAlarm: 'fe-gate', evacuation: { clusters: 2 } } });
+    expect(decodeEvacuationNode((await session.get(`${base}/evacuations/lor1`)).data)).toMatchObject({ status: 'stopped', stoppedByAlarm: 'fe-gate', endedBy: 'failout-guard' });
+    // The last stage (the rest: hello) is home now; the first (greetings) one gap later.
+    expect(isFailedOutAt(await failout('hello-lor1'), clock)).toBe(false);
+    expect(isFailedOutAt(await failout('greetings-lor1'), clock)).toBe(true);
+    expect(isFailedOutAt(await failout('greetings-lor1'), clock + MINUTE)).toBe(false);
+  });
+});
+
+describe('stages', () => {
+  it('staggers the stages by tier and hold, returns them in reverse order, and restores the last stage first', async () => {
+    await seed(admin, THREE());
+    const writer = writerWith();
+    const map = { version: 1, requestId: 'map-1', action: 'putFabric', fabric: 'lor1', clusters: [
+      { cluster: 'greetings-lor1', service: 'greetings', tier: 'frontend' },
+      { cluster: 'hello-lor1', service: 'hello', tier: 'storage' },
+    ] };
+    expect((await writer.process(JSON.stringify(map), { messageId: 'm-0' })).status).toBe('applied');
+
+    const outcome = await writer.process(evacuate('ev-1', { stages: [{ tier: 'frontend' }, { tier: 'storage' }], hold: 'PT5M', restoreGap: 'PT1M', ramp: [{ percent: 50, duration: 'PT2M' }, { percent: 100 }] }), { messageId: 'm-1' });
+
+    expect(outcome).toMatchObject({ status: 'applied', record: { evacuation: { stages: 2 } } });
+    const front = (await failout('greetings-lor1'))!;
+    const store = (await failout('hello-lor1'))!;
+    // Stage 1 ramps from now; stage 2 starts when stage 1 is fully out (2 m) plus the hold (5 m).
+    expect(front.buckets.map((b) => b.offlineAt)).toEqual([NOW, NOW + 2 * MINUTE]);
+    expect(store.buckets.map((b) => b.offlineAt)).toEqual([NOW + 7 * MINUTE, NOW + 9 * MINUTE]);
+    // Back in reverse: storage at the end, frontend one gap later.
+    expect(store.buckets.every((b) => b.onlineAt === NOW + 2 * HOUR)).toBe(true);
+    expect(front.buckets.every((b) => b.onlineAt === NOW + 2 * HOUR + MINUTE)).toBe(true);
+
+    clock = NOW + 10 * MINUTE;
+    await writer.process(restore('rs-1'), { messageId: 'm-2' });
+    expect(isFailedOutAt(await failout('hello-lor1'), clock)).toBe(false);
+    expect(isFailedOutAt(await failout('greetings-lor1'), clock)).toBe(true);
+    expect(isFailedOutAt(await failout('greetings-lor1'), clock + MINUTE)).toBe(false);
+  });
+
+  it('drops the windows of a stage not started yet on restore', async () => {
+    await seed(admin, THREE());
+    const writer = writerWith();
+    await writer.process(evacuate('ev-1', { stages: [{ clusters: ['greetings-lor1'] }], hold: 'PT30M' }), { messageId: 'm-1' });
+    expect((await failout('hello-lor1'))?.buckets[0]?.offlineAt).toBe(NOW + 30 * MINUTE);
+
+    clock = NOW + MINUTE;
+    await writer.process(restore('rs-1'), { messageId: 'm-2' });
+
+    expect(await failout('hello-lor1')).toBeNull();
+  });
+
+  it('refuses a tier no cluster of the fabric has, naming it, and writes nothing', async () => {
+    await seed(admin, THREE());
+    const outcome = await writerWith().process(evacuate('ev-1', { stages: [{ tier: 'midtier' }] }), { messageId: 'm-1' });
+    expect(outcome).toMatchObject({ status: 'rejected', reason: 'badStages', record: { message: expect.stringContaining('"midtier"') } });
+    expect(await failout('greetings-lor1')).toBeNull();
+  });
+});
+
+describe('refusals write nothing but the record', () => {
+  it.each([
+    ['an unknown fabric', { fabric: 'xyz9' }, 'unknownFabric', /"xyz9" has no cluster/],
+    ['a target that is the fabric', { targets: [{ fabric: 'lor1' }] }, 'badTargets', /is the fabric being evacuated/],
+    ['a weight out of range', { targets: [{ fabric: 'lva1', weight: 101 }] }, 'badTargets', /from 1 to 100/],
+    ['an unknown target fabric', { targets: [{ fabric: 'nope1' }] }, 'unknownFabric', /"nope1"/],
+    ['a hostile fabric name', { fabric: '../\u001b[2J' }, 'badName', /fabric:/],
+  ])('%s', async (_what, extra, reason, message) => {
+    await seed(admin, THREE());
+    const outcome = await writerWith().process(evacuate('ev-1', extra), { messageId: 'm-1' });
+    expect(outcome).toMatchObject({ status: 'rejected', reason });
+    expect(outcome.record.message).toMatch(message);
+    expect(await failout('greetings-lor1')).toBeNull();
+    expect((await session.read(`${base}/evacuations/lor1`)).exists).toBe(false);
+  });
+
+  it('names a service with no cluster outside the fabric, and moves the rest once it is excluded', async () => {
+    await seed(admin, { ...THREE(), solo: { 'solo-lor1': 2 } });
+    const writer = writerWith();
+
+    const refused = await writer.process(evacuate('ev-1'), { messageId: 'm-1' });
+    const excluded = await writer.process(evacuate('ev-2', { exclude: ['solo'] }), { messageId: 'm-2' });
+
+    expect(refused).toMatchObject({ status: 'rejected', reason: 'noTargetForService', record: { message: expect.stringContaining('solo (solo-lor1') } });
+    expect(excluded.status).toBe('applied');
+    expect(await failout('solo-lor1')).toBeNull();
+    expect(isFailedOutAt(await failout('greetings-lor1'), NOW)).toBe(true);
+  });
+
+  it('refuses a second evacuation while one is open, saying which', async () => {
+    await seed(admin, THREE([2, 4, 4]));
+    const writer = writerWith();
+    await writer.process(evacuate('ev-1'), { messageId: 'm-1' });
+    const second = await writer.process(JSON.stringify({ version: 1, requestId: 'ev-2', action: 'evacuate', fabric: 'ltx1', duration: 'PT1H' }), { messageId: 'm-2' });
+    expect(second).toMatchObject({ status: 'rejected', reason: 'evacuationOpen', record: { message: expect.stringMatching(/"lor1" is being evacuated \(request ev-1/) } });
+    expect(await failout('greetings-ltx1')).toBeNull();
+  });
+
+  it('refuses a plan over the capacity guard, and force applies it and says so', async () => {
+    // lor1 carries 4 hosts' traffic; lva1 and ltx1 have one host each: 3× their load per host.
+    await seed(admin, THREE([4, 1, 1]));
+    const writer = writerWith();
+
+    const refused = await writer.process(evacuate('ev-1'), { messageId: 'm-1' });
+    const forced = await writer.process(evacuate('ev-2', { force: true }), { messageId: 'm-2' });
+
+    expect(refused).toMatchObject({ status: 'rejected', reason: 'insufficientPeerCapacity', record: { message: expect.stringMatching(/receiving cluster "greetings-l(tx|va)1" would carry 3× its load per host/) } });
+    expect(forced).toMatchObject({ status: 'applied', record: { forced: ['capacity'] } });
+  });
+
+  it('does not target a failed-out cluster, and refuses when that strands another failout', async () => {
+    await seed(admin, THREE());
+    const writer = writerWith();
+    // greetings-lva1 is failed out to greetings-lor1 only: evacuating lor1 would leave it no peer.
+    const out = { version: 1, requestId: 'fo-1', action: 'failout', cluster: 'greetings-lva1', peers: [{ cluster: 'greetings-lor1' }], duration: 'PT1H' };
+    expect((await writer.process(JSON.stringify(out), { messageId: 'm-0' })).status).toBe('applied');
+
+    const refused = await writer.process(evacuate('ev-1'), { messageId: 'm-1' });
+
+    expect(refused).toMatchObject({ status: 'rejected', reason: 'strandsFailout', record: { message: expect.stringContaining('"greetings-lva1"') } });
+    expect((await session.read(`${base}/evacuations/lor1`)).exists).toBe(false);
+    expect(await failout('greetings-lor1')).toBeNull();
+  });
+});
+
+describe('an ordered plan when one multi is too large', () => {
+  it('writes the plan in steps and says so in the record', async () => {
+    await seed(admin, THREE());
+    const outcome = await writerWith({ maxMultiBytes: 1500 }).process(evacuate('ev-1'), { messageId: 'm-1' });
+    expect(outcome).toMatchObject({ status: 'applied', record: { evacuation: { mode: 'plan', clusters: 2, steps: 2 } } });
+    expect(outcome.record.evacuation?.multiBytes).toBeGreaterThan(1500);
+    expect(decodeEvacuationNode((await session.get(`${base}/evacuations/lor1`)).data)).toMatchObject({ status: 'applied', mode: 'plan', written: 2 });
+    expect(isFailedOutAt(await failout('hello-lor1'), NOW)).toBe(true);
+  });
+
+  it('continues after a worker died between steps, writing each cluster once', async () => {
+    await seed(admin, THREE());
+    // A session that loses its connection after the plan node and the first step (of one cluster).
+    let steps = 0;
+    const dying = new Proxy(session, {
+      get(target, prop, receiver) {
+        if (prop === 'multi') {
+          return async (ops: readonly MultiOp[]) => {
+            if (ops.some((op) => op.path.includes('/clusters/')) && ++steps > 1) throw new ZkError('connectionLoss', 'killed mid-plan');
+            return target.multi(ops);
+          };
+        }
+        const value = Reflect.get(target, prop, receiver) as unknown;
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+
+    await expect(writerWith({ maxMultiBytes: 1500 }, dying).process(evacuate('ev-1'), { messageId: 'm-1' })).rejects.toMatchObject({ name: 'TransientRequestError' });
+    const half = decodeEvacuationNode((await session.get(`${base}/evacuations/lor1`)).data);
+    expect(half).toMatchObject({ status: 'applying', written: 1 });
+    const versions = await Promise.all(['greetings-lor1', 'hello-lor1'].map(async (c) => (await session.get(`${d2()}/clusters/${c}`)).stat.version));
+
+    const redelivered = await writerWith({ maxMultiBytes: 1500 }).process(evacuate('ev-1'), { messageId: 'm-1' });
+
+    expect(redelivered).toMatchObject({ status: 'applied', record: { evacuation: { mode: 'plan' } } });
+    expect(decodeEvacuationNode((await session.get(`${base}/evacuations/lor1`)).data)).toMatchObject({ status: 'applied', written: 2 });
+    const after = await Promise.all(['greetings-lor1', 'hello-lor1'].map(async (c) => (await session.get(`${d2()}/clusters/${c}`)).stat.version));
+    // The cluster written before the crash is not written again; the other once.
+    expect(after.map((v, i) => v - versions[i]!).sort()).toEqual([0, 1]);
+    expect(decodeRequestRecord((await session.get(`${base}/requests/ev-1`)).data)).toMatchObject({ status: 'applied' });
+  });
+});
