@@ -6,6 +6,7 @@ import { DEFAULT_MAX_PEER_LOAD_FACTOR } from './capacity';
 import { parseDuration } from './duration';
 import { RequestError } from './errors';
 import { DEFAULT_REQUEST_LIMITS } from './schema';
+import { DEFAULT_MAX_MULTI_BYTES } from './evacuation-writes';
 
 /**
  * The request worker's configuration, from the environment (the Lambda's, or the local stack's):
@@ -15,6 +16,8 @@ import { DEFAULT_REQUEST_LIMITS } from './schema';
  * | `ZK_CONNECT` | `host:port[,…]` of the ensemble | required |
  * | `D2_BASE_PATH` | D2 base path | `/d2` |
  * | `FAILOUT_REQUESTS_PATH` | parent of the request records | `/failout/requests` |
+ * | `FAILOUT_DRILLS_PATH`, `FAILOUT_FABRICS_PATH`, `FAILOUT_EVACUATIONS_PATH` | parents of the drills, the fabric maps and the evacuation nodes (issue 23), as the CLI and the drill runner read them | `/failout/drills`, `/failout/fabrics`, `/failout/evacuations` |
+ * | `FAILOUT_MAX_MULTI_BYTES` | byte budget of one ZooKeeper multi for an evacuation; larger ones are written as an ordered plan (keep below the ensemble's `jute.maxbuffer`) | 921600 |
  * | `MAX_FAILOUT_WINDOW` | longest window end ahead: ISO-8601 (`PT72H`) or short (`72h`) | `72h` |
  * | `MAX_REQUEST_BYTES`, `MAX_PEERS` | guard rails | 16384, 10 |
  * | `MAX_PEER_LOAD_FACTOR` | capacity guard: the most a failout may multiply a peer's load per host (lib/requests `capacity.ts`); the CLI reads it too | 2.0 |
@@ -36,6 +39,11 @@ export interface RequestsConfig {
   readonly zkConnect: string;
   readonly d2BasePath: string;
   readonly requestsPath: string;
+  readonly drillsPath: string;
+  readonly fabricsPath: string;
+  readonly evacuationsPath: string;
+  /** `FAILOUT_MAX_MULTI_BYTES`: an evacuation larger than this is written as an ordered plan. */
+  readonly maxMultiBytes: number;
   readonly maxWindowMs: number;
   readonly maxBodyBytes: number;
   readonly maxPeers: number;
@@ -66,6 +74,10 @@ const envSchema = z.object({
   ZK_CONNECT: z.string({ error: 'is required' }).regex(/^[^\s,]+:\d+(,[^\s,]+:\d+)*$/, 'must be host:port[,host:port…]'),
   D2_BASE_PATH: absolutePath('/d2'),
   FAILOUT_REQUESTS_PATH: absolutePath('/failout/requests'),
+  FAILOUT_DRILLS_PATH: absolutePath('/failout/drills'),
+  FAILOUT_FABRICS_PATH: absolutePath('/failout/fabrics'),
+  FAILOUT_EVACUATIONS_PATH: absolutePath('/failout/evacuations'),
+  FAILOUT_MAX_MULTI_BYTES: z.coerce.number().int().min(4096, 'must be a byte count of at least 4096').default(DEFAULT_MAX_MULTI_BYTES),
   MAX_FAILOUT_WINDOW: z
     .string()
     .default('72h')
@@ -124,6 +136,10 @@ export function loadRequestsConfig(env: NodeJS.ProcessEnv = process.env): Reques
     zkConnect: e.ZK_CONNECT,
     d2BasePath: e.D2_BASE_PATH,
     requestsPath: e.FAILOUT_REQUESTS_PATH,
+    drillsPath: e.FAILOUT_DRILLS_PATH,
+    fabricsPath: e.FAILOUT_FABRICS_PATH,
+    evacuationsPath: e.FAILOUT_EVACUATIONS_PATH,
+    maxMultiBytes: e.FAILOUT_MAX_MULTI_BYTES,
     maxWindowMs: parseDuration(e.MAX_FAILOUT_WINDOW)!,
     maxBodyBytes: e.MAX_REQUEST_BYTES,
     maxPeers: e.MAX_PEERS,

@@ -16,7 +16,7 @@ export interface WriterAccessOptions {
   /** A started session holding `credential`. */
   readonly session: ZkReader & ZkAclAccess;
   /** Paths, the other roles' identities and `allowOpenAcl`, as `loadRequestsConfig` reads them. */
-  readonly config: Pick<RequestsConfig, 'd2BasePath' | 'requestsPath' | 'aclRoles' | 'allowOpenAcl'>;
+  readonly config: Pick<RequestsConfig, 'd2BasePath' | 'requestsPath' | 'aclRoles' | 'allowOpenAcl'> & Partial<Pick<RequestsConfig, 'drillsPath' | 'fabricsPath' | 'evacuationsPath'>>;
   /** The writer's own credential (its identity), or undefined when it has none. */
   readonly credential: DigestCredential | undefined;
   readonly logger?: RequestLogger;
@@ -46,7 +46,13 @@ export async function resolveWriterAcl(options: WriterAccessOptions): Promise<Ac
     log.warn('no ZooKeeper credential and FAILOUT_ALLOW_OPEN_ACL: creating records anyone may change (world:anyone:cdrwa)');
     return OPEN_ACL;
   }
-  const layout = aclLayout({ d2BasePath: config.d2BasePath, requestsPath: config.requestsPath });
+  const layout = aclLayout({
+    d2BasePath: config.d2BasePath,
+    requestsPath: config.requestsPath,
+    ...(config.drillsPath === undefined ? {} : { drillsPath: config.drillsPath }),
+    ...(config.fabricsPath === undefined ? {} : { fabricsPath: config.fabricsPath }),
+    ...(config.evacuationsPath === undefined ? {} : { evacuationsPath: config.evacuationsPath }),
+  });
   const audit = await auditAcls(options.session, [clusterPath(layout.d2BasePath), layout.requestsPath]);
   if (!auditPassed(audit)) {
     const findings = describeAudit(audit);

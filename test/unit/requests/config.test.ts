@@ -7,6 +7,10 @@ describe('loadRequestsConfig', () => {
       zkConnect: '127.0.0.1:2181',
       d2BasePath: '/d2',
       requestsPath: '/failout/requests',
+      drillsPath: '/failout/drills',
+      fabricsPath: '/failout/fabrics',
+      evacuationsPath: '/failout/evacuations',
+      maxMultiBytes: 900 * 1024,
       maxWindowMs: 72 * 3600_000,
       maxBodyBytes: 16384,
       maxPeers: 10,
@@ -19,6 +23,13 @@ describe('loadRequestsConfig', () => {
       allowOpenAcl: false,
       alarms: { source: 'none' },
     });
+  });
+
+  it('reads where drills, fabric maps and evacuations live, and the multi budget, refusing a relative path', () => {
+    const config = loadRequestsConfig({ ZK_CONNECT: 'a:1', FAILOUT_DRILLS_PATH: '/x/drills', FAILOUT_FABRICS_PATH: '/x/fabrics', FAILOUT_EVACUATIONS_PATH: '/x/evac', FAILOUT_MAX_MULTI_BYTES: '500000' });
+    expect(config).toMatchObject({ drillsPath: '/x/drills', fabricsPath: '/x/fabrics', evacuationsPath: '/x/evac', maxMultiBytes: 500000 });
+    expect(() => loadRequestsConfig({ ZK_CONNECT: 'a:1', FAILOUT_EVACUATIONS_PATH: 'evac' })).toThrow(/FAILOUT_EVACUATIONS_PATH must be an absolute znode path/);
+    expect(() => loadRequestsConfig({ ZK_CONNECT: 'a:1', FAILOUT_MAX_MULTI_BYTES: '10' })).toThrow(/FAILOUT_MAX_MULTI_BYTES/);
   });
 
   it('reads the plain digest and the window in either duration form', () => {
