@@ -100,6 +100,11 @@ export class EvacuationWrites {
     if (stored.exists) {
       const node = safeDecode(stored.data);
       if (node !== undefined && node.requestId === request.requestId && node.status === 'applying') return this.continuePlan(node, stored.stat.version, request, now, undefined);
+      // Its plan was ended (restored, or stopped by an alarm) before a redelivery got here: never again.
+      if (node !== undefined && node.requestId === request.requestId && (node.status === 'restored' || node.status === 'stopped')) {
+        const write = { mode: node.mode, clusters: node.written, stages: node.plan.stages.length, multiBytes: 0 };
+        return resultOf(await this.options.run([{ op: 'check', path, version: stored.stat.version }], { write, version: stored.stat.version, unchanged: true }));
+      }
     }
     const judgement = await judgeEvacuation(session, this.options.d2BasePath, request, now, this.options.judge);
     if (judgement.verdict === 'reject') return { kind: 'reject', rejection: judgement.rejection };

@@ -318,4 +318,31 @@ describe('an ordered plan when one multi is too large', () => {
     expect(after.map((v, i) => v - versions[i]!).sort()).toEqual([0, 1]);
     expect(decodeRequestRecord((await session.get(`${base}/requests/ev-1`)).data)).toMatchObject({ status: 'applied' });
   });
+
+  it('never evacuates again when a plan cut short by a crash was restored before its redelivery', async () => {
+    await seed(admin, THREE());
+    let steps = 0;
+    const dying = new Proxy(session, {
+      get(target, prop, receiver) {
+        if (prop === 'multi') {
+          return async (ops: readonly MultiOp[]) => {
+            if (ops.some((op) => op.path.includes('/clusters/')) && ++steps > 1) throw new ZkError('connectionLoss', 'killed mid-plan');
+            return target.multi(ops);
+          };
+        }
+        const value = Reflect.get(target, prop, receiver) as unknown;
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    await expect(writerWith({ maxMultiBytes: 1500 }, dying).process(evacuate('ev-1'), { messageId: 'm-1' })).rejects.toMatchObject({ name: 'TransientRequestError' });
+    const writer = writerWith({ maxMultiBytes: 1500 });
+    clock = NOW + MINUTE;
+    expect((await writer.process(restore('rs-1'), { messageId: 'm-2' })).status).toBe('applied');
+
+    const redelivered = await writer.process(evacuate('ev-1'), { messageId: 'm-1' });
+
+    expect(redelivered).toMatchObject({ status: 'applied', record: { unchanged: true } });
+    for (const cluster of ['greetings-lor1', 'hello-lor1']) expect(isFailedOutAt(await failout(cluster), clock)).toBe(false);
+    expect(decodeEvacuationNode((await session.get(`${base}/evacuations/lor1`)).data)).toMatchObject({ status: 'restored' });
+  });
 });
