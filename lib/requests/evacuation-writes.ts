@@ -3,8 +3,11 @@ import { resolveAcl, type AclSource, type MultiOp, type ZkReader } from '../zk';
 import type { EvacuateChangeRequest, RestoreFabricChangeRequest } from './evacuate-schema';
 import { judgeEvacuation, type EvacuationJudgeOptions } from './evacuation-judge';
 import { decodeEvacuationNode, encodeEvacuationNode, evacuationPath, isEvacuationOpen, type EvacuationNode } from './evacuation-node';
-import { carriesEvacuation, evacuatedFailout } from './evacuation-plan';
-import { encodeFailoutView, readFailoutView, withViewEntry, type FailoutView } from './failout-view';
+import { carriesEvacuation, evacuatedFailout, restoredFailout } from './evacuation-plan';
+
+export { restoredFailout } from './evacuation-plan';
+import { encodeFailoutView, failoutText, readFailoutView, withViewEntry, type FailoutView } from './failout-view';
+import { forEachLimit } from '../concurrency';
 import type { Rejection } from './rejection';
 import type { EvacuationWrite, ForceOverride } from './request-record';
 
@@ -99,7 +102,7 @@ export class EvacuationWrites {
     const stored = await session.read(path);
     if (stored.exists) {
       const node = safeDecode(stored.data);
-      if (node !== undefined && node.requestId === request.requestId && node.status === 'applying') return this.continuePlan(node, stored.stat.version, request, now, undefined);
+      if (node !== undefined && node.requestId === request.requestId && node.status === 'applying') return this.continuePlan(node, stored.stat.version, request, now);
       // Its plan was ended (restored, or stopped by an alarm) before a redelivery got here: never again.
       if (node !== undefined && node.requestId === request.requestId && (node.status === 'restored' || node.status === 'stopped')) {
         const write = { mode: node.mode, clusters: node.written, stages: node.plan.stages.length, multiBytes: 0 };
@@ -123,7 +126,7 @@ export class EvacuationWrites {
       createdAt: now,
       ...(request.requestedBy === undefined ? {} : { requestedBy: request.requestedBy }),
       ...(request.reason === undefined ? {} : { reason: request.reason }),
-      plan,
+      plan: { ...plan, receivers: mostLoaded(plan.receivers) },
       written: writes.length,
     };
     const nodeOp = (n: EvacuationNode): MultiOp =>
@@ -136,40 +139,44 @@ export class EvacuationWrites {
       const write = { mode: 'multi' as const, clusters: writes.length, stages: plan.stages.length, multiBytes };
       return resultOf(await this.options.run(all, { write, version: nextVersion, ...forced }));
     }
-    // Too large for one multi: the plan first, then the clusters in steps.
+    // Too large for one multi: the plan first, then the clusters in steps (the writes as judged).
     const first: EvacuationNode = { ...node, status: 'applying', mode: 'plan', written: 0 };
     const created = await this.options.run([nodeOp(first)], undefined);
     if (created !== 'ok') return resultOf(created);
-    return this.continuePlan(first, nextVersion, request, now, { multiBytes, ...forced });
+    return this.writePlan(first, nextVersion, writes, now, { multiBytes, ...forced });
   }
 
-  /** Writes the clusters of an `applying` plan that do not carry the evacuation yet, in steps; the last step marks it applied and creates the record. */
-  private async continuePlan(node: EvacuationNode, nodeVersion: number, request: EvacuateChangeRequest, now: number, judged: { multiBytes: number; forced?: readonly ForceOverride[] } | undefined): Promise<EvacuationResult> {
+  /** The clusters of an `applying` plan that do not carry the evacuation yet (a redelivery after a crash), read again and written in steps. */
+  private async continuePlan(node: EvacuationNode, nodeVersion: number, request: EvacuateChangeRequest, now: number): Promise<EvacuationResult> {
     const { plan } = node;
-    const pending: ClusterWrite[] = [];
-    for (const c of plan.clusters) {
+    const pending = new Map<string, ClusterWrite>();
+    await forEachLimit(plan.clusters, READ_CONCURRENCY, async (c) => {
       const read = await this.readCluster(c.cluster);
-      if (read === undefined) continue;
-      if (carriesEvacuation(read.props.failoutProperties, plan.fabric, plan.requestId, now)) continue;
+      if (read === undefined || carriesEvacuation(read.props.failoutProperties, plan.fabric, plan.requestId, now)) return;
       const failout = evacuatedFailout(request, c, plan.stages[c.stage]!, plan.stopAlarms, read.props.failoutProperties);
-      pending.push({ cluster: c.cluster, op: setOf(read.path, read.version, read.props, failout), failout });
-    }
+      pending.set(c.cluster, { cluster: c.cluster, op: setOf(read.path, read.version, read.props, failout), failout });
+    });
+    const ordered = plan.clusters.flatMap((c) => (pending.has(c.cluster) ? [pending.get(c.cluster)!] : []));
+    return this.writePlan(node, nodeVersion, ordered, now, undefined);
+  }
+
+  /**
+   * Writes a plan's clusters in steps; each step checks the evacuation node's version (the plan did not
+   * change), the last one marks it applied and creates the record. The node is rewritten only once: at
+   * 1,000 clusters it is a few hundred KB, which would leave little room for clusters in every step.
+   */
+  private async writePlan(node: EvacuationNode, nodeVersion: number, writes: readonly ClusterWrite[], now: number, judged: { multiBytes: number; forced?: readonly ForceOverride[] } | undefined): Promise<EvacuationResult> {
+    const { plan } = node;
     const path = evacuationPath(this.options.evacuationsPath, plan.fabric);
-    let version = nodeVersion;
-    let written = node.written;
+    const applied = encodeEvacuationNode({ ...node, status: 'applied', written: plan.clusters.length });
     return this.inSteps(
-      pending,
+      writes,
       now,
-      encodeEvacuationNode(node).length + 200,
-      (chunk, last) => {
-        written += chunk.length;
-        const op: MultiOp = { op: 'set', path, data: encodeEvacuationNode({ ...node, status: last ? 'applied' : 'applying', written }), version };
-        version++;
-        return op;
-      },
+      applied.length,
+      (_chunk, last) => (last ? { op: 'set', path, data: applied, version: nodeVersion } : { op: 'check', path, version: nodeVersion }),
       (steps) => ({
         write: { mode: 'plan', clusters: plan.clusters.length, stages: plan.stages.length, multiBytes: judged?.multiBytes ?? 0, steps },
-        version,
+        version: nodeVersion + 1,
         ...(judged?.forced === undefined ? {} : { forced: judged.forced }),
       }),
     );
@@ -195,13 +202,15 @@ export class EvacuationWrites {
     const { plan } = node;
     const count = plan.stages.length;
     const gap = restoreGapOf(plan);
-    const writes: ClusterWrite[] = [];
-    for (const c of plan.clusters) {
+    const found = new Map<string, ClusterWrite>();
+    await forEachLimit(plan.clusters, READ_CONCURRENCY, async (c) => {
       const read = await this.readCluster(c.cluster);
-      if (read === undefined || !carriesEvacuation(read.props.failoutProperties, plan.fabric, plan.requestId, now)) continue;
+      if (read === undefined || !carriesEvacuation(read.props.failoutProperties, plan.fabric, plan.requestId, now)) return;
       const failout = restoredFailout(read.props.failoutProperties!, plan.fabric, plan.requestId, now + (count - 1 - c.stage) * gap, now);
-      if (failout !== 'unchanged') writes.push({ cluster: c.cluster, op: setOf(read.path, read.version, read.props, failout), failout });
-    }
+      if (failout !== 'unchanged') found.set(c.cluster, { cluster: c.cluster, op: setOf(read.path, read.version, read.props, failout), failout });
+    });
+    // In the plan's order, last stage first: if the restore is written in steps, the last stage returns first.
+    const writes = [...plan.clusters].sort((a, b) => b.stage - a.stage).flatMap((c) => (found.has(c.cluster) ? [found.get(c.cluster)!] : []));
     const ended: EvacuationNode = continuing
       ? node
       : {
@@ -245,12 +254,15 @@ export class EvacuationWrites {
     let at = 0;
     for (let steps = 1; ; steps++) {
       const view = await readFailoutView(this.options.session, this.options.judge.viewPath, this.options.d2BasePath, now);
-      // Room for the view as it will be (at most its size now plus this step's entries) and the node.
-      let room = this.maxMultiBytes - 2 * encodeFailoutView(view.view).length - nodeBytes;
+      // Room for the view as it is, what each cluster adds to it, and the node op.
+      let room = this.maxMultiBytes - encodeFailoutView(view.view).length - nodeBytes - 1024;
       const chunk: ClusterWrite[] = [];
-      while (at < writes.length && (chunk.length === 0 || room - bytesOf([writes[at]!.op]) > 0)) {
-        room -= bytesOf([writes[at]!.op]);
-        chunk.push(writes[at]!);
+      while (at < writes.length) {
+        const w = writes[at]!;
+        const size = bytesOf([w.op]) + (w.failout === null ? 0 : Buffer.byteLength(failoutText(w.failout)) + Buffer.byteLength(w.cluster) + 4);
+        if (chunk.length > 0 && size > room) break;
+        room -= size;
+        chunk.push(w);
         at++;
       }
       const last = at >= writes.length;
@@ -276,6 +288,17 @@ export class EvacuationWrites {
   }
 }
 
+/** Cluster nodes read at the same time when a plan is continued or restored. */
+const READ_CONCURRENCY = 64;
+
+/** Receiving clusters the evacuation node keeps: the most loaded (the dry run and the record of the judgement show them all). */
+const KEPT_RECEIVERS = 50;
+
+function mostLoaded(receivers: EvacuationNode['plan']['receivers']): EvacuationNode['plan']['receivers'] {
+  if (receivers.length <= KEPT_RECEIVERS) return receivers;
+  return [...receivers].sort((a, b) => b.factorAfter - a.factorAfter || (a.cluster < b.cluster ? -1 : 1)).slice(0, KEPT_RECEIVERS);
+}
+
 function resultOf(outcome: StepOutcome): EvacuationResult {
   if (outcome === 'conflict' || outcome === 'viewConflict') return { kind: outcome };
   return { kind: 'done' };
@@ -285,26 +308,6 @@ function resultOf(outcome: StepOutcome): EvacuationResult {
 function restoreGapOf(plan: EvacuationNode['plan']): number {
   const [a, b] = plan.stages;
   return a !== undefined && b !== undefined ? Math.max(0, a.onlineAt - b.onlineAt) : 0;
-}
-
-/**
- * `props` with the evacuation's windows ending at `back` (never later than they would have), those not
- * started yet removed; `null` when nothing is left; `unchanged` when nothing changes.
- */
-export function restoredFailout(props: FailoutProperties, fabric: string, requestId: string, back: number, now: number): FailoutProperties | null | 'unchanged' {
-  let changed = false;
-  const buckets = props.buckets.flatMap((b) => {
-    if (b.evacuation !== fabric || b.requestId !== requestId) return [b];
-    if ((b.offlineAt ?? 0) > now) {
-      changed = true;
-      return [];
-    }
-    if (b.onlineAt !== undefined && b.onlineAt <= back) return [b];
-    changed = true;
-    return [{ ...b, onlineAt: Math.max(back, (b.offlineAt ?? 0) + 1) }];
-  });
-  if (!changed) return 'unchanged';
-  return buckets.length === 0 ? null : { ...props, buckets };
 }
 
 /** The view op at the version read (a create when there was no node). */

@@ -287,6 +287,32 @@ describe('an ordered plan when one multi is too large', () => {
     expect(isFailedOutAt(await failout('hello-lor1'), NOW)).toBe(true);
   });
 
+  it('keeps every step within the byte budget, the growth of the view included', async () => {
+    const services = Object.fromEntries(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'].map((s) => [s, { [`${s}-lor1`]: 2, [`${s}-lva1`]: 2, [`${s}-ltx1`]: 2 }]));
+    await seed(admin, services);
+    const sizes: number[] = [];
+    const measuring = new Proxy(session, {
+      get(target, prop, receiver) {
+        if (prop === 'multi') {
+          return async (ops: readonly MultiOp[]) => {
+            sizes.push(ops.reduce((n, op) => n + op.path.length + ('data' in op && op.data !== undefined ? op.data.length : 0), 0));
+            return target.multi(ops);
+          };
+        }
+        const value = Reflect.get(target, prop, receiver) as unknown;
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const budget = 7_000;
+
+    const outcome = await writerWith({ maxMultiBytes: budget }, measuring).process(evacuate('ev-1'), { messageId: 'm-1' });
+
+    expect(outcome).toMatchObject({ status: 'applied', record: { evacuation: { mode: 'plan', clusters: 8 } } });
+    expect(outcome.record.evacuation?.steps).toBeGreaterThan(1);
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(budget);
+    for (const s of Object.keys(services)) expect(isFailedOutAt(await failout(`${s}-lor1`), NOW)).toBe(true);
+  });
+
   it('continues after a worker died between steps, writing each cluster once', async () => {
     await seed(admin, THREE());
     // A session that loses its connection after the plan node and the first step (of one cluster).
@@ -305,8 +331,10 @@ describe('an ordered plan when one multi is too large', () => {
     });
 
     await expect(writerWith({ maxMultiBytes: 1500 }, dying).process(evacuate('ev-1'), { messageId: 'm-1' })).rejects.toMatchObject({ name: 'TransientRequestError' });
-    const half = decodeEvacuationNode((await session.get(`${base}/evacuations/lor1`)).data);
-    expect(half).toMatchObject({ status: 'applying', written: 1 });
+    // Half written: the plan is recorded, one cluster carries the evacuation, the other not yet.
+    expect(decodeEvacuationNode((await session.get(`${base}/evacuations/lor1`)).data)).toMatchObject({ status: 'applying' });
+    const carrying = await Promise.all(['greetings-lor1', 'hello-lor1'].map(async (c) => isFailedOutAt(await failout(c), NOW)));
+    expect(carrying.filter(Boolean)).toHaveLength(1);
     const versions = await Promise.all(['greetings-lor1', 'hello-lor1'].map(async (c) => (await session.get(`${d2()}/clusters/${c}`)).stat.version));
 
     const redelivered = await writerWith({ maxMultiBytes: 1500 }).process(evacuate('ev-1'), { messageId: 'm-1' });
