@@ -233,3 +233,23 @@ export function evacuatedFailout(request: EvacuateChangeRequest, cluster: Evacua
 export function carriesEvacuation(props: FailoutProperties | null | undefined, fabric: string, requestId: string, now: number): boolean {
   return (props?.buckets ?? []).some((b) => b.evacuation === fabric && b.requestId === requestId && (b.onlineAt === undefined || b.onlineAt > now));
 }
+
+/**
+ * `props` with the evacuation's windows ending at `back` (never later than they would have), those not
+ * started yet removed; `null` when nothing is left; `unchanged` when nothing changes.
+ */
+export function restoredFailout(props: FailoutProperties, fabric: string, requestId: string, back: number, now: number): FailoutProperties | null | 'unchanged' {
+  let changed = false;
+  const buckets = props.buckets.flatMap((b) => {
+    if (b.evacuation !== fabric || b.requestId !== requestId) return [b];
+    if ((b.offlineAt ?? 0) > now) {
+      changed = true;
+      return [];
+    }
+    if (b.onlineAt !== undefined && b.onlineAt <= back) return [b];
+    changed = true;
+    return [{ ...b, onlineAt: Math.max(back, (b.offlineAt ?? 0) + 1) }];
+  });
+  if (!changed) return 'unchanged';
+  return buckets.length === 0 ? null : { ...props, buckets };
+}
