@@ -35,4 +35,5 @@ export { LambdaProcess, type LambdaProcessOptions } from './lambda-process';
 export { localSecretArn, startLocalSecrets, type LocalSecrets } from './secrets-server';
 export { SqsPoller, type SqsHandler, type SqsPollerOptions, type SqsPollerStats } from './sqs-poller';
 export { AlarmEvaluator, errorAlarmName, type AlarmEvaluatorOptions, type AlarmTransition, type LocalAlarm } from './alarm-evaluator';
-export { CLUSTERS, LOCAL_CLUSTER } from './topology';
+export { ALL_CLUSTERS, CLUSTERS, FABRICS, LOCAL_CLUSTER, LOCAL_FABRIC, SERVICES } from './topology';
+export { fabricPercent, sharesByFabric, type ServiceFabricShares } from './fabric-shares';

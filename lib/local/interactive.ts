@@ -8,7 +8,7 @@ import { commandsText, LiveView } from './view';
 
 const say = (line: string): void => void process.stdout.write(`${line}\n`);
 
-/** Runs the six-step scenario and prints its table; 0 only if every step passed. */
+/** Runs the scripted scenario (scenario.ts `STEPS`) and prints its table; 0 only if every step passed. */
 export async function scenario(stack: LocalStack, cli: CliRunner): Promise<number> {
   const results = await runScenario(stack, say, cli);
   say('');
@@ -26,8 +26,13 @@ export async function interactive(stack: LocalStack, view: boolean): Promise<voi
   if (!view || !stdin.isTTY) {
     commandsText(stack.env(), false, stack.console.url).forEach(say);
     const timer = setInterval(() => {
-      const s = summarize(stack.traffic.samplesSince(Date.now() - 5000));
-      const shares = [...s.byCluster].map(([c, n]) => `${c} ${((100 * n) / s.total).toFixed(0)}%`).join(', ');
+      // Each cluster's share of its own service's requests (every service's home cluster: 100 %).
+      const samples = stack.traffic.allSamplesSince(Date.now() - 5000);
+      const s = summarize(samples);
+      const perService = new Map<string, number>();
+      for (const x of samples) perService.set(x.service, (perService.get(x.service) ?? 0) + 1);
+      const serviceOf = new Map(samples.map((x) => [x.cluster, x.service]));
+      const shares = [...s.byCluster].map(([c, n]) => `${c} ${((100 * n) / (perService.get(serviceOf.get(c) ?? '') ?? s.total)).toFixed(0)}%`).join(', ');
       say(`traffic (5 s): ${s.total} requests, ${s.errors} errors; ${shares}; leader ${stack.leader()?.config.replicaId ?? 'none'}`);
     }, 5000);
     await done;

@@ -3,7 +3,9 @@
  * bound to its environment, the traffic's samples, and waiting for a condition. Steps live in their
  * own files by theme and are listed in scenario.ts.
  */
+import { sharesByFabric, type ServiceFabricShares } from './fabric-shares';
 import type { LocalStack } from './stack';
+import { SERVICE } from './topology';
 import { summarize, type Sample } from './traffic';
 
 /** What the scenario's `failout` writes to and reads (lib/cli's `CliIo` has this shape). */
@@ -77,8 +79,9 @@ export class Steps {
     return { code, stdout, stderr };
   }
 
-  samples(since: number, until = Date.now()): Sample[] {
-    return this.stack.traffic.samplesSince(since, until);
+  /** The samples of `service`'s requests (default `greetings`: what every step but the evacuation measures). */
+  samples(since: number, until = Date.now(), service: string = SERVICE): Sample[] {
+    return this.stack.traffic.samplesSince(since, until, service);
   }
 
   /** Waits until `predicate` holds (polling every 20 ms); returns the elapsed ms or throws after `timeoutMs`. */
@@ -91,7 +94,14 @@ export class Steps {
     return Date.now() - started;
   }
 
-  /** Shares (percent) of `clusters` among the samples sent in the next `ms`. */
+  /** Each service's requests by fabric among the samples of every service sent in the next `ms`. */
+  async measureFabrics(ms: number): Promise<ServiceFabricShares[]> {
+    const from = Date.now();
+    await sleep(ms);
+    return sharesByFabric(this.stack.traffic.allSamplesSince(from, Date.now()), this.stack.traffic.services);
+  }
+
+  /** Shares (percent) of `clusters` among greetings' samples sent in the next `ms`. */
   async measure(ms: number): Promise<{ samples: Sample[]; share: (cluster: string) => number; errors: number }> {
     const from = Date.now();
     await sleep(ms);
@@ -101,14 +111,15 @@ export class Steps {
   }
 
   /**
-   * Time from `sentAt` until every request goes where `moved` says: the first request after the last
-   * one that did not. Waits until none has strayed for 1 s.
+   * Time from `sentAt` until every request of `service` (default `greetings`) goes where `moved` says:
+   * the first request after the last one that did not. Waits until none has strayed for 1 s.
    */
-  async timeToAll(sentAt: number, moved: (s: Sample) => boolean): Promise<number> {
-    const lastStray = (): number => Math.max(sentAt, ...this.samples(sentAt).filter((s) => !moved(s)).map((s) => s.at));
-    await this.until(() => Date.now() - lastStray() > 1000 && this.samples(lastStray() + 1).length > 0, 'switch of all traffic');
+  async timeToAll(sentAt: number, moved: (s: Sample) => boolean, service: string = SERVICE): Promise<number> {
+    const samples = (since: number): Sample[] => this.samples(since, Date.now(), service);
+    const lastStray = (): number => Math.max(sentAt, ...samples(sentAt).filter((s) => !moved(s)).map((s) => s.at));
+    await this.until(() => Date.now() - lastStray() > 1000 && samples(lastStray() + 1).length > 0, `switch of all ${service} traffic`);
     const stray = lastStray();
-    const first = this.samples(stray + (stray === sentAt ? 0 : 1)).find(moved);
+    const first = samples(stray + (stray === sentAt ? 0 : 1)).find(moved);
     return (first?.at ?? Date.now()) - sentAt;
   }
 }

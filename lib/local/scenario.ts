@@ -8,19 +8,24 @@ import { PEER_A, PEER_B, pct, sleep, Steps, TARGETS, type CliRunner, type Step, 
 import { capacityRejected, extendMovesTheEnd, rampAdvances } from './scenario-safety';
 import { stopAlarmBringsTrafficHome } from './scenario-stop-alarm';
 import { drillPasses, drillStopped } from './scenario-drills';
-import { LOCAL_CLUSTER, type Backend } from './topology';
+import { fabricEvacuated } from './scenario-evacuate';
+import { fabricPercent, sharesByFabric } from './fabric-shares';
+import { LOCAL_CLUSTER, LOCAL_FABRIC, type Backend } from './topology';
 import { summarize } from './traffic';
 
 export { TARGETS, type StepResult } from './scenario-steps';
 
 async function steadyState(s: Steps): Promise<StepOutcome> {
+  const from = Date.now();
   const m = await s.measure(2000);
+  const fabrics = sharesByFabric(s.stack.traffic.allSamplesSince(from, Date.now()), s.stack.traffic.services);
   const local = m.share(LOCAL_CLUSTER);
+  const home = fabrics.map((f) => ({ service: f.service, total: f.total, pct: fabricPercent(f, LOCAL_FABRIC), errors: f.errors }));
   return {
     name: 'steady state',
-    expectation: `100 % on ${LOCAL_CLUSTER}, no errors`,
-    measured: `${m.samples.length} requests: ${pct(local)} on ${LOCAL_CLUSTER}, ${m.errors} errors`,
-    passed: m.samples.length > 0 && local === 100 && m.errors === 0,
+    expectation: `100 % on ${LOCAL_CLUSTER}, every service 100 % in ${LOCAL_FABRIC}, no errors`,
+    measured: `${m.samples.length} requests: ${pct(local)} on ${LOCAL_CLUSTER}, ${m.errors} errors; ${home.map((h) => `${h.service} ${pct(h.pct)} of ${h.total} in ${LOCAL_FABRIC}`).join(', ')}`,
+    passed: m.samples.length > 0 && local === 100 && m.errors === 0 && home.every((h) => h.total > 0 && h.pct === 100 && h.errors === 0),
   };
 }
 
@@ -135,6 +140,9 @@ const STEPS: readonly Step[] = [
   stopAlarmBringsTrafficHome,
   drillPasses,
   drillStopped,
+  // After every single-cluster step has restored what it failed out (an open failout with a peer in
+  // lor1 would be stranded, and the evacuation refused); it restores the fabric before the last step.
+  fabricEvacuated,
   leaderKilled,
 ];
 

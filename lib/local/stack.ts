@@ -1,8 +1,9 @@
 /**
  * The whole system on one machine (`npm start`): a real ZooKeeper, a FIFO queue and its DLQ on
- * fauxqs, two xDS control planes serving the sample topology, two bridge replicas writing D2 data,
- * the request worker (the poller driving the real Lambda handler) and a traffic generator calling
- * through FailoutClient. Everything on 127.0.0.1; nothing is a stand-in.
+ * fauxqs, two xDS control planes serving the sample topology (two services in three fabrics), two
+ * bridge replicas writing D2 data, the request worker (the poller driving the real Lambda handler) and
+ * a traffic generator calling both services through FailoutClient. Everything on 127.0.0.1; nothing
+ * is a stand-in.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -26,7 +27,7 @@ import { startLocalSqs, type LocalSqs } from './sqs';
 import { startStopConditions, type LocalStopConditions } from './stop-conditions';
 import { startLocalDrills, type LocalDrills } from './drills';
 import { alarmsUrl, type AlarmEvaluator } from './alarm-evaluator';
-import { CLUSTERS, SampleTopology, SERVICE } from './topology';
+import { ALL_CLUSTERS, clustersOf, SampleTopology, SERVICES } from './topology';
 import { LOCAL_TRAFFIC_METRIC, TrafficGenerator } from './traffic';
 import type { ClusterView, ReplicaView, StackEnv, ViewSource } from './view';
 import { startZooKeeper, type ZooKeeperServer } from './zookeeper';
@@ -188,15 +189,15 @@ export class LocalStack {
       for (let i = 0; i < 2; i++) await stack.startReplica();
       stops.add(() => Promise.all(stack.replicas.map((r) => r.close())));
       await stack.waitFor(() => stack.replicas.some((r) => r.role === 'leader' && r.ready), 20_000, 'a bridge leader with its first full sync');
-      await Promise.all(CLUSTERS.map((c) => observer.listenToCluster(c)));
-      await stack.waitFor(() => CLUSTERS.every((c) => (observer.getUris(c)?.hosts.length ?? 0) >= 3), 20_000, 'D2 data of every cluster');
+      await Promise.all(ALL_CLUSTERS.map((c) => observer.listenToCluster(c)));
+      await stack.waitFor(() => ALL_CLUSTERS.every((c) => (observer.getUris(c)?.hosts.length ?? 0) >= 3), 20_000, 'D2 data of every cluster');
 
-      progress(`starting the traffic generator (${options.rate ?? 50} requests/s)…`);
+      progress(`starting the traffic generator (${options.rate ?? 50} requests/s to each of ${SERVICES.join(', ')})…`);
       const traffic = await TrafficGenerator.start({ connectString: zk.connectString, rate: options.rate, logger: log });
       stops.add(() => traffic.close());
       stack.trafficValue = traffic;
       progress('starting the alarm evaluator and the failout-guard function…');
-      const stopConditions = await startStopConditions({ connectString: zk.connectString, sqs, samplesSince: (since) => traffic.samplesSince(since), clusters: CLUSTERS, alarmsPort, logLevel: powertoolsLevel(process.env.FAILOUT_LOG_LEVEL ?? 'info'), logger: log });
+      const stopConditions = await startStopConditions({ connectString: zk.connectString, sqs, samplesSince: (since) => traffic.allSamplesSince(since), clusters: ALL_CLUSTERS, alarmsPort, logLevel: powertoolsLevel(process.env.FAILOUT_LOG_LEVEL ?? 'info'), logger: log });
       stops.add(() => stopConditions.close());
       stack.stopConditionsValue = stopConditions;
       progress('starting the failout-drills function and its timer…');
@@ -243,14 +244,14 @@ export class LocalStack {
   /**
    * The console as `failout console` runs it against this stack (the CLI's options from the stack's
    * environment), with the bridges' admin URLs read before every round (replicas come and go) and the
-   * traffic generator's counters charted.
+   * traffic generator's counters charted, one chart per service (each from its own `/metrics/<service>`).
    */
   private async startConsole(): Promise<ConsoleServer> {
     const env = { ...process.env, ...this.env() };
     const fromEnv = process.env.FAILOUT_CONSOLE_PORT?.trim();
     const wanted = this.options.consolePort ?? (fromEnv !== undefined && /^\d{1,5}$/.test(fromEnv) ? Number(fromEnv) : 8300);
     const start = (port: number): Promise<ConsoleServer> => {
-      const options = consoleServerOptions({ port: String(port), metrics: [`${SERVICE}=${this.traffic.metricsUrl}`], trafficMetric: LOCAL_TRAFFIC_METRIC }, env, this.log);
+      const options = consoleServerOptions({ port: String(port), metrics: SERVICES.map((service) => `${service}=${this.traffic.metricsUrlOf(service)}`), trafficMetric: LOCAL_TRAFFIC_METRIC }, env, this.log);
       const bridgeUrls = (): string[] => this.replicas.filter((r) => r.adminPort !== undefined).map((r) => `http://127.0.0.1:${r.adminPort}`);
       return ConsoleServer.start({ ...options, bridgeUrls }).catch(async (err: unknown) => {
         await options.requests.close();
@@ -287,19 +288,23 @@ export class LocalStack {
     });
   }
 
+  /** Every cluster of every service (greetings' first), as the clients see it. */
   clusterViews(): ClusterView[] {
-    return CLUSTERS.map((name) => {
-      const hosts = this.observer.getUris(name)?.hosts.length ?? 0;
-      // The state holds validated properties: a malformed failout leaves the last good one in effect.
-      return { name, hosts, failout: createFailoutConfig(name, this.observer.getFailoutProperties(name) ?? null), problem: this.problems.get(name) };
-    });
+    return SERVICES.flatMap((service) =>
+      clustersOf(service).map((name) => {
+        const hosts = this.observer.getUris(name)?.hosts.length ?? 0;
+        // The state holds validated properties: a malformed failout leaves the last good one in effect.
+        return { name, service, hosts, failout: createFailoutConfig(name, this.observer.getFailoutProperties(name) ?? null), problem: this.problems.get(name) };
+      }),
+    );
   }
 
   /** What the live view reads. */
   viewSource(): ViewSource {
     return {
       rate: this.traffic.rate,
-      samplesSince: (since) => this.traffic.samplesSince(since),
+      services: this.traffic.services,
+      samplesSince: (since) => this.traffic.allSamplesSince(since),
       totals: () => this.traffic.counts,
       warmUps: () => this.traffic.warmUps(),
       clusters: () => this.clusterViews(),
@@ -325,7 +330,7 @@ export class LocalStack {
         xds_servers: [this.planes.primary.uri, this.planes.fallback.uri].map((uri) => ({ server_uri: uri, channel_creds: [{ type: 'insecure' }] })),
         node: { id: 'failout-local-bridge' },
       },
-      services: [SERVICE],
+      services: [...SERVICES],
       zookeeper: { connectString: this.zk.connectString, sessionTimeoutMs: this.options.bridgeSessionTimeoutMs ?? 4000, credentials: [this.identities.bridge] },
       acl: { requestWriter: roles.requestWriter, announcer: roles.announcer },
       admin: { host: '127.0.0.1', port: 0, grpcPort: 0 },

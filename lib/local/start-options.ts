@@ -6,20 +6,21 @@ import type { LocalStackOptions } from './stack';
 export const HELP = `usage: npm start [-- options]
 
 Runs the whole failout system on 127.0.0.1: ZooKeeper, a FIFO queue and its DLQ (fauxqs), two xDS
-control planes (primary, fallback) serving service greetings (clusters greetings-lor1, -lva1, -ltx1,
-three HTTP backends each), two xDS→ZooKeeper bridge replicas, the request worker (the real Lambda
-handler behind a queue poller) and a traffic generator calling through FailoutClient. A live view
-shows where the traffic goes; it prints the failout commands to try and the environment they need.
-Ctrl-C (or q) stops everything.
+control planes (primary, fallback) serving two services in three fabrics (greetings: clusters
+greetings-lor1, -lva1, -ltx1; hello: hello-lor1, -lva1, -ltx1; three HTTP backends each), two
+xDS→ZooKeeper bridge replicas, the request worker (the real Lambda handler behind a queue poller) and
+a traffic generator calling both services through FailoutClient. A live view shows where the traffic
+goes (per cluster and per fabric); it prints the failout commands to try and the environment they
+need. Ctrl-C (or q) stops everything.
 
 options:
-  --rate <n>            requests per second of the traffic generator (default 50)
+  --rate <n>            requests per second of the traffic generator, to each service (default 50)
   --zk-port <port>      ZooKeeper client port (default: a free one)
   --sqs-port <port>     local SQS port (default: a free one)
   --primary-port <port> primary xDS control plane port (default: a free one)
   --fallback-port <port> fallback xDS control plane port (default: a free one)
   --no-view             no live view: JSON logs on stderr and a traffic line every 5 s
-  --scenario            run the scripted six-step scenario, print a pass/fail table, exit 0 only if all pass
+  --scenario            run the scripted scenario (13 steps), print a pass/fail table, exit 0 only if all pass
   --help                this text
 
 keys in the live view:

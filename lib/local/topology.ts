@@ -1,26 +1,48 @@
 /**
- * The local stack's sample topology: service `greetings` with clusters `greetings-lor1` (its local
- * cluster), `greetings-lva1` and `greetings-ltx1`, three real HTTP backends each, as an xDS snapshot
- * the control planes serve (LDS `greetings` → RDS `greetings-route` → CDS `<cluster>` → EDS
- * `<cluster>-eds-g<generation>`).
+ * The local stack's sample topology: two services in three fabrics (data centers). Service `greetings`
+ * with clusters `greetings-lor1` (its local cluster), `greetings-lva1` and `greetings-ltx1`, and
+ * service `hello` with `hello-lor1` (its local one), `hello-lva1` and `hello-ltx1`, three real HTTP
+ * backends each, as an xDS snapshot the control planes serve (per service: LDS `<service>` → RDS
+ * `<service>-route` → CDS `<cluster>` → EDS `<cluster>-eds-g<generation>`). The names follow the fabric
+ * rule (docs/operators.md "Fabrics"): `<service>-<fabric>`, so fabric `lor1` holds `greetings-lor1`
+ * and `hello-lor1`.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buildCluster, buildClusterLoadAssignment, buildListener, buildRouteConfiguration, type SnapshotInput } from '../xds/server';
 
+/** The first service: every scenario step before issue 23's evacuation measures its traffic. */
 export const SERVICE = 'greetings';
-/** The service's own cluster: the heaviest in the route, so the bridge maps the D2 service to it. */
+/** The second service (issue 23): its own clusters and backends in the same three fabrics. */
+export const SECOND_SERVICE = 'hello';
+/** Every service of the topology, in the order the view lists them. */
+export const SERVICES = [SERVICE, SECOND_SERVICE] as const;
+/** The fabrics, the local one first: every service has one cluster in each, named `<service>-<fabric>`. */
+export const FABRICS = ['lor1', 'lva1', 'ltx1'] as const;
+/** The fabric the services' own clusters are in (where their traffic goes while nothing is failed out). */
+export const LOCAL_FABRIC = FABRICS[0];
+/** `greetings-lor1`: a service's cluster in a fabric. */
+export const clusterOf = (service: string, fabric: string): string => `${service}-${fabric}`;
+/** The first service's own cluster: the heaviest in the route, so the bridge maps the D2 service to it. */
 export const LOCAL_CLUSTER = 'greetings-lor1';
+/** The first service's clusters (`greetings-*`), its own first. */
 export const CLUSTERS = [LOCAL_CLUSTER, 'greetings-lva1', 'greetings-ltx1'] as const;
+/** Every cluster of every service, service by service, each service's own cluster first. */
+export const ALL_CLUSTERS: readonly string[] = SERVICES.flatMap((service) => FABRICS.map((fabric) => clusterOf(service, fabric)));
 /**
  * Route weights: xDS needs positive ones; D2 sends a service's traffic to its `clusterName` only (the
- * heaviest), and the peers are in the route so that the bridge writes their D2 data too.
+ * heaviest: the local fabric's), and the peers are in the route so that the bridge writes their D2 data too.
  */
-const ROUTE_WEIGHTS: Record<string, number> = { [LOCAL_CLUSTER]: 98, 'greetings-lva1': 1, 'greetings-ltx1': 1 };
+const routeWeight = (cluster: string): number => (cluster.endsWith(`-${LOCAL_FABRIC}`) ? 98 : 1);
+
+/** A service's clusters, its own (local fabric) first. */
+export function clustersOf(service: string): string[] {
+  return FABRICS.map((fabric) => clusterOf(service, fabric));
+}
 
 /** One HTTP backend of a cluster. */
 export interface Backend {
-  /** `lor1-2`. */
+  /** `lor1-2` for greetings' clusters (as before issue 23), `hello-lor1-2` for the second service's. */
   readonly name: string;
   readonly cluster: string;
   readonly port: number;
@@ -55,7 +77,7 @@ async function startBackend(cluster: string, name: string, faulty: () => boolean
  */
 export class SampleTopology {
   private readonly servers: Server[] = [];
-  private readonly byCluster = new Map<string, Backend[]>(CLUSTERS.map((c) => [c, []]));
+  private readonly byCluster = new Map<string, Backend[]>(ALL_CLUSTERS.map((c) => [c, []]));
   private version = 1;
   /** EDS resource names end in `-g<generation>`; a new generation makes the bridge subscribe anew. */
   private generation = 1;
@@ -63,11 +85,11 @@ export class SampleTopology {
   private readonly broken = new Set<string>();
   private faultAnswerCount = 0;
 
-  /** Starts `perCluster` backends in each cluster. */
+  /** Starts `perCluster` backends in each cluster of each service. */
   static async start(perCluster = 3): Promise<SampleTopology> {
     const topology = new SampleTopology();
     try {
-      for (const cluster of CLUSTERS) for (let i = 0; i < perCluster; i++) await topology.addBackend(cluster);
+      for (const cluster of ALL_CLUSTERS) for (let i = 0; i < perCluster; i++) await topology.addBackend(cluster);
     } catch (err) {
       await topology.close();
       throw err;
@@ -76,7 +98,7 @@ export class SampleTopology {
     return topology;
   }
 
-  /** Every backend, cluster by cluster. */
+  /** Every backend, cluster by cluster (greetings' clusters first). */
   backends(): Backend[] {
     return [...this.byCluster.values()].flat();
   }
@@ -133,18 +155,18 @@ export class SampleTopology {
     return `${cluster}-eds-g${this.generation}`;
   }
 
-  /** The xDS resources of the current state. */
+  /** The xDS resources of the current state: one listener and route per service, every cluster. */
   snapshot(): SnapshotInput {
     return {
       version: `v${this.version}`,
-      listeners: [buildListener(SERVICE, { routeConfigName: `${SERVICE}-route` })],
-      routes: [
-        buildRouteConfiguration(`${SERVICE}-route`, {
-          virtualHosts: [{ name: SERVICE, domains: [SERVICE], routes: [{ prefix: '', weightedClusters: CLUSTERS.map((name) => ({ name, weight: ROUTE_WEIGHTS[name] ?? 1 })) }] }],
+      listeners: SERVICES.map((service) => buildListener(service, { routeConfigName: `${service}-route` })),
+      routes: SERVICES.map((service) =>
+        buildRouteConfiguration(`${service}-route`, {
+          virtualHosts: [{ name: service, domains: [service], routes: [{ prefix: '', weightedClusters: clustersOf(service).map((name) => ({ name, weight: routeWeight(name) })) }] }],
         }),
-      ],
-      clusters: CLUSTERS.map((c) => buildCluster(c, { edsServiceName: this.edsName(c) })),
-      endpoints: CLUSTERS.map((c) => buildClusterLoadAssignment(this.edsName(c), this.backendsOf(c).map((b) => ({ address: '127.0.0.1', port: b.port })))),
+      ),
+      clusters: ALL_CLUSTERS.map((c) => buildCluster(c, { edsServiceName: this.edsName(c) })),
+      endpoints: ALL_CLUSTERS.map((c) => buildClusterLoadAssignment(this.edsName(c), this.backendsOf(c).map((b) => ({ address: '127.0.0.1', port: b.port })))),
     };
   }
 

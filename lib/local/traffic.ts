@@ -1,21 +1,23 @@
 /**
- * The local stack's traffic generator: a service that calls `d2://greetings/hello` at a steady rate
- * through the production client stack (LoadBalancerState over its own ZooKeeper session, D2Client,
- * FailoutClient built by `buildD2Client` with the ZooKeeper failout provider and the weighted redirect
- * strategy), with a routing key per simulated member, and remembers where each request went.
+ * The local stack's traffic generator: a service that calls `d2://greetings/hello` and
+ * `d2://hello/hello` (the sample topology's two services), each at a steady rate, through the
+ * production client stack (LoadBalancerState over its own ZooKeeper session, D2Client, FailoutClient
+ * built by `buildD2Client` with the ZooKeeper failout provider and the weighted redirect strategy),
+ * with a routing key per simulated member, and remembers where each request went.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Counter } from 'prom-client';
+import { Counter, Registry } from 'prom-client';
 import { LoadBalancerState } from '../d2';
 import { buildD2Client, WeightedFailoutRedirectStrategy, ZooKeeperFailoutConfigProviderFactory, type BuiltD2Client } from '../failout';
 import { createLogger, type Logger } from '../logging';
 import { ZkSession } from '../zk';
-import { SERVICE } from './topology';
+import { SERVICE, SERVICES } from './topology';
 
 /**
  * The counter of every request the generator sent, by the cluster it went to: what the console charts
- * (`--traffic-metric`), next to FailoutClient's own `failout_client_redirected_total` in the same registry.
+ * (`--traffic-metric`), next to FailoutClient's own `failout_client_redirected_total` in the same
+ * registry (`/metrics`, every service); `/metrics/<service>` has it for one service's requests only.
  */
 export const LOCAL_TRAFFIC_METRIC = 'failout_local_requests_total';
 
@@ -23,6 +25,8 @@ export const LOCAL_TRAFFIC_METRIC = 'failout_local_requests_total';
 export interface Sample {
   /** When the request was sent (epoch ms). */
   readonly at: number;
+  /** The D2 service it was sent to (`greetings`, `hello`). */
+  readonly service: string;
   /** The cluster it went to (undefined when it failed before a target was chosen). */
   readonly cluster: string | undefined;
   /** The host URI it went to. */
@@ -58,8 +62,10 @@ export interface WarmUpCounts {
 /** Options of {@link TrafficGenerator.start}. */
 export interface TrafficOptions {
   readonly connectString: string;
-  /** Requests per second. Default 50. */
+  /** Requests per second to each service. Default 50. */
   readonly rate?: number;
+  /** The D2 services called, `d2://<service>/hello` each. Default both of the sample topology's. */
+  readonly services?: readonly string[];
   /** Simulated members (routing keys `member-<n>`, picked at random). Default 1000. */
   readonly members?: number;
   /** How long samples are kept. Default 120 s. */
@@ -97,6 +103,8 @@ export class TrafficGenerator {
   private ticks = 0;
   private metricsServer: Server | undefined;
   private readonly byTarget: Counter<'cluster'>;
+  /** Per service: a registry of its own holding the same counter for its requests only (`/metrics/<service>`). */
+  private readonly perService = new Map<string, { readonly registry: Registry; readonly byTarget: Counter<'cluster'> }>();
 
   private constructor(
     private readonly options: Required<Omit<TrafficOptions, 'logger'>>,
@@ -104,7 +112,12 @@ export class TrafficGenerator {
     readonly state: LoadBalancerState,
     readonly client: BuiltD2Client,
   ) {
-    this.byTarget = new Counter({ name: LOCAL_TRAFFIC_METRIC, help: 'Requests the local traffic generator sent, by the cluster they went to', labelNames: ['cluster'], registers: [client.registry] });
+    const help = 'Requests the local traffic generator sent, by the cluster they went to';
+    this.byTarget = new Counter({ name: LOCAL_TRAFFIC_METRIC, help, labelNames: ['cluster'], registers: [client.registry] });
+    for (const service of options.services) {
+      const registry = new Registry();
+      this.perService.set(service, { registry, byTarget: new Counter({ name: LOCAL_TRAFFIC_METRIC, help: `${help} (service ${service})`, labelNames: ['cluster'], registers: [registry] }) });
+    }
   }
 
   /** Connects, loads the service and starts sending. */
@@ -126,9 +139,10 @@ export class TrafficGenerator {
       peerWatchTeardownDelayMs: 60_000,
       logger: log,
     });
-    const generator = new TrafficGenerator({ rate: options.rate ?? 50, members: options.members ?? 1000, keepMs: options.keepMs ?? 120_000, connectString: options.connectString }, session, state, client);
+    const services = [...new Set(options.services ?? SERVICES)];
+    const generator = new TrafficGenerator({ rate: options.rate ?? 50, services, members: options.members ?? 1000, keepMs: options.keepMs ?? 120_000, connectString: options.connectString }, session, state, client);
     try {
-      await state.listenToService(SERVICE);
+      await Promise.all(services.map((service) => state.listenToService(service)));
     } catch (err) {
       await generator.close();
       throw err;
@@ -143,8 +157,14 @@ export class TrafficGenerator {
     return generator;
   }
 
+  /** Requests per second to each service. */
   get rate(): number {
     return this.options.rate;
+  }
+
+  /** The services called. */
+  get services(): readonly string[] {
+    return this.options.services;
   }
 
   /** Requests answered since start: successes and failures. */
@@ -157,14 +177,23 @@ export class TrafficGenerator {
     return this.warm;
   }
 
-  /** Samples of requests sent at or after `since` (epoch ms), optionally before `until`. */
-  samplesSince(since: number, until = Infinity): Sample[] {
+  /**
+   * Samples of requests to `service` (default `greetings`, the service every measurement before the
+   * second one came was of) sent at or after `since` (epoch ms), optionally before `until`.
+   */
+  samplesSince(since: number, until = Infinity, service: string = SERVICE): Sample[] {
+    return this.samples.filter((s) => s.at >= since && s.at < until && s.service === service);
+  }
+
+  /** Samples of requests to every service sent at or after `since` (epoch ms), optionally before `until`. */
+  allSamplesSince(since: number, until = Infinity): Sample[] {
     return this.samples.filter((s) => s.at >= since && s.at < until);
   }
 
   /**
    * `http://127.0.0.1:<port>/metrics`: the client's registry as Prometheus text (FailoutClient's
-   * counters and {@link LOCAL_TRAFFIC_METRIC}), as a service would expose it; loopback only.
+   * counters and {@link LOCAL_TRAFFIC_METRIC} over every service), as a service would expose it;
+   * loopback only.
    */
   get metricsUrl(): string {
     const address = this.metricsServer?.address() as AddressInfo | null | undefined;
@@ -172,10 +201,21 @@ export class TrafficGenerator {
     return `http://127.0.0.1:${address.port}/metrics`;
   }
 
+  /**
+   * `http://127.0.0.1:<port>/metrics/<service>`: {@link LOCAL_TRAFFIC_METRIC} of one service's requests
+   * only, as that service's own process would expose it (the console charts one service per endpoint).
+   */
+  metricsUrlOf(service: string): string {
+    if (!this.perService.has(service)) throw new Error(`the traffic generator does not call ${service}`);
+    return `${this.metricsUrl}/${encodeURIComponent(service)}`;
+  }
+
   private async serveMetrics(): Promise<void> {
-    const registry = this.client.registry;
     const server = createServer((req, res) => {
-      if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
+      const path = (req.url ?? '').split('?')[0] ?? '';
+      const service = path.startsWith('/metrics/') ? this.perService.get(decodeURIComponent(path.slice('/metrics/'.length))) : undefined;
+      const registry = path === '/metrics' ? this.client.registry : service?.registry;
+      if (req.method !== 'GET' || registry === undefined) {
         res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
         return;
       }
@@ -207,7 +247,10 @@ export class TrafficGenerator {
     await this.session.close().catch(() => undefined);
   }
 
-  /** A steady rate: each 10 ms tick sends what the rate owes since the start (no bursts after a stall). */
+  /**
+   * A steady rate: each 10 ms tick sends what the rate owes since the start (no bursts after a stall),
+   * one request to each service per round.
+   */
   private run(): void {
     this.startedAt = Date.now();
     this.timer = setInterval(() => {
@@ -215,7 +258,10 @@ export class TrafficGenerator {
       const owed = Math.floor(((now - this.startedAt) * this.options.rate) / 1000) - this.sent;
       // After a long stall (a paused laptop) skip ahead rather than burst.
       if (owed > this.options.rate) this.sent += owed - 1;
-      for (let i = 0; i < Math.min(owed, this.options.rate); i++) this.sendOne();
+      for (let i = 0; i < Math.min(owed, this.options.rate); i++) {
+        this.sent++;
+        for (const service of this.options.services) this.sendOne(service);
+      }
       const cutoff = now - this.options.keepMs;
       while (this.samples.length > 0 && this.samples[0]!.at < cutoff) this.samples.shift();
       if (++this.ticks % 100 === 0) void this.readWarmUps();
@@ -238,26 +284,28 @@ export class TrafficGenerator {
     }
   }
 
-  private sendOne(): void {
-    this.sent++;
+  private sendOne(service: string): void {
     const at = Date.now();
     const routingKey = `member-${Math.floor(Math.random() * this.options.members)}`;
     const done = this.client
-      .request(`d2://${SERVICE}/hello`, { routingKey, headersTimeout: 2000, bodyTimeout: 2000 })
+      .request(`d2://${service}/hello`, { routingKey, headersTimeout: 2000, bodyTimeout: 2000 })
       .then(async (response) => {
         await response.body.dump();
         const ok = response.statusCode < 500;
-        this.record({ at, cluster: response.target.cluster, host: response.target.host, ok, latencyMs: Date.now() - at, error: ok ? undefined : `HTTP ${response.statusCode}` });
+        this.record({ at, service, cluster: response.target.cluster, host: response.target.host, ok, latencyMs: Date.now() - at, error: ok ? undefined : `HTTP ${response.statusCode}` });
       })
       .catch((err: unknown) => {
-        this.record({ at, cluster: undefined, host: undefined, ok: false, latencyMs: Date.now() - at, error: err instanceof Error ? err.message : String(err) });
+        this.record({ at, service, cluster: undefined, host: undefined, ok: false, latencyMs: Date.now() - at, error: err instanceof Error ? err.message : String(err) });
       })
       .finally(() => this.inFlight.delete(done));
     this.inFlight.add(done);
   }
 
   private record(sample: Sample): void {
-    if (sample.cluster !== undefined) this.byTarget.inc({ cluster: sample.cluster });
+    if (sample.cluster !== undefined) {
+      this.byTarget.inc({ cluster: sample.cluster });
+      this.perService.get(sample.service)?.byTarget.inc({ cluster: sample.cluster });
+    }
     if (sample.ok) this.totals.ok++;
     else this.totals.errors++;
     this.samples.push(sample);

@@ -1,6 +1,6 @@
 /**
- * The local stack's live terminal view: where the traffic goes (share per cluster), each cluster's
- * failout state and window, the bridge replicas (leader, active control plane), the control planes,
+ * The local stack's live terminal view: where each service's traffic goes (share per cluster of its
+ * service, and per fabric), each cluster's failout state and window, the bridge replicas (leader, active control plane), the control planes,
  * request outcomes and the worker's counters; plus the commands to try. `renderView` is pure over a
  * {@link ViewSource}; `LiveView` redraws it every second.
  *
@@ -11,6 +11,7 @@
 import type { FailoutConfig, FailoutWindow } from '../failout';
 import { escapeControlChars } from '../text';
 import type { ControlPlaneName } from './control-planes';
+import { fabricOfCluster, fabricPercent, sharesByFabric } from './fabric-shares';
 import type { SqsPollerStats } from './sqs-poller';
 import { summarize, type Sample, type WarmUpCounts } from './traffic';
 
@@ -27,6 +28,8 @@ export interface ReplicaView {
 /** One cluster as the clients see it in ZooKeeper. */
 export interface ClusterView {
   readonly name: string;
+  /** The D2 service it serves (its share is of that service's traffic; absent: of all traffic). */
+  readonly service?: string;
   readonly hosts: number;
   readonly failout: FailoutConfig | undefined;
   /** Why the latest write of the cluster's document could not be read (the clients keep the last good one). */
@@ -49,7 +52,11 @@ export interface StackEnv {
 
 /** What the view reads (a {@link LocalStack} fits through {@link stackViewSource}). */
 export interface ViewSource {
+  /** Requests per second to each service. */
   readonly rate: number;
+  /** The services the traffic calls (a line of shares per fabric when given). */
+  readonly services?: readonly string[];
+  /** Samples of every service's requests sent since `since`. */
   samplesSince(since: number): Sample[];
   totals(): { ok: number; errors: number };
   clusters(): ClusterView[];
@@ -70,7 +77,13 @@ const WINDOW_MS = 5000;
 
 const pct = (n: number, total: number): string => `${total === 0 ? '0.0' : ((100 * n) / total).toFixed(1)}%`;
 const time = (ms: number): string => new Date(ms).toISOString().slice(11, 19);
-const short = (cluster: string): string => cluster.replace(/^greetings-/, '');
+/** `<service>-`: what a cluster's name shares with its service's other clusters (the fabric rule's prefix). */
+const servicePrefix = (cluster: string): string => cluster.slice(0, cluster.lastIndexOf('-') + 1);
+/** A peer's name without the failed-out cluster's service prefix: `greetings-lva1` → `lva1` for `greetings-lor1`. */
+function short(peer: string, of: string): string {
+  const prefix = servicePrefix(of);
+  return prefix !== '' && peer.startsWith(prefix) ? peer.slice(prefix.length) : peer;
+}
 
 /**
  * `FAILED OUT → lva1:2 ltx1:1 · buckets 0-99 · until 12:30:00 (29m left)`, `scheduled …`, `serving`;
@@ -79,7 +92,7 @@ const short = (cluster: string): string => cluster.replace(/^greetings-/, '');
  */
 export function describeFailout(config: FailoutConfig | undefined, now: number): string {
   if (!config) return 'serving';
-  const peers = config.peers.map((p) => `${short(p.cluster)}:${p.weight}`).join(' ');
+  const peers = config.peers.map((p) => `${short(p.cluster, config.cluster)}:${p.weight}`).join(' ');
   const open = config.windows.filter((w) => w.onlineAt === undefined || now < w.onlineAt);
   const starts = [...new Set(open.map((w) => w.offlineAt))].sort((a, b) => a - b);
   if (starts.length > 1) return describeRamp(open, starts, peers, now);
@@ -133,7 +146,9 @@ export function commandsText(env: StackEnv, keys: boolean, consoleUrl?: string):
     '  npx failout out greetings-lor1 --peer greetings-lva1:2 --peer greetings-ltx1:1 --for 30m --stop-alarm greetings-lva1-errors --wait   (then b)',
     '  npx failout extend greetings-lor1 --for 1h --wait',
     '  npx failout restore greetings-lor1 --wait',
-    '  npx failout status',
+    '  npx failout evacuate lor1 --to lva1:2,ltx1:1 --for 30m --wait   (every service of fabric lor1: greetings-lor1 and hello-lor1)',
+    '  npx failout restore --fabric lor1 --wait',
+    '  npx failout status   ·   npx failout fabric list',
   ];
   if (keys) {
     lines.push(
@@ -145,6 +160,21 @@ export function commandsText(env: StackEnv, keys: boolean, consoleUrl?: string):
   return lines;
 }
 
+/**
+ * `fabrics (share of each service's traffic): lor1 greetings 100.0% hello 100.0% · lva1 …`: where each
+ * service's requests of the window landed, by fabric (the fabric rule over the cluster names), fabrics
+ * in the order the clusters are listed.
+ */
+export function fabricLine(samples: readonly Sample[], services: readonly string[], clusters: readonly ClusterView[]): string {
+  const shares = sharesByFabric(samples, services);
+  const fabrics: string[] = [];
+  const add = (fabric: string): void => void (fabrics.includes(fabric) ? undefined : fabrics.push(fabric));
+  for (const c of clusters) if (c.service !== undefined) add(fabricOfCluster(c.service, c.name) ?? c.name);
+  for (const s of shares) for (const fabric of s.byFabric.keys()) add(fabric);
+  const cells = fabrics.map((fabric) => `${fabric} ${shares.map((s) => `${s.service} ${pct(fabricPercent(s, fabric), 100)}`).join(' ')}`);
+  return `  fabrics (share of each service's traffic): ${cells.length === 0 ? 'none' : cells.join(' · ')}`;
+}
+
 /** One frame of the view. */
 export function renderView(source: ViewSource, now = Date.now()): string[] {
   const samples = source.samplesSince(now - WINDOW_MS);
@@ -153,23 +183,26 @@ export function renderView(source: ViewSource, now = Date.now()): string[] {
   const out: string[] = [];
   out.push(`failout local stack — ${time(now)} UTC`);
   out.push('');
+  const services = source.services ?? [];
+  const perService = services.length === 0 ? '' : ` to each of ${services.join(', ')}`;
   out.push(
-    `traffic, last ${WINDOW_MS / 1000} s at ${source.rate} req/s: ${recent.total} requests, ${recent.ok} ok, ${recent.errors} errors` +
+    `traffic, last ${WINDOW_MS / 1000} s at ${source.rate} req/s${perService}: ${recent.total} requests, ${recent.ok} ok, ${recent.errors} errors` +
       `   (since start: ${totals.ok} ok, ${totals.errors} errors)`,
   );
   if (recent.lastError) out.push(`  last error: ${recent.lastError}`);
   const warm = source.warmUps();
   out.push(`  peer warm-ups: ${warm.started} started, ${warm.succeeded} succeeded, ${warm.failed} failed, ${warm.connections} connections opened ahead of traffic`);
+  const ofService = new Map(services.map((service) => [service, samples.filter((x) => x.service === service).length]));
   out.push(`  ${'cluster'.padEnd(16)} ${'share'.padStart(7)} ${'hosts'.padStart(5)}  ${'backends (requests)'.padEnd(34)} failout`);
   for (const cluster of source.clusters()) {
     const n = recent.byCluster.get(cluster.name) ?? 0;
-    const backends = [...recent.byHost]
-      .filter(([uri]) => (source.backendName(uri) ?? '').startsWith(short(cluster.name)))
-      .map(([uri, count]) => `${source.backendName(uri)} ${count}`)
-      .join(', ');
+    const backends = [...summarize(samples.filter((x) => x.cluster === cluster.name)).byHost].map(([uri, count]) => `${short(source.backendName(uri) ?? uri, cluster.name)} ${count}`).join(', ');
     const failout = cluster.problem ? `malformed (ignored): ${cluster.problem}` : describeFailout(cluster.failout, now);
-    out.push(`  ${cluster.name.padEnd(16)} ${pct(n, recent.total).padStart(7)} ${String(cluster.hosts).padStart(5)}  ${backends.padEnd(34)} ${failout}`);
+    // The share of the cluster's own service's traffic: every service's home cluster reads 100 %.
+    const of = cluster.service === undefined ? recent.total : (ofService.get(cluster.service) ?? recent.total);
+    out.push(`  ${cluster.name.padEnd(16)} ${pct(n, of).padStart(7)} ${String(cluster.hosts).padStart(5)}  ${backends.padEnd(34)} ${failout}`);
   }
+  if (services.length > 0) out.push(fabricLine(samples, services, source.clusters()));
   out.push('');
   out.push('bridge replicas (xDS → ZooKeeper)');
   for (const r of source.replicas()) {

@@ -10,7 +10,7 @@ import { parseAlarmEvent } from '../../../lib/safety';
 const T0 = 1_000_000;
 
 function samples(cluster: string, from: number, count: number, errors: number): Sample[] {
-  return Array.from({ length: count }, (_, i) => ({ at: from + i * 10, cluster, host: 'h', ok: i >= errors, latencyMs: 1 }));
+  return Array.from({ length: count }, (_, i) => ({ at: from + i * 10, service: 'greetings', cluster, host: 'h', ok: i >= errors, latencyMs: 1 }));
 }
 
 describe('AlarmEvaluator', () => {

@@ -25,7 +25,7 @@ function source(): ViewSource {
   };
   return {
     rate: 10,
-    samplesSince: () => [{ at: NOW, cluster: undefined, host: undefined, ok: false, latencyMs: 1, error: `boom${FAKE}` }],
+    samplesSince: () => [{ at: NOW, service: 'greetings', cluster: undefined, host: undefined, ok: false, latencyMs: 1, error: `boom${FAKE}` }],
     totals: () => ({ ok: 0, errors: 1 }),
     clusters: () => [
       { name: `greetings-lor1${FAKE}`, hosts: 1, failout },
