@@ -6,7 +6,8 @@
  * fields, and the cluster's failout is still the one the judgement and the changes shown were about.
  *
  * Bounded: the newest {@link MAX_CHECKED} checks, each for {@link CHECK_TTL_MS} (a judgement an hour
- * old says little about the cluster now).
+ * old says little about the cluster now). The fabric actions (issue 23) keep the checked body itself
+ * ({@link CheckedBodies}): their Confirm names only the request id.
  */
 import type { ActionFields, OperatorAction } from '../operator';
 
@@ -37,7 +38,7 @@ export interface Checked {
 }
 
 /** Why a Confirm is not sent (the page shows the message and asks for a new Check). */
-export type StaleReason = 'notChecked' | 'fieldsChanged' | 'clusterChanged';
+export type StaleReason = 'notChecked' | 'fieldsChanged' | 'clusterChanged' | 'fabricChanged';
 
 /** Checks awaiting their Confirm. Event loop only. */
 export class CheckedRequests {
@@ -78,5 +79,55 @@ export class CheckedRequests {
   /** Puts a taken check back (its send did not reach the queue). */
   giveBack(requestId: string, checked: Checked): void {
     this.checks.set(requestId, checked);
+  }
+}
+
+/** One remembered body (see {@link CheckedBodies}). */
+export interface CheckedBody<B> {
+  readonly body: B;
+  /** The state the judgement was about, as a fingerprint taken at the check (compared, never parsed). */
+  readonly state: string;
+  readonly at: number;
+}
+
+/**
+ * Checked bodies awaiting their Confirm, by request id (the fabric actions, issue 23): a Check stores
+ * the body it built and judged, and a Confirm names only the request id, so what is sent is that very
+ * body, never one built again from the form. The same bounds as {@link CheckedRequests}; a Confirm is
+ * taken once, and refused when the state the judgement was about changed since. Event loop only.
+ */
+export class CheckedBodies<B extends { readonly requestId: string }> {
+  private readonly checks = new Map<string, CheckedBody<B>>();
+
+  /** Remembers a body that was ready to send, with a fingerprint of the state its judgement read. */
+  remember(body: B, state: string, now: number): void {
+    this.checks.delete(body.requestId);
+    this.checks.set(body.requestId, { body, state, at: now });
+    for (const id of this.checks.keys()) {
+      if (this.checks.size <= MAX_CHECKED) break;
+      this.checks.delete(id);
+    }
+  }
+
+  /**
+   * Takes the body a Confirm names: remembered, within {@link CHECK_TTL_MS}, and its state (`stateOf`
+   * the body now) unchanged. Taken means forgotten, refused or not; {@link giveBack} returns it when
+   * the send did not reach the queue.
+   */
+  take(requestId: string, stateOf: (body: B) => string, now: number): { readonly ok: true; readonly checked: CheckedBody<B> } | { readonly ok: false; readonly reason: StaleReason; readonly message: string } {
+    const checked = this.checks.get(requestId);
+    this.checks.delete(requestId);
+    if (checked === undefined || now - checked.at > CHECK_TTL_MS) {
+      return { ok: false, reason: 'notChecked', message: `request ${requestId} was not checked by this console, was sent already, or its check is older than ${CHECK_TTL_MS / 60_000} minutes: check again` };
+    }
+    if (checked.state !== stateOf(checked.body)) {
+      return { ok: false, reason: 'fabricChanged', message: 'what the check judged changed since (a failout, an evacuation or a fabric map was written): nothing was sent; check again to see the plan now' };
+    }
+    return { ok: true, checked };
+  }
+
+  /** Puts a taken body back (its send did not reach the queue). */
+  giveBack(checked: CheckedBody<B>): void {
+    this.checks.set(checked.body.requestId, checked);
   }
 }

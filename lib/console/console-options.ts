@@ -85,6 +85,8 @@ export function consoleServerOptions(flags: ConsoleStartOptions, env: OperatorEn
     zk: settings.zkConnect === undefined ? undefined : { connectString: settings.zkConnect, tls },
     d2Base: settings.d2Base,
     requestsBase: settings.requestsBase,
+    fabricsBase: settings.fabricsBase,
+    evacuationsBase: settings.evacuationsBase,
     requests: createOperatorRequests(settings, env, requester),
     requester,
     bridgeUrls,

@@ -3,7 +3,9 @@
  * server on loopback by default that reads ZooKeeper through watches (one session per server), the
  * bridges' admin status and the services' Prometheus counters, renders the page on the server
  * (escaped by construction), pushes live updates by server-sent events, and acts through the
- * operator's one request path (lib/operator's `OperatorRequests`, as the CLI does). The stop alarms'
+ * operator's one request path (lib/operator's `OperatorRequests`, as the CLI does). Its fabric view
+ * (issue 23) shows fabrics × services and each fabric's evacuation, and evacuates and restores a fabric
+ * through the same Check → Confirm (fabric-view.ts, fabric-page.ts, fabric-actions.ts). The stop alarms'
  * states come through lib/safety's `AlarmStates` port ({@link ConsoleAlarmSource}).
  */
 export { ConsoleServer, ConsoleConfigError, sseFrame } from './server';

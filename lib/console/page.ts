@@ -13,9 +13,10 @@ import { html, join, SafeHtml } from './html';
 import type { AlarmStatesView } from './alarms';
 import { shownWindowIndexes, type ClusterCard, type ConsoleSnapshot, type ServiceGroup } from './snapshot';
 import type { BridgeSource } from './sources';
+import { renderFabricForm, renderFabrics } from './fabric-page';
 
 /** The sections the live updates replace, by element id. */
-export type SectionId = 'status' | 'clusters' | 'planes' | 'history-rows';
+export type SectionId = 'status' | 'clusters' | 'fabrics' | 'planes' | 'history-rows';
 
 const STATE_LABEL: Record<ClusterStatus['state'], string> = {
   'failed-out': 'FAILED OUT',
@@ -185,8 +186,10 @@ export function renderPlanes(s: ConsoleSnapshot): SafeHtml {
 /** One history row; the filters read its data attributes. */
 function recordRow(r: RequestRecord): SafeHtml {
   const outcome = r.status === 'applied' && r.unchanged ? 'applied (nothing to change)' : r.status;
-  return html`<tr data-cluster="${r.cluster ?? ''}" data-by="${r.requestedBy ?? ''}" data-outcome="${r.status}" data-request="${r.requestId}">
-    <td><time datetime="${iso(r.appliedAt)}">${iso(r.appliedAt)}</time></td><td>${r.action ?? '?'}</td><td>${r.cluster ?? '?'}</td><td>${r.requestedBy ?? ''}</td><td class="why">${r.requestReason ?? ''}</td>
+  // A fabric action (evacuate, restoreFabric, a map change) names a fabric, not a cluster.
+  const target = r.cluster ?? (r.fabric === undefined ? '?' : `fabric ${r.fabric}`);
+  return html`<tr data-cluster="${r.cluster ?? ''}" data-fabric="${r.fabric ?? ''}" data-by="${r.requestedBy ?? ''}" data-outcome="${r.status}" data-request="${r.requestId}">
+    <td><time datetime="${iso(r.appliedAt)}">${iso(r.appliedAt)}</time></td><td>${r.action ?? '?'}</td><td>${target}</td><td>${r.requestedBy ?? ''}</td><td class="why">${r.requestReason ?? ''}</td>
     <td class="outcome-${r.status}">${outcome}${r.forced !== undefined ? html`<br><span class="forced">${forcedText(r.forced)}</span>` : ''}</td><td>${r.reason ? html`<span class="reason">${r.reason}</span>${r.message ? html` — ${r.message}` : ''}` : ''}</td><td class="rid">${r.requestId}</td></tr>`;
 }
 
@@ -198,7 +201,13 @@ export function renderHistoryRows(s: ConsoleSnapshot): SafeHtml {
 
 /** Every live section, rendered once per change for all browsers. */
 export function renderSections(s: ConsoleSnapshot): Record<SectionId, string> {
-  return { status: renderStatus(s).text, clusters: renderClusters(s).text, planes: renderPlanes(s).text, 'history-rows': renderHistoryRows(s).text };
+  return {
+    status: renderStatus(s).text,
+    clusters: renderClusters(s).text,
+    fabrics: renderFabrics(s.fabrics, s.now, s.zk.state === 'connected').text,
+    planes: renderPlanes(s).text,
+    'history-rows': renderHistoryRows(s).text,
+  };
 }
 
 /**
@@ -229,15 +238,19 @@ export function renderPage(s: ConsoleSnapshot, context: PageContext): string {
 <meta name="csrf-token" content="${context.csrfToken}">
 <title>failout console</title>
 <link rel="stylesheet" href="/static/uplot/uPlot.min.css"><link rel="stylesheet" href="/static/console.css">
-<script src="/static/uplot/uPlot.iife.min.js" defer></script><script src="/static/console.js" defer></script>
+<script src="/static/uplot/uPlot.iife.min.js" defer></script><script src="/static/console.js" defer></script><script src="/static/fabrics.js" defer></script>
 </head><body>
 <a class="skip" href="#act">Skip to the request form</a>
-<header><h1>failout console</h1><nav aria-label="sections"><a href="#clusters-h">Clusters</a> <a href="#traffic-h">Traffic</a> <a href="#act">Act</a> <a href="#history-h">History</a> <a href="#planes-h">Control planes</a></nav>
+<header><h1>failout console</h1><nav aria-label="sections"><a href="#clusters-h">Clusters</a> <a href="#fabrics-h">Fabrics</a> <a href="#traffic-h">Traffic</a> <a href="#act">Act</a> <a href="#history-h">History</a> <a href="#planes-h">Control planes</a></nav>
 <p id="live" class="live" role="status" aria-live="polite">Live updates: connecting…</p></header>
 <main>
 <section id="status" aria-label="connections">${renderStatus(s)}</section>
 <h2 id="clusters-h">Clusters</h2>
 <div id="clusters">${renderClusters(s)}</div>
+<section aria-labelledby="fabrics-h"><h2 id="fabrics-h">Fabrics</h2>
+<div id="fabrics">${renderFabrics(s.fabrics, s.now, s.zk.state === 'connected')}</div>
+${renderFabricForm(s.fabrics.fabrics.map((f) => f.name), context.requester)}
+</section>
 <h2 id="traffic-h">Traffic: requests per second by target cluster</h2>
 <div id="traffic">${s.traffic.length === 0 ? html`<p>No service metrics configured (--metrics service=URL or FAILOUT_METRICS_URLS).</p>` : ''}
 ${s.traffic.map(

@@ -10,6 +10,9 @@
  *   changes against the cluster's failout; `POST /api/send` sends a checked request: only with the
  *   request id of its check, the same fields, and the cluster unchanged since (checked-requests.ts),
  *   judged again first. Both need the CSRF token and same origin (security.ts).
+ * - `POST /api/fabric/check` and `POST /api/fabric/send`: the same for a fabric's evacuation and its
+ *   restore (issue 23, fabric-actions.ts); the Confirm names only the checked request id, and the body
+ *   the Check stored is what is sent.
  * - Every text the page shows comes with control and bidi characters as visible escapes (lib/text,
  *   the CLI's one function): in the rendered sections (html.ts) and in these JSON answers.
  * - `GET /login?token=…` sets the access cookie when the console has an access token.
@@ -23,15 +26,20 @@ import type { Logger } from '../logging';
 import { AlarmPoller, type AlarmStatesView, type ConsoleAlarmSource } from './alarms';
 import type { ZkSession, ZkTlsOptions } from '../zk';
 import { renderPage, renderSections, shownPoint, type SectionId } from './page';
-import type { OperatorRequests, QueueProbe } from '../operator';
+import type { evacuation, OperatorAlarmSource, OperatorRequests, QueueProbe } from '../operator';
 import type { RatePoint } from '../metrics';
 import { ACCESS_COOKIE, csrfRefusal, digest, hasAccess, isLoopback, listenProblem, matches, newCsrfToken } from './security';
 import { clusterCard, groupClusters, shownAlarmNames, type ConsoleSnapshot, type ServiceGroup } from './snapshot';
 import { HttpSources } from './sources';
 import { ZkView } from './zk-view';
 import { escapeControlChars } from '../text';
-import { ConsoleActions, parseActionRequest, type ActionRequest } from './actions';
+import { ConsoleActions, parseActionRequest, type ActionAnswer } from './actions';
 import { EventStreams, type StreamClientView } from './event-streams';
+import { FabricActions, parseFabricCheck, parseFabricSend } from './fabric-actions';
+import { buildFabricTable, EMPTY_FABRIC_TABLE, fabricFingerprint, type FabricTable } from './fabric-view';
+import { DEFAULT_FABRICS_PATH } from '../fabrics';
+import { DEFAULT_EVACUATIONS_PATH } from '../requests';
+import type { AlarmReader } from '../alarms';
 
 /** Options of {@link ConsoleServer.start}. */
 export interface ConsoleServerOptions {
@@ -45,6 +53,10 @@ export interface ConsoleServerOptions {
   readonly zk: { readonly connectString: string; readonly tls?: ZkTlsOptions | undefined } | undefined;
   readonly d2Base: string;
   readonly requestsBase: string;
+  /** Parent of the fabric maps (issue 23). Default `/failout/fabrics`. */
+  readonly fabricsBase?: string | undefined;
+  /** Parent of the evacuation nodes (issue 23). Default `/failout/evacuations`. */
+  readonly evacuationsBase?: string | undefined;
   /** The request side (lib/cli's `createConsoleRequests`). Owned: closed with the server. */
   readonly requests: OperatorRequests;
   /** Default `requestedBy` of the form. */
@@ -92,6 +104,7 @@ export class ConsoleServer {
   private shownAlarms: readonly string[] = [];
   private readonly streams: EventStreams;
   private readonly actions: ConsoleActions;
+  private readonly fabricActions: FabricActions;
   private sections: Record<SectionId, string> | undefined;
   private renderTimer: NodeJS.Timeout | undefined;
   private readonly timers: NodeJS.Timeout[] = [];
@@ -105,7 +118,16 @@ export class ConsoleServer {
     this.tokenDigest = options.token === undefined ? undefined : digest(options.token);
     const log = options.logger;
     this.zkView = options.zk
-      ? new ZkView({ connectString: options.zk.connectString, tls: options.zk.tls, d2Base: options.d2Base, requestsBase: options.requestsBase, logger: log, onChange: () => this.scheduleRender() })
+      ? new ZkView({
+          connectString: options.zk.connectString,
+          tls: options.zk.tls,
+          d2Base: options.d2Base,
+          requestsBase: options.requestsBase,
+          fabricsBase: options.fabricsBase ?? DEFAULT_FABRICS_PATH,
+          evacuationsBase: options.evacuationsBase ?? DEFAULT_EVACUATIONS_PATH,
+          logger: log,
+          onChange: () => this.scheduleRender(),
+        })
       : undefined;
     this.sources = new HttpSources({
       bridgeUrls: options.bridgeUrls ?? [],
@@ -130,6 +152,16 @@ export class ConsoleServer {
       logger: log,
     });
     const alarmSource = options.alarmSource;
+    // The named alarms of an evacuation are checked with the worker's rule when the source can tell an
+    // unknown alarm from one without data (both readers lib/operator builds can).
+    const alarmChecker: OperatorAlarmSource | undefined = alarmSource !== undefined && isAlarmReader(alarmSource.reader) ? { label: alarmSource.label, reader: alarmSource.reader } : undefined;
+    this.fabricActions = new FabricActions({
+      requests: options.requests,
+      session: () => this.connectedSession(),
+      alarms: () => alarmChecker,
+      fabricState: (request) => this.fabricState(request),
+      logger: log,
+    });
     this.alarms = alarmSource
       ? new AlarmPoller({
           source: alarmSource,
@@ -182,7 +214,23 @@ export class ConsoleServer {
       bridges: this.sources.bridges(),
       traffic: this.sources.services(),
       alarms: this.alarmsView(),
+      fabrics: this.fabrics(now),
     };
+  }
+
+  /** Fabrics × services as ZooKeeper has them now, with the shares from the last scrapes. */
+  private fabrics(now: number): FabricTable {
+    const view = this.zkView;
+    if (view === undefined) return EMPTY_FABRIC_TABLE;
+    return buildFabricTable({
+      services: view.services().map((s) => s.name),
+      clusters: view.clusters(),
+      maps: view.fabricMaps(),
+      evacuations: view.evacuations(),
+      rates: this.sources.currentRates(now),
+      describe: (cluster, properties) => this.options.requests.describe(cluster, properties, now),
+      now,
+    });
   }
 
   /** The open event streams: each one's unsent bytes and whether it is paused (not reading). */
@@ -292,8 +340,10 @@ export class ConsoleServer {
     // Browsers ask for it unprompted; an empty answer keeps the log free of 404s.
     app.get('/favicon.ico', async (_request, reply) => reply.code(204).send());
     app.get('/events', (_request, reply) => this.openStream(reply));
-    app.post('/api/check', async (request, reply) => this.act(request, reply, (action) => this.actions.check(action)));
-    app.post('/api/send', async (request, reply) => this.act(request, reply, (action) => this.actions.send(action)));
+    app.post('/api/check', async (request, reply) => this.act(request, reply, parseActionRequest, (action) => this.actions.check(action)));
+    app.post('/api/send', async (request, reply) => this.act(request, reply, parseActionRequest, (action) => this.actions.send(action)));
+    app.post('/api/fabric/check', async (request, reply) => this.act(request, reply, parseFabricCheck, (check) => this.fabricActions.check(check)));
+    app.post('/api/fabric/send', async (request, reply) => this.act(request, reply, parseFabricSend, (send) => this.fabricActions.send(send)));
     app.setErrorHandler((err: { statusCode?: number; message?: string }, _request, reply) => {
       const status = err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
       if (status === 500) log.error({ err }, 'console: request failed');
@@ -308,20 +358,33 @@ export class ConsoleServer {
     return entry === undefined ? 'absent' : JSON.stringify(entry.failout ?? null);
   }
 
+  /** What a fabric request's judgement is about, as the view holds it now (fabric-view.ts). */
+  private fabricState(request: { readonly action: evacuation.FabricAction; readonly fabric: string }): string {
+    const view = this.zkView;
+    if (view === undefined) return 'no ZooKeeper';
+    const state = { clusters: view.clusters(), maps: view.fabricMaps(), evacuations: view.evacuations() };
+    return fabricFingerprint(state, request.action === 'evacuate' ? this.fabrics(Date.now()) : EMPTY_FABRIC_TABLE, request);
+  }
+
   /** The session for the judge, only while connected (otherwise the judge would wait for it). */
   private connectedSession(): ZkSession | undefined {
     const view = this.zkView;
     return view && view.connection().state === 'connected' ? view.zkSession : undefined;
   }
 
-  /** CSRF and origin checks, then the body's shape, then the action (actions.ts). */
-  private async act(request: FastifyRequest, reply: FastifyReply, run: (action: ActionRequest) => Promise<{ status: number; body: Record<string, unknown> }>): Promise<FastifyReply> {
+  /** CSRF and origin checks, then the body's shape, then the action (actions.ts, fabric-actions.ts). */
+  private async act<T>(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    parse: (body: unknown) => { readonly ok: true; readonly value: T } | { readonly ok: false; readonly message: string },
+    run: (value: T) => Promise<ActionAnswer>,
+  ): Promise<FastifyReply> {
     const refusal = csrfRefusal(request.headers, this.csrfDigest);
     if (refusal) {
       this.options.logger.warn({ refusal, origin: request.headers.origin }, 'console: action refused');
       return reply.code(403).send({ kind: 'forbidden', reason: refusal, message: `refused (${refusal}): actions need the page's CSRF token and the same origin; reload the page` });
     }
-    const parsed = parseActionRequest(request.body);
+    const parsed = parse(request.body);
     if (!parsed.ok) return reply.code(400).send({ kind: 'invalid', message: parsed.message });
     const answer = await run(parsed.value);
     return reply.code(answer.status).send(answer.body);
@@ -346,6 +409,11 @@ export class ConsoleServer {
 /** One SSE frame: `event:` and one `data:` line of JSON (JSON has no raw newlines). */
 export function sseFrame(event: string, data: unknown): string {
   return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+/** True for a reader that tells an alarm the source does not know from one without data (lib/alarms `AlarmReader`). */
+function isAlarmReader(reader: object): reader is AlarmReader & ConsoleAlarmSource['reader'] {
+  return typeof (reader as Partial<AlarmReader>).read === 'function';
 }
 
 /** True for a Host header naming a loopback address (any port). */

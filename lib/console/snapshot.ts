@@ -7,6 +7,7 @@ import type { FailoutProperties } from '../d2';
 import type { RequestRecord } from '../requests';
 import type { AlarmStatesView } from './alarms';
 import type { QueueProbe } from '../operator';
+import type { FabricTable } from './fabric-view';
 import type { BridgeSource, ServiceTraffic } from './sources';
 import type { ClusterEntry, ZkViewState } from './zk-view';
 
@@ -48,6 +49,8 @@ export interface ConsoleSnapshot {
   readonly traffic: readonly ServiceTraffic[];
   /** The states of the alarms the cards show, or why there are none. */
   readonly alarms: AlarmStatesView;
+  /** Fabrics × services and each fabric's evacuation (issue 23; fabric-view.ts). */
+  readonly fabrics: FabricTable;
 }
 
 /** The stop alarms, drill and `forced` of each bucket config (the codec keeps them: lib/d2/codecs/failout.ts). */

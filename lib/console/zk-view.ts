@@ -2,8 +2,9 @@
  * The console's one view of ZooKeeper: one session per console server (never one per browser), the
  * D2 clusters and services through persistent watches read with the clients' own codecs (lib/d2/data:
  * a malformed write is reported and the last good document stays, as `LoadBalancerState` does), the
- * hosts per cluster as the children of its URI node, and the request records through a children
- * watch. Everything is pushed by watches; nothing polls. (Not `LoadBalancerState` itself: its face
+ * hosts per cluster as the children of its URI node, the request records through a children
+ * watch, and the fabric maps and evacuation nodes (fabric-watch.ts). Everything is pushed by watches;
+ * nothing polls. (Not `LoadBalancerState` itself: its face
  * loads the D2 HTTP client, which the CLI that starts the console must not load; module-faces test.)
  *
  * Lifecycle: latent → started (`start`) → closed (`close`). The session is made in the background and
@@ -16,8 +17,9 @@
 import type { Lifecycle } from '../lifecycle';
 import { clusterPath, parseClusterProperties, parseServiceProperties, servicePath, urisPath, type FailoutProperties } from '../d2/data';
 import type { Logger } from '../logging';
-import { decodeRequestRecord, isValidRequestId, requestIdTime, type RequestRecord } from '../requests';
+import { decodeRequestRecord, isValidRequestId, requestIdTime, type EvacuationNode, type RequestRecord } from '../requests';
 import { ZkSession, type ConnectionState, type DataState, type Watch, type ZkTlsOptions } from '../zk';
+import { FabricWatch, type FabricMapEntry } from './fabric-watch';
 
 /** Where ZooKeeper stands for the console: `unreachable` until a first session starts, then the session's state. */
 export type ZkViewState = 'connecting' | 'unreachable' | Exclude<ConnectionState, 'idle' | 'connecting'>;
@@ -32,6 +34,10 @@ export interface ZkViewOptions {
   readonly d2Base: string;
   /** Request records path (`/failout/requests`). */
   readonly requestsBase: string;
+  /** Parent of the fabric maps (`/failout/fabrics`, issue 23). */
+  readonly fabricsBase: string;
+  /** Parent of the evacuation nodes (`/failout/evacuations`, issue 23). */
+  readonly evacuationsBase: string;
   /** How many of the newest request records are kept. Default 300. */
   readonly maxRecords?: number;
   /** How long one connection attempt waits. Default 5 s. */
@@ -74,6 +80,8 @@ export class ZkView {
   /** The session being started (`close` closes it), and the pause between attempts (`close` ends it). */
   private connecting: ZkSession | undefined;
   private pause: { timer: NodeJS.Timeout; resolve: () => void } | undefined;
+  /** The fabric maps and evacuation nodes (fabric-watch.ts), once connected. */
+  private fabricWatch: FabricWatch | undefined;
 
   constructor(private readonly options: ZkViewOptions) {}
 
@@ -112,6 +120,16 @@ export class ZkView {
     return [...this.records.values()].sort((a, b) => b.appliedAt - a.appliedAt);
   }
 
+  /** The fabric map nodes read so far (decoded, or with why they do not decode). */
+  fabricMaps(): FabricMapEntry[] {
+    return this.fabricWatch?.fabricMaps() ?? [];
+  }
+
+  /** The evacuation nodes read so far, sorted by fabric. */
+  evacuations(): readonly EvacuationNode[] {
+    return this.fabricWatch?.evacuations() ?? [];
+  }
+
   /** A record by id, when read. */
   record(requestId: string): RequestRecord | undefined {
     return this.records.get(requestId);
@@ -130,6 +148,7 @@ export class ZkView {
     await this.connecting?.close();
     const watches = [...this.watches.splice(0), ...[...this.clusterState.values()].flatMap((s) => s.watches), ...[...this.serviceState.values()].flatMap((s) => (s.watch ? [s.watch] : []))];
     for (const watch of watches) watch.close();
+    this.fabricWatch?.close();
     await this.session?.close();
   }
 
@@ -190,6 +209,7 @@ export class ZkView {
       this.serviceNames = names;
     });
     this.watchNames(session, this.options.requestsBase, (names) => this.onRecordNames(session, names));
+    this.fabricWatch = new FabricWatch(session, { fabricsBase: this.options.fabricsBase, evacuationsBase: this.options.evacuationsBase, logger: this.options.logger, onChange: this.options.onChange });
   }
 
   /** A cluster's document (failout properties, last good kept) and its announced hosts (children of its URI node). */

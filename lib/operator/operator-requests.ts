@@ -3,7 +3,7 @@
  * CLI's so that a request from the console is the one `failout out|extend|restore` would send: the
  * body builders (`request-bodies.ts`), the worker's schema and guard rails (`validateLocally`), the
  * dry-run judge (`dryRun`, the worker's `judgeRequest`) and the one queue message rule
- * (`changeRequestMessage`).
+ * (`changeRequestMessage`). A fabric's evacuation (issue 23) takes the same walk (fabric-requests.ts).
  */
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { newRequestId } from '../requests';
@@ -13,9 +13,10 @@ import { OperatorConnections } from './connections';
 import { dryRun, formatProjections } from './dry-run';
 import { isOperatorError, type OperatorEnv } from './errors';
 import { formatClusterStatus } from './format';
+import { buildFabricBody, judgeFabricBody } from './fabric-requests';
 import { validateLocally } from './local-check';
 import { buildExtendBody, buildFailoutBody, buildRestoreBody, type OutOptions, type RequestBody } from './request-bodies';
-import type { ActionFields, CheckResult, OperatorAction, OperatorRequests, QueueProbe } from './requests-port';
+import type { ActionFields, CheckResult, FabricCheckResult, OperatorAction, OperatorRequests, QueueProbe } from './requests-port';
 import { sendChangeRequest } from './send';
 import type { OperatorSettings } from './settings';
 
@@ -87,6 +88,18 @@ export function createOperatorRequests(settings: OperatorSettings, env: Operator
       const projection = projections === '' ? '' : `\n${projections}`;
       return { kind: 'ready', body, judged: true, before: result.before, after: result.after, judgement: `${body.cluster} would then be:\n${formatClusterStatus(result.after, options.now)}${projection}` };
     },
+    async checkFabric(action, fabric, fields, options): Promise<FabricCheckResult> {
+      const requestId = options.requestId ?? newRequestId(options.now);
+      let body;
+      try {
+        body = buildFabricBody(action, fabric, fields, { requestId, now: options.now, requestedBy });
+      } catch (err) {
+        if (isOperatorError(err, 'input')) return { kind: 'invalid', message: err.message, field: err.field };
+        throw err;
+      }
+      return judgeFabricBody(settings, env, body, options);
+    },
+    judgeFabric: (body, options) => judgeFabricBody(settings, env, body, options),
     async send(body) {
       return { messageId: await sendChangeRequest(connections, env, body) };
     },

@@ -5,9 +5,12 @@
  * `failout out|restore|extend` would send.
  */
 import type { FailoutProperties } from '../d2';
-import type { RequestRates } from '../requests';
+import type { EvacuationPlan, ForceOverride, RequestRates } from '../requests';
 import type { ZkSession } from '../zk';
+import type { OperatorAlarmSource } from './alarm-source';
 import type { ClusterStatus } from './cluster-status';
+import type { EvacuationSummary } from './evacuation-status';
+import type { EvacuateBody, RestoreFabricBody } from './fabric-bodies';
 import type { RequestBody } from './request-bodies';
 
 /** The three actions the page offers. */
@@ -57,6 +60,71 @@ export type CheckResult =
   | { readonly kind: 'invalid'; readonly message: string; readonly field?: string | undefined }
   | { readonly kind: 'rejected'; readonly body: PreparedBody; readonly reason: string; readonly message: string };
 
+/** The fabric actions the page offers (issue 23): evacuate a fabric, or end its evacuation now. */
+export type FabricAction = 'evacuate' | 'restoreFabric';
+
+/**
+ * The evacuate form's fields, as text, named after `failout evacuate`'s flags and read the same way
+ * (a `restoreFabric` reads only `reason` and `by`).
+ */
+export interface FabricFields {
+  /** `--to`, comma-separated: `lva1:2, ltx1` (absent: every other fabric, by capacity). */
+  readonly to?: string | undefined;
+  readonly for?: string | undefined;
+  readonly until?: string | undefined;
+  readonly at?: string | undefined;
+  /** `--stages`: tiers of the fabric map, comma-separated, in order. */
+  readonly stages?: string | undefined;
+  /** `--stage`, repeated: groups of clusters, the groups separated by `;` (`greetings-lor1; hello-lor1, legacy-a`). */
+  readonly stageClusters?: string | undefined;
+  /** `--gate-alarm` values, comma-separated (`frontend=fe-5xx, 2=hello-5xx`). */
+  readonly gateAlarms?: string | undefined;
+  readonly hold?: string | undefined;
+  readonly ramp?: string | undefined;
+  /** `--stop-alarm` values, comma-separated. */
+  readonly stopAlarms?: string | undefined;
+  /** `--exclude` values, comma-separated services. */
+  readonly exclude?: string | undefined;
+  readonly reason?: string | undefined;
+  readonly by?: string | undefined;
+  readonly force?: boolean | undefined;
+}
+
+/** A fabric request body the worker's schema accepted, ready to send as it is. */
+export type FabricBody = EvacuateBody | RestoreFabricBody;
+
+/**
+ * The outcome of checking a fabric request before it is sent (as {@link CheckResult}):
+ * - `ready`: the worker's schema accepts it and, judged against ZooKeeper now, the worker would apply
+ *   it. For `evacuate`, `plan` is the plan it would write (cluster → peers, stages, the load on every
+ *   receiving cluster) and `judgement` its text as `failout evacuate --dry-run` prints it; for
+ *   `restoreFabric`, `evacuation` is the open evacuation it ends (none: it would change nothing).
+ *   `notes` say what was not checked (alarms without a source, ZooKeeper out of reach).
+ * - `invalid`: a field is wrong (`field` names it when one is).
+ * - `rejected`: the worker would refuse it now, with its reason; `plan` when judging got that far.
+ */
+export type FabricCheckResult =
+  | {
+      readonly kind: 'ready';
+      readonly body: FabricBody;
+      readonly judged: boolean;
+      readonly judgement: string;
+      readonly plan?: EvacuationPlan | undefined;
+      readonly forced?: readonly ForceOverride[] | undefined;
+      readonly evacuation?: EvacuationSummary | undefined;
+      readonly notes: readonly string[];
+    }
+  | { readonly kind: 'invalid'; readonly message: string; readonly field?: string | undefined }
+  | { readonly kind: 'rejected'; readonly body: FabricBody; readonly reason: string; readonly message: string; readonly plan?: EvacuationPlan | undefined };
+
+/** What judging a fabric request reads: ZooKeeper (undefined: out of reach, not judged) and the alarm source. */
+export interface FabricJudgeOptions {
+  readonly now: number;
+  readonly session: ZkSession | undefined;
+  /** Where the stop and gate alarms' states are read (undefined: not checked here; the worker checks them). */
+  readonly alarms?: OperatorAlarmSource | undefined;
+}
+
 /** Whether the queue answered, and how deep it is. */
 export type QueueProbe =
   | { readonly ok: true; readonly visible: number | undefined; readonly inFlight: number | undefined }
@@ -77,11 +145,22 @@ export interface OperatorRequests {
     options: { readonly requestId?: string | undefined; readonly now: number; readonly session: ZkSession | undefined; readonly rates?: RequestRates | undefined },
   ): Promise<CheckResult>;
   /**
-   * Sends a checked body to the queue exactly as the CLI does (MessageGroupId = cluster,
-   * MessageDeduplicationId = requestId). @throws Error with a message saying what to do when the queue
-   * does not take it.
+   * A fabric request (issue 23) from the evacuate form: builds the body as `failout evacuate <fabric>`
+   * (or `failout restore --fabric <fabric>`) would from `fields`, then judges it ({@link judgeFabric}).
    */
-  send(body: PreparedBody): Promise<{ readonly messageId: string | undefined }>;
+  checkFabric(action: FabricAction, fabric: string, fields: FabricFields, options: FabricJudgeOptions & { readonly requestId?: string | undefined }): Promise<FabricCheckResult>;
+  /**
+   * Judges a built fabric body as it is (a Confirm judges the body its Check stored, never one
+   * re-built from the form): the worker's schema, the alarms it names, and the worker's plan judge
+   * (`dryRunEvacuation`) against ZooKeeper now. Writes and sends nothing.
+   */
+  judgeFabric(body: FabricBody, options: FabricJudgeOptions): Promise<FabricCheckResult>;
+  /**
+   * Sends a checked body to the queue exactly as the CLI does (MessageGroupId = cluster, or the fabric
+   * group for a fabric action; MessageDeduplicationId = requestId). @throws Error with a message saying
+   * what to do when the queue does not take it.
+   */
+  send(body: PreparedBody | FabricBody): Promise<{ readonly messageId: string | undefined }>;
   /** `GetQueueAttributes` on the queue: is it reachable, and how many messages wait. */
   probeQueue(): Promise<QueueProbe>;
   /** The queue the requests go to (shown on the page; a URL, no secret). */

@@ -19,11 +19,16 @@
     if (!el || el === document.body) return null;
     if (el.id) return { id: el.id };
     if (el.dataset && el.dataset.act) return { act: el.dataset.act, cluster: el.dataset.cluster };
+    if (el.dataset && el.dataset.fabricAct) return { fabricAct: el.dataset.fabricAct, fabric: el.dataset.fabric };
     return null;
   }
   function refocus(key) {
     if (!key) return;
-    const el = key.id ? $(key.id) : Array.from(document.querySelectorAll('[data-act]')).find((b) => b.dataset.act === key.act && b.dataset.cluster === key.cluster);
+    const el = key.id
+      ? $(key.id)
+      : key.fabricAct
+        ? Array.from(document.querySelectorAll('[data-fabric-act]')).find((b) => b.dataset.fabricAct === key.fabricAct && b.dataset.fabric === key.fabric)
+        : Array.from(document.querySelectorAll('[data-act]')).find((b) => b.dataset.act === key.act && b.dataset.cluster === key.cluster);
     if (el && document.activeElement !== el) el.focus();
   }
   function applySections(sections) {
@@ -281,12 +286,13 @@
   });
   $('f-action').addEventListener('change', showFields);
 
-  function follow(requestId, what) {
+  // `list`: where the line goes (the request form's list by default; the fabric form has its own).
+  function follow(requestId, what, list) {
     const li = document.createElement('li');
     li.dataset.request = requestId;
     li.className = 'following';
     li.textContent = 'Request ' + requestId + ' (' + what + '): sent; waiting for the worker…';
-    $('followed').prepend(li);
+    (list || $('followed')).prepend(li);
     followed.set(requestId, { li, what });
     updateFollowed();
   }
@@ -331,6 +337,9 @@
   }
   $('history-filters').addEventListener('input', filterHistory);
   $('history-filters').addEventListener('submit', (e) => e.preventDefault());
+
+  // What the fabric form (fabrics.js, loaded after this script) shares with this one.
+  window.failoutConsole = Object.freeze({ post, follow });
 
   showFields();
   initialCharts();

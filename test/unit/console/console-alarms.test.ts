@@ -2,6 +2,7 @@ import pino from 'pino';
 import type { FailoutProperties } from '../../../lib/d2';
 import { AlarmPoller, alarmErrorText, type AlarmStatesView } from '../../../lib/console/alarms';
 import { renderClusters, renderStatus } from '../../../lib/console/page';
+import { EMPTY_FABRIC_TABLE } from '../../../lib/console/fabric-view';
 import { shownAlarmNames, windowSafety, type ConsoleSnapshot, type ServiceGroup } from '../../../lib/console/snapshot';
 import { AlarmStatesError, CloudWatchAlarmStates, HttpAlarmStates, type AlarmState, type AlarmStates } from '../../../lib/safety';
 import { describeFailout } from '../../../lib/operator/cluster-status';
@@ -36,6 +37,7 @@ function snapshot(alarms: AlarmStatesView, p: FailoutProperties = props(['greeti
     records: [],
     bridges: [],
     traffic: [],
+    fabrics: EMPTY_FABRIC_TABLE,
     alarms,
   };
 }

@@ -4,6 +4,7 @@ import { renderClusters, renderHistoryRows, renderPlanes, renderStatus } from '.
 import type { ConsoleSnapshot } from '../../../lib/console/snapshot';
 import { windowSafety } from '../../../lib/console/snapshot';
 import type { BridgeSource } from '../../../lib/console/sources';
+import { EMPTY_FABRIC_TABLE } from '../../../lib/console/fabric-view';
 import { describeFailout } from '../../../lib/operator/cluster-status';
 import { consoleServerOptions } from '../../../lib/console';
 
@@ -19,6 +20,7 @@ function snapshot(overrides: Partial<ConsoleSnapshot> = {}): ConsoleSnapshot {
     records: [],
     bridges: [],
     traffic: [],
+    fabrics: EMPTY_FABRIC_TABLE,
     alarms: { kind: 'off' },
     ...overrides,
   };

@@ -1,0 +1,186 @@
+/**
+ * The console's fabric view (issue 23, item 6): fabrics × services, built from what the console already
+ * holds, with no read of its own. Fabrics are lib/fabrics' derivation (the rule `<service>-<fabric>`
+ * and the explicit maps, the same as `failout fabric list`) over the clusters and services the view
+ * watches; each cell is a service's cluster in a fabric with its hosts and state (serving, failed out,
+ * evacuated); each fabric's share of a service's traffic comes from the request rates the console
+ * scrapes (by target cluster), or, without rates, from the hosts; and each fabric's evacuation is
+ * its node described as `failout status` describes it (lib/operator's `describeEvacuation`).
+ * Pure: the server builds one per render.
+ */
+import type { FailoutProperties } from '../d2';
+import { deriveFabrics, type FabricMap, type FabricMapConflict, type MissingMappedCluster } from '../fabrics';
+import { evacuation, type ClusterStatus } from '../operator';
+import type { EvacuationNode, RequestRates } from '../requests';
+import type { FabricMapEntry } from './fabric-watch';
+import type { ClusterEntry } from './zk-view';
+
+/** A cell's state, as the table shows it. `evacuated`: failed out now by a fabric's evacuation. */
+export type FabricCellState = 'serving' | 'failed-out' | 'evacuated' | 'scheduled' | 'malformed' | 'loading';
+
+/** One cluster of a service in a fabric. */
+export interface FabricCell {
+  readonly cluster: string;
+  readonly hosts: number;
+  readonly state: FabricCellState;
+  /** For `failed-out` and `evacuated`: the share of its traffic moved now (%). */
+  readonly movedPct?: number;
+  /** The cluster's request rate now (req/s), when the shares come from rates. */
+  readonly rate?: number;
+}
+
+/** One service: its clusters per fabric (aligned with {@link FabricTable.fabrics}) and each fabric's share of its traffic. */
+export interface FabricServiceRow {
+  readonly service: string;
+  /** Per fabric (same order as the table's fabrics): the service's clusters there (usually one; none: empty). */
+  readonly cells: readonly (readonly FabricCell[])[];
+  /** Per fabric: its share of the service's traffic (0–1), or undefined when there is nothing to share. */
+  readonly shares: readonly (number | undefined)[];
+  /** Where the shares come from: request rates by target cluster, the hosts (no rates), or nothing (no hosts either). */
+  readonly shareBy: 'rates' | 'hosts' | 'none';
+}
+
+/** One fabric: its sums and its evacuation. */
+export interface FabricColumn {
+  readonly name: string;
+  readonly clusters: number;
+  readonly hosts: number;
+  /** Its clusters whose traffic is moved now (failed out or evacuated). */
+  readonly movedOut: number;
+  /** Its open evacuation, described now. */
+  readonly evacuation?: evacuation.EvacuationSummary;
+  /** Its last evacuation when none is open (ended, restored or stopped). */
+  readonly lastEvacuation?: evacuation.EvacuationSummary;
+}
+
+/** Everything the fabric section shows. */
+export interface FabricTable {
+  readonly fabrics: readonly FabricColumn[];
+  readonly services: readonly FabricServiceRow[];
+  /** Where the request rates came from (`the console's last scrape of …`), or undefined when there are none. */
+  readonly ratesSource: string | undefined;
+  /** Clusters no rule and no map places (sorted). */
+  readonly unassigned: readonly string[];
+  /** Map nodes that do not decode: their clusters follow the rule. */
+  readonly brokenMaps: readonly { readonly fabric: string; readonly problem: string }[];
+  readonly conflicts: readonly FabricMapConflict[];
+  readonly missing: readonly MissingMappedCluster[];
+}
+
+/** A table with nothing in it (no ZooKeeper yet). */
+export const EMPTY_FABRIC_TABLE: FabricTable = Object.freeze({ fabrics: [], services: [], ratesSource: undefined, unassigned: [], brokenMaps: [], conflicts: [], missing: [] });
+
+/** What the table is built from: the view's data and the scrapes. */
+export interface FabricTableInputs {
+  /** Children of `/d2/services`. */
+  readonly services: readonly string[];
+  readonly clusters: readonly ClusterEntry[];
+  readonly maps: readonly FabricMapEntry[];
+  readonly evacuations: readonly EvacuationNode[];
+  /** Request rates by target cluster now (the console's scrapes), or undefined. */
+  readonly rates: RequestRates | undefined;
+  /** A cluster's failout as `failout status` describes it. */
+  readonly describe: (cluster: string, properties: FailoutProperties | null) => ClusterStatus;
+  readonly now: number;
+}
+
+/** The fabric table at `inputs.now`. */
+export function buildFabricTable(inputs: FabricTableInputs): FabricTable {
+  const { now } = inputs;
+  const maps = inputs.maps.flatMap((m): FabricMap[] => ('map' in m ? [m.map] : []));
+  const derived = deriveFabrics({ services: inputs.services, clusters: inputs.clusters.map((c) => c.name), maps });
+  const entries = new Map(inputs.clusters.map((c) => [c.name, c]));
+  const cellOf = (cluster: string): FabricCell => {
+    const entry = entries.get(cluster);
+    if (entry === undefined || entry.failout === undefined) return { cluster, hosts: entry?.hosts ?? 0, state: 'loading' };
+    return cellState(entry, inputs.describe(cluster, entry.failout), now);
+  };
+  const described = new Map(inputs.evacuations.map((node) => [node.fabric, evacuation.describeEvacuation(node, now)]));
+  // A fabric with an open evacuation stays listed even when its clusters are gone (it still moves traffic).
+  const names = [...new Set([...derived.fabrics.map((f) => f.name), ...[...described.values()].filter((e) => e.open).map((e) => e.fabric)])].sort(compare);
+  const members = new Map(derived.fabrics.map((f) => [f.name, f.clusters]));
+  const cellsByFabric = new Map(names.map((name) => [name, (members.get(name) ?? []).map((m) => ({ service: m.service, cell: cellOf(m.cluster) }))]));
+  const fabrics = names.map((name): FabricColumn => {
+    const cells = cellsByFabric.get(name)!.map((c) => c.cell);
+    const summary = described.get(name);
+    return {
+      name,
+      clusters: cells.length,
+      hosts: cells.reduce((sum, c) => sum + c.hosts, 0),
+      movedOut: cells.filter((c) => c.state === 'failed-out' || c.state === 'evacuated').length,
+      ...(summary === undefined ? {} : summary.open ? { evacuation: summary } : { lastEvacuation: summary }),
+    };
+  });
+  const serviceNames = [...new Set(derived.fabrics.flatMap((f) => f.services))].sort(compare);
+  const services = serviceNames.map((service) => serviceRow(service, names.map((name) => cellsByFabric.get(name)!.filter((c) => c.service === service).map((c) => c.cell)), inputs.rates));
+  return {
+    fabrics,
+    services,
+    ratesSource: inputs.rates?.source,
+    unassigned: derived.unassigned,
+    brokenMaps: inputs.maps.flatMap((m) => ('problem' in m ? [{ fabric: m.fabric, problem: m.problem }] : [])),
+    conflicts: derived.conflicts,
+    missing: derived.missing,
+  };
+}
+
+/**
+ * What a fabric request's judgement is about, as one string (compared, never parsed; checked-requests.ts):
+ * for `evacuate`, the fabric's evacuation node and map, and the failouts of every cluster of the services
+ * the fabric serves, in every fabric (the receivers' state is part of the plan); for `restoreFabric`, the
+ * evacuation node only. Hosts are left out: they come and go all the time, and a Confirm judges the plan
+ * again anyway.
+ */
+export function fabricFingerprint(
+  state: Pick<FabricTableInputs, 'clusters' | 'maps' | 'evacuations'>,
+  table: FabricTable,
+  request: { readonly action: 'evacuate' | 'restoreFabric'; readonly fabric: string },
+): string {
+  const node = state.evacuations.find((n) => n.fabric === request.fabric);
+  const evacuationState = node === undefined ? null : [node.requestId, node.status];
+  if (request.action === 'restoreFabric') return JSON.stringify(evacuationState);
+  const index = table.fabrics.findIndex((f) => f.name === request.fabric);
+  const served = table.services.filter((row) => index >= 0 && (row.cells[index]?.length ?? 0) > 0);
+  const clusters = new Set(served.flatMap((row) => row.cells.flat().map((c) => c.cluster)));
+  const failouts = state.clusters
+    .filter((c) => clusters.has(c.name))
+    .sort((a, b) => compare(a.name, b.name))
+    .map((c) => [c.name, c.failout ?? null]);
+  const map = state.maps.find((m) => m.fabric === request.fabric) ?? null;
+  return JSON.stringify([evacuationState, map, failouts]);
+}
+
+/** A cluster's cell: its failout state, `evacuated` when an evacuation's window moves it now. */
+function cellState(entry: ClusterEntry, status: ClusterStatus, now: number): FabricCell {
+  const base = { cluster: entry.name, hosts: entry.hosts };
+  switch (status.state) {
+    case 'serving':
+    case 'ended':
+      return { ...base, state: 'serving' };
+    case 'scheduled':
+      return { ...base, state: 'scheduled' };
+    case 'malformed':
+      return { ...base, state: 'malformed' };
+    case 'failed-out': {
+      const movedPct = status.ramp?.sharePct ?? status.windows.filter((w) => w.active).reduce((max, w) => Math.max(max, w.sharePct), 0);
+      const byEvacuation = (entry.failout?.buckets ?? []).some((b) => b.evacuation !== undefined && (b.offlineAt ?? 0) <= now && (b.onlineAt === undefined || b.onlineAt > now));
+      return { ...base, state: byEvacuation ? 'evacuated' : 'failed-out', movedPct };
+    }
+  }
+}
+
+/** A service's row: its cells per fabric and each fabric's share, by rates when any of its clusters has one, else by hosts. */
+function serviceRow(service: string, cells: readonly (readonly FabricCell[])[], rates: RequestRates | undefined): FabricServiceRow {
+  const rated = cells.map((list) => list.map((c) => ({ ...c, rate: rates?.byCluster.get(c.cluster) ?? 0 })));
+  const sum = (list: readonly FabricCell[], of: (c: FabricCell) => number): number => list.reduce((total, c) => total + of(c), 0);
+  const totalRate = sum(rated.flat(), (c) => c.rate ?? 0);
+  if (rates !== undefined && totalRate > 0) return { service, cells: rated, shares: rated.map((list) => (list.length === 0 ? undefined : sum(list, (c) => c.rate ?? 0) / totalRate)), shareBy: 'rates' };
+  const totalHosts = sum(cells.flat(), (c) => c.hosts);
+  if (totalHosts > 0) return { service, cells, shares: cells.map((list) => (list.length === 0 ? undefined : sum(list, (c) => c.hosts) / totalHosts)), shareBy: 'hosts' };
+  return { service, cells, shares: cells.map(() => undefined), shareBy: 'none' };
+}
+
+/** Code-unit order (as lib/fabrics sorts), independent of the locale. */
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

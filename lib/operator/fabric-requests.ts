@@ -1,0 +1,98 @@
+/**
+ * The fabric half of the form-driven request side (issue 23, the console's fabric view), made of the
+ * CLI's own parts so a request from the page is the one `failout evacuate` / `failout restore --fabric`
+ * would send: the form's text read as the command's flags (`buildEvacuateBody`,
+ * `buildRestoreFabricBody`), the worker's schema (`validateEvacuation`), the worker's rule on the
+ * alarms a request names (`checkNamedAlarms`) and the worker's own plan judge (`dryRunEvacuation`).
+ */
+import { isZkError } from '../zk';
+import { checkNamedAlarms } from './alarm-source';
+import { dryRunEvacuation } from './evacuation-dry-run';
+import { formatEvacuationPlan } from './evacuation-format';
+import { formatEvacuationLine, readEvacuationStatus } from './evacuation-status';
+import { isOperatorError, type OperatorEnv } from './errors';
+import { buildEvacuateBody, buildRestoreFabricBody, type EvacuateOptions } from './fabric-bodies';
+import { validateEvacuation } from './local-check';
+import type { FabricAction, FabricBody, FabricCheckResult, FabricFields, FabricJudgeOptions } from './requests-port';
+import type { OperatorSettings } from './settings';
+
+/** A comma-separated field as a repeated flag's values (blanks dropped); undefined when none. */
+function listOf(text: string | undefined, separator = ','): string[] | undefined {
+  if (text === undefined) return undefined;
+  const values = text.split(separator).map((v) => v.trim()).filter((v) => v !== '');
+  return values.length === 0 ? undefined : values;
+}
+
+/** The evacuate form's fields as `failout evacuate`'s options (commander hands the same strings over). */
+export function evacuateOptions(fields: FabricFields): EvacuateOptions {
+  const options: EvacuateOptions = {};
+  const to = listOf(fields.to);
+  if (to) options.to = to;
+  const stage = listOf(fields.stageClusters, ';');
+  if (stage) options.stage = stage;
+  const gateAlarm = listOf(fields.gateAlarms);
+  if (gateAlarm) options.gateAlarm = gateAlarm;
+  const stopAlarm = listOf(fields.stopAlarms);
+  if (stopAlarm) options.stopAlarm = stopAlarm;
+  const exclude = listOf(fields.exclude);
+  if (exclude) options.exclude = exclude;
+  for (const key of ['for', 'until', 'at', 'stages', 'hold', 'ramp', 'reason', 'by'] as const) {
+    const value = fields[key];
+    if (value !== undefined) options[key] = value;
+  }
+  if (fields.force === true) options.force = true;
+  return options;
+}
+
+/** The body the CLI would build for this fabric action. @throws OperatorError `input` naming the field. */
+export function buildFabricBody(action: FabricAction, fabric: string, fields: FabricFields, context: { requestId: string; now: number; requestedBy: string }): FabricBody {
+  if (action === 'evacuate') return buildEvacuateBody(fabric, evacuateOptions(fields), context);
+  const reasonBy = { ...(fields.reason === undefined ? {} : { reason: fields.reason }), ...(fields.by === undefined ? {} : { by: fields.by }) };
+  return buildRestoreFabricBody(fabric, reasonBy, context);
+}
+
+/**
+ * Judges a fabric body as it is, at `options.now`: the worker's schema, the alarms it names (when a
+ * source is given), then the plan against ZooKeeper. ZooKeeper out of reach (or an alarm source that
+ * cannot be read) does not refuse the request: it is `ready`, not judged, and says so, as the CLI
+ * sends it then (the worker judges again when it arrives).
+ * @throws ZkError other than a transient one (ZooKeeper refused a read).
+ */
+export async function judgeFabricBody(settings: OperatorSettings, env: OperatorEnv, body: FabricBody, options: FabricJudgeOptions): Promise<FabricCheckResult> {
+  const { now, session } = options;
+  let request;
+  try {
+    request = body.action === 'evacuate' ? validateEvacuation(body, now, env) : validateEvacuation(body, now, env);
+  } catch (err) {
+    if (isOperatorError(err, 'input')) return { kind: 'invalid', message: err.message, field: err.field };
+    throw err;
+  }
+  const notes: string[] = [];
+  if (request.action === 'evacuate') {
+    const alarms = await checkNamedAlarms(options.alarms, request);
+    if (alarms.kind === 'rejected') return { kind: 'rejected', body, reason: alarms.rejection.reason, message: alarms.rejection.message };
+    if (alarms.kind === 'unchecked') notes.push(`${alarms.message}; the worker checks them when the request arrives`);
+  }
+  const unjudged = (why: string): FabricCheckResult => ({ kind: 'ready', body, judged: false, judgement: `${why}; the worker judges the request when it arrives.`, notes });
+  if (session === undefined) return unjudged('ZooKeeper is out of reach: not judged now');
+  try {
+    if (request.action === 'evacuate') {
+      const result = await dryRunEvacuation(session, settings, request, now);
+      if (!result.ok) {
+        const plan = result.plan === undefined ? '' : `\n${formatEvacuationPlan(result.plan, { now })}`;
+        return { kind: 'rejected', body, reason: result.rejection.reason, message: `${result.rejection.message}${plan}`, plan: result.plan };
+      }
+      return { kind: 'ready', body, judged: true, judgement: formatEvacuationPlan(result.plan, { now, forced: result.forced }), plan: result.plan, forced: result.forced, notes };
+    }
+    const status = await readEvacuationStatus(session, settings, now);
+    const open = status.evacuations.find((e) => e.fabric === body.fabric && e.open);
+    const judgement =
+      open === undefined
+        ? `fabric ${body.fabric} has no open evacuation now: the worker would change nothing.`
+        : `ends the ${formatEvacuationLine(open, now)}\nnow: the stages return in reverse order, the last stage first, at the evacuation's restore gap.`;
+    return { kind: 'ready', body, judged: true, judgement, evacuation: open, notes };
+  } catch (err) {
+    if (isZkError(err) && err.transient) return unjudged(`ZooKeeper did not answer (${err.message}): not judged now`);
+    throw err;
+  }
+}

@@ -1,0 +1,185 @@
+import pino from 'pino';
+import { ConsoleServer } from '../../../lib/console';
+import type { evacuation, OperatorRequests, PreparedBody } from '../../../lib/operator';
+import { describeFailout } from '../../../lib/operator/cluster-status';
+import type { EvacuationPlan } from '../../../lib/requests';
+
+// The fabric actions' routes (issue 23, item 6), on a console without ZooKeeper and with a recording
+// request side: Check answers the judged plan and stores the body; Confirm names only the request id
+// and sends that very body, once; a refused plan stores nothing to confirm; both need the CSRF token.
+
+const NOW = Date.now();
+
+function plan(): EvacuationPlan {
+  return {
+    fabric: 'lor1',
+    requestId: 'r-1',
+    offlineAt: NOW,
+    onlineAt: NOW + 3_600_000,
+    targets: [{ fabric: 'lva1', weight: 2 }],
+    stages: [{ index: 0, name: '(rest)', clusters: ['greetings-lor1'], offlineAt: NOW, fullyOutAt: NOW, onlineAt: NOW + 3_600_000, gateAlarms: [] }],
+    clusters: [{ cluster: 'greetings-lor1', service: 'greetings', stage: 0, peers: [{ cluster: 'greetings-lva1', weight: 2 }], hosts: 3 }],
+    receivers: [{ cluster: 'greetings-lva1', service: 'greetings', fabric: 'lva1', hosts: 3, factorBefore: 1, factorAfter: 2 }],
+    excluded: [],
+    stopAlarms: [],
+    maxPeerLoadFactor: 2,
+  };
+}
+
+/** A request side that answers what each test sets and records what is sent. */
+class RecordingRequests implements OperatorRequests {
+  readonly queueUrl = undefined;
+  readonly sent: unknown[] = [];
+  readonly checks: { action: string; fabric: string; fields: evacuation.FabricFields }[] = [];
+  readonly judged: evacuation.FabricBody[] = [];
+  /** What checkFabric answers, from the body it built. */
+  checkAnswer: (body: evacuation.FabricBody) => evacuation.FabricCheckResult = (body) => ({ kind: 'ready', body, judged: true, judgement: 'the plan', plan: plan(), notes: [] });
+  /** What judgeFabric (the Confirm's judgement) answers. */
+  judgeAnswer: (body: evacuation.FabricBody) => evacuation.FabricCheckResult = (body) => ({ kind: 'ready', body, judged: true, judgement: 'the plan', plan: plan(), notes: [] });
+  failSends = 0;
+  private counter = 0;
+
+  async check(): Promise<never> {
+    throw new Error('not used');
+  }
+  async checkFabric(action: evacuation.FabricAction, fabric: string, fields: evacuation.FabricFields): Promise<evacuation.FabricCheckResult> {
+    this.checks.push({ action, fabric, fields });
+    const requestId = `r-${++this.counter}`;
+    const body: evacuation.FabricBody =
+      action === 'evacuate'
+        ? { version: 1, requestId, action, fabric, requestedBy: fields.by ?? 'tester', force: false, duration: 'PT1H', ...(fields.to === undefined ? {} : { targets: [{ fabric: fields.to, weight: 1 }] }) }
+        : { version: 1, requestId, action, fabric, requestedBy: fields.by ?? 'tester' };
+    return this.checkAnswer(body);
+  }
+  async judgeFabric(body: evacuation.FabricBody): Promise<evacuation.FabricCheckResult> {
+    this.judged.push(body);
+    return this.judgeAnswer(body);
+  }
+  async send(body: PreparedBody | evacuation.FabricBody): Promise<{ messageId: string | undefined }> {
+    if (this.failSends > 0) {
+      this.failSends--;
+      throw new Error('queue down');
+    }
+    this.sent.push(body);
+    return { messageId: `m-${this.sent.length}` };
+  }
+  async probeQueue(): Promise<never> {
+    throw new Error('not used');
+  }
+  describe = (cluster: string, properties: Parameters<typeof describeFailout>[1], now: number) => describeFailout(cluster, properties, now);
+  async close(): Promise<void> {}
+}
+
+describe('the fabric routes', () => {
+  let server: ConsoleServer;
+  let requests: RecordingRequests;
+  let csrf: string;
+
+  beforeEach(async () => {
+    requests = new RecordingRequests();
+    server = await ConsoleServer.start({ zk: undefined, d2Base: '/d2', requestsBase: '/failout/requests', requests, requester: 'tester', logger: pino({ level: 'silent' }), queueProbeMs: 60_000 });
+    const page = await (await fetch(server.url)).text();
+    csrf = /<meta name="csrf-token" content="([^"]+)">/.exec(page)![1]!;
+  });
+
+  afterEach(async () => {
+    await server.close();
+  });
+
+  /** POSTs JSON as the page does, with `token` as the CSRF token (undefined: none). */
+  async function post(path: string, body: unknown, token: string | undefined): Promise<{ status: number; json: Record<string, unknown> }> {
+    const response = await fetch(new URL(path, server.url), { method: 'POST', headers: { 'content-type': 'application/json', ...(token === undefined ? {} : { 'x-csrf-token': token }) }, body: JSON.stringify(body) });
+    return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+  }
+
+  it('sends on Confirm exactly the body its Check built, named by the request id alone, once', async () => {
+    // Act
+    const check = await post('/api/fabric/check', { action: 'evacuate', fabric: 'lor1', fields: { to: 'lva1', for: '1h', reason: 'INC-23' } }, csrf);
+    const requestId = check.json.requestId as string;
+    const sent = await post('/api/fabric/send', { requestId }, csrf);
+    const again = await post('/api/fabric/send', { requestId }, csrf);
+
+    // Assess
+    expect(check.status).toBe(200);
+    expect(check.json).toEqual(expect.objectContaining({ kind: 'ready', action: 'evacuate', fabric: 'lor1', judged: true, plan: expect.objectContaining({ summary: '1 cluster of 1 service in 1 stage, to lva1 (weight 2)' }) }));
+    expect(check.json).not.toHaveProperty('body');
+    expect(requests.checks).toEqual([{ action: 'evacuate', fabric: 'lor1', fields: { to: 'lva1', for: '1h', reason: 'INC-23' } }]);
+    expect(sent).toEqual({ status: 202, json: expect.objectContaining({ kind: 'sent', requestId, action: 'evacuate', fabric: 'lor1' }) });
+    expect(requests.judged).toHaveLength(1);
+    expect(requests.sent).toHaveLength(1);
+    expect(requests.sent[0]).toBe(requests.judged[0]);
+    expect(requests.sent[0]).toEqual(expect.objectContaining({ requestId, action: 'evacuate', fabric: 'lor1', targets: [{ fabric: 'lva1', weight: 1 }] }));
+    expect(again).toEqual({ status: 409, json: expect.objectContaining({ kind: 'stale', reason: 'notChecked' }) });
+  });
+
+  it('answers a refused plan with its reason and stores nothing to confirm', async () => {
+    // Prepare
+    requests.checkAnswer = (body) => ({ kind: 'rejected', body, reason: 'insufficientPeerCapacity', message: 'greetings-lva1 would take ×2.5 its own load (limit ×2)', plan: plan() });
+
+    // Act
+    const check = await post('/api/fabric/check', { action: 'evacuate', fabric: 'lor1', fields: { for: '1h' } }, csrf);
+    const confirm = await post('/api/fabric/send', { requestId: check.json.requestId }, csrf);
+
+    // Assess
+    expect(check.json).toEqual(expect.objectContaining({ kind: 'rejected', reason: 'insufficientPeerCapacity', plan: expect.objectContaining({ limit: 2 }) }));
+    expect(confirm).toEqual({ status: 409, json: expect.objectContaining({ kind: 'stale', reason: 'notChecked' }) });
+    expect(requests.sent).toEqual([]);
+  });
+
+  it('sends nothing when the judgement at Confirm refuses what the Check allowed', async () => {
+    // Prepare
+    const check = await post('/api/fabric/check', { action: 'evacuate', fabric: 'lor1', fields: { for: '1h' } }, csrf);
+    requests.judgeAnswer = (body) => ({ kind: 'rejected', body, reason: 'evacuationOpen', message: 'fabric lor1 has an open evacuation' });
+
+    // Act
+    const confirm = await post('/api/fabric/send', { requestId: check.json.requestId }, csrf);
+
+    // Assess
+    expect(confirm).toEqual({ status: 422, json: expect.objectContaining({ kind: 'rejected', reason: 'evacuationOpen' }) });
+    expect(requests.sent).toEqual([]);
+  });
+
+  it('keeps a check whose send did not reach the queue, so the same request can be sent again', async () => {
+    // Prepare
+    const check = await post('/api/fabric/check', { action: 'restoreFabric', fabric: 'lor1', fields: { reason: 'over' } }, csrf);
+    requests.failSends = 1;
+
+    // Act
+    const first = await post('/api/fabric/send', { requestId: check.json.requestId }, csrf);
+    const second = await post('/api/fabric/send', { requestId: check.json.requestId }, csrf);
+
+    // Assess
+    expect(first).toEqual({ status: 503, json: expect.objectContaining({ kind: 'unavailable', message: 'queue down' }) });
+    expect(second.status).toBe(202);
+    expect(requests.sent).toEqual([expect.objectContaining({ requestId: check.json.requestId, action: 'restoreFabric', fabric: 'lor1' })]);
+  });
+
+  it.each([
+    ['without the CSRF token', '/api/fabric/check', { action: 'evacuate', fabric: 'lor1', fields: {} }, undefined, 403],
+    ['with a wrong CSRF token', '/api/fabric/check', { action: 'evacuate', fabric: 'lor1', fields: {} }, 'nope', 403],
+    ['with an unknown action', '/api/fabric/check', { action: 'failout', fabric: 'lor1', fields: {} }, 'csrf', 400],
+    ['with a body beside the request id', '/api/fabric/send', { requestId: 'r-1', body: { action: 'evacuate', fabric: 'lva1' } }, 'csrf', 400],
+    ['with no request id', '/api/fabric/send', {}, 'csrf', 400],
+  ] as const)('refuses a fabric action %s and checks or sends nothing', async (_case, path, body, token, status) => {
+    // Act
+    const answer = await post(path, body, token === 'csrf' ? csrf : token);
+
+    // Assess
+    expect(answer.status).toBe(status);
+    expect(requests.checks).toEqual([]);
+    expect(requests.sent).toEqual([]);
+  });
+
+  it('serves the page with the fabric section, its form and its script', async () => {
+    // Act
+    const page = await (await fetch(server.url)).text();
+    const script = await fetch(new URL('/static/fabrics.js', server.url));
+
+    // Assess
+    expect(page).toContain('<div id="fabrics">');
+    expect(page).toContain('<form id="fabric-form" novalidate>');
+    expect(page).toContain('<a href="#fabrics-h">Fabrics</a>');
+    expect(page).toContain('<script src="/static/fabrics.js" defer></script>');
+    expect(script.status).toBe(200);
+  });
+});
