@@ -12,6 +12,7 @@ const QUICK_ARGS: Record<string, string[]> = {
   abort: ['--runs', '5'],
   bridge: ['--clusters', '100', '--changes', '20'],
   'd2-resolve': ['--batches', '10', '--warmup', '20000'],
+  evacuate: ['--services', '20', '--clients', '200', '--rounds', '4', '--judge-services', '200', '--judge-rounds', '5'],
   'failout-overhead': ['--batches', '10', '--http-batches', '5'],
   'failout-propagation': ['--clients', '200', '--rounds', '6'],
   'lambda-bundle': ['--runs', '2'],

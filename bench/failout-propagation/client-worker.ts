@@ -1,10 +1,8 @@
 // Child process of bench/failout-propagation: runs N clients, each a ZooKeeper session with its own
 // LoadBalancerState and ZooKeeperFailoutConfigProvider following one cluster, and reports per round
 // when each client's routing decision flipped. Started by index.ts with `fork` + tsx's loader.
-import { LoadBalancerState } from '../../lib/d2';
-import { ZooKeeperFailoutConfigProvider } from '../../lib/failout';
 import { createLogger } from '../../lib/logging';
-import { connectSession, type ZkSession } from '../../lib/zk';
+import { closeFailoutClients, inLanes, startFailoutClient, type BenchFailoutClient } from '../lib/failout-client';
 import { clock, failWorker, guardWorker } from '../lib/workers';
 import type { FromWorker, ToWorker } from './protocol';
 
@@ -14,13 +12,7 @@ type Init = Extract<ToWorker, { type: 'init' }>;
 const logger = createLogger('failout-propagation-worker');
 if (!process.env.FAILOUT_LOG_LEVEL) logger.level = 'warn';
 
-interface Client {
-  readonly session: ZkSession;
-  readonly state: LoadBalancerState;
-  readonly provider: ZooKeeperFailoutConfigProvider;
-}
-
-const clients: Client[] = [];
+const clients: BenchFailoutClient[] = [];
 let current: { round: number; failedOut: boolean; times: number[]; remaining: number } | undefined;
 let clientCount = 0;
 let cluster = '';
@@ -47,12 +39,9 @@ function check(index: number): void {
 }
 
 async function startClient(init: Init, index: number): Promise<void> {
-  const session = await connectSession({ connectString: init.connectString, sessionTimeoutMs: init.sessionTimeoutMs, logger });
-  const state = new LoadBalancerState({ session, basePath: init.basePath, logger });
-  // No warm-up handler: the bench measures routing state, not HTTP.
-  const provider = new ZooKeeperFailoutConfigProvider({ state, peerWatchTeardownDelayMs: init.teardownDelayMs, logger });
-  clients[index] = { session, state, provider };
-  provider.start();
+  const client = await startFailoutClient({ ...init, logger });
+  clients[index] = client;
+  const { state } = client;
   // Registered after the provider, so it runs after the provider has taken the update. Only the
   // cluster's `properties` change carries a failout write: host changes are not what is measured.
   state.registerClusterListener({
@@ -67,11 +56,7 @@ async function setup(init: Init): Promise<void> {
   const started = clock();
   cluster = init.cluster;
   clientCount = init.clients;
-  let next = 0;
-  const lane = async (): Promise<void> => {
-    while (next < init.clients) await startClient(init, next++);
-  };
-  await Promise.all(Array.from({ length: Math.min(init.connectConcurrency, init.clients) }, lane));
+  await inLanes(init.clients, init.connectConcurrency, (index) => startClient(init, index));
   send({ type: 'ready', clients: init.clients, setupMs: clock() - started });
 }
 
@@ -81,11 +66,7 @@ async function shutdown(code: number): Promise<never> {
   if (!shuttingDown) {
     shuttingDown = true;
     current = undefined;
-    for (const client of clients) {
-      client.provider.close();
-      client.state.close();
-    }
-    await Promise.all(clients.map((c) => c.session.close().catch(() => undefined)));
+    await closeFailoutClients(clients);
   }
   process.exit(code);
 }
