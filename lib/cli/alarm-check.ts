@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { checkNamedAlarms, evacuation, formatLocalRejection, type OperatorAlarmSource, type SendableBody } from '../operator';
-import type { ChangeRequest, EvacuateChangeRequest, Rejection } from '../requests';
+import type { ChangeRequest, EvacuateChangeRequest, FabricDrillChangeRequest, Rejection } from '../requests';
 import { printJson, type CommandRuntime } from './command-context';
 import { EXIT } from './errors';
 import type { CliIo } from './io';
@@ -16,7 +16,7 @@ export function addAlarmSourceOptions(command: Command): Command {
  * The alarms' rejection, or undefined. When they could not be checked says so on stderr, ending with
  * `then` (what happens next). Silent for a request that names no alarm.
  */
-async function alarmRejection(io: CliIo, source: OperatorAlarmSource | undefined, request: ChangeRequest | EvacuateChangeRequest, then: string): Promise<Rejection | undefined> {
+async function alarmRejection(io: CliIo, source: OperatorAlarmSource | undefined, request: ChangeRequest | EvacuateChangeRequest | FabricDrillChangeRequest, then: string): Promise<Rejection | undefined> {
   const check = await checkNamedAlarms(source, request);
   if (check.kind === 'unchecked') io.stderr(`${check.message}; ${then}\n`);
   return check.kind === 'rejected' ? check.rejection : undefined;
@@ -29,7 +29,7 @@ async function alarmRejection(io: CliIo, source: OperatorAlarmSource | undefined
 export async function checkAlarmsBeforeSend(
   rt: CommandRuntime,
   source: OperatorAlarmSource | undefined,
-  sent: { readonly body: SendableBody | evacuation.EvacuateBody; readonly request: ChangeRequest | EvacuateChangeRequest; readonly json?: boolean | undefined },
+  sent: { readonly body: SendableBody | { readonly requestId: string; readonly action: string; readonly fabric: string }; readonly request: ChangeRequest | EvacuateChangeRequest | FabricDrillChangeRequest; readonly json?: boolean | undefined },
 ): Promise<boolean> {
   const rejection = await alarmRejection(rt.io, source, sent.request, 'sending it; the worker checks them if it has an alarm source');
   if (rejection === undefined) return true;

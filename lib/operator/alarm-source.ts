@@ -1,6 +1,6 @@
 import { HttpAlarmStates, type AlarmSource } from '../alarms';
 import { CloudWatchAlarmStates } from '../alarms/cloudwatch';
-import { alarmsNamedBy, readRequestAlarms, type ChangeRequest, type EvacuateChangeRequest, type Rejection } from '../requests';
+import { alarmsNamedBy, readRequestAlarms, type ChangeRequest, type EvacuateChangeRequest, type FabricDrillChangeRequest, type Rejection } from '../requests';
 import { inputError, type OperatorEnv } from './errors';
 
 /**
@@ -83,7 +83,7 @@ export type NamedAlarmsCheck =
   | { readonly kind: 'rejected'; readonly rejection: Rejection };
 
 /** Reads and checks the alarms `request` names with the worker's own rule (`checkRequestAlarms`). */
-export async function checkNamedAlarms(source: OperatorAlarmSource | undefined, request: ChangeRequest | EvacuateChangeRequest): Promise<NamedAlarmsCheck> {
+export async function checkNamedAlarms(source: OperatorAlarmSource | undefined, request: ChangeRequest | EvacuateChangeRequest | FabricDrillChangeRequest): Promise<NamedAlarmsCheck> {
   const names = [...new Set(alarmsNamedBy(request).map((a) => a.name))];
   if (names.length === 0) return { kind: 'none' };
   const list = names.join(', ');

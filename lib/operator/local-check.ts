@@ -1,6 +1,7 @@
-import { encodeChangeRequest, parseChangeRequest, parseDuration, type ChangeRequest, type EvacuateChangeRequest, type ParseOptions, type Rejection, type RestoreFabricChangeRequest } from '../requests';
+import { encodeChangeRequest, parseChangeRequest, parseDuration, type ChangeRequest, type EvacuateChangeRequest, type FabricDrillChangeRequest, type ParseOptions, type Rejection, type RestoreFabricChangeRequest } from '../requests';
 import { inputError, type OperatorEnv } from './errors';
 import type { EvacuateBody, RestoreFabricBody } from './fabric-bodies';
+import type { FabricDrillBody } from './drill-bodies';
 import type { SendableBody } from './request-bodies';
 
 /**
@@ -38,7 +39,17 @@ export function limitsFromEnv(env: OperatorEnv): Omit<ParseOptions, 'now'> {
  * The request as the worker would read it, or a usage error naming what it would reject and why.
  * @throws OperatorError `usage`.
  */
-export function validateLocally(body: SendableBody, now: number, env: OperatorEnv): ChangeRequest {
+export function validateLocally(body: SendableBody, now: number, env: OperatorEnv): ChangeRequest;
+/** A drain test's drill action (issue 23), which names a fabric: the request as the worker would read it. */
+export function validateLocally(body: FabricDrillBody, now: number, env: OperatorEnv): FabricDrillChangeRequest;
+export function validateLocally(body: SendableBody | FabricDrillBody, now: number, env: OperatorEnv): ChangeRequest | FabricDrillChangeRequest {
+  if ('fabric' in body) {
+    // Through the one encoder's parse (a fabric's requests are no ChangeRequest); its message is dropped.
+    const encoded = encodeChangeRequest('', body, { ...limitsFromEnv(env), now });
+    if (!encoded.ok) throw inputError(`the worker would reject this request (${encoded.rejection.reason}): ${encoded.rejection.message}; nothing was sent`);
+    if (encoded.request.action !== body.action || !('drill' in encoded.request) || !('fabric' in encoded.request)) throw new Error(`the schema read action ${encoded.request.action} from a ${body.action} body`);
+    return encoded.request as FabricDrillChangeRequest;
+  }
   const parsed = parseChangeRequest(body, { ...limitsFromEnv(env), now });
   if (parsed.ok) return parsed.request;
   throw inputError(`the worker would reject this request (${parsed.rejection.reason}): ${parsed.rejection.message}; nothing was sent`);

@@ -6,6 +6,7 @@ import { limitsFromEnv } from './local-check';
 import { waitForRequestRecord } from './records';
 import type { SendableBody } from './request-bodies';
 import type { DeleteFabricBody, EvacuateBody, PutFabricBody, RestoreFabricBody } from './fabric-bodies';
+import type { FabricDrillBody } from './drill-bodies';
 import type { OperatorSettings } from './settings';
 
 /**
@@ -16,7 +17,7 @@ import type { OperatorSettings } from './settings';
  * record). Resolves to the SQS message id.
  * @throws OperatorError `unavailable` saying what to check; a resend with the same request id is safe.
  */
-export async function sendChangeRequest(connections: OperatorConnections, env: OperatorEnv, body: SendableBody | PutFabricBody | DeleteFabricBody | EvacuateBody | RestoreFabricBody, now: number = Date.now()): Promise<string | undefined> {
+export async function sendChangeRequest(connections: OperatorConnections, env: OperatorEnv, body: SendableBody | PutFabricBody | DeleteFabricBody | EvacuateBody | RestoreFabricBody | FabricDrillBody, now: number = Date.now()): Promise<string | undefined> {
   const queueUrl = connections.queueUrl();
   const encoded = encodeChangeRequest(queueUrl, body, { ...limitsFromEnv(env), now });
   if (!encoded.ok) throw inputError(`the worker would reject this request (${encoded.rejection.reason}): ${encoded.rejection.message}; nothing was sent`);

@@ -6,9 +6,10 @@ import type { RequestLogger } from './logger';
 import { rejectionOf, type Problem, type Rejection } from './rejection';
 import type { ChangeRequest } from './schema';
 import type { EvacuateChangeRequest } from './evacuate-schema';
+import type { FabricDrillChangeRequest, PutFabricDrillChangeRequest } from './drill-schema';
 
-/** A request whose alarms are checked: a cluster's or drill's, or an evacuation (its stop and gate alarms). */
-export type AlarmNamingRequest = ChangeRequest | EvacuateChangeRequest;
+/** A request whose alarms are checked: a cluster's or drill's, an evacuation (its stop and gate alarms), or a drain test's action. */
+export type AlarmNamingRequest = ChangeRequest | EvacuateChangeRequest | FabricDrillChangeRequest;
 
 /**
  * Alarms that can act (issue 21): the alarms a request names are read from the alarm source before
@@ -123,8 +124,8 @@ export class WorkerAlarmCheck {
     private readonly log: RequestLogger,
   ) {}
 
-  /** The verdict on an evacuation's stop and gate alarms (no drill node is involved). */
-  async evacuationVerdict(request: EvacuateChangeRequest): Promise<Omit<WorkerAlarmVerdict, 'ops'>> {
+  /** The verdict on the alarms of a request that names a fabric: an evacuation's stop and gate alarms, a drain test's outcome and blocking alarms. */
+  async evacuationVerdict(request: EvacuateChangeRequest | PutFabricDrillChangeRequest): Promise<Omit<WorkerAlarmVerdict, 'ops'>> {
     const check = await readRequestAlarms(this.source, request);
     if (check.status === 'unreadable') {
       this.warnUnreadable(request, `fabric ${request.fabric}`, check);

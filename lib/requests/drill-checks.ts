@@ -1,6 +1,9 @@
+import { DEFAULT_FABRICS_PATH } from '../fabrics';
 import type { ZkReader } from '../zk';
-import { decodeDrillNode, drillPath, type DrillNode } from './drill-node';
-import type { PutDrillChangeRequest } from './drill-schema';
+import { decodeDrillNode, drillPath, type DrillDefinition, type DrillNode } from './drill-node';
+import type { PutDrillChangeRequest, PutFabricDrillChangeRequest } from './drill-schema';
+import { readFabricList } from './evacuation-judge';
+import { fabricsOf } from './evacuation-plan';
 import { readPeerStates } from './peer-states';
 import { rejectionOf, type Problem, type Rejection } from './rejection';
 
@@ -27,19 +30,54 @@ export async function readDrillNode(session: ZkReader, path: string): Promise<Fo
   }
 }
 
+/** `cluster "c"` or `fabric "f"`: what a drill's runs move. */
+export function drillTargetText(definition: Pick<DrillDefinition, 'cluster' | 'fabric'>): string {
+  return definition.fabric !== undefined ? `fabric ${JSON.stringify(definition.fabric)}` : `cluster ${JSON.stringify(definition.cluster)}`;
+}
+
+/** True when `definition` is the drill of `target` (a cluster's drill of that cluster, or a drain test of that fabric). */
+export function isDrillOf(definition: Pick<DrillDefinition, 'cluster' | 'fabric'>, target: { readonly cluster?: string | undefined; readonly fabric?: string | undefined }): boolean {
+  return target.fabric !== undefined ? definition.fabric === target.fabric : definition.fabric === undefined && definition.cluster === target.cluster;
+}
+
 /**
  * Why `putDrill` cannot be applied, given the drill node already stored under its name: the name is
- * another cluster's drill (`badDrill`: names are global, a definition never moves between clusters),
- * or a peer has no cluster node (`unknownPeer`). Undefined: it can. The drill's own cluster is judged
- * as every request's is (`unknownCluster`, judge-request.ts).
+ * another cluster's (or fabric's) drill (`badDrill`: names are global, a definition never moves
+ * between targets), or a peer has no cluster node (`unknownPeer`). Undefined: it can. The drill's own
+ * cluster is judged as every request's is (`unknownCluster`, judge-request.ts).
  */
 export async function putDrillProblem(session: ZkReader, d2BasePath: string, request: PutDrillChangeRequest, existing: DrillNode | undefined): Promise<Problem | undefined> {
-  if (existing !== undefined && existing.definition.cluster !== request.cluster) {
-    return { reason: 'badDrill', message: `drill: ${JSON.stringify(request.drill)} is a drill of cluster ${JSON.stringify(existing.definition.cluster)}; delete it there first, or choose another name` };
+  if (existing !== undefined && !isDrillOf(existing.definition, request)) {
+    return { reason: 'badDrill', message: `drill: ${JSON.stringify(request.drill)} is a drill of ${drillTargetText(existing.definition)}; delete it there first, or choose another name` };
   }
   const peers = await readPeerStates(session, d2BasePath, request.peers.map((p) => p.cluster));
   const unknown = request.peers.findIndex((p) => !peers.get(p.cluster)?.exists);
   if (unknown >= 0) return { reason: 'unknownPeer', message: `peers[${unknown}].cluster: ${JSON.stringify(request.peers[unknown]!.cluster)} has no cluster node` };
+  return undefined;
+}
+
+/**
+ * Why a drain test's `putDrill` cannot be applied (issue 23), given the drill node already stored
+ * under its name: the name is another target's drill (`badDrill`); the fabric has no cluster or a
+ * target fabric is unknown (`unknownFabric`); an excluded service is not the fabric's (`badTargets`);
+ * a stage names a tier or a cluster the fabric does not have (`badStages`). What a run's plan finds
+ * (capacity, services without a target) is judged at each run, as the fabric stands then.
+ */
+export async function putFabricDrillProblem(session: ZkReader, paths: { readonly d2BasePath: string; readonly fabricsPath?: string | undefined }, request: PutFabricDrillChangeRequest, existing: DrillNode | undefined): Promise<Problem | undefined> {
+  if (existing !== undefined && !isDrillOf(existing.definition, request)) {
+    return { reason: 'badDrill', message: `drill: ${JSON.stringify(request.drill)} is a drill of ${drillTargetText(existing.definition)}; delete it there first, or choose another name` };
+  }
+  const fabrics = await readFabricList(session, paths.d2BasePath, paths.fabricsPath ?? DEFAULT_FABRICS_PATH);
+  const chosen = fabricsOf({ fabric: request.fabric, ...request.evacuation }, fabrics);
+  if ('problems' in chosen) return chosen.problems[0];
+  const members = chosen.members;
+  for (const [i, stage] of (request.evacuation.stages ?? []).entries()) {
+    if ('tier' in stage && !members.some((m) => m.tier === stage.tier)) {
+      return { reason: 'badStages', message: `stages[${i}].tier: no cluster of fabric ${JSON.stringify(request.fabric)} has tier ${JSON.stringify(stage.tier)}` };
+    }
+    const unknown = 'clusters' in stage ? stage.clusters.find((c) => !members.some((m) => m.cluster === c)) : undefined;
+    if (unknown !== undefined) return { reason: 'badStages', message: `stages[${i}].clusters: ${JSON.stringify(unknown)} is not a cluster of fabric ${JSON.stringify(request.fabric)}` };
+  }
   return undefined;
 }
 
@@ -49,14 +87,17 @@ export interface DrillCheckPaths {
   readonly d2BasePath: string;
   /** Parent of the drills. */
   readonly drillsPath: string;
+  /** Parent of the fabric maps (a drain test's fabric); default `/failout/fabrics`. */
+  readonly fabricsPath?: string;
 }
 
 /**
- * {@link putDrillProblem} with the stored drill read first, as a rejection (what the worker would
- * record), or undefined when the worker would apply it. Only ZooKeeper's errors throw.
+ * {@link putDrillProblem} (or, for a drain test, {@link putFabricDrillProblem}) with the stored drill
+ * read first, as a rejection (what the worker would record), or undefined when the worker would apply
+ * it. Only ZooKeeper's errors throw.
  */
-export async function checkPutDrill(session: ZkReader, paths: DrillCheckPaths, request: PutDrillChangeRequest): Promise<Rejection | undefined> {
+export async function checkPutDrill(session: ZkReader, paths: DrillCheckPaths, request: PutDrillChangeRequest | PutFabricDrillChangeRequest): Promise<Rejection | undefined> {
   const { node } = await readDrillNode(session, drillPath(paths.drillsPath, request.drill));
-  const problem = await putDrillProblem(session, paths.d2BasePath, request, node);
+  const problem = 'fabric' in request ? await putFabricDrillProblem(session, paths, request, node) : await putDrillProblem(session, paths.d2BasePath, request, node);
   return problem === undefined ? undefined : rejectionOf([problem], request.requestId);
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { RequestError } from './errors';
 import { nameProblem } from './names';
 import { cutText } from './rejection';
-import { SKIP_REASONS, type BucketRange, type DrillPeer, type DrillSettings, type SkipReason } from './drill-schema';
+import { SKIP_REASONS, type BucketRange, type DrillPeer, type DrillSettings, type FabricDrillSettings, type SkipReason } from './drill-schema';
 
 /**
  * A drill in ZooKeeper: ONE node `/failout/drills/<name>` holding its definition and its latest runs
@@ -48,12 +48,10 @@ export type DrillRunStatus = 'running' | 'passed' | 'failed' | 'interrupted' | '
 /** The statuses, for the node's schema. */
 const RUN_STATUSES = ['running', 'passed', 'failed', 'interrupted', 'replaced', 'skipped'] as const satisfies readonly DrillRunStatus[];
 
-/** A drill's definition, as `putDrill` gave it (normalised). */
-export interface DrillDefinition extends DrillSettings {
+/** What every drill's definition holds, whatever its target. */
+interface DrillDefinitionBase {
   /** The drill's name (its node's name). */
   readonly name: string;
-  /** The cluster each run fails out. */
-  readonly cluster: string;
   /** Epoch ms the definition was applied (a `rate(...)` counts from here). */
   readonly definedAt: number;
   /** Who defined it, when the request said. */
@@ -61,6 +59,29 @@ export interface DrillDefinition extends DrillSettings {
   /** The `putDrill` request that wrote this definition. */
   readonly requestId: string;
 }
+
+/** A cluster's drill: each run fails the cluster out to its peers. */
+export interface ClusterDrillDefinition extends DrillDefinitionBase, DrillSettings {
+  /** The cluster each run fails out. */
+  readonly cluster: string;
+  readonly fabric?: undefined;
+  readonly evacuation?: undefined;
+}
+
+/** A fabric's drill, a drain test (issue 23): each run evacuates the fabric. */
+export interface FabricDrillDefinition extends DrillDefinitionBase, FabricDrillSettings {
+  /** The fabric each run evacuates. */
+  readonly fabric: string;
+  readonly cluster?: undefined;
+  readonly peers?: undefined;
+  readonly buckets?: undefined;
+}
+
+/**
+ * A drill's definition, as `putDrill` gave it (normalised): one drill model whose target is a cluster
+ * (with peers and buckets) or a fabric (with an evacuation's options). `fabric` tells them apart.
+ */
+export type DrillDefinition = ClusterDrillDefinition | FabricDrillDefinition;
 
 /** One run of a drill: started (then running, passed, failed, interrupted or replaced) or skipped. */
 export interface DrillRun {
@@ -76,8 +97,10 @@ export interface DrillRun {
   readonly endsAt?: number;
   /** Started runs: the buckets moved. */
   readonly buckets?: BucketRange;
-  /** Started runs: the peers the traffic went to. */
+  /** Started runs of a cluster's drill: the peers the traffic went to. */
   readonly peers?: readonly DrillPeer[];
+  /** Started runs of a drain test: how many clusters of the fabric its evacuation moved. */
+  readonly clusters?: number;
   /** Skipped runs: why. */
   readonly skipReason?: SkipReason;
   /** What exactly (the alarm, the date, the rejection message). */
@@ -104,14 +127,36 @@ export interface DrillNode {
 
 const peer = z.object({ cluster: z.string(), weight: z.number().int().positive() });
 const range = z.object({ from: z.number().int().min(0).max(99), to: z.number().int().min(0).max(99) });
-const nodeSchema = z.object({
-  version: z.literal(1),
-  definition: z.object({
+const stage = z.union([
+  z.object({ tier: z.string(), gateAlarms: z.array(z.string()) }),
+  z.object({ clusters: z.array(z.string()), gateAlarms: z.array(z.string()) }),
+]);
+/** A drain test's evacuation options as stored (evacuate-schema.ts `EvacuationOptions`). */
+const evacuation = z.object({
+  targets: z.array(z.object({ fabric: z.string(), weight: z.number().int().positive() })).optional(),
+  stages: z.array(stage).optional(),
+  holdMs: z.number().int().min(0),
+  restoreGapMs: z.number().int().min(0),
+  ramp: z.array(z.object({ percent: z.number().int(), duration: z.string().optional() })).optional(),
+  exclude: z.array(z.string()),
+});
+/** Exactly one target: a cluster with its peers and buckets, or a fabric with its evacuation. */
+function oneTarget(d: { cluster?: string; peers?: unknown; buckets?: unknown; fabric?: string; evacuation?: unknown }): boolean {
+  const cluster = d.cluster !== undefined && d.peers !== undefined && d.buckets !== undefined;
+  const fabric = d.fabric !== undefined && d.evacuation !== undefined;
+  return cluster ? d.fabric === undefined && d.evacuation === undefined : fabric && d.cluster === undefined && d.peers === undefined && d.buckets === undefined;
+}
+
+const definitionSchema = z
+  .object({
     name: z.string(),
-    cluster: z.string(),
-    peers: z.array(peer),
+    // A cluster's drill: cluster, peers, buckets; a drain test: fabric, evacuation.
+    cluster: z.string().optional(),
+    peers: z.array(peer).optional(),
+    buckets: range.optional(),
+    fabric: z.string().optional(),
+    evacuation: evacuation.optional(),
     durationMs: z.number().int().positive(),
-    buckets: range,
     every: z.string(),
     outcomeAlarm: z.string(),
     blockingAlarms: z.array(z.string()),
@@ -120,7 +165,12 @@ const nodeSchema = z.object({
     definedAt: z.number(),
     definedBy: z.string().optional(),
     requestId: z.string(),
-  }),
+  })
+  .refine(oneTarget, { message: 'a drill names a cluster (with peers and buckets) or a fabric (with evacuation), not both' });
+
+const nodeSchema = z.object({
+  version: z.literal(1),
+  definition: definitionSchema,
   runs: z.array(
     z.object({
       runId: z.string(),
@@ -130,6 +180,7 @@ const nodeSchema = z.object({
       endsAt: z.number().optional(),
       buckets: range.optional(),
       peers: z.array(peer).optional(),
+      clusters: z.number().int().min(0).optional(),
       skipReason: z.enum(SKIP_REASONS).optional(),
       detail: z.string().optional(),
       endedAt: z.number().optional(),

@@ -43,7 +43,7 @@ export function runTakesVerdict(run: DrillRun, at: number, now: number): boolean
 }
 
 /** Problems of a drill's failout against the cluster's current failout (none for an operator's failout). */
-export function drillPrecedenceProblems(props: FailoutProperties | null, request: FailoutChangeRequest, now: number): Problem[] {
+export function drillPrecedenceProblems(props: FailoutProperties | null, request: Pick<FailoutChangeRequest, 'cluster' | 'drill'>, now: number): Problem[] {
   if (request.drill === undefined || props === null) return [];
   const operator = props.buckets.find((b) => b.drill === undefined && (b.onlineAt === undefined || b.onlineAt > now));
   if (operator !== undefined) {

@@ -1,6 +1,6 @@
 import { parseClusterProperties, type FailoutProperties } from '../d2/data';
 import { resolveAcl, type AclSource, type MultiOp, type ZkReader } from '../zk';
-import { putDrillProblem, readDrillNode } from './drill-checks';
+import { drillTargetText, isDrillOf, putDrillProblem, readDrillNode } from './drill-checks';
 import { drillPath, encodeDrillNode, runningRun, type DrillNode, type DrillRun } from './drill-node';
 import { activeDrillWindow, isDrillAction, runTakesVerdict, verdictStatus } from './drill-rules';
 import type { DrillChangeRequest, PutDrillChangeRequest, SkipReason } from './drill-schema';
@@ -55,7 +55,7 @@ function reject(problem: Problem, requestId: string): DrillEffects {
 }
 
 /** The set of a drill node as stored at `now` (runs resolved, bounded: encodeDrillNode). */
-function setNode(path: string, node: DrillNode, version: number, now: number): MultiOp {
+export function setNode(path: string, node: DrillNode, version: number, now: number): MultiOp {
   return { op: 'set', path, data: encodeDrillNode(node, now), version };
 }
 
@@ -74,8 +74,8 @@ export async function drillEffectsOf(context: DrillWriteContext, request: Change
 export async function drillFailoutPrecheck(context: DrillWriteContext, request: FailoutChangeRequest): Promise<Rejection | undefined> {
   if (request.drill === undefined) return undefined;
   const { node } = await readDrill(context.session, drillPath(context.drillsPath, request.drill));
-  if (node === undefined || node.definition.cluster !== request.cluster) {
-    return rejectionOf([{ reason: 'unknownDrill', message: `drill: ${JSON.stringify(request.drill)} is not a drill of cluster ${JSON.stringify(request.cluster)}` }], request.requestId);
+  if (node === undefined || !isDrillOf(node.definition, request)) {
+    return rejectionOf([{ reason: 'unknownDrill', message: `drill: ${JSON.stringify(request.drill)} is not a drill of cluster ${JSON.stringify(request.cluster)}${node === undefined ? '' : ` (it is a drill of ${drillTargetText(node.definition)})`}` }], request.requestId);
   }
   return undefined;
 }
@@ -83,7 +83,7 @@ export async function drillFailoutPrecheck(context: DrillWriteContext, request: 
 async function drillActionEffects(context: DrillWriteContext, request: DrillChangeRequest): Promise<DrillEffects> {
   const path = drillPath(context.drillsPath, request.drill);
   const { node, version } = await readDrill(context.session, path);
-  const foreign = node !== undefined && node.definition.cluster !== request.cluster;
+  const foreign = node !== undefined && !isDrillOf(node.definition, request);
   if (request.action === 'putDrill') {
     const problem = await putDrillProblem(context.session, context.d2BasePath, request, node);
     if (problem) return reject(problem, request.requestId);
@@ -99,15 +99,7 @@ async function drillActionEffects(context: DrillWriteContext, request: DrillChan
     if (running) return reject({ reason: 'drillRunning', message: `drill: ${JSON.stringify(request.drill)} has a run moving traffic (${running.runId}); restore the cluster or wait until ${new Date(running.endsAt ?? context.now).toISOString()}` }, request.requestId);
     return { ops: [{ op: 'remove', path, version }] };
   }
-  const run: DrillRun = {
-    runId: request.requestId,
-    status: 'skipped',
-    at: context.now,
-    skipReason: request.skipReason,
-    ...(request.scheduledAt === undefined ? {} : { scheduledAt: request.scheduledAt }),
-    ...(request.detail === undefined ? {} : { detail: request.detail }),
-  };
-  return { ops: [setNode(path, withRun(node, run), version, context.now)] };
+  return { ops: [setNode(path, withRun(node, skippedRun(request, context.now)), version, context.now)] };
 }
 
 async function drillFailoutEffects(context: DrillWriteContext, request: FailoutChangeRequest, judgement: Judgement): Promise<DrillEffects> {
@@ -157,7 +149,7 @@ async function endingEffects(context: DrillWriteContext, request: ClusterChangeR
 }
 
 /** An alarm's verdict a restore carries (the guard's, the runner's): which alarm, when seen, and the drill when named. */
-interface AlarmVerdict {
+export interface AlarmVerdict {
   readonly alarm: string;
   readonly at: number;
   readonly drill: string | undefined;
@@ -188,7 +180,7 @@ class DrillEdits {
     let entry = this.nodes.get(path);
     if (entry === undefined) {
       const { node, version } = await readDrill(this.context.session, path);
-      if (node === undefined || version === undefined || node.definition.cluster !== this.cluster) return;
+      if (node === undefined || version === undefined || !isDrillOf(node.definition, { cluster: this.cluster })) return;
       entry = { read: node, node, version };
       this.nodes.set(path, entry);
     }
@@ -217,7 +209,7 @@ function endActiveRun(node: DrillNode, runId: string, request: ClusterChangeRequ
 }
 
 /** The verdict of an alarm seen in ALARM at `verdict.at` on the run it was seen in; `node` itself when no run takes it. */
-function judgeRun(node: DrillNode, verdict: AlarmVerdict, requestId: string, now: number): DrillNode {
+export function judgeRun(node: DrillNode, verdict: AlarmVerdict, requestId: string, now: number): DrillNode {
   const { definition } = node;
   if (verdict.alarm !== definition.outcomeAlarm && !definition.blockingAlarms.includes(verdict.alarm)) return node;
   const run = node.runs.find((r) => runTakesVerdict(r, verdict.at, now));
@@ -227,12 +219,25 @@ function judgeRun(node: DrillNode, verdict: AlarmVerdict, requestId: string, now
   return replaceRun(node, run, { ...run, status, stoppedByAlarm: verdict.alarm, alarmAt: verdict.at, endedAt: run.endedAt ?? run.endsAt ?? now, endedBy: run.endedBy ?? requestId });
 }
 
-function replaceRun(node: DrillNode, run: DrillRun, next: DrillRun): DrillNode {
+/** `node` with `run` replaced by `next`. */
+export function replaceRun(node: DrillNode, run: DrillRun, next: DrillRun): DrillNode {
   return { ...node, runs: node.runs.map((r) => (r === run ? next : r)) };
 }
 
+/** The run a `skipDrill` records: skipped, with why and when it was due. */
+export function skippedRun(request: { readonly requestId: string; readonly skipReason: SkipReason; readonly scheduledAt?: number; readonly detail?: string }, now: number): DrillRun {
+  return {
+    runId: request.requestId,
+    status: 'skipped',
+    at: now,
+    skipReason: request.skipReason,
+    ...(request.scheduledAt === undefined ? {} : { scheduledAt: request.scheduledAt }),
+    ...(request.detail === undefined ? {} : { detail: request.detail }),
+  };
+}
+
 /** `node` with `run` as its newest (a run of the same id replaced); runs are resolved and bounded when stored (encodeDrillNode). */
-function withRun(node: DrillNode, run: DrillRun): DrillNode {
+export function withRun(node: DrillNode, run: DrillRun): DrillNode {
   return { ...node, runs: [run, ...node.runs.filter((r) => r.runId !== run.runId)] };
 }
 

@@ -9,7 +9,7 @@ import type { YieldedDrill } from './judge-together';
  * cluster, so a run is never left `running` in its node after its traffic came back. A drill node that
  * is gone or does not name the run is left alone (its cluster write still happens: the traffic matters).
  */
-export async function yieldedDrillOps(session: ZkReader, drillsPath: string, yielded: readonly YieldedDrill[], requestId: string, now: number): Promise<MultiOp[]> {
+export async function yieldedDrillOps(session: ZkReader, drillsPath: string, yielded: readonly Pick<YieldedDrill, 'drill' | 'runId'>[], requestId: string, now: number): Promise<MultiOp[]> {
   const ops: MultiOp[] = [];
   for (const y of yielded) {
     let path: string;
@@ -20,7 +20,8 @@ export async function yieldedDrillOps(session: ZkReader, drillsPath: string, yie
     }
     const { node, version } = await readDrillNode(session, path);
     const run = node?.runs.find((r) => r.runId === y.runId && r.status === 'running');
-    if (node === undefined || version === undefined || run === undefined) continue;
+    // A drain test (a drill of a fabric) gives way one cluster at a time: the run goes on for the rest of its fabric.
+    if (node === undefined || version === undefined || run === undefined || node.definition.fabric !== undefined) continue;
     const ended: DrillRun = { ...run, status: 'replaced', endedAt: now, endedBy: requestId, detail: `gave way to request ${requestId}, an operator's, which needed its cluster or its peers` };
     ops.push({ op: 'set', path, version, data: encodeDrillNode({ ...node, runs: node.runs.map((r) => (r === run ? ended : r)) }, now) });
   }

@@ -32,14 +32,16 @@ export const DEFAULT_RESTORE_GAP_MS = 30_000;
 
 const { cluster: _cluster, ...fabricFields } = commonFields;
 
-const targetSchema = z.strictObject({
+/** One target fabric of an evacuation (and of a drain test, drill-schema.ts). */
+export const evacuationTargetSchema = z.strictObject({
   /** A target fabric: not the evacuated one, named once. */
   fabric: z.string(),
   /** Relative share of each service's traffic its cluster in this fabric receives: an integer 1–100; default 1. */
   weight: z.number().optional(),
 });
 
-const stageSchema = z.strictObject({
+/** One stage of an evacuation (and of a drain test, drill-schema.ts). */
+export const evacuationStageSchema = z.strictObject({
   /** Every cluster of the fabric with this tier (the fabric map's). Give this or `clusters`. */
   tier: z.string().optional(),
   /** These clusters of the fabric. Give this or `tier`. */
@@ -55,7 +57,7 @@ export const evacuateRequestSchema = z.strictObject({
   /** The fabric to evacuate. */
   fabric: z.string(),
   /** Target fabrics and weights. Absent: every other fabric, each service's clusters weighted by their eligible hosts. */
-  targets: z.array(targetSchema).min(1).optional(),
+  targets: z.array(evacuationTargetSchema).min(1).optional(),
   /** When the first stage starts (default: the time of parsing). */
   offlineAt: instantSchema.optional(),
   /** When the evacuation ends (the last stage returns first). Give this or `duration`. */
@@ -63,7 +65,7 @@ export const evacuateRequestSchema = z.strictObject({
   /** Window length from `offlineAt`. Give this or `onlineAt`. */
   duration: durationSchema.optional(),
   /** Stages in order (the first moves first); clusters no stage names form a last stage. At most 10. */
-  stages: z.array(stageSchema).min(1).optional(),
+  stages: z.array(evacuationStageSchema).min(1).optional(),
   /** Time between a stage being fully out and the next stage's start (ISO-8601 or `5m`). Default 5 minutes. */
   hold: z.string().optional(),
   /** Spacing of the return between stages, last stage first (ISO-8601 or `30s`). Default 30 seconds. */
@@ -87,6 +89,8 @@ export const restoreFabricRequestSchema = z.strictObject({
   stoppedByAlarm: z.string().optional(),
   /** With `stoppedByAlarm`: when it was seen in ALARM (epoch ms). */
   alarmAt: z.number().int().min(EARLIEST_INSTANT).max(LATEST_INSTANT).optional(),
+  /** With `stoppedByAlarm`: the drill (drain test) whose run the alarm judges (its evacuation may have ended since). */
+  drill: z.string().optional(),
 });
 
 /** A stage as requested. */
@@ -102,20 +106,13 @@ interface EvacuationRequestBase {
 }
 
 /** A normalised `evacuate`. */
-export interface EvacuateChangeRequest extends EvacuationRequestBase {
+export interface EvacuateChangeRequest extends EvacuationRequestBase, EvacuationOptions {
   readonly action: 'evacuate';
-  /** Undefined: by capacity (every other fabric, peers weighted by eligible hosts). */
-  readonly targets?: readonly { readonly fabric: string; readonly weight: number }[];
   readonly offlineAt: number;
   readonly onlineAt: number;
-  /** Undefined: one stage, every cluster at once. */
-  readonly stages?: readonly StageSpec[];
-  readonly holdMs: number;
-  readonly restoreGapMs: number;
-  readonly ramp?: RampInput;
   readonly stopAlarms: readonly string[];
-  readonly exclude: readonly string[];
   readonly force: boolean;
+  /** The drill (drain test) this evacuation is a run of (set by the drill runner only). */
   readonly drill?: string;
 }
 
@@ -124,7 +121,35 @@ export interface RestoreFabricChangeRequest extends EvacuationRequestBase {
   readonly action: 'restoreFabric';
   readonly stoppedByAlarm?: string;
   readonly alarmAt?: number;
+  /** With `stoppedByAlarm`: the drain test whose run it judges (drill-writes.ts). */
+  readonly drill?: string;
   readonly force: boolean;
+}
+
+/**
+ * How an evacuation moves, beside its window and alarms: what an `evacuate` gives and what a drain
+ * test (a drill of a fabric, drill-schema.ts) keeps for each of its runs.
+ */
+export interface EvacuationOptions {
+  /** Undefined: by capacity (every other fabric, peers weighted by eligible hosts). */
+  readonly targets?: readonly { readonly fabric: string; readonly weight: number }[];
+  /** Undefined: one stage, every cluster at once. */
+  readonly stages?: readonly StageSpec[];
+  readonly holdMs: number;
+  readonly restoreGapMs: number;
+  readonly ramp?: RampInput;
+  readonly exclude: readonly string[];
+}
+
+/** The options as sent (the wire fields of `evacuate` and of a fabric's `putDrill`). */
+export interface EvacuationOptionsInput {
+  readonly fabric: string;
+  readonly targets?: readonly z.output<typeof evacuationTargetSchema>[] | undefined;
+  readonly stages?: readonly z.output<typeof evacuationStageSchema>[] | undefined;
+  readonly hold?: string | undefined;
+  readonly restoreGap?: string | undefined;
+  readonly ramp?: RampInput | undefined;
+  readonly exclude?: readonly string[] | undefined;
 }
 
 /** A normalised evacuation action. */
@@ -179,23 +204,18 @@ export function parseEvacuationRequest(input: EvacuationInput, limits: { readonl
     if (input.stoppedByAlarm !== undefined) {
       const p = alarmNameProblem(input.stoppedByAlarm, 'stoppedByAlarm');
       if (p) problems.push(p);
-    } else if (input.alarmAt !== undefined) {
-      problems.push({ reason: 'badSchema', message: 'alarmAt: only with stoppedByAlarm (it says when that alarm was seen)' });
+      if (input.drill !== undefined && fabricNameProblem(input.drill) !== undefined) problems.push({ reason: 'badName', message: `drill: ${quote(input.drill)} ${fabricNameProblem(input.drill)}` });
+    } else if (input.alarmAt !== undefined || input.drill !== undefined) {
+      problems.push({ reason: 'badSchema', message: 'alarmAt and drill: only with stoppedByAlarm (they say when that alarm was seen, and which drain test run it judges)' });
     }
     if (problems.length > 0) return { ok: false, rejection: rejectionOf(problems, id) };
-    const { stoppedByAlarm, alarmAt } = input;
-    return { ok: true, request: { ...base, action: 'restoreFabric', force: input.force ?? false, ...(stoppedByAlarm === undefined ? {} : { stoppedByAlarm }), ...(alarmAt === undefined ? {} : { alarmAt }) } };
+    const { stoppedByAlarm, alarmAt, drill } = input;
+    return {
+      ok: true,
+      request: { ...base, action: 'restoreFabric', force: input.force ?? false, ...(stoppedByAlarm === undefined ? {} : { stoppedByAlarm }), ...(alarmAt === undefined ? {} : { alarmAt }), ...(drill === undefined ? {} : { drill }) },
+    };
   }
-  problems.push(...targetProblems(input));
-  problems.push(...stageProblems(input.stages ?? []));
-  const holdMs = spanOf(input.hold, 'hold', DEFAULT_HOLD_MS, problems);
-  const restoreGapMs = spanOf(input.restoreGap, 'restoreGap', DEFAULT_RESTORE_GAP_MS, problems);
-  if (input.stopAlarms !== undefined) problems.push(...stopAlarmProblems(input.stopAlarms));
-  (input.exclude ?? []).forEach((service, i) => {
-    const p = fabricNameProblem(service);
-    if (p !== undefined) problems.push({ reason: 'badName', message: `exclude[${i}]: ${quote(service)} ${p}` });
-  });
-  if ((input.exclude ?? []).length > MAX_EXCLUDED) problems.push({ reason: 'badSchema', message: `exclude: ${input.exclude!.length} given; at most ${MAX_EXCLUDED}` });
+  const options = parseEvacuationOptions(input, problems, input.stopAlarms === undefined ? [] : stopAlarmProblems(input.stopAlarms));
   if (input.drill !== undefined && fabricNameProblem(input.drill) !== undefined) problems.push({ reason: 'badName', message: `drill: ${quote(input.drill)} ${fabricNameProblem(input.drill)}` });
   const window = normaliseWindow(input, limits.now, limits.maxWindowMs);
   problems.push(...window.problems);
@@ -203,28 +223,51 @@ export function parseEvacuationRequest(input: EvacuationInput, limits: { readonl
     problems.push(...rampProblems(input.ramp, { from: 0, to: 99 }, window.offlineAt, window.onlineAt));
   }
   if (problems.length > 0 || window.offlineAt === undefined || window.onlineAt === undefined) return { ok: false, rejection: rejectionOf(problems, id) };
-  const stages = input.stages?.map((s): StageSpec => (s.tier !== undefined ? { tier: s.tier, gateAlarms: s.gateAlarms ?? [] } : { clusters: s.clusters ?? [], gateAlarms: s.gateAlarms ?? [] }));
   return {
     ok: true,
     request: {
       ...base,
       action: 'evacuate',
-      ...(input.targets === undefined ? {} : { targets: input.targets.map((t) => ({ fabric: t.fabric, weight: t.weight ?? 1 })) }),
+      ...options,
       offlineAt: window.offlineAt,
       onlineAt: window.onlineAt,
-      ...(stages === undefined ? {} : { stages }),
-      holdMs,
-      restoreGapMs,
-      ...(input.ramp === undefined ? {} : { ramp: input.ramp }),
       stopAlarms: input.stopAlarms ?? [],
-      exclude: [...new Set(input.exclude ?? [])],
       force: input.force ?? false,
       ...(input.drill === undefined ? {} : { drill: input.drill }),
     },
   };
 }
 
-function targetProblems(input: z.output<typeof evacuateRequestSchema>): Problem[] {
+/**
+ * The evacuation options of `input` normalised, every problem pushed onto `problems`: targets
+ * (`badTargets`, `badName`), stages (`badStages`; whether a tier or cluster exists is the plan's), hold
+ * and restore gap, excluded services (`before` goes before the last: the caller's alarm problems, in
+ * field order). The ramp is checked against a window by the caller. Shared by `evacuate` and a
+ * fabric's `putDrill` (a drain test keeps them for its runs), so they cannot drift.
+ */
+export function parseEvacuationOptions(input: EvacuationOptionsInput, problems: Problem[], before: readonly Problem[] = []): EvacuationOptions {
+  problems.push(...targetProblems(input));
+  problems.push(...stageProblems(input.stages ?? []));
+  const holdMs = spanOf(input.hold, 'hold', DEFAULT_HOLD_MS, problems);
+  const restoreGapMs = spanOf(input.restoreGap, 'restoreGap', DEFAULT_RESTORE_GAP_MS, problems);
+  problems.push(...before);
+  (input.exclude ?? []).forEach((service, i) => {
+    const p = fabricNameProblem(service);
+    if (p !== undefined) problems.push({ reason: 'badName', message: `exclude[${i}]: ${quote(service)} ${p}` });
+  });
+  if ((input.exclude ?? []).length > MAX_EXCLUDED) problems.push({ reason: 'badSchema', message: `exclude: ${input.exclude!.length} given; at most ${MAX_EXCLUDED}` });
+  const stages = input.stages?.map((s): StageSpec => (s.tier !== undefined ? { tier: s.tier, gateAlarms: s.gateAlarms ?? [] } : { clusters: s.clusters ?? [], gateAlarms: s.gateAlarms ?? [] }));
+  return {
+    ...(input.targets === undefined ? {} : { targets: input.targets.map((t) => ({ fabric: t.fabric, weight: t.weight ?? 1 })) }),
+    ...(stages === undefined ? {} : { stages }),
+    holdMs,
+    restoreGapMs,
+    ...(input.ramp === undefined ? {} : { ramp: input.ramp }),
+    exclude: [...new Set(input.exclude ?? [])],
+  };
+}
+
+function targetProblems(input: EvacuationOptionsInput): Problem[] {
   const problems: Problem[] = [];
   const seen = new Set<string>();
   (input.targets ?? []).forEach((t, i) => {
@@ -240,7 +283,7 @@ function targetProblems(input: z.output<typeof evacuateRequestSchema>): Problem[
   return problems;
 }
 
-function stageProblems(stages: readonly z.output<typeof stageSchema>[]): Problem[] {
+function stageProblems(stages: readonly z.output<typeof evacuationStageSchema>[]): Problem[] {
   const problems: Problem[] = [];
   if (stages.length > MAX_STAGES) problems.push({ reason: 'badStages', message: `stages: ${stages.length} given; at most ${MAX_STAGES}` });
   const tiers = new Set<string>();

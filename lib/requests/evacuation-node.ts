@@ -126,7 +126,7 @@ export interface StoredEvacuation {
  * Every evacuation node under `parent`, sorted by fabric; a node that does not decode is listed with
  * its problem (an evacuation the worker cannot read is treated as open: it may still move traffic).
  */
-export async function readStoredEvacuations(session: ZkReader, parent: string = DEFAULT_EVACUATIONS_PATH): Promise<StoredEvacuation[]> {
+export async function readStoredEvacuations(session: Pick<ZkReader, 'children' | 'read'>, parent: string = DEFAULT_EVACUATIONS_PATH): Promise<StoredEvacuation[]> {
   let names: string[];
   try {
     names = (await session.children(parent)).children;
@@ -150,6 +150,6 @@ export async function readStoredEvacuations(session: ZkReader, parent: string = 
 }
 
 /** Every evacuation node that decodes, sorted by fabric (status, the console). */
-export async function readEvacuations(session: ZkReader, parent: string = DEFAULT_EVACUATIONS_PATH): Promise<EvacuationNode[]> {
+export async function readEvacuations(session: Pick<ZkReader, 'children' | 'read'>, parent: string = DEFAULT_EVACUATIONS_PATH): Promise<EvacuationNode[]> {
   return (await readStoredEvacuations(session, parent)).flatMap((e) => (e.node === undefined ? [] : [e.node]));
 }

@@ -54,7 +54,7 @@ function quote(text: string): string {
 }
 
 /** The members of `fabric` and its target fabrics, or the problems (unknown fabric or target, bad exclude). */
-export function fabricsOf(request: EvacuateChangeRequest, fabrics: readonly Fabric[]): { members: FabricMember[]; targets: { fabric: string; weight: number }[] | 'capacity'; targetNames: string[] } | { problems: Problem[] } {
+export function fabricsOf(request: Pick<EvacuateChangeRequest, 'fabric' | 'targets' | 'exclude'>, fabrics: readonly Fabric[]): { members: FabricMember[]; targets: { fabric: string; weight: number }[] | 'capacity'; targetNames: string[] } | { problems: Problem[] } {
   const known = new Map(fabrics.filter((f) => f.clusters.length > 0).map((f) => [f.name, f]));
   const fabric = known.get(request.fabric);
   const names = [...known.keys()].sort();

@@ -1,8 +1,12 @@
 import { clusterPath, isMalformed, parseClusterProperties, serializeClusterProperties, type ClusterProperties, type FailoutProperties } from '../d2/data';
 import { resolveAcl, type AclSource, type MultiOp, type ZkReader } from '../zk';
 import type { EvacuateChangeRequest, RestoreFabricChangeRequest } from './evacuate-schema';
-import { judgeEvacuation, type EvacuationJudgeOptions } from './evacuation-judge';
-import { decodeEvacuationNode, encodeEvacuationNode, evacuationPath, isEvacuationOpen, type EvacuationNode } from './evacuation-node';
+import { activeDrillWindow } from './drill-rules';
+import { drainTestEndOps, drainTestStartOps, drainTestVerdictOps } from './drill-fabric';
+import { DEFAULT_DRILLS_PATH } from './drill-node';
+import { yieldedDrillOps } from './drill-yield';
+import { judgeEvacuation, type EvacuationJudgeOptions, type EvacuationYield, type MemberRead } from './evacuation-judge';
+import { decodeEvacuationNode, encodeEvacuationNode, evacuationPath, isEvacuationOpen, readStoredEvacuations, type EvacuationNode } from './evacuation-node';
 import { carriesEvacuation, evacuatedFailout, restoredFailout } from './evacuation-plan';
 
 export { restoredFailout } from './evacuation-plan';
@@ -25,6 +29,16 @@ import type { EvacuationWrite, ForceOverride } from './request-record';
  * A `restoreFabric` is written the same way (its node change first when in steps): each cluster of
  * the evacuation still carrying it ends its windows at now plus (S−1−k) × `restoreGap` for stage k,
  * the last stage first; windows not started yet are removed.
+ *
+ * Drain tests (a drill of a fabric, issue 23): a run's `evacuate` records its run (`running`, or
+ * `skipped` when refused) in the drill node within the same multi as its record (drill-fabric.ts).
+ * An operator's `evacuate` while a drain test's evacuation is open ends it: the drain test's clusters
+ * come home now (their windows end), its node says `restored` by the operator's request and its run
+ * `replaced`, in the same multi as the operator's evacuation; when both do not fit one multi, the
+ * drain test is ended first (in steps, without a record) and the evacuation judged again. An
+ * operator's `restoreFabric` ends the drain test's evacuation whatever fabric it names (an operator's
+ * action on fabrics always takes precedence); a guard's ends it with the run's verdict (`failed` by
+ * the outcome alarm, `interrupted` by another of its alarms), or brings a verdict late.
  */
 
 /** Default byte budget of one multi: below ZooKeeper's default `jute.maxbuffer` (1,048,575 bytes) with room for the request's framing. */
@@ -39,6 +53,8 @@ export interface EvacuationWriteOptions {
   readonly acl: AclSource;
   /** Byte budget of one multi (paths and data); default {@link DEFAULT_MAX_MULTI_BYTES}. */
   readonly maxMultiBytes?: number;
+  /** Parent of the drills (a drain test's runs are recorded there); default `/failout/drills`. */
+  readonly drillsPath?: string;
   /**
    * Runs one multi. With `final`, the writer adds the request record's create (built from `final`) as
    * its last op and keeps the outcome (`done`). `conflict`: a cluster's or the node's version moved;
@@ -62,8 +78,8 @@ export type StepOutcome = 'ok' | 'done' | 'conflict' | 'viewConflict';
 
 /** The result of one evacuation attempt for the writer. */
 export type EvacuationResult =
-  /** Refused: record this rejection (the verdict rests on reads only). */
-  | { readonly kind: 'reject'; readonly rejection: Rejection }
+  /** Refused: record this rejection (the verdict rests on reads only), with `ops` (a drain test's skipped run) in the same multi. */
+  | { readonly kind: 'reject'; readonly rejection: Rejection; readonly ops?: readonly MultiOp[] }
   /** A version moved under a step: judge (or continue) again. */
   | { readonly kind: 'conflict' | 'viewConflict' }
   /** The last step (with the record) was written: the writer has the outcome. */
@@ -90,9 +106,16 @@ function setOf(path: string, version: number, props: ClusterProperties, failout:
 /** Writes evacuations and their restores (the module doc). */
 export class EvacuationWrites {
   private readonly maxMultiBytes: number;
+  private readonly drillsPath: string;
 
   constructor(private readonly options: EvacuationWriteOptions) {
     this.maxMultiBytes = options.maxMultiBytes ?? DEFAULT_MAX_MULTI_BYTES;
+    this.drillsPath = options.drillsPath ?? DEFAULT_DRILLS_PATH;
+  }
+
+  /** What the drill-node functions need (drill-fabric.ts). */
+  private drills(now: number): { session: ZkReader; drillsPath: string; now: number } {
+    return { session: this.options.session, drillsPath: this.drillsPath, now };
   }
 
   /** One attempt at an `evacuate`: continue its plan (a redelivery after a crash), or judge and write it. */
@@ -110,7 +133,7 @@ export class EvacuationWrites {
       }
     }
     const judgement = await judgeEvacuation(session, this.options.d2BasePath, request, now, this.options.judge);
-    if (judgement.verdict === 'reject') return { kind: 'reject', rejection: judgement.rejection };
+    if (judgement.verdict === 'reject') return { kind: 'reject', rejection: judgement.rejection, ops: await drainTestStartOps(this.drills(now), request, { rejection: judgement.rejection }) };
     const { plan, props, members } = judgement;
     const writes: ClusterWrite[] = plan.clusters.map((c) => {
       const read = members.get(c.cluster)!;
@@ -131,7 +154,14 @@ export class EvacuationWrites {
     };
     const nodeOp = (n: EvacuationNode): MultiOp =>
       judgement.evacuationVersion === undefined ? { op: 'create', path, data: encodeEvacuationNode(n), acl: resolveAcl(this.options.acl, path) } : { op: 'set', path, data: encodeEvacuationNode(n), version: judgement.evacuationVersion };
-    const all = [...writes.map((w) => w.op), viewOpOf(judgement.view.path, judgement.view.version, judgement.view.after, this.options.acl), nodeOp(node)];
+    // The drill nodes: a drain test's run starts; cluster drill runs on members give way to an operator's evacuation.
+    const drillOps = [...(await drainTestStartOps(this.drills(now), request, { endsAt: plan.onlineAt, clusters: plan.clusters.length })), ...(await this.clusterDrillsReplaced(request, plan.clusters, members, now))];
+    const yielded = judgement.yielded === undefined ? undefined : await this.yieldOf(judgement.yielded, request, now);
+    const memberNames = new Set(plan.clusters.map((c) => c.cluster));
+    const yieldWrites = (yielded?.writes ?? []).filter((w) => !memberNames.has(w.cluster));
+    // The same fabric's drain test: the new node replaces its node (at the version judged).
+    const yieldNode = yielded === undefined || judgement.yielded!.stored.fabric === request.fabric ? [] : [yielded.nodeOp];
+    const all = [...writes.map((w) => w.op), ...yieldWrites.map((w) => w.op), viewOpOf(judgement.view.path, judgement.view.version, judgement.view.after, this.options.acl), nodeOp(node), ...yieldNode, ...drillOps, ...(yielded?.drillOps ?? [])];
     const multiBytes = bytesOf(all);
     const nextVersion = judgement.evacuationVersion === undefined ? 0 : judgement.evacuationVersion + 1;
     const forced = judgement.forced === undefined ? {} : { forced: judgement.forced };
@@ -139,11 +169,48 @@ export class EvacuationWrites {
       const write = { mode: 'multi' as const, clusters: writes.length, stages: plan.stages.length, multiBytes };
       return resultOf(await this.options.run(all, { write, version: nextVersion, ...forced }));
     }
+    if (yielded !== undefined) {
+      // Too large with the drain test's end: end the drain test first (in steps, no record), then judge again.
+      const ended = await this.inSteps(yielded.writes, now, yielded.nodeBytes, (_chunk, last) => (last ? yielded.nodeOp : yielded.check), undefined, yielded.drillOps);
+      return ended === 'ok' ? this.evacuate(request, now) : resultOf(ended);
+    }
     // Too large for one multi: the plan first, then the clusters in steps (the writes as judged).
     const first: EvacuationNode = { ...node, status: 'applying', mode: 'plan', written: 0 };
     const created = await this.options.run([nodeOp(first)], undefined);
     if (created !== 'ok') return resultOf(created);
-    return this.writePlan(first, nextVersion, writes, now, { multiBytes, ...forced });
+    return this.writePlan(first, nextVersion, writes, now, { multiBytes, ...forced }, drillOps);
+  }
+
+  /**
+   * The end of a drain test's evacuation that gives way to an operator's `evacuate`: each of its
+   * clusters' write (windows ending now), its node `restored` by the request (and a check of it for
+   * the steps before the last), the run `replaced`.
+   */
+  private async yieldOf(yielded: EvacuationYield, request: EvacuateChangeRequest, now: number): Promise<{ writes: ClusterWrite[]; nodeOp: MultiOp; check: MultiOp; nodeBytes: number; drillOps: MultiOp[] }> {
+    const { stored } = yielded;
+    const { plan } = stored.node;
+    const writes = [...yielded.clusters].map(([cluster, read]) => ({ cluster, op: setOf(read.path, read.version, read.props, read.failout), failout: read.failout }));
+    const ended: EvacuationNode = {
+      ...stored.node,
+      status: 'restored',
+      endedAt: now,
+      ...(request.requestedBy === undefined ? {} : { endedBy: request.requestedBy }),
+      endedByRequest: request.requestId,
+    };
+    const data = encodeEvacuationNode(ended);
+    const detail = `gave way to request ${request.requestId}, an operator's evacuation of fabric ${request.fabric}`;
+    const drillOps = plan.drill === undefined ? [] : await drainTestEndOps(this.drills(now), plan.drill, plan.requestId, { requestId: request.requestId, detail });
+    return { writes, nodeOp: { op: 'set', path: stored.path, data, version: stored.version }, check: { op: 'check', path: stored.path, version: stored.version }, nodeBytes: data.length, drillOps };
+  }
+
+  /** Cluster drill runs moving a member's traffic now, which an operator's evacuation replaces (their node says `replaced`). */
+  private async clusterDrillsReplaced(request: EvacuateChangeRequest, clusters: readonly { cluster: string }[], members: ReadonlyMap<string, MemberRead>, now: number): Promise<MultiOp[]> {
+    if (request.drill !== undefined) return [];
+    const runs = clusters.flatMap((c) => {
+      const active = activeDrillWindow(members.get(c.cluster)?.props.failoutProperties ?? null, now);
+      return active === undefined || active.runId === undefined || active.bucket.evacuation !== undefined ? [] : [{ drill: active.drill, runId: active.runId }];
+    });
+    return runs.length === 0 ? [] : yieldedDrillOps(this.options.session, this.drillsPath, runs, request.requestId, now);
   }
 
   /** The clusters of an `applying` plan that do not carry the evacuation yet (a redelivery after a crash), read again and written in steps. */
@@ -157,7 +224,8 @@ export class EvacuationWrites {
       pending.set(c.cluster, { cluster: c.cluster, op: setOf(read.path, read.version, read.props, failout), failout });
     });
     const ordered = plan.clusters.flatMap((c) => (pending.has(c.cluster) ? [pending.get(c.cluster)!] : []));
-    return this.writePlan(node, nodeVersion, ordered, now, undefined);
+    const drillOps = await drainTestStartOps(this.drills(now), request, { endsAt: plan.onlineAt, clusters: plan.clusters.length });
+    return this.writePlan(node, nodeVersion, ordered, now, undefined, drillOps);
   }
 
   /**
@@ -165,11 +233,11 @@ export class EvacuationWrites {
    * change), the last one marks it applied and creates the record. The node is rewritten only once: at
    * 1,000 clusters it is a few hundred KB, which would leave little room for clusters in every step.
    */
-  private async writePlan(node: EvacuationNode, nodeVersion: number, writes: readonly ClusterWrite[], now: number, judged: { multiBytes: number; forced?: readonly ForceOverride[] } | undefined): Promise<EvacuationResult> {
+  private async writePlan(node: EvacuationNode, nodeVersion: number, writes: readonly ClusterWrite[], now: number, judged: { multiBytes: number; forced?: readonly ForceOverride[] } | undefined, lastOps: readonly MultiOp[]): Promise<EvacuationResult> {
     const { plan } = node;
     const path = evacuationPath(this.options.evacuationsPath, plan.fabric);
     const applied = encodeEvacuationNode({ ...node, status: 'applied', written: plan.clusters.length });
-    return this.inSteps(
+    const outcome = await this.inSteps(
       writes,
       now,
       applied.length,
@@ -179,35 +247,37 @@ export class EvacuationWrites {
         version: nodeVersion + 1,
         ...(judged?.forced === undefined ? {} : { forced: judged.forced }),
       }),
+      lastOps,
     );
+    return resultOf(outcome);
   }
 
-  /** One attempt at a `restoreFabric` (the module doc). */
+  /**
+   * One attempt at a `restoreFabric` (the module doc): the fabric's open evacuation, or for an
+   * operator's restore with none open there, a drain test's open on another fabric.
+   */
   async restore(request: RestoreFabricChangeRequest, now: number): Promise<EvacuationResult> {
-    const { session, evacuationsPath } = this.options;
-    const path = evacuationPath(evacuationsPath, request.fabric);
-    const stored = await session.read(path);
-    const node = stored.exists ? safeDecode(stored.data) : undefined;
-    const nothing = async (): Promise<EvacuationResult> => {
+    const { session } = this.options;
+    const own = await this.readEvacuation(request.fabric);
+    const target = await this.restoreTarget(request, own, now);
+    const verdict = request.stoppedByAlarm !== undefined && request.alarmAt !== undefined ? { alarm: request.stoppedByAlarm, at: request.alarmAt, drill: request.drill } : undefined;
+    if (target === undefined) {
       const write = { mode: 'multi' as const, clusters: 0, stages: 0, multiBytes: 0 };
-      const check: MultiOp[] = stored.exists ? [{ op: 'check', path, version: stored.stat.version }] : [];
-      return resultOf(await this.options.run(check, { write, version: stored.exists ? stored.stat.version : null, unchanged: true }));
-    };
-    if (!stored.exists || node === undefined) return nothing();
-    // Continuing a restore written in steps (its node change went first): the same request id.
-    const continuing = (node.status === 'restored' || node.status === 'stopped') && node.endedByRequest === request.requestId;
-    if (!continuing && !isEvacuationOpen(node, now)) return nothing();
-    // A guard's restore ends the evacuation only while it names the alarm (as a cluster's restore does).
-    if (!continuing && request.stoppedByAlarm !== undefined && !node.plan.stopAlarms.includes(request.stoppedByAlarm)) return nothing();
+      const check: MultiOp[] = own.version === undefined ? [] : [{ op: 'check', path: own.path, version: own.version }];
+      // A verdict that comes after the drain test's evacuation ended still judges its run.
+      const drillOps = verdict === undefined ? [] : await drainTestVerdictOps(this.drills(now), request.fabric, verdict, request.requestId);
+      return resultOf(await this.options.run([...check, ...drillOps], { write, version: own.version ?? null, unchanged: true }));
+    }
+    const { path, version: read, node, continuing } = target;
     const { plan } = node;
     const count = plan.stages.length;
     const gap = restoreGapOf(plan);
     const found = new Map<string, ClusterWrite>();
     await forEachLimit(plan.clusters, READ_CONCURRENCY, async (c) => {
-      const read = await this.readCluster(c.cluster);
-      if (read === undefined || !carriesEvacuation(read.props.failoutProperties, plan.fabric, plan.requestId, now)) return;
-      const failout = restoredFailout(read.props.failoutProperties!, plan.fabric, plan.requestId, now + (count - 1 - c.stage) * gap, now);
-      if (failout !== 'unchanged') found.set(c.cluster, { cluster: c.cluster, op: setOf(read.path, read.version, read.props, failout), failout });
+      const cluster = await this.readCluster(c.cluster);
+      if (cluster === undefined || !carriesEvacuation(cluster.props.failoutProperties, plan.fabric, plan.requestId, now)) return;
+      const failout = restoredFailout(cluster.props.failoutProperties!, plan.fabric, plan.requestId, now + (count - 1 - c.stage) * gap, now);
+      if (failout !== 'unchanged') found.set(c.cluster, { cluster: c.cluster, op: setOf(cluster.path, cluster.version, cluster.props, failout), failout });
     });
     // In the plan's order, last stage first: if the restore is written in steps, the last stage returns first.
     const writes = [...plan.clusters].sort((a, b) => b.stage - a.stage).flatMap((c) => (found.has(c.cluster) ? [found.get(c.cluster)!] : []));
@@ -224,10 +294,13 @@ export class EvacuationWrites {
     const view = await readFailoutView(session, this.options.judge.viewPath, this.options.d2BasePath, now);
     let after: Map<string, FailoutProperties> = new Map(view.view);
     for (const w of writes) after = withViewEntry(after, w.cluster, w.failout, now);
-    const nodeOp: MultiOp = continuing ? { op: 'check', path, version: stored.stat.version } : { op: 'set', path, data: encodeEvacuationNode(ended), version: stored.stat.version };
-    const all = [...writes.map((w) => w.op), viewOpOf(this.options.judge.viewPath, view.version, after, this.options.acl), nodeOp];
+    const nodeOp: MultiOp = continuing ? { op: 'check', path, version: read } : { op: 'set', path, data: encodeEvacuationNode(ended), version: read };
+    // A drain test's run ends with it: its verdict (a guard's or the runner's restore) or `replaced` (an operator's).
+    const detail = plan.fabric === request.fabric ? undefined : `ended by request ${request.requestId}, an operator's restore of fabric ${request.fabric}`;
+    const drillOps = plan.drill === undefined ? [] : await drainTestEndOps(this.drills(now), plan.drill, plan.requestId, { requestId: request.requestId, stoppedByAlarm: request.stoppedByAlarm, alarmAt: request.alarmAt, detail }, verdict);
+    const all = [...writes.map((w) => w.op), viewOpOf(this.options.judge.viewPath, view.version, after, this.options.acl), nodeOp, ...drillOps];
     const multiBytes = bytesOf(all);
-    const version = continuing ? stored.stat.version : stored.stat.version + 1;
+    const version = continuing ? read : read + 1;
     if (multiBytes <= this.maxMultiBytes) {
       return resultOf(await this.options.run(all, { write: { mode: 'multi', clusters: writes.length, stages: count, multiBytes }, version }));
     }
@@ -237,20 +310,52 @@ export class EvacuationWrites {
       if (first !== 'ok') return resultOf(first);
     }
     const check: MultiOp = { op: 'check', path, version };
-    return this.inSteps(
+    const outcome = await this.inSteps(
       writes,
       now,
       200,
       () => check,
       (steps) => ({ write: { mode: 'plan', clusters: writes.length, stages: count, multiBytes, steps }, version }),
+      drillOps,
     );
+    return resultOf(outcome);
+  }
+
+  /**
+   * The evacuation a `restoreFabric` ends: the fabric's own while open (or ended by this request: a
+   * restore written in steps, continued); for an operator's, with none open there, a drain test's open
+   * on another fabric (an operator's action on fabrics takes precedence). Undefined: nothing to end,
+   * or a guard's restore naming an alarm the evacuation does not name (as a cluster's restore).
+   */
+  private async restoreTarget(request: RestoreFabricChangeRequest, own: { path: string; version: number | undefined; node: EvacuationNode | undefined }, now: number): Promise<{ path: string; version: number; node: EvacuationNode; continuing: boolean } | undefined> {
+    const endedHere = (n: EvacuationNode | undefined): boolean => n !== undefined && (n.status === 'restored' || n.status === 'stopped') && n.endedByRequest === request.requestId;
+    const ending = (n: EvacuationNode | undefined): boolean => n !== undefined && (isEvacuationOpen(n, now) || endedHere(n));
+    let target = own;
+    if (request.stoppedByAlarm === undefined && !ending(own.node)) {
+      const other = (await readStoredEvacuations(this.options.session, this.options.evacuationsPath)).find((e) => e.fabric !== request.fabric && e.node?.plan.drill !== undefined && ending(e.node));
+      if (other !== undefined) target = { path: other.path, version: other.version, node: other.node };
+    }
+    const { path, version, node } = target;
+    if (version === undefined || node === undefined || !ending(node)) return undefined;
+    const continuing = endedHere(node);
+    if (!continuing && request.stoppedByAlarm !== undefined && !node.plan.stopAlarms.includes(request.stoppedByAlarm)) return undefined;
+    return { path, version, node, continuing };
+  }
+
+  /** The evacuation node of `fabric`: its path, version (undefined: none) and content (undefined: none, or it does not decode). */
+  private async readEvacuation(fabric: string): Promise<{ path: string; version: number | undefined; node: EvacuationNode | undefined }> {
+    const path = evacuationPath(this.options.evacuationsPath, fabric);
+    const stored = await this.options.session.read(path);
+    return stored.exists ? { path, version: stored.stat.version, node: safeDecode(stored.data) } : { path, version: undefined, node: undefined };
   }
 
   /**
    * Writes `writes` in order, as many per multi as fit the budget beside the view (read afresh for
-   * every step) and the step's node op (`nodeOp`, asked once per step); the last step carries the record.
+   * every step) and the step's node op (`nodeOp`, asked once per step); the last step carries
+   * `lastOps` (the drill node's) and the record (`final`; none: a step like the others).
+   * Resolves with the first outcome that is not `ok`, or the last step's.
    */
-  private async inSteps(writes: readonly ClusterWrite[], now: number, nodeBytes: number, nodeOp: (chunk: readonly ClusterWrite[], last: boolean) => MultiOp, final: (steps: number) => FinalStep): Promise<EvacuationResult> {
+  private async inSteps(writes: readonly ClusterWrite[], now: number, nodeBytes: number, nodeOp: (chunk: readonly ClusterWrite[], last: boolean) => MultiOp, final: ((steps: number) => FinalStep) | undefined, lastOps: readonly MultiOp[] = []): Promise<StepOutcome> {
     let at = 0;
     for (let steps = 1; ; steps++) {
       const view = await readFailoutView(this.options.session, this.options.judge.viewPath, this.options.d2BasePath, now);
@@ -268,9 +373,9 @@ export class EvacuationWrites {
       const last = at >= writes.length;
       let after: Map<string, FailoutProperties> = new Map(view.view);
       for (const w of chunk) after = withViewEntry(after, w.cluster, w.failout, now);
-      const ops = [...chunk.map((w) => w.op), viewOpOf(this.options.judge.viewPath, view.version, after, this.options.acl), nodeOp(chunk, last)];
-      const outcome = await this.options.run(ops, last ? final(steps) : undefined);
-      if (outcome !== 'ok' || last) return resultOf(outcome);
+      const ops = [...chunk.map((w) => w.op), viewOpOf(this.options.judge.viewPath, view.version, after, this.options.acl), nodeOp(chunk, last), ...(last ? lastOps : [])];
+      const outcome = await this.options.run(ops, last ? final?.(steps) : undefined);
+      if (outcome !== 'ok' || last) return outcome;
     }
   }
 

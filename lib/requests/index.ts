@@ -33,10 +33,11 @@ export type { DrillDefinition, DrillNode, DrillRun, DrillRunStatus } from './dri
 export { checkPutDrill } from './drill-checks';
 // Access control: the role → path table is the sub-face lib/requests/acl.
 // Fabric evacuation (issue 23): the plan as the worker judges it, and the evacuation nodes.
-export { judgeEvacuation } from './evacuation-judge';
+export { judgeEvacuation, readFabricList } from './evacuation-judge';
 export { DEFAULT_EVACUATIONS_PATH, isEvacuationOpen, readEvacuations } from './evacuation-node';
 export type { EvacuationNode, EvacuationPlan } from './evacuation-node';
 export type { EvacuateChangeRequest, RestoreFabricChangeRequest } from './evacuate-schema';
+export type { FabricDrillChangeRequest } from './drill-schema';
 // The worker itself, for its Lambda (functions/) and the benchmarks.
 export { RequestWriter } from './request-writer';
 export { requestWriterSource } from './writer-source';

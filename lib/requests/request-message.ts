@@ -1,17 +1,21 @@
 import type { SendMessageCommandInput } from '@aws-sdk/client-sqs';
 import { FABRIC_MESSAGE_GROUP, isFabricInput } from './fabric-schema';
 import { isEvacuationAction } from './evacuate-schema';
+import { DRILL_ACTIONS } from './drill-schema';
 import { parseRequest, type ChangeRequestInput, type ParsedRequest, type ParseOptions, type Rejection } from './schema';
 
 /**
  * The FIFO group of a request body, the one rule for every sender:
- * - a fabric action (`putFabric`, `deleteFabric`, `evacuate`, `restoreFabric`; it names no cluster):
- *   `FABRIC_MESSAGE_GROUP`, one group for every map and evacuation (a map is checked against all the others, so their changes are one
- *   sequence), which no cluster's group can equal (cluster names hold no `/`);
+ * - a fabric action (`putFabric`, `deleteFabric`, `evacuate`, `restoreFabric`, and a drain test's
+ *   `putDrill`, `deleteDrill`, `skipDrill`; it names no cluster): `FABRIC_MESSAGE_GROUP`, one group
+ *   for every map, evacuation and drain test (a map is checked against all the others, and a drain
+ *   test's run against every evacuation, so their changes are one sequence), which no cluster's group
+ *   can equal (cluster names hold no `/`);
  * - every other request: its cluster, so requests for one cluster apply in order and others never wait.
  */
-export function messageGroupOf(body: { readonly action: string; readonly cluster?: string }): string {
+export function messageGroupOf(body: { readonly action: string; readonly cluster?: string; readonly fabric?: string }): string {
   if (isFabricInput(body) || isEvacuationAction(body)) return FABRIC_MESSAGE_GROUP;
+  if ((DRILL_ACTIONS as readonly string[]).includes(body.action) && body.fabric !== undefined && body.cluster === undefined) return FABRIC_MESSAGE_GROUP;
   return body.cluster ?? '';
 }
 
@@ -26,7 +30,7 @@ export function messageGroupOf(body: { readonly action: string; readonly cluster
  * Returns the SendMessage input only (the AWS SDK's type, erased at run time): this face stays free
  * of the SDK's runtime, and each sender uses the SQS client it already has.
  */
-export function changeRequestMessage(queueUrl: string, body: { readonly action?: string; readonly cluster?: string; readonly requestId: string }): SendMessageCommandInput {
+export function changeRequestMessage(queueUrl: string, body: { readonly action?: string; readonly cluster?: string; readonly fabric?: string; readonly requestId: string }): SendMessageCommandInput {
   return { QueueUrl: queueUrl, MessageBody: JSON.stringify(body), MessageGroupId: messageGroupOf({ ...body, action: body.action ?? '' }), MessageDeduplicationId: body.requestId };
 }
 
@@ -38,11 +42,11 @@ export interface SendableRequest {
   readonly cluster: string;
 }
 
-/** A fabric map change a client built (`putFabric`, `deleteFabric`): it names a fabric, no cluster. */
+/** A request a client built that names a fabric, no cluster (a fabric map change, an evacuation, a drain test's drill action). */
 export interface SendableFabricRequest {
   readonly version: 1;
   readonly requestId: string;
-  readonly action: 'putFabric' | 'deleteFabric' | 'evacuate' | 'restoreFabric';
+  readonly action: 'putFabric' | 'deleteFabric' | 'evacuate' | 'restoreFabric' | 'putDrill' | 'deleteDrill' | 'skipDrill';
   readonly fabric: string;
 }
 

@@ -17,6 +17,8 @@ import { decodeRequestRecord, DEFAULT_REQUESTS_PATH, encodeRequestRecord, MAX_RE
 import { DEFAULT_DRILLS_PATH } from './drill-node';
 import { isDrillAction } from './drill-rules';
 import { drillEffectsOf, drillFailoutPrecheck } from './drill-writes';
+import { isFabricDrillRequest, type FabricDrillChangeRequest } from './drill-schema';
+import { drainTestPrecheck, drainTestStartOps, fabricDrillEffectsOf } from './drill-fabric';
 import { parseRequest, type ChangeRequest, type ParseOptions } from './schema';
 import { DEFAULT_FABRICS_PATH } from '../fabrics';
 import { isFabricRequest, type FabricChangeRequest } from './fabric-schema';
@@ -167,6 +169,7 @@ export class RequestWriter {
       evacuationsPath: options.evacuationsPath ?? DEFAULT_EVACUATIONS_PATH,
       judge: { maxPeerLoadFactor: options.judge?.maxPeerLoadFactor, viewPath: options.judge?.viewPath ?? viewPathFor(this.requestsPath), fabricsPath: this.fabricsPath, evacuationsPath: options.evacuationsPath ?? DEFAULT_EVACUATIONS_PATH },
       acl: options.recordAcl,
+      drillsPath: this.drillsPath,
       ...(options.maxMultiBytes === undefined ? {} : { maxMultiBytes: options.maxMultiBytes }),
     };
     // The view of open failouts sits beside the records unless the deployment says otherwise.
@@ -192,6 +195,7 @@ export class RequestWriter {
         const request = parsed.request;
         if (isFabricRequest(request)) return await this.retrying({ requestId: request.requestId, cluster: `fabric ${request.fabric}` }, () => this.fabricAttempt(request, meta));
         if (isEvacuationRequest(request)) return await this.retrying({ requestId: request.requestId, cluster: `fabric ${request.fabric}` }, () => this.evacuationAttempt(request, meta));
+        if (isFabricDrillRequest(request)) return await this.retrying({ requestId: request.requestId, cluster: `fabric ${request.fabric}` }, () => this.fabricDrillAttempt(request, meta));
         return await this.retrying(request, () => this.attempt(request, meta));
       }
       const hints = hintsOf(body);
@@ -327,6 +331,33 @@ export class RequestWriter {
   }
 
   /**
+   * One round of a drain test's drill action (`putDrill`, `deleteDrill`, `skipDrill` naming a fabric,
+   * drill-fabric.ts): no cluster is judged; the drill node's change (or the refusal) and the record are
+   * one multi. A definition's outcome and blocking alarms must exist, as a cluster drill's must.
+   */
+  private async fabricDrillAttempt(request: FabricDrillChangeRequest, meta: RequestMeta): Promise<Attempt> {
+    const now = this.clock();
+    const hints: Hints = {
+      cluster: null,
+      fabric: request.fabric,
+      action: request.action,
+      requestedBy: request.requestedBy,
+      requestReason: request.reason === undefined ? undefined : cutText(request.reason, MAX_RECORDED_REQUEST_REASON),
+    };
+    let alarmFields: { alarmsUnchecked?: true } = {};
+    if (request.action === 'putDrill') {
+      const alarms = await this.alarmCheck.evacuationVerdict(request);
+      if (alarms.rejection) return this.recordRejection(alarms.rejection, hints, meta, undefined);
+      alarmFields = alarms.recordFields;
+    }
+    const context = { session: this.session, d2BasePath: this.d2BasePath, drillsPath: this.drillsPath, fabricsPath: this.fabricsPath, acl: this.recordAcl, now };
+    const effects = await fabricDrillEffectsOf(context, request);
+    if (effects.rejection) return this.recordRejection(effects.rejection, hints, meta, undefined);
+    const record: RequestRecord = { ...recordBase(request.requestId, hints, meta, now), status: 'applied', clusterVersion: null, ...alarmFields };
+    return this.commit([...effects.ops], record);
+  }
+
+  /**
    * One round of an `evacuate` or `restoreFabric` (evacuation-writes.ts): judged as one plan and
    * written in one multi with the record, or as an ordered plan whose last step creates the record.
    * A record already there makes it a duplicate before anything is judged.
@@ -345,8 +376,14 @@ export class RequestWriter {
     if (existing.exists) return this.duplicate(request.requestId);
     let alarmFields: { alarmsUnchecked?: true } = {};
     if (request.action === 'evacuate') {
+      // A drain test's run (drill-fabric.ts): its drill must be this fabric's; refused, it is recorded skipped.
+      const unknownDrill = await drainTestPrecheck({ session: this.session, drillsPath: this.drillsPath }, request);
+      if (unknownDrill) return this.recordRejection(unknownDrill, hints, meta, undefined);
       const alarms = await this.alarmCheck.evacuationVerdict(request);
-      if (alarms.rejection) return this.recordRejection(alarms.rejection, hints, meta, undefined);
+      if (alarms.rejection) {
+        const skipped = await drainTestStartOps({ session: this.session, drillsPath: this.drillsPath, now }, request, { rejection: alarms.rejection });
+        return this.recordRejection(alarms.rejection, hints, meta, undefined, skipped);
+      }
       alarmFields = alarms.recordFields;
     }
     let outcome: Attempt | undefined;
@@ -368,7 +405,7 @@ export class RequestWriter {
     };
     const writes = new EvacuationWrites({ ...this.evacuations, run });
     const result = request.action === 'evacuate' ? await writes.evacuate(request, now) : await writes.restore(request, now);
-    if (result.kind === 'reject') return this.recordRejection(result.rejection, hints, meta, undefined);
+    if (result.kind === 'reject') return this.recordRejection(result.rejection, hints, meta, undefined, result.ops ?? []);
     const done = outcome as Exclude<Attempt, string> | undefined;
     if (result.kind !== 'done' || done === undefined) return result.kind === 'viewConflict' ? 'viewConflict' : 'conflict';
     this.log.info(request.action === 'evacuate' ? 'fabric evacuated' : 'fabric restored', { requestId: request.requestId, fabric: request.fabric, status: done.status, evacuation: done.record.evacuation });

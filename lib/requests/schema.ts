@@ -6,7 +6,7 @@ import { rejectionOf, type Problem } from './rejection';
 import { bucketsSchema, commonFields, peerSchema, requestBaseOf, type ChangeRequestBase, type ParseOutcome } from './request-fields';
 
 export type { ChangeRequestBase } from './request-fields';
-import { deleteDrillRequestSchema, drillNameProblem, isDrillInput, parseDrillRequest, putDrillRequestSchema, skipDrillRequestSchema, type DrillChangeRequest } from './drill-schema';
+import { deleteDrillRequestSchema, drillNameProblem, isDrillInput, isFabricDrillRequest, parseDrillRequest, putDrillRequestSchema, skipDrillRequestSchema, type DrillChangeRequest, type FabricDrillChangeRequest } from './drill-schema';
 import { alarmNameProblem, stopAlarmProblems, stopAlarmsSchema } from './stop-alarms';
 import { deleteFabricRequestSchema, isFabricInput, isFabricRequest, parseFabricRequest, putFabricRequestSchema, type FabricChangeRequest } from './fabric-schema';
 import { evacuateRequestSchema, isEvacuationInput, isEvacuationRequest, parseEvacuationRequest, restoreFabricRequestSchema, type EvacuationChangeRequest } from './evacuate-schema';
@@ -150,11 +150,11 @@ export interface ExtendChangeRequest extends ChangeRequestBase {
 export type ChangeRequest = ClusterChangeRequest | DrillChangeRequest;
 
 /**
- * Any request {@link parseChangeRequest} accepts: a {@link ChangeRequest} (it names a cluster: its
- * FIFO group and what the judge reads) or a fabric map change (issue 23, fabric-schema.ts), which
- * names no cluster and is never judged.
+ * Any request {@link parseRequest} accepts: a {@link ChangeRequest} (it names a cluster: its
+ * FIFO group and what the judge reads), or one that names a fabric (issue 23): a fabric map change
+ * (fabric-schema.ts), an evacuation (evacuate-schema.ts) or a drain test's drill action (drill-schema.ts).
  */
-export type ParsedRequest = ChangeRequest | FabricChangeRequest | EvacuationChangeRequest;
+export type ParsedRequest = ChangeRequest | FabricChangeRequest | EvacuationChangeRequest | FabricDrillChangeRequest;
 
 /** The requests that change a cluster's failout (judged by `judgeRequest`); the drill actions change only a drill. */
 export type ClusterChangeRequest = FailoutChangeRequest | RestoreChangeRequest | ExtendChangeRequest;
@@ -196,7 +196,7 @@ export type ParsedRequestResult = ParseOutcome<ParsedRequest>;
  */
 export function parseChangeRequest(body: string | unknown, options: ParseOptions): ParseResult {
   const parsed = parseRequest(body, options);
-  if (!parsed.ok || !(isFabricRequest(parsed.request) || isEvacuationRequest(parsed.request))) return parsed as ParseResult;
+  if (!parsed.ok || !(isFabricRequest(parsed.request) || isEvacuationRequest(parsed.request) || isFabricDrillRequest(parsed.request))) return parsed as ParseResult;
   // A fabric action names no cluster: a caller of this function would judge or group it by one.
   const problem: Problem = { reason: 'badSchema', message: `action: ${parsed.request.action} acts on a fabric, not a cluster (parseRequest accepts it)` };
   return reject([problem], parsed.request.requestId);
@@ -234,7 +234,7 @@ export function parseRequest(body: string | unknown, options: ParseOptions): Par
   if (!parsed.success) {
     return reject(parsed.error.issues.map((issue) => ({ reason: 'badSchema', message: `${formatPath(issue.path)}: ${issue.message}` })), requestId);
   }
-  if (isDrillInput(parsed.data)) return parseDrillRequest(parsed.data, limits);
+  if (isDrillInput(parsed.data)) return parseDrillRequest(parsed.data, { ...limits, now: options.now });
   if (isFabricInput(parsed.data)) return parseFabricRequest(parsed.data);
   if (isEvacuationInput(parsed.data)) return parseEvacuationRequest(parsed.data, { now: options.now, maxWindowMs: limits.maxWindowMs });
   const input = parsed.data;

@@ -21,17 +21,27 @@
  * or late), and it carries the verdict, so the worker records the run `failed` (the outcome alarm;
  * checked first) or `interrupted` (a blocking alarm) even when the restore reaches it after the
  * window ended. A run is thus judged on every evaluation during it, not on when its end is written.
+ *
+ * Drain tests (a drill of a fabric, issue 23): the run is an `evacuate` of the fabric with the
+ * drill's evacuation options, `drill` and `stopAlarms` = outcome alarm + blocking alarms; it is
+ * decided over the fabric's clusters and the open evacuations (drill-decision.ts), and stopped with a
+ * `restoreFabric` carrying the verdict (`stoppedByAlarm`, `alarmAt`, `drill`), under the same ids.
  */
 import { createHash } from 'node:crypto';
 import { clusterPath, parseClusterProperties, type FailoutProperties } from '../d2/data';
+import { DEFAULT_FABRICS_PATH } from '../fabrics';
 import {
   encodeChangeRequest,
   decodeDrillNode,
   runningRun,
   DEFAULT_DRILLS_PATH,
+  DEFAULT_EVACUATIONS_PATH,
   DEFAULT_REQUESTS_PATH,
   drillPath,
+  isEvacuationOpen,
   isValidRequestId,
+  readEvacuations,
+  readFabricList,
   requestRecordPath,
   type ChangeRequestInput,
   type DrillDefinition,
@@ -42,7 +52,7 @@ import {
 } from '../requests';
 import { isZkError, type ZkSession } from '../zk';
 import type { AlarmStates } from './alarm-states';
-import { decideRun } from './drill-decision';
+import { decideRun, type RunFacts } from './drill-decision';
 import { lastDueAt, parseSchedule } from '../schedule';
 import type { MessageSender } from './stop-guard';
 
@@ -61,6 +71,10 @@ export interface DrillRunnerOptions {
   readonly d2BasePath?: string;
   readonly requestsPath?: string;
   readonly drillsPath?: string;
+  /** Parent of the fabric maps (a drain test's fabric); default `/failout/fabrics`. */
+  readonly fabricsPath?: string;
+  /** Parent of the evacuation nodes (a drain test does not start while one is open); default `/failout/evacuations`. */
+  readonly evacuationsPath?: string;
   /** The request queue's URL. */
   readonly queueUrl: string;
   readonly send: MessageSender;
@@ -116,6 +130,8 @@ export class DrillRunner {
   private readonly d2BasePath: string;
   private readonly requestsPath: string;
   private readonly drillsPath: string;
+  private readonly fabricsPath: string;
+  private readonly evacuationsPath: string;
   private readonly clock: () => number;
   private readonly graceMs: number;
 
@@ -124,6 +140,8 @@ export class DrillRunner {
     this.d2BasePath = options.d2BasePath ?? '/d2';
     this.requestsPath = options.requestsPath ?? DEFAULT_REQUESTS_PATH;
     this.drillsPath = options.drillsPath ?? DEFAULT_DRILLS_PATH;
+    this.fabricsPath = options.fabricsPath ?? DEFAULT_FABRICS_PATH;
+    this.evacuationsPath = options.evacuationsPath ?? DEFAULT_EVACUATIONS_PATH;
     this.clock = options.clock ?? Date.now;
     this.graceMs = options.graceMs ?? DEFAULT_DRILL_GRACE_MS;
   }
@@ -198,18 +216,10 @@ export class DrillRunner {
     const alarm = names.find((n) => states.get(n) === 'ALARM');
     if (alarm === undefined) return undefined;
     const requestId = drillStopRequestId(run.runId);
-    await this.sendChecked({
-      version: 1,
-      requestId,
-      action: 'restore',
-      cluster: drill.cluster,
-      requestedBy: DRILL_REQUESTER,
-      reason: `drill ${drill.name}: alarm ${alarm} in ALARM during run ${run.runId}`,
-      stoppedByAlarm: alarm,
-      alarmAt: now,
-      drill: drill.name,
-    }, now);
-    this.options.logger.info('drill run stopped: alarm in ALARM', { drill: drill.name, cluster: drill.cluster, runId: run.runId, alarmName: alarm, requestId });
+    const stop = { version: 1 as const, requestId, requestedBy: DRILL_REQUESTER, reason: `drill ${drill.name}: alarm ${alarm} in ALARM during run ${run.runId}`, stoppedByAlarm: alarm, alarmAt: now, drill: drill.name };
+    // A drain test's whole evacuation ends, last stage first: the fabric's restore.
+    await this.sendChecked(drill.fabric === undefined ? { ...stop, action: 'restore', cluster: drill.cluster } : { ...stop, action: 'restoreFabric', fabric: drill.fabric }, now);
+    this.options.logger.info('drill run stopped: alarm in ALARM', { drill: drill.name, ...targetOf(drill), runId: run.runId, alarmName: alarm, requestId });
     return { drill: drill.name, outcome: 'stopped', runId: run.runId, alarm, requestId };
   }
 
@@ -220,38 +230,41 @@ export class DrillRunner {
   private async runAt(drill: DrillDefinition, scheduledAt: number, now: number): Promise<DrillTickResult> {
     const runId = drillRunId(drill.name, scheduledAt);
     const alarms = await this.options.alarms.states([drill.outcomeAlarm, ...drill.blockingAlarms]);
-    const decision = decideRun(drill, { scheduledAt, failout: await this.clusterFailout(drill.cluster), alarms, now });
+    const decision = decideRun(drill, { scheduledAt, alarms, now, ...(await this.targetFacts(drill, now)) });
     const scheduled = new Date(scheduledAt).toISOString();
     if (!decision.start) {
       await this.sendChecked({
         version: 1,
         requestId: runId,
         action: 'skipDrill',
-        cluster: drill.cluster,
+        ...targetOf(drill),
         drill: drill.name,
         skipReason: decision.skipReason,
         scheduledAt,
         detail: decision.detail,
         requestedBy: DRILL_REQUESTER,
       }, now);
-      this.options.logger.info('drill run skipped', { drill: drill.name, cluster: drill.cluster, runId, scheduledAt: scheduled, skipReason: decision.skipReason, detail: decision.detail });
+      this.options.logger.info('drill run skipped', { drill: drill.name, ...targetOf(drill), runId, scheduledAt: scheduled, skipReason: decision.skipReason, detail: decision.detail });
       return { drill: drill.name, outcome: 'skipped', runId, scheduledAt, skipReason: decision.skipReason, detail: decision.detail };
     }
-    await this.sendChecked({
-      version: 1,
-      requestId: runId,
-      action: 'failout',
-      cluster: drill.cluster,
-      peers: drill.peers.map((p) => ({ cluster: p.cluster, weight: p.weight })),
-      duration: isoSeconds(drill.durationMs),
-      buckets: drill.buckets,
-      requestedBy: DRILL_REQUESTER,
-      reason: `drill ${drill.name} (due ${scheduled})`,
-      drill: drill.name,
-      stopAlarms: [drill.outcomeAlarm, ...drill.blockingAlarms],
-    }, now);
-    this.options.logger.info('drill run started', { drill: drill.name, cluster: drill.cluster, runId, scheduledAt: scheduled });
+    const run = { version: 1 as const, requestId: runId, duration: isoSeconds(drill.durationMs), requestedBy: DRILL_REQUESTER, reason: `drill ${drill.name} (due ${scheduled})`, drill: drill.name, stopAlarms: [drill.outcomeAlarm, ...drill.blockingAlarms] };
+    if (drill.fabric === undefined) {
+      await this.sendChecked({ ...run, action: 'failout', cluster: drill.cluster, peers: drill.peers.map((p) => ({ cluster: p.cluster, weight: p.weight })), buckets: drill.buckets }, now);
+    } else {
+      await this.sendChecked({ ...run, action: 'evacuate', fabric: drill.fabric, ...evacuationFields(drill.evacuation) }, now);
+    }
+    this.options.logger.info('drill run started', { drill: drill.name, ...targetOf(drill), runId, scheduledAt: scheduled });
     return { drill: drill.name, outcome: 'started', runId, scheduledAt };
+  }
+
+  /** What a run is decided on besides the alarms: the cluster's failout, or the fabric's clusters' and the open evacuations. */
+  private async targetFacts(drill: DrillDefinition, now: number): Promise<Pick<RunFacts, 'failout' | 'members' | 'evacuations'>> {
+    if (drill.fabric === undefined) return { failout: await this.clusterFailout(drill.cluster) };
+    const fabrics = await readFabricList(this.options.zk, this.d2BasePath, this.fabricsPath);
+    const clusters = fabrics.find((f) => f.name === drill.fabric)?.clusters.map((m) => m.cluster) ?? [];
+    const failouts = await Promise.all(clusters.map(async (c) => [c, await this.clusterFailout(c)] as const));
+    const evacuations = (await readEvacuations(this.options.zk, this.evacuationsPath)).filter((e) => isEvacuationOpen(e, now)).map((e) => ({ fabric: e.fabric, requestId: e.requestId, drill: e.plan.drill }));
+    return { members: new Map(failouts), evacuations };
   }
 
   /** Through the one encoder (the worker's own rules first): a request it can only reject is never sent. */
@@ -271,4 +284,21 @@ export class DrillRunner {
       return null;
     }
   }
+}
+
+/** The target fields of a drill's requests (and its log lines): its cluster, or its fabric. */
+function targetOf(drill: DrillDefinition): { cluster: string } | { fabric: string } {
+  return drill.fabric === undefined ? { cluster: drill.cluster } : { fabric: drill.fabric };
+}
+
+/** A drain test's evacuation options as `evacuate` takes them (evacuate-schema.ts). */
+function evacuationFields(options: Extract<DrillDefinition, { fabric: string }>['evacuation']): Omit<Extract<ChangeRequestInput, { action: 'evacuate' }>, 'version' | 'requestId' | 'action' | 'fabric'> {
+  return {
+    ...(options.targets === undefined ? {} : { targets: options.targets.map((t) => ({ fabric: t.fabric, weight: t.weight })) }),
+    ...(options.stages === undefined ? {} : { stages: options.stages.map((s) => ('tier' in s ? { tier: s.tier, gateAlarms: [...s.gateAlarms] } : { clusters: [...s.clusters], gateAlarms: [...s.gateAlarms] })) }),
+    hold: isoSeconds(options.holdMs),
+    restoreGap: isoSeconds(options.restoreGapMs),
+    ...(options.ramp === undefined ? {} : { ramp: options.ramp.map((step) => ({ ...step })) }),
+    ...(options.exclude.length === 0 ? {} : { exclude: [...options.exclude] }),
+  };
 }

@@ -20,6 +20,7 @@ import { absolutePath, parseLambdaEnv, queueUrlVar, sqsSender, startReadOnlySess
  * | `ZK_CONNECT` | `host:port[,…]` of the ensemble | required |
  * | `FAILOUT_QUEUE_URL` | the request queue (FIFO) the runs go to | required |
  * | `D2_BASE_PATH`, `FAILOUT_REQUESTS_PATH`, `FAILOUT_DRILLS_PATH` | where clusters, records and drills live | `/d2`, `/failout/requests`, `/failout/drills` |
+ * | `FAILOUT_FABRICS_PATH`, `FAILOUT_EVACUATIONS_PATH` | fabric maps and evacuation nodes (drain tests, issue 23) | `/failout/fabrics`, `/failout/evacuations` |
  * | `FAILOUT_ALARMS_URL` | alarm states over HTTP (the local stack); unset: CloudWatch `DescribeAlarms` | CloudWatch |
  * | `DRILL_GRACE` | a due time older than this is ignored (not caught up) | `10m` |
  * | `ZK_SESSION_TIMEOUT_MS`, `ZK_CONNECT_TIMEOUT_MS` | session timeout, first-connect wait | 15000, 10000 |
@@ -30,6 +31,8 @@ export interface DrillRunnerConfig extends ReadOnlySessionConfig {
   readonly d2BasePath: string;
   readonly requestsPath: string;
   readonly drillsPath: string;
+  readonly fabricsPath: string;
+  readonly evacuationsPath: string;
   readonly graceMs: number;
 }
 
@@ -39,6 +42,8 @@ const envSchema = z.object({
   D2_BASE_PATH: absolutePath('/d2'),
   FAILOUT_REQUESTS_PATH: absolutePath('/failout/requests'),
   FAILOUT_DRILLS_PATH: absolutePath('/failout/drills'),
+  FAILOUT_FABRICS_PATH: absolutePath('/failout/fabrics'),
+  FAILOUT_EVACUATIONS_PATH: absolutePath('/failout/evacuations'),
   DRILL_GRACE: z
     .string()
     .refine((t) => (parseDuration(t) ?? 0) > 0, 'must be a positive duration such as 10m or PT10M')
@@ -55,6 +60,8 @@ export function loadDrillRunnerConfig(env: Readonly<Record<string, string | unde
     d2BasePath: e.D2_BASE_PATH,
     requestsPath: e.FAILOUT_REQUESTS_PATH,
     drillsPath: e.FAILOUT_DRILLS_PATH,
+    fabricsPath: e.FAILOUT_FABRICS_PATH,
+    evacuationsPath: e.FAILOUT_EVACUATIONS_PATH,
     graceMs: e.DRILL_GRACE === undefined ? DEFAULT_DRILL_GRACE_MS : parseDuration(e.DRILL_GRACE)!,
     sessionTimeoutMs: e.ZK_SESSION_TIMEOUT_MS,
     connectTimeoutMs: e.ZK_CONNECT_TIMEOUT_MS,
@@ -78,6 +85,8 @@ export async function createDrillRunner(options: DrillRunnerSourceOptions): Prom
     d2BasePath: config.d2BasePath,
     requestsPath: config.requestsPath,
     drillsPath: config.drillsPath,
+    fabricsPath: config.fabricsPath,
+    evacuationsPath: config.evacuationsPath,
     queueUrl: config.queueUrl,
     send: sqsSender(),
     alarms: alarmStatesFromEnv(options.env),

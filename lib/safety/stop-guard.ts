@@ -18,6 +18,11 @@
  * and every restore carries `alarmAt` (when the state changed) and, for a drill window, `drill`: the
  * worker records the run whose window held `alarmAt` as `failed` (its outcome alarm) or `interrupted`
  * (a blocking alarm), even when the restore reaches it after the window ended.
+ *
+ * Evacuations (issue 23): the clusters of one evacuation end together, with ONE `restoreFabric` for
+ * its fabric. A drain test's (a drill of a fabric) carries `drill` as a cluster drill's restore does,
+ * and is sent too when its windows were open at `alarmAt` but have ended since: the worker gives the
+ * run its verdict late.
  */
 import { createHash } from 'node:crypto';
 import type { SendMessageCommandInput } from '@aws-sdk/client-sqs';
@@ -172,8 +177,9 @@ export class StopGuard {
     const restores: SentRestore[] = [];
     const failed: { cluster: string; error: unknown }[] = [];
     // An evacuation's clusters end together: one restoreFabric per fabric (the worker restores every
-    // cluster of it, last stage first), not one restore per cluster.
-    const fabrics = [...new Set(matches.flatMap((m) => (m.evacuation === undefined ? [] : [m.evacuation])))];
+    // cluster of it, last stage first), not one restore per cluster; a drain test's names its drill.
+    const fabrics = new Map<string, string | undefined>();
+    for (const m of matches) if (m.evacuation !== undefined) fabrics.set(m.evacuation, fabrics.get(m.evacuation) ?? m.drill);
     const single = matches.filter((m) => m.evacuation === undefined);
     // One send per cluster or fabric, in parallel: they are independent FIFO groups.
     await Promise.all([
@@ -184,9 +190,9 @@ export class StopGuard {
           failed.push({ cluster, error });
         }
       }),
-      ...fabrics.map(async (fabric) => {
+      ...[...fabrics].map(async ([fabric, drill]) => {
         try {
-          restores.push(await this.sendFabricRestore(fabric, event, now, alarmAt));
+          restores.push(await this.sendFabricRestore(fabric, drill, event, now, alarmAt));
         } catch (error) {
           failed.push({ cluster: `fabric ${fabric}`, error });
         }
@@ -229,7 +235,7 @@ export class StopGuard {
         try {
           const props = parseClusterProperties(node.data.toString('utf8')).failoutProperties;
           const drill = drillWindowNaming(props, alarm, now, alarmAt);
-          if (props !== null && (namesStopAlarm(props, alarm, now) || drill !== undefined)) matches.push({ cluster, drill, evacuation: evacuationNaming(props, alarm, now) });
+          if (props !== null && (namesStopAlarm(props, alarm, now) || drill !== undefined)) matches.push({ cluster, drill, evacuation: evacuationNaming(props, alarm, now, alarmAt) });
         } catch (err) {
           const problem = err instanceof Error ? err.message : String(err);
           unreadable.push({ cluster, problem });
@@ -241,7 +247,7 @@ export class StopGuard {
     return { matches: matches.sort((a, b) => a.cluster.localeCompare(b.cluster)), unreadable, clusters: names.length };
   }
 
-  private async sendFabricRestore(fabric: string, event: AlarmStateChange, now: number, alarmAt: number | undefined): Promise<SentRestore> {
+  private async sendFabricRestore(fabric: string, drill: string | undefined, event: AlarmStateChange, now: number, alarmAt: number | undefined): Promise<SentRestore> {
     const body = {
       version: 1 as const,
       requestId: guardRequestId(`fabric/${fabric}`, event),
@@ -251,6 +257,7 @@ export class StopGuard {
       reason: `stopped by alarm ${event.alarmName}`,
       stoppedByAlarm: event.alarmName,
       ...(alarmAt === undefined ? {} : { alarmAt }),
+      ...(drill === undefined ? {} : { drill }),
     };
     const encoded = encodeChangeRequest(this.options.queueUrl, body, { now });
     if (!encoded.ok) throw new Error(`the fabric restore would be rejected (${encoded.rejection.reason}): ${encoded.rejection.message}`);
@@ -286,9 +293,13 @@ interface StopMatch {
   readonly evacuation: string | undefined;
 }
 
-/** The fabric of an evacuation window naming `alarm` that has not ended at `now`. */
-function evacuationNaming(props: FailoutProperties, alarm: string, now: number): string | undefined {
-  return props.buckets.find((b) => b.evacuation !== undefined && (b.onlineAt === undefined || b.onlineAt > now) && (b.stopAlarms ?? []).includes(alarm))?.evacuation;
+/**
+ * The fabric of an evacuation window naming `alarm` that has not ended at `now`, or of a drain test's
+ * window that was active when the alarm changed state (`alarmAt`): its run takes the verdict late.
+ */
+function evacuationNaming(props: FailoutProperties, alarm: string, now: number, alarmAt: number | undefined): string | undefined {
+  const open = (b: FailoutProperties['buckets'][number]): boolean => b.onlineAt === undefined || b.onlineAt > now || (b.drill !== undefined && alarmAt !== undefined && isBucketConfigActiveAt(b, alarmAt));
+  return props.buckets.find((b) => b.evacuation !== undefined && (b.stopAlarms ?? []).includes(alarm) && open(b))?.evacuation;
 }
 
 /** When the alarm changed state (epoch ms), when the event says in a form that parses. */

@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import { checkPutDrill, decodeDrillNode, drillPath, newRequestId, runStatusAt, type ChangeRequest, type DrillNode, type DrillRun } from '../../requests';
+import { checkPutDrill, decodeDrillNode, drillPath, newRequestId, runStatusAt, type ChangeRequest, type DrillDefinition, type DrillNode, type DrillRun, type FabricDrillChangeRequest } from '../../requests';
 import { alarmStatesFromEnv, DrillRunner, type DrillTickResult } from '../../safety';
 import { nextDueAfter, parseSchedule } from '../../schedule';
 import { isZkError, type ZkSession } from '../../zk';
@@ -8,7 +8,7 @@ import { addOutputOptions, addConnectionOptions, printJson, withConnections, typ
 import { EXIT } from '../errors';
 import { addAlarmSourceOptions, checkAlarmsBeforeSend } from '../alarm-check';
 import { addSendOptions, DEFAULT_WAIT, sendRequest, type SendOptions } from './send';
-import { defaultRequester, buildDeleteDrillBody, buildPutDrillBody, drillsBase, formatLocalRejection, formatRecord, inputError, OperatorError, parseDuration, resolveAlarmSource, validateLocally, waitForRequestRecord, type AlarmSourceFlags, type ConnectionFlags, type DrillPutOptions, type OperatorConnections, type OperatorSettings, type PutDrillBody } from '../../operator';
+import { defaultRequester, buildDeleteDrillBody, buildPutDrillBody, drillsBase, evacuation, formatLocalRejection, formatRecord, inputError, OperatorError, parseDuration, resolveAlarmSource, validateLocally, waitForRequestRecord, type AlarmSourceFlags, type ConnectionFlags, type DrillPutOptions, type OperatorConnections, type OperatorSettings, type PutDrillBody } from '../../operator';
 import { judgeBeforeSend } from '../judge-before-send';
 
 const EXAMPLES = `
@@ -16,6 +16,8 @@ Examples:
   failout drill put weekly-lor1 --cluster greetings-lor1 --peer greetings-lva1:2 --peer greetings-ltx1 \\
       --for 30m --every "cron(0 14 ? * TUE *)" --outcome-alarm greetings-lor1-errors \\
       --blocking-alarm deploys-in-progress --blocked-dates 2026-12-24,2026-12-31 --blocked-windows Fri:16:00-Mon:08:00 --wait
+  failout drill put drain-lor1 --fabric lor1 --to lva1:2,ltx1:1 --for 1h --every "cron(0 14 ? * WED *)" \\
+      --outcome-alarm lor1-drain-errors --blocking-alarm deploys-in-progress --stages frontend,storage --hold 5m --wait
   failout drill list
   failout drill run-now weekly-lor1 --wait
   failout drill history weekly-lor1 --json
@@ -27,7 +29,11 @@ or the outcome alarm is in ALARM, the time is on a blocked date or the run would
 window (UTC), or the cluster is failed out by an operator; then it records the run as skipped and why.
 A run's failout names the outcome and blocking alarms as stop alarms: if one fires, the guard restores
 the cluster and the run is failed; a run that ends its window is passed; an operator's failout or
-restore replaces it. Outcomes, as ARC's practice runs: passed (its window ended with no alarm in
+restore replaces it. A drain test (--fabric) is a drill of a whole fabric: each run is an evacuation
+of it (failout evacuate, with --to, --stages or --stage, --gate-alarm, --hold, --restore-gap, --ramp,
+--exclude), skipped while any evacuation is open or an operator has failed out one of its clusters,
+stopped by the guard's restore of the fabric, and replaced by an operator's evacuate or restore --fabric.
+Outcomes, as ARC's practice runs: passed (its window ended with no alarm in
 ALARM), failed (the outcome alarm was in ALARM during the run, seen by the guard or by the runner's
 evaluation each tick, even if the verdict reaches the worker after the window), interrupted (a blocking
 alarm was in ALARM during the run: no verdict on the peers), replaced, skipped. Schedules: EventBridge cron(min hour day-of-month month day-of-week year) in UTC,
@@ -58,7 +64,16 @@ function putCommand(rt: CommandRuntime): Command {
     .description('define (or redefine) a drill; its runs so far are kept')
     .argument('<name>', 'the drill name')
     .option('--cluster <cluster>', 'the D2 cluster each run fails out')
+    .option('--fabric <fabric>', 'a drain test: the fabric each run evacuates (instead of --cluster and --peer)')
     .option('--peer <cluster[:weight]>', 'a peer that takes the traffic, with a positive integer weight (default 1); repeat or comma-separate', collect)
+    .option('--to <fabric[:weight]>', 'a drain test: target fabrics with weights 1-100; repeat or comma-separate (default: every other fabric, by capacity)', collect)
+    .option('--stages <tiers>', 'a drain test: one stage per tier of the fabric map, in this order (frontend,storage)')
+    .option('--stage <clusters>', "a drain test: one stage of these clusters; repeat for the next stages", collect)
+    .option('--gate-alarm <stage=alarm>', 'a drain test: an alarm that must stay OK while a stage (its tier, or its number from 1) moves and holds; repeat', collect)
+    .option('--hold <duration>', 'a drain test: time between a stage being fully out and the next stage starting (default 5m)')
+    .option('--restore-gap <duration>', 'a drain test: spacing of the return between stages, last stage first (default 30s)')
+    .option('--ramp <steps>', "a drain test: each cluster's ramp from its stage's start (20%:5m,60%:5m,100%)")
+    .option('--exclude <service>', 'a drain test: a service to leave in place; repeat or comma-separate', collect)
     .option('--for <duration>', 'how long each run moves the traffic (30m, 1h, PT30M)')
     .option('--every <schedule>', 'when runs are due, UTC: "cron(0 14 ? * TUE *)" or "rate(7 days)"')
     .option('--outcome-alarm <alarm>', 'the CloudWatch alarm that judges a run: it ends the run when it fires')
@@ -73,12 +88,13 @@ function putCommand(rt: CommandRuntime): Command {
   return command.action(async (name: string, flags: PutFlags) => {
     const now = rt.io.now();
     const body = buildPutDrillBody(name, flags, { requestId: flags.requestId ?? newRequestId(now), requestedBy: defaultRequester(rt.io.env) });
-    const request = validateLocally(body, now, rt.io.env);
+    const request = 'fabric' in body ? validateLocally(body, now, rt.io.env) : validateLocally(body, now, rt.io.env);
     const alarms = resolveAlarmSource(flags, rt.io.env);
     await withConnections(flags, rt.io, async (connections, settings) => {
       // The alarms first, as the worker checks them before judging: the outcome and blocking alarms must exist.
       if (!(await checkAlarmsBeforeSend(rt, alarms, { body, request, json: flags.json }))) return;
-      if (!(await judgeBeforeSend(rt, connections, settings, { body, request, json: flags.json }, now))) return;
+      // A drain test names no cluster to judge: its fabric and targets are the drill checks' (each run's plan is judged then).
+      if (!('fabric' in body) && !(await judgeBeforeSend(rt, connections, settings, { body, request: request as ChangeRequest, json: flags.json }, now))) return;
       if (!(await drillChecksBeforeSend(rt, connections, settings, { body, request, json: flags.json }))) return;
       return sendRequest(rt, connections, settings, body, flags);
     });
@@ -91,11 +107,11 @@ function putCommand(rt: CommandRuntime): Command {
  * nothing is sent and the exit code is 1. ZooKeeper not configured or out of reach: sent (the worker
  * checks again).
  */
-async function drillChecksBeforeSend(rt: CommandRuntime, connections: OperatorConnections, settings: OperatorSettings, sent: { readonly body: PutDrillBody; readonly request: ChangeRequest; readonly json?: boolean | undefined }): Promise<boolean> {
+async function drillChecksBeforeSend(rt: CommandRuntime, connections: OperatorConnections, settings: OperatorSettings, sent: { readonly body: PutDrillBody; readonly request: ChangeRequest | FabricDrillChangeRequest; readonly json?: boolean | undefined }): Promise<boolean> {
   if (!settings.zkConnect || sent.request.action !== 'putDrill') return true;
   let rejection;
   try {
-    rejection = await checkPutDrill(await connections.zk(), { d2BasePath: settings.d2Base, drillsPath: drillsBase(rt.io.env) }, sent.request);
+    rejection = await checkPutDrill(await connections.zk(), { d2BasePath: settings.d2Base, drillsPath: drillsBase(rt.io.env), fabricsPath: settings.fabricsBase }, sent.request);
   } catch (err) {
     if (!(err instanceof OperatorError && err.kind === 'unavailable') && !(isZkError(err) && err.transient)) throw err;
     rt.io.stderr(`could not check the drill against ZooKeeper (${err instanceof Error ? err.message : String(err)}); sending it, the worker checks it again\n`);
@@ -103,27 +119,30 @@ async function drillChecksBeforeSend(rt: CommandRuntime, connections: OperatorCo
   }
   if (rejection === undefined) return true;
   if (sent.json) printJson(rt.io, { requestId: sent.body.requestId, sent: false, request: sent.body, rejection });
-  else rt.io.stdout(`${formatLocalRejection(sent.body, rejection)}\n  nothing was sent; fix the drill and put it again\n`);
+  else rt.io.stdout(`${'fabric' in sent.body ? evacuation.formatFabricRejection(sent.body, rejection) : formatLocalRejection(sent.body, rejection)}\n  nothing was sent; fix the drill and put it again\n`);
   rt.setExit(EXIT.failed);
   return false;
 }
 
-type DeleteFlags = SendOptions & ConnectionFlags & { cluster?: string; requestId?: string; reason?: string; by?: string };
+type DeleteFlags = SendOptions & ConnectionFlags & { cluster?: string; fabric?: string; requestId?: string; reason?: string; by?: string };
 
 function deleteCommand(rt: CommandRuntime): Command {
   const command = new Command('delete')
     .description('delete a drill and its history (refused while a run moves traffic)')
     .argument('<name>', 'the drill name')
-    .option('--cluster <cluster>', "the drill's cluster (default: read from ZooKeeper)")
+    .addOption(new Option('--cluster <cluster>', "the drill's cluster (default: read from ZooKeeper)").conflicts('fabric'))
+    .addOption(new Option('--fabric <fabric>', "a drain test's fabric (default: read from ZooKeeper)").conflicts('cluster'))
     .option('--reason <text>', 'why, recorded with the request')
     .option('--by <who>', 'who asks (default: $FAILOUT_USER or user@host)');
   addConnectionOptions(addSendOptions(command));
   return command.action(async (name: string, flags: DeleteFlags) => {
     const now = rt.io.now();
     await withConnections(flags, rt.io, async (connections, settings) => {
-      const cluster = flags.cluster ?? (await requireDrill(await connections.zk(), drillsBase(rt.io.env), name)).definition.cluster;
-      const body = buildDeleteDrillBody(name, cluster, flags, { requestId: flags.requestId ?? newRequestId(now), requestedBy: defaultRequester(rt.io.env) });
-      validateLocally(body, now, rt.io.env);
+      const given = flags.cluster ?? (flags.fabric === undefined ? undefined : { fabric: flags.fabric });
+      const target = given ?? targetOf((await requireDrill(await connections.zk(), drillsBase(rt.io.env), name)).definition);
+      const body = buildDeleteDrillBody(name, target, flags, { requestId: flags.requestId ?? newRequestId(now), requestedBy: defaultRequester(rt.io.env) });
+      if ('fabric' in body) validateLocally(body, now, rt.io.env);
+      else validateLocally(body, now, rt.io.env);
       return sendRequest(rt, connections, settings, body, flags);
     });
   });
@@ -132,7 +151,7 @@ function deleteCommand(rt: CommandRuntime): Command {
 type ReadFlags = ConnectionFlags & { json?: boolean };
 
 function listCommand(rt: CommandRuntime): Command {
-  const command = new Command('list').description('every drill: cluster, schedule, next time due, last run');
+  const command = new Command('list').description('every drill: cluster (or fabric), schedule, next time due, last run');
   addOutputOptions(addConnectionOptions(command));
   return command.action(async (flags: ReadFlags) => {
     await withConnections(flags, rt.io, async (connections) => {
@@ -182,6 +201,8 @@ function runNowCommand(rt: CommandRuntime): Command {
         d2BasePath: settings.d2Base,
         requestsPath: settings.requestsBase,
         drillsPath: drillsBase(rt.io.env),
+        fabricsPath: settings.fabricsBase,
+        evacuationsPath: settings.evacuationsBase,
         queueUrl,
         send: async (message) => {
           const out = await sqs.send(new SendMessageCommand(message));
@@ -205,7 +226,9 @@ function runNowCommand(rt: CommandRuntime): Command {
       const run = node?.runs.find((r) => r.runId === runId);
       if (flags.json) printJson(rt.io, { result, ...(flags.wait ? { outcome: record ?? null, run: run === undefined ? null : runView(run, rt.io.now()) } : {}) });
       else {
-        rt.io.stdout(result.outcome === 'started' ? `drill ${name}: run ${result.runId} sent (failout of its cluster)\n` : result.outcome === 'skipped' ? `drill ${name}: run ${result.runId} skipped: ${result.skipReason} — ${result.detail}\n` : `drill ${name}: ${result.outcome}\n`);
+        const definition = (node ?? (await readDrill(zk, drillsBase(rt.io.env), name).catch(() => undefined)))?.definition;
+        const what = definition?.fabric !== undefined ? `evacuation of fabric ${definition.fabric}` : 'failout of its cluster';
+        rt.io.stdout(result.outcome === 'started' ? `drill ${name}: run ${result.runId} sent (${what})\n` : result.outcome === 'skipped' ? `drill ${name}: run ${result.runId} skipped: ${result.skipReason} — ${result.detail}\n` : `drill ${name}: ${result.outcome}\n`);
         if (record !== undefined) rt.io.stdout(`${formatRecord(record)}\n`);
         if (run !== undefined) rt.io.stdout(`  ${formatRun(runView(run, rt.io.now()))}\n`);
       }
@@ -219,14 +242,16 @@ function runNowCommand(rt: CommandRuntime): Command {
   });
 }
 
-/** One drill as `list` shows it. */
+/** One drill as `list` shows it: a cluster's (cluster, peers, share) or a drain test (fabric, evacuation). */
 interface DrillSummary {
   readonly name: string;
-  readonly cluster: string;
+  readonly cluster?: string;
+  readonly fabric?: string;
   readonly every: string;
   readonly forMs: number;
-  readonly peers: DrillNode['definition']['peers'];
-  readonly sharePct: number;
+  readonly peers?: DrillNode['definition']['peers'];
+  readonly sharePct?: number;
+  readonly evacuation?: DrillNode['definition']['evacuation'];
   readonly outcomeAlarm: string;
   readonly blockingAlarms: readonly string[];
   readonly blockedDates: readonly string[];
@@ -249,11 +274,9 @@ function summary(node: DrillNode, now: number): DrillSummary {
   const last = node.runs[0];
   return {
     name: d.name,
-    cluster: d.cluster,
+    ...(d.fabric === undefined ? { cluster: d.cluster, peers: d.peers, sharePct: d.buckets.to - d.buckets.from + 1 } : { fabric: d.fabric, evacuation: d.evacuation }),
     every: d.every,
     forMs: d.durationMs,
-    peers: d.peers,
-    sharePct: d.buckets.to - d.buckets.from + 1,
     outcomeAlarm: d.outcomeAlarm,
     blockingAlarms: d.blockingAlarms,
     blockedDates: d.blockedDates,
@@ -264,15 +287,30 @@ function summary(node: DrillNode, now: number): DrillSummary {
 }
 
 function formatSummary(s: DrillSummary): string {
-  const peers = s.peers.map((p) => `${p.cluster}×${p.weight}`).join(', ');
   const last = s.lastRun === null ? 'no runs yet' : `last run ${s.lastRun.status} (${s.lastRun.atIso})`;
   const blocking = s.blockingAlarms.length === 0 ? '' : `, blocking ${s.blockingAlarms.join(', ')}`;
-  return `${s.name}: ${s.cluster} → ${peers}, ${s.sharePct}% for ${Math.round(s.forMs / 1000)} s, ${s.every}; outcome alarm ${s.outcomeAlarm}${blocking}; next ${s.nextDueAt ?? 'never'}; ${last}`;
+  return `${s.name}: ${moves(s)} for ${Math.round(s.forMs / 1000)} s, ${s.every}; outcome alarm ${s.outcomeAlarm}${blocking}; next ${s.nextDueAt ?? 'never'}; ${last}`;
+}
+
+/** `greetings-lor1 → greetings-lva1×2, 100%`, or `fabric lor1 → lva1×2, ltx1×1 (stages frontend, storage)`. */
+function moves(s: DrillSummary): string {
+  if (s.evacuation === undefined) return `${s.cluster ?? '?'} → ${(s.peers ?? []).map((p) => `${p.cluster}×${p.weight}`).join(', ')}, ${s.sharePct ?? 100}%`;
+  const e = s.evacuation;
+  const targets = e.targets === undefined ? 'every other fabric by capacity' : e.targets.map((t) => `${t.fabric}×${t.weight}`).join(', ');
+  const stages = e.stages === undefined ? '' : ` (stages ${e.stages.map((st, i) => ('tier' in st ? st.tier : `${i + 1}: ${st.clusters.join(',')}`)).join('; ')})`;
+  const exclude = e.exclude.length === 0 ? '' : `, excluding ${e.exclude.join(', ')}`;
+  return `fabric ${s.fabric ?? '?'} → ${targets}${stages}${exclude}`;
+}
+
+/** The target a drill's requests name: its cluster, or its fabric. */
+function targetOf(definition: DrillDefinition): string | { fabric: string } {
+  return definition.fabric === undefined ? definition.cluster : { fabric: definition.fabric };
 }
 
 function formatRun(r: RunView): string {
   const parts = [`${r.runId}  ${r.status.toUpperCase()}  at ${r.atIso}`];
   if (r.buckets !== undefined) parts.push(`moved ${r.buckets.to - r.buckets.from + 1}% to ${(r.peers ?? []).map((p) => `${p.cluster}×${p.weight}`).join(', ')}`);
+  if (r.clusters !== undefined) parts.push(`evacuated ${r.clusters} cluster${r.clusters === 1 ? '' : 's'}`);
   if (r.endsAt !== undefined && (r.status === 'running' || r.status === 'passed')) parts.push(`until ${new Date(r.endsAt).toISOString()}`);
   if (r.skipReason !== undefined) parts.push(`${r.skipReason}${r.detail === undefined ? '' : `: ${r.detail}`}`);
   if (r.stoppedByAlarm !== undefined) {

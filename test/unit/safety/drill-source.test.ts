@@ -10,12 +10,16 @@ describe('loadDrillRunnerConfig', () => {
       d2BasePath: '/d2',
       requestsPath: '/failout/requests',
       drillsPath: '/failout/drills',
+      fabricsPath: '/failout/fabrics',
+      evacuationsPath: '/failout/evacuations',
       graceMs: 600_000,
       sessionTimeoutMs: 15_000,
       connectTimeoutMs: 10_000,
       tls: undefined,
     });
     expect(loadDrillRunnerConfig({ ...BASE, DRILL_GRACE: '2m', FAILOUT_DRILLS_PATH: '/x/drills' })).toMatchObject({ graceMs: 120_000, drillsPath: '/x/drills' });
+    // Drain tests (issue 23): where the fabric maps and the evacuation nodes are.
+    expect(loadDrillRunnerConfig({ ...BASE, FAILOUT_FABRICS_PATH: '/x/fabrics', FAILOUT_EVACUATIONS_PATH: '/x/evacuations' })).toMatchObject({ fabricsPath: '/x/fabrics', evacuationsPath: '/x/evacuations' });
   });
 
   it.each([
