@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { escapeControlChars } from '../../text';
 import { addConnectionOptions, addOutputOptions, printJson, withConnections, type CommandRuntime } from '../command-context';
 import { EXIT } from '../errors';
-import { buildDeleteFabricBody, buildPutFabricBody, defaultRequester, OperatorError, readFabrics, STATE_LABEL, type ConnectionFlags, type FabricsView } from '../../operator';
+import { buildDeleteFabricBody, buildPutFabricBody, defaultRequester, measureRequestRates, OperatorError, readFabrics, STATE_LABEL, type ConnectionFlags, type FabricsView, type RateFlags } from '../../operator';
 import { newRequestId } from '../../requests';
 import { addSendOptions, sendRequest, type SendOptions } from './send';
 
@@ -11,12 +11,15 @@ Examples:
   failout fabric list              every fabric: clusters, services, hosts, failed out; unassigned clusters
   failout fabric show lor1         each cluster of lor1: service, hosts, state, candidate targets
   failout fabric show lor1 --json | jq '.fabric.clusters[] | select(.state == "failed-out")'
+  failout fabric show lor1 --metrics greetings=http://10.0.0.7:9464/metrics --traffic-metric greetings_requests_total
   failout fabric put lor1 --cluster legacy-frontend-a=frontend:web --cluster payments-east-7=payments --wait
   failout fabric delete lor1 --wait
 
 A cluster <service>-<fabric> of a service under /d2/services is in fabric <fabric> (greetings-lor1:
 service greetings, fabric lor1; the longest service name wins); the service's clusters in the other
-fabrics are its candidate targets. A map node $FAILOUT_FABRICS_PATH/<fabric> (default /failout/fabrics)
+fabrics are its candidate targets. With --metrics (or FAILOUT_METRICS_URLS) and a traffic metric,
+show also lists each cluster's requests/s (two scrapes a second apart, as failout out --dry-run).
+A map node $FAILOUT_FABRICS_PATH/<fabric> (default /failout/fabrics)
 places the clusters it names, over the rule. Clusters neither places are listed as unassigned.
 put and delete change a map through the request queue, as every change: put replaces the whole map,
 and is refused when another fabric's map already names one of its clusters.
@@ -57,10 +60,16 @@ function listCommand(rt: CommandRuntime): Command {
 }
 
 function showCommand(rt: CommandRuntime): Command {
-  const command = new Command('show').description("one fabric's clusters: service, hosts, state (failed out, scheduled, serving), candidate targets").argument('<fabric>', 'the fabric (failout fabric list names them)');
+  const command = new Command('show')
+    .description("one fabric's clusters: service, hosts, state (failed out, scheduled, serving), candidate targets, and requests/s where measured")
+    .argument('<fabric>', 'the fabric (failout fabric list names them)')
+    .option('--metrics <service=url>', "a service instance's Prometheus text URL, for each cluster's requests/s (repeat; default $FAILOUT_METRICS_URLS)", collect)
+    .option('--traffic-metric <name>', 'a counter of every request by target cluster (label cluster) that services export (default $FAILOUT_TRAFFIC_METRIC)');
   addOutputOptions(addConnectionOptions(command));
-  return command.action(async (name: string, flags: Flags) => {
+  return command.action(async (name: string, flags: Flags & RateFlags) => {
     await withConnections(flags, rt.io, async (connections, settings) => {
+      const measured = await measureRequestRates(flags, rt.io.env);
+      for (const warning of measured?.json.warnings ?? []) rt.io.stderr(`traffic: ${escapeControlChars(warning)}\n`);
       const now = rt.io.now();
       const view = await readFabrics(await connections.zk(), settings, now);
       const fabric = view.fabrics.find((f) => f.name === name);
@@ -68,8 +77,9 @@ function showCommand(rt: CommandRuntime): Command {
         const known = view.fabrics.length === 0 ? 'there are none yet (no cluster is named <service>-<fabric> after a service, and no fabric map exists)' : `the fabrics are ${view.fabrics.map((f) => f.name).join(', ')}`;
         throw new OperatorError('rejected', `no fabric named ${JSON.stringify(name)}: ${known} (failout fabric list shows them)`);
       }
-      if (flags.json) printJson(rt.io, { at: new Date(now).toISOString(), fabric });
-      else rt.io.stdout(formatFabricShow(fabric));
+      const rates = measured?.rates?.byCluster;
+      if (flags.json) printJson(rt.io, { at: new Date(now).toISOString(), fabric, ...(measured === undefined ? {} : { traffic: measured.json }) });
+      else rt.io.stdout(formatFabricShow(fabric, rates));
       rt.setExit(EXIT.ok);
     });
   });
@@ -137,7 +147,7 @@ export function formatFabricList(view: FabricsView): string {
 }
 
 /** The `fabric show` text: a summary line, then one row per cluster. */
-export function formatFabricShow(fabric: FabricView): string {
+export function formatFabricShow(fabric: FabricView, rates?: ReadonlyMap<string, number>): string {
   const services = `${fabric.services.length} ${fabric.services.length === 1 ? 'service' : 'services'}${fabric.services.length === 0 ? '' : ` (${fabric.services.map(safe).join(', ')})`}`;
   const lines = [`fabric ${safe(fabric.name)}: ${fabric.clusters.length} clusters, ${services}, ${fabric.hosts} hosts, ${fabric.failedOut} failed out`];
   if (fabric.clusters.length === 0) {
@@ -145,12 +155,13 @@ export function formatFabricShow(fabric: FabricView): string {
     return `${lines.join('\n')}\n`;
   }
   const tiers = fabric.clusters.some((c) => c.tier !== undefined);
-  const header = ['CLUSTER', 'SERVICE', ...(tiers ? ['TIER'] : []), 'HOSTS', 'STATE', 'SOURCE', 'TARGETS'];
+  const header = ['CLUSTER', 'SERVICE', ...(tiers ? ['TIER'] : []), 'HOSTS', ...(rates === undefined ? [] : ['REQ/S']), 'STATE', 'SOURCE', 'TARGETS'];
   const rows = fabric.clusters.map((c) => [
     safe(c.cluster),
     safe(c.service),
     ...(tiers ? [safe(c.tier ?? '-')] : []),
     String(c.hosts),
+    ...(rates === undefined ? [] : [(rates.get(c.cluster) ?? 0).toFixed(1)]),
     STATE_LABEL[c.state],
     c.source,
     c.targets.length === 0 ? 'none (no cluster of the service in another fabric)' : c.targets.map((t) => `${safe(t.cluster)} (${safe(t.fabric)})`).join(', '),

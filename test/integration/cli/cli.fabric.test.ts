@@ -8,6 +8,7 @@ import type { ZkSession } from '../../../lib/zk';
 import { runCli, type CliResult } from '../../helpers/cli';
 import { clusterDoc, put, putCluster, putService, putUri, serviceDoc } from '../../helpers/d2';
 import { closeSessions, openSession, sharedConnectString, uniqueBase } from '../../helpers/zk';
+import { startMetricsServer } from '../../helpers/metrics-server';
 
 const HOUR = 3600_000;
 
@@ -164,6 +165,29 @@ describe('failout fabric show', () => {
       ['hello-lor1', 'serving'],
       ['legacy-greeter-a', 'serving'],
     ]);
+  });
+
+  it('adds each cluster\'s requests/s from the services\' counters with --metrics, and says why when they cannot be read', async () => {
+    const metrics = await startMetricsServer('svc_requests_total', { 'greetings-lor1': 0, 'greetings-lva1': 120, 'hello-lva1': 40 });
+    try {
+      const shown = await cli('fabric', 'show', 'lva1', '--metrics', `greetings=${metrics.url}`, '--traffic-metric', 'svc_requests_total');
+      const json = await cli('fabric', 'show', 'lva1', '--metrics', `greetings=${metrics.url}`, '--traffic-metric', 'svc_requests_total', '--json');
+      const unread = await cli('fabric', 'show', 'lva1', '--metrics', `greetings=${metrics.url}`);
+
+      expect(shown.code).toBe(0);
+      expect(shown.stdout).toMatch(/REQ\/S/);
+      const row = shown.stdout.split('\n').find((l) => l.startsWith('greetings-lva1'))!;
+      const rate = Number(/\s(\d+\.\d)\s/.exec(row)?.[1]);
+      expect(rate).toBeGreaterThan(80);
+      expect(rate).toBeLessThan(160);
+      const parsed = JSON.parse(json.stdout) as { traffic: { byCluster: Record<string, number> } };
+      expect(parsed.traffic.byCluster['hello-lva1']).toBeGreaterThan(20);
+      // No traffic metric: the rates cannot be measured, the table has no column, stderr says why.
+      expect(unread).toMatchObject({ code: 0, stderr: expect.stringContaining('--traffic-metric') });
+      expect(unread.stdout).not.toMatch(/REQ\/S/);
+    } finally {
+      await metrics.close();
+    }
   });
 
   it('exits 1 for an unknown fabric and names the known ones', async () => {
