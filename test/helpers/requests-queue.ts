@@ -85,7 +85,9 @@ export type ProcessWrapper = (body: string, meta: RequestMeta, next: (body: stri
  * interpose (fail a cluster's messages transiently) without replacing the writer.
  */
 export function realHandler(session: ZkSession, paths: TestPaths, log: OutcomeLog = { outcomes: [] }, wrap?: ProcessWrapper): SqsHandler {
-  const writer = new RequestWriter({ session, d2BasePath: paths.d2Base, requestsPath: paths.requestsPath, recordAcl: OPEN_ACL });
+  // Fabric maps and evacuations beside the test's own tree, never the shared defaults.
+  const root = paths.d2Base.replace(/\/d2$/, '');
+  const writer = new RequestWriter({ session, d2BasePath: paths.d2Base, requestsPath: paths.requestsPath, fabricsPath: `${root}/fabrics`, evacuationsPath: `${root}/evacuations`, recordAcl: OPEN_ACL });
   const next = async (body: string, meta: RequestMeta): Promise<Outcome> => {
     const outcome = await writer.process(body, meta);
     log.outcomes.push(outcome);
