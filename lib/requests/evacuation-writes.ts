@@ -259,6 +259,10 @@ export class EvacuationWrites {
   async restore(request: RestoreFabricChangeRequest, now: number): Promise<EvacuationResult> {
     const { session } = this.options;
     const own = await this.readEvacuation(request.fabric);
+    // A node that does not decode may still stand for traffic moved: a restore brings home whatever
+    // carries the fabric's evacuation (a guard's, what names its alarm) and removes the node (a new
+    // evacuation is refused while it stands).
+    if (own.version !== undefined && own.node === undefined) return this.restoreUnreadable(request, own.path, own.version, now);
     const target = await this.restoreTarget(request, own, now);
     const verdict = request.stoppedByAlarm !== undefined && request.alarmAt !== undefined ? { alarm: request.stoppedByAlarm, at: request.alarmAt, drill: request.drill } : undefined;
     if (target === undefined) {
@@ -340,6 +344,35 @@ export class EvacuationWrites {
     const continuing = endedHere(node);
     if (!continuing && request.stoppedByAlarm !== undefined && !node.plan.stopAlarms.includes(request.stoppedByAlarm)) return undefined;
     return { path, version, node, continuing };
+  }
+
+  /** {@link restore} of a fabric whose evacuation node does not decode: every cluster the view says carries its evacuation (naming the guard's alarm, for a guard's restore), home now; the node removed. */
+  private async restoreUnreadable(request: RestoreFabricChangeRequest, path: string, version: number, now: number): Promise<EvacuationResult> {
+    const view = await readFailoutView(this.options.session, this.options.judge.viewPath, this.options.d2BasePath, now);
+    const carrying = [...view.view].flatMap(([cluster, props]) => {
+      const alarm = request.stoppedByAlarm;
+      const bucket = props.buckets.find((b) => b.evacuation === request.fabric && (b.onlineAt === undefined || b.onlineAt > now) && (alarm === undefined || (b.stopAlarms ?? []).includes(alarm)));
+      return bucket?.requestId === undefined ? [] : [{ cluster, requestId: bucket.requestId }];
+    });
+    const writes: ClusterWrite[] = [];
+    for (const { cluster, requestId } of carrying) {
+      const read = await this.readCluster(cluster);
+      if (read === undefined || read.props.failoutProperties === null) continue;
+      const failout = restoredFailout(read.props.failoutProperties, request.fabric, requestId, now, now);
+      if (failout !== 'unchanged') writes.push({ cluster, op: setOf(read.path, read.version, read.props, failout), failout });
+    }
+    // A guard's restore that found nothing naming its alarm changes nothing, the node included.
+    if (writes.length === 0 && request.stoppedByAlarm !== undefined) {
+      return resultOf(await this.options.run([{ op: 'check', path, version }], { write: { mode: 'multi', clusters: 0, stages: 0, multiBytes: 0 }, version, unchanged: true }));
+    }
+    const outcome = await this.inSteps(
+      writes,
+      now,
+      200,
+      (_chunk, last) => (last ? { op: 'remove', path, version } : { op: 'check', path, version }),
+      (steps) => ({ write: { mode: steps > 1 ? 'plan' : 'multi', clusters: writes.length, stages: 1, multiBytes: bytesOf(writes.map((w) => w.op)), ...(steps > 1 ? { steps } : {}) }, version: null }),
+    );
+    return resultOf(outcome);
   }
 
   /** The evacuation node of `fabric`: its path, version (undefined: none) and content (undefined: none, or it does not decode). */

@@ -163,6 +163,44 @@ describe('stop alarms end the whole evacuation', () => {
   });
 });
 
+describe('an evacuation node that does not decode', () => {
+  it('refuses a new evacuation, and an operator\'s restore brings the clusters home and removes the node', async () => {
+    await seed(admin, THREE([2, 4, 4]));
+    const writer = writerWith();
+    await writer.process(evacuate('ev-1'), { messageId: 'm-1' });
+    await admin.set(`${base}/evacuations/lor1`, Buffer.from('{"version":1,"garbage'));
+    clock = NOW + MINUTE;
+
+    const refused = await writer.process(JSON.stringify({ version: 1, requestId: 'ev-2', action: 'evacuate', fabric: 'ltx1', duration: 'PT1H' }), { messageId: 'm-2' });
+    const restored = await writer.process(restore('rs-1'), { messageId: 'm-3' });
+    const again = await writer.process(evacuate('ev-3'), { messageId: 'm-4' });
+
+    expect(refused).toMatchObject({ status: 'rejected', reason: 'evacuationOpen', record: { message: expect.stringContaining('cannot be read') } });
+    expect(restored).toMatchObject({ status: 'applied', record: { action: 'restoreFabric', evacuation: { clusters: 2 } } });
+    expect(again.status).toBe('applied');
+    expect(decodeEvacuationNode((await session.get(`${base}/evacuations/lor1`)).data)).toMatchObject({ requestId: 'ev-3', status: 'applied' });
+  });
+
+  it('brings home on a guard\'s restore only what names its alarm, and changes nothing for another alarm', async () => {
+    await seed(admin, THREE());
+    const writer = writerWith();
+    await writer.process(evacuate('ev-1', { stopAlarms: ['a1'] }), { messageId: 'm-1' });
+    await admin.set(`${base}/evacuations/lor1`, Buffer.from('not json'));
+    clock = NOW + MINUTE;
+
+    const other = await writer.process(restore('gd-0', { requestedBy: 'failout-guard', stoppedByAlarm: 'zz' }), { messageId: 'm-2' });
+    expect(other).toMatchObject({ status: 'applied', record: { unchanged: true } });
+    expect(isFailedOutAt(await failout('greetings-lor1'), clock)).toBe(true);
+
+    const stopped = await writer.process(restore('gd-1', { requestedBy: 'failout-guard', stoppedByAlarm: 'a1' }), { messageId: 'm-3' });
+
+    expect(stopped).toMatchObject({ status: 'applied', record: { stoppedByAlarm: 'a1', evacuation: { clusters: 2 } } });
+    expect(isFailedOutAt(await failout('greetings-lor1'), clock)).toBe(false);
+    expect(isFailedOutAt(await failout('hello-lor1'), clock)).toBe(false);
+    expect((await session.read(`${base}/evacuations/lor1`)).exists).toBe(false);
+  });
+});
+
 describe('stages', () => {
   it('staggers the stages by tier and hold, returns them in reverse order, and restores the last stage first', async () => {
     await seed(admin, THREE());
