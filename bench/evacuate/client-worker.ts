@@ -6,7 +6,7 @@
 // fabric) or home (not failed out). Started by index.ts with `fork` + tsx's loader.
 import { createLogger } from '../../lib/logging';
 import { closeFailoutClients, inLanes, startFailoutClient, type BenchFailoutClient } from '../lib/failout-client';
-import { clock, failWorker, guardWorker } from '../lib/workers';
+import { clock, sendToParent, serveWorker } from '../lib/workers';
 import { evacuatedCluster, followedServices, serviceName } from './fabric';
 import type { FromWorker, ToClientWorker } from './protocol';
 import { evacuatedAt, homeAt, nextBoundary } from './routing';
@@ -27,8 +27,7 @@ let current: { round: number; evacuated: boolean; times: number[]; pending: Set<
 const rechecks = new Map<string, NodeJS.Timeout>();
 
 function send(message: FromWorker): void {
-  if (!process.send) throw new Error('client-worker must be started with an IPC channel (fork)');
-  process.send(message);
+  sendToParent(message);
 }
 
 /** Client `index` heard an update of `cluster` (or a boundary passed): count it if it routes as the round wants. */
@@ -86,38 +85,14 @@ function arm(round: number, evacuated: boolean): void {
   send({ type: 'armed', round });
 }
 
-let shuttingDown = false;
-
-async function shutdown(code: number): Promise<never> {
-  if (!shuttingDown) {
-    shuttingDown = true;
+serveWorker<ToClientWorker>({
+  onMessage: (message) => {
+    if (message.type === 'init') return setup(message);
+    if (message.type === 'arm') arm(message.round, message.evacuated);
+  },
+  close: async () => {
     current = undefined;
     for (const timer of rechecks.values()) clearTimeout(timer);
     await closeFailoutClients(clients);
-  }
-  process.exit(code);
-}
-
-function fail(err: unknown): void {
-  failWorker(err, send, shutdown);
-}
-
-process.on('message', (raw: unknown) => {
-  const message = raw as ToClientWorker;
-  switch (message.type) {
-    case 'init':
-      setup(message).catch(fail);
-      break;
-    case 'ping':
-      send({ type: 'pong', id: message.id, at: clock() });
-      break;
-    case 'arm':
-      arm(message.round, message.evacuated);
-      break;
-    case 'shutdown':
-      void shutdown(0);
-      break;
-  }
+  },
 });
-
-guardWorker(fail, shutdown);

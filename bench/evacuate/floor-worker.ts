@@ -6,7 +6,7 @@
 import { createLogger } from '../../lib/logging';
 import { connectSession, type ZkSession } from '../../lib/zk';
 import { inLanes } from '../lib/failout-client';
-import { clock, failWorker, guardWorker } from '../lib/workers';
+import { clock, sendToParent, serveWorker } from '../lib/workers';
 import { evacuatedCluster, followedServices } from './fabric';
 import type { FromWorker, ToFloorWorker } from './protocol';
 
@@ -22,8 +22,7 @@ const follows: number[] = [];
 let current: { round: number; token: Buffer; times: number[]; pending: boolean[][]; left: number[]; remaining: number } | undefined;
 
 function send(message: FromWorker): void {
-  if (!process.send) throw new Error('floor-worker must be started with an IPC channel (fork)');
-  process.send(message);
+  sendToParent(message);
 }
 
 function onData(index: number, slot: number, data: Buffer | undefined): void {
@@ -67,37 +66,13 @@ function arm(round: number, token: string): void {
   send({ type: 'armed', round });
 }
 
-let shuttingDown = false;
-
-async function shutdown(code: number): Promise<never> {
-  if (!shuttingDown) {
-    shuttingDown = true;
+serveWorker<ToFloorWorker>({
+  onMessage: (message) => {
+    if (message.type === 'init') return setup(message);
+    if (message.type === 'arm') arm(message.round, message.token);
+  },
+  close: async () => {
     current = undefined;
     await Promise.all(sessions.map((s) => s.close().catch(() => undefined)));
-  }
-  process.exit(code);
-}
-
-function fail(err: unknown): void {
-  failWorker(err, send, shutdown);
-}
-
-process.on('message', (raw: unknown) => {
-  const message = raw as ToFloorWorker;
-  switch (message.type) {
-    case 'init':
-      setup(message).catch(fail);
-      break;
-    case 'ping':
-      send({ type: 'pong', id: message.id, at: clock() });
-      break;
-    case 'arm':
-      arm(message.round, message.token);
-      break;
-    case 'shutdown':
-      void shutdown(0);
-      break;
-  }
+  },
 });
-
-guardWorker(fail, shutdown);

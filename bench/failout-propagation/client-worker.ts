@@ -3,7 +3,7 @@
 // when each client's routing decision flipped. Started by index.ts with `fork` + tsx's loader.
 import { createLogger } from '../../lib/logging';
 import { closeFailoutClients, inLanes, startFailoutClient, type BenchFailoutClient } from '../lib/failout-client';
-import { clock, failWorker, guardWorker } from '../lib/workers';
+import { clock, sendToParent, serveWorker } from '../lib/workers';
 import type { FromWorker, ToWorker } from './protocol';
 
 type Init = Extract<ToWorker, { type: 'init' }>;
@@ -18,8 +18,7 @@ let clientCount = 0;
 let cluster = '';
 
 function send(message: FromWorker): void {
-  if (!process.send) throw new Error('client-worker must be started with an IPC channel (fork)');
-  process.send(message);
+  sendToParent(message);
 }
 
 /** Client `index` heard an update: record the round's time if its routing decision has flipped. */
@@ -60,38 +59,16 @@ async function setup(init: Init): Promise<void> {
   send({ type: 'ready', clients: init.clients, setupMs: clock() - started });
 }
 
-let shuttingDown = false;
-
-async function shutdown(code: number): Promise<never> {
-  if (!shuttingDown) {
-    shuttingDown = true;
-    current = undefined;
-    await closeFailoutClients(clients);
-  }
-  process.exit(code);
-}
-
-function fail(err: unknown): void {
-  failWorker(err, send, shutdown);
-}
-
-process.on('message', (raw: unknown) => {
-  const message = raw as ToWorker;
-  switch (message.type) {
-    case 'init':
-      setup(message).catch(fail);
-      break;
-    case 'ping':
-      send({ type: 'pong', id: message.id, at: clock() });
-      break;
-    case 'arm':
+serveWorker<ToWorker>({
+  onMessage: (message) => {
+    if (message.type === 'init') return setup(message);
+    if (message.type === 'arm') {
       current = { round: message.round, failedOut: message.failedOut, times: new Array<number>(clientCount).fill(0), remaining: clientCount };
       send({ type: 'armed', round: message.round });
-      break;
-    case 'shutdown':
-      void shutdown(0);
-      break;
-  }
+    }
+  },
+  close: async () => {
+    current = undefined;
+    await closeFailoutClients(clients);
+  },
 });
-
-guardWorker(fail, shutdown);

@@ -216,3 +216,41 @@ export function guardWorker(fail: (err: unknown) => void, shutdown: (code: numbe
   process.on('uncaughtException', fail);
   process.on('unhandledRejection', fail);
 }
+
+/** Inside a worker: sends `message` to the parent over the IPC channel `fork` opened. */
+export function sendToParent(message: WorkerMessage): void {
+  if (!process.send) throw new Error(`worker ${process.pid} must be started with an IPC channel (fork)`);
+  process.send(message);
+}
+
+/** What a worker process serves besides ping and shutdown, and what it holds. */
+export interface WorkerService<To extends WorkerMessage> {
+  /** Handles every message but `ping` and `shutdown`; a throw or a rejection fails the worker. */
+  readonly onMessage: (message: Exclude<To, BaseToWorker>) => void | Promise<void>;
+  /** Closes what the worker holds (its sessions), once, before it exits. */
+  readonly close: () => Promise<void>;
+}
+
+/**
+ * Inside a worker: the one message loop of every bench worker. Answers `ping` with the worker's clock,
+ * exits on `shutdown` or when the parent goes (closing what it holds first), and reports errors to the
+ * parent ({@link failWorker}, {@link guardWorker}); every other message goes to `service.onMessage`.
+ */
+export function serveWorker<To extends WorkerMessage>(service: WorkerService<To>): void {
+  let shuttingDown = false;
+  const shutdown = async (code: number): Promise<never> => {
+    if (!shuttingDown) {
+      shuttingDown = true;
+      await service.close().catch(() => undefined);
+    }
+    process.exit(code);
+  };
+  const fail = (err: unknown): void => failWorker(err, sendToParent, shutdown);
+  process.on('message', (raw: unknown) => {
+    const message = raw as To | BaseToWorker;
+    if (message.type === 'ping') sendToParent({ type: 'pong', id: (message as { id: number }).id, at: clock() } as BaseFromWorker);
+    else if (message.type === 'shutdown') void shutdown(0);
+    else Promise.resolve().then(() => service.onMessage(message as Exclude<To, BaseToWorker>)).catch(fail);
+  });
+  guardWorker(fail, shutdown);
+}

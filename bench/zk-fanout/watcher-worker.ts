@@ -3,7 +3,7 @@
 import { createLogger } from '../../lib/logging';
 import { connectSession, type ZkSession } from '../../lib/zk';
 import { clock, type FromWorker, type ToWorker } from './protocol';
-import { failWorker, guardWorker } from '../lib/workers';
+import { sendToParent, serveWorker } from '../lib/workers';
 
 type Init = Extract<ToWorker, { type: 'init' }>;
 
@@ -16,8 +16,7 @@ const sessions: ZkSession[] = [];
 let current: { round: number; value: Buffer; times: number[]; remaining: number } | undefined;
 
 function send(message: FromWorker): void {
-  if (!process.send) throw new Error('watcher-worker must be started with an IPC channel (fork)');
-  process.send(message);
+  sendToParent(message);
 }
 
 function onState(index: number, data: Buffer | undefined): void {
@@ -51,39 +50,19 @@ async function setup(init: Init): Promise<void> {
 }
 
 let watcherCount = 0;
-let shuttingDown = false;
-
-async function shutdown(code: number): Promise<never> {
-  if (!shuttingDown) {
-    shuttingDown = true;
-    current = undefined;
-    await Promise.all(sessions.map((s) => s.close().catch(() => undefined)));
-  }
-  process.exit(code);
-}
-
-function fail(err: unknown): void {
-  failWorker(err, send, shutdown);
-}
-
-process.on('message', (raw: unknown) => {
-  const message = raw as ToWorker;
-  switch (message.type) {
-    case 'init':
+serveWorker<ToWorker>({
+  onMessage: (message) => {
+    if (message.type === 'init') {
       watcherCount = message.watchers;
-      setup(message).catch(fail);
-      break;
-    case 'ping':
-      send({ type: 'pong', id: message.id, at: clock() });
-      break;
-    case 'arm':
+      return setup(message);
+    }
+    if (message.type === 'arm') {
       current = { round: message.round, value: Buffer.from(message.value), times: new Array<number>(watcherCount).fill(0), remaining: watcherCount };
       send({ type: 'armed', round: message.round });
-      break;
-    case 'shutdown':
-      void shutdown(0);
-      break;
-  }
+    }
+  },
+  close: async () => {
+    current = undefined;
+    await Promise.all(sessions.map((s) => s.close().catch(() => undefined)));
+  },
 });
-
-guardWorker(fail, shutdown);

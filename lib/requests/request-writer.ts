@@ -317,13 +317,7 @@ export class RequestWriter {
    */
   private async fabricAttempt(request: FabricChangeRequest, meta: RequestMeta): Promise<Attempt> {
     const now = this.clock();
-    const hints: Hints = {
-      cluster: null,
-      fabric: request.fabric,
-      action: request.action,
-      requestedBy: request.requestedBy,
-      requestReason: request.reason === undefined ? undefined : cutText(request.reason, MAX_RECORDED_REQUEST_REASON),
-    };
+    const hints = fabricHints(request);
     const effects = await fabricEffectsOf({ session: this.session, fabricsPath: this.fabricsPath, acl: this.recordAcl }, request);
     if (effects.rejection) return this.recordRejection(effects.rejection, hints, meta, undefined, effects.ops);
     const record: RequestRecord = { ...recordBase(request.requestId, hints, meta, now), status: 'applied', clusterVersion: effects.version, ...(effects.unchanged ? { unchanged: true as const } : {}) };
@@ -337,13 +331,7 @@ export class RequestWriter {
    */
   private async fabricDrillAttempt(request: FabricDrillChangeRequest, meta: RequestMeta): Promise<Attempt> {
     const now = this.clock();
-    const hints: Hints = {
-      cluster: null,
-      fabric: request.fabric,
-      action: request.action,
-      requestedBy: request.requestedBy,
-      requestReason: request.reason === undefined ? undefined : cutText(request.reason, MAX_RECORDED_REQUEST_REASON),
-    };
+    const hints = fabricHints(request);
     let alarmFields: { alarmsUnchecked?: true } = {};
     if (request.action === 'putDrill') {
       const alarms = await this.alarmCheck.evacuationVerdict(request);
@@ -364,14 +352,7 @@ export class RequestWriter {
    */
   private async evacuationAttempt(request: EvacuationChangeRequest, meta: RequestMeta): Promise<Attempt> {
     const now = this.clock();
-    const hints: Hints = {
-      cluster: null,
-      fabric: request.fabric,
-      action: request.action,
-      requestedBy: request.requestedBy,
-      stoppedByAlarm: request.action === 'restoreFabric' ? request.stoppedByAlarm : undefined,
-      requestReason: request.reason === undefined ? undefined : cutText(request.reason, MAX_RECORDED_REQUEST_REASON),
-    };
+    const hints = fabricHints(request, request.action === 'restoreFabric' ? request.stoppedByAlarm : undefined);
     const existing = await this.session.read(requestRecordPath(this.requestsPath, request.requestId));
     if (existing.exists) return this.duplicate(request.requestId);
     let alarmFields: { alarmsUnchecked?: true } = {};
@@ -553,6 +534,18 @@ interface Hints {
   readonly stoppedByAlarm?: string | undefined;
   /** The request's own reason, cut to the record's bound. */
   readonly requestReason?: string | undefined;
+}
+
+/** What the record says of a request naming a fabric, not a cluster (a map change, a drain test's drill action, an evacuation). */
+function fabricHints(request: { readonly fabric: string; readonly action: RecordAction; readonly requestedBy?: string; readonly reason?: string }, stoppedByAlarm?: string): Hints {
+  return {
+    cluster: null,
+    fabric: request.fabric,
+    action: request.action,
+    requestedBy: request.requestedBy,
+    stoppedByAlarm,
+    requestReason: request.reason === undefined ? undefined : cutText(request.reason, MAX_RECORDED_REQUEST_REASON),
+  };
 }
 
 function recordBase(requestId: string, hints: Hints, meta: RequestMeta, now: number): Omit<RequestRecord, 'status' | 'clusterVersion'> {

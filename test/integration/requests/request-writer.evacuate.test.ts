@@ -71,6 +71,30 @@ function restore(requestId: string, extra: Record<string, unknown> = {}): string
   return JSON.stringify({ version: 1, requestId, action: 'restoreFabric', fabric: 'lor1', requestedBy: 'oncall', ...extra });
 }
 
+/** The writer's session, with `before` run on every multi first (it may throw to fail the multi). */
+function withMulti(before: (ops: readonly MultiOp[]) => void): ZkSession {
+  return new Proxy(session, {
+    get(target, prop, receiver) {
+      if (prop === 'multi') {
+        return async (ops: readonly MultiOp[]) => {
+          before(ops);
+          return target.multi(ops);
+        };
+      }
+      const value = Reflect.get(target, prop, receiver) as unknown;
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+/** A session that loses its connection on its second multi writing clusters (a worker killed mid-plan). */
+function diesAfterOneStep(): ZkSession {
+  let steps = 0;
+  return withMulti((ops) => {
+    if (ops.some((op) => op.path.includes('/clusters/')) && ++steps > 1) throw new ZkError('connectionLoss', 'killed mid-plan');
+  });
+}
+
 let admin: ZkSession;
 
 beforeEach(async () => {
@@ -329,18 +353,7 @@ describe('an ordered plan when one multi is too large', () => {
     const services = Object.fromEntries(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'].map((s) => [s, { [`${s}-lor1`]: 2, [`${s}-lva1`]: 2, [`${s}-ltx1`]: 2 }]));
     await seed(admin, services);
     const sizes: number[] = [];
-    const measuring = new Proxy(session, {
-      get(target, prop, receiver) {
-        if (prop === 'multi') {
-          return async (ops: readonly MultiOp[]) => {
-            sizes.push(ops.reduce((n, op) => n + op.path.length + ('data' in op && op.data !== undefined ? op.data.length : 0), 0));
-            return target.multi(ops);
-          };
-        }
-        const value = Reflect.get(target, prop, receiver) as unknown;
-        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-      },
-    });
+    const measuring = withMulti((ops) => void sizes.push(ops.reduce((n, op) => n + op.path.length + ('data' in op && op.data !== undefined ? op.data.length : 0), 0)));
     const budget = 7_000;
 
     const outcome = await writerWith({ maxMultiBytes: budget }, measuring).process(evacuate('ev-1'), { messageId: 'm-1' });
@@ -354,19 +367,7 @@ describe('an ordered plan when one multi is too large', () => {
   it('continues after a worker died between steps, writing each cluster once', async () => {
     await seed(admin, THREE());
     // A session that loses its connection after the plan node and the first step (of one cluster).
-    let steps = 0;
-    const dying = new Proxy(session, {
-      get(target, prop, receiver) {
-        if (prop === 'multi') {
-          return async (ops: readonly MultiOp[]) => {
-            if (ops.some((op) => op.path.includes('/clusters/')) && ++steps > 1) throw new ZkError('connectionLoss', 'killed mid-plan');
-            return target.multi(ops);
-          };
-        }
-        const value = Reflect.get(target, prop, receiver) as unknown;
-        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-      },
-    });
+    const dying = diesAfterOneStep();
 
     await expect(writerWith({ maxMultiBytes: 1500 }, dying).process(evacuate('ev-1'), { messageId: 'm-1' })).rejects.toMatchObject({ name: 'TransientRequestError' });
     // Half written: the plan is recorded, one cluster carries the evacuation, the other not yet.
@@ -387,19 +388,7 @@ describe('an ordered plan when one multi is too large', () => {
 
   it('never evacuates again when a plan cut short by a crash was restored before its redelivery', async () => {
     await seed(admin, THREE());
-    let steps = 0;
-    const dying = new Proxy(session, {
-      get(target, prop, receiver) {
-        if (prop === 'multi') {
-          return async (ops: readonly MultiOp[]) => {
-            if (ops.some((op) => op.path.includes('/clusters/')) && ++steps > 1) throw new ZkError('connectionLoss', 'killed mid-plan');
-            return target.multi(ops);
-          };
-        }
-        const value = Reflect.get(target, prop, receiver) as unknown;
-        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-      },
-    });
+    const dying = diesAfterOneStep();
     await expect(writerWith({ maxMultiBytes: 1500 }, dying).process(evacuate('ev-1'), { messageId: 'm-1' })).rejects.toMatchObject({ name: 'TransientRequestError' });
     const writer = writerWith({ maxMultiBytes: 1500 });
     clock = NOW + MINUTE;
