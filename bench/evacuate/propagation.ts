@@ -144,7 +144,9 @@ async function documentSizes(session: ZkSession, services: number): Promise<numb
 
 async function spawnAll<To extends ToClientWorker | ToFloorWorker>(script: string, p: PropagationParameters, init: (first: number, count: number) => To): Promise<BenchWorker<To, FromWorker>[]> {
   const workers: BenchWorker<To, FromWorker>[] = [];
-  split(p.clients, p.processes).forEach((n, i) => workers.push(spawnWorker<To, FromWorker>(join(__dirname, script), i, n)));
+  // Compiled, as a service runs the library (tsx's per-closure `__name` is no part of the product);
+  // the clients and the floor's watchers alike.
+  split(p.clients, p.processes).forEach((n, i) => workers.push(spawnWorker<To, FromWorker>(join(__dirname, script), i, n, 'compiled')));
   try {
     let first = 0;
     await Promise.all(

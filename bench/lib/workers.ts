@@ -126,7 +126,11 @@ function tsxLoader(): string {
 
 /** How a worker's TypeScript runs. */
 export type WorkerRuntime =
-  /** Under tsx's loader (about 80 MiB RSS before the worker's own modules load). */
+  /**
+   * Under tsx's loader (about 80 MiB RSS before the worker's own modules load). tsx keeps function
+   * names by wrapping every closure it creates in `__name` (a defineProperty), which a compiled
+   * service does not pay: measured on bench/evacuate's clients, about a fifth of their CPU.
+   */
   | 'tsx'
   /** Bundled once per run by esbuild into plain CommonJS (npm packages left external) and run by bare node (about 40 MiB). */
   | 'compiled';
@@ -152,10 +156,13 @@ function compileWorker(script: string): string {
 
 /** Forks `script` (a .ts file) with an IPC channel, under tsx or {@link WorkerRuntime} 'compiled'. */
 export function spawnWorker<To extends WorkerMessage, From extends WorkerMessage>(script: string, index: number, size: number, runtime: WorkerRuntime = 'tsx'): BenchWorker<To, From> {
+  // BENCH_WORKER_FLAGS: node flags for every worker, to see where a run's time goes (e.g.
+  // `--cpu-prof --cpu-prof-dir=/tmp/prof`, `--trace-gc`); split on spaces.
+  const flags = (process.env.BENCH_WORKER_FLAGS ?? '').split(' ').filter((flag) => flag !== '');
   const child =
     runtime === 'tsx'
-      ? fork(script, [], { execArgv: ['--import', tsxLoader()], stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced' })
-      : fork(compileWorker(script), [], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced' });
+      ? fork(script, [], { execArgv: ['--import', tsxLoader(), ...flags], stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced' })
+      : fork(compileWorker(script), [], { execArgv: flags, stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced' });
   return new BenchWorker<To, From>(index, size, child);
 }
 

@@ -216,7 +216,10 @@ export class ZooKeeperPropertyStore<T> implements PropertySource<T> {
       if (first) this.publish(entry, (s) => s.onInitialize(name, undefined), name);
       return;
     }
-    Object.assign(entry, { status: 'present', value, version: state.stat.mzxid, rejected: undefined });
+    entry.status = 'present';
+    entry.value = value;
+    entry.version = state.stat.mzxid;
+    entry.rejected = undefined;
     this.counters.published++;
     if (first) this.publish(entry, (s) => s.onInitialize(name, value), name);
     else this.publish(entry, (s) => s.onAdd(name, value), name);

@@ -223,9 +223,12 @@ export class FailedoutClusterManager {
     if (config === undefined || !this.activeOrImminent(config, now)) {
       this.removeAll();
     } else {
-      const wanted = new Set([...config.getPeerClusters()].filter((peer) => peer !== this.cluster));
-      for (const peer of [...this.peers.keys()]) if (!wanted.has(peer)) this.removePeer(peer);
-      for (const peer of wanted) this.addPeer(peer, config);
+      // Runs for every write of the cluster in every client: no copies unless a peer must go.
+      const wanted = config.getPeerClusters();
+      let stale: string[] | undefined;
+      for (const peer of this.peers.keys()) if (peer === this.cluster || !wanted.has(peer)) (stale ??= []).push(peer);
+      if (stale !== undefined) for (const peer of stale) this.removePeer(peer);
+      for (const peer of wanted) if (peer !== this.cluster) this.addPeer(peer, config);
     }
     if (config !== undefined) this.scheduleNextBoundary(config, now);
     this.checkIdle();
@@ -239,9 +242,10 @@ export class FailedoutClusterManager {
 
   /** Re-evaluates at the next time the answer of {@link activeOrImminent} can change. */
   private scheduleNextBoundary(config: FailoutConfig, now: number): void {
-    const times = config.windows.flatMap((w) => [w.offlineAt - this.leadMs, w.offlineAt, w.onlineAt ?? Infinity]).filter((t) => t > now);
-    if (times.length === 0) return;
-    const next = Math.min(...times);
+    let next = Infinity;
+    for (const w of config.windows) {
+      for (const t of [w.offlineAt - this.leadMs, w.offlineAt, w.onlineAt ?? Infinity]) if (t > now && t < next) next = t;
+    }
     if (!Number.isFinite(next)) return;
     this.boundaryTimer = this.scheduler.setTimeout(() => {
       this.boundaryTimer = undefined;

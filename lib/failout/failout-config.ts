@@ -81,10 +81,11 @@ class TypedFailoutConfig implements FailoutConfig {
     let from = -Infinity;
     let until = Infinity;
     for (const w of this.windows) {
-      for (const t of [w.offlineAt, w.onlineAt ?? Infinity]) {
-        if (t <= now && t > from) from = t;
-        else if (t > now && t < until) until = t;
-      }
+      const end = w.onlineAt ?? Infinity;
+      if (w.offlineAt <= now) from = Math.max(from, w.offlineAt);
+      else until = Math.min(until, w.offlineAt);
+      if (end <= now) from = Math.max(from, end);
+      else until = Math.min(until, end);
     }
     this.memo = { from, until, answer };
     return answer;

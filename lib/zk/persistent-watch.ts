@@ -142,18 +142,13 @@ abstract class PersistentWatch<S extends DataState | ChildrenState> implements W
 
 /** Persistent watch on a node's data (absent → created → changed → deleted). */
 export class DataWatch extends PersistentWatch<DataState> {
-  protected async read(client: Client): Promise<DataState> {
-    // exists() arms a data watch when the node exists and an existence watch when it does not.
-    const stat = await raw.exists(client, this.path, this.onEvent);
-    if (!stat) return { exists: false };
-    try {
-      const { data, stat: current } = await raw.getData(client, this.path);
-      return { exists: true, data, stat: current };
-    } catch (err) {
-      // Deleted between the two reads: the armed data watch fires NODE_DELETED and we re-read.
-      if (isZkError(err, 'noNode')) return { exists: false };
-      throw err;
-    }
+  protected read(client: Client): Promise<DataState> {
+    // One round trip per event where the node exists (getData arms the data watch), as Curator's
+    // NodeCache: a fan-out of one change to many sessions costs each of them one read, not two.
+    return readWhileAbsentWatched(client, this.path, this.onEvent, async () => {
+      const { data, stat } = await raw.getData(client, this.path, this.onEvent);
+      return { exists: true, data, stat };
+    });
   }
 
   protected isOlder(next: DataState, prev: DataState): boolean {
@@ -167,18 +162,11 @@ export class DataWatch extends PersistentWatch<DataState> {
 
 /** Persistent watch on a node's children list. */
 export class ChildrenWatch extends PersistentWatch<ChildrenState> {
-  protected async read(client: Client): Promise<ChildrenState> {
-    for (;;) {
-      try {
-        const { children, stat } = await raw.getChildren(client, this.path, this.onEvent);
-        return { exists: true, children, stat };
-      } catch (err) {
-        if (!isZkError(err, 'noNode')) throw err;
-      }
-      // Absent: watch for its creation; if it appeared in between, read again.
-      const stat = await raw.exists(client, this.path, this.onEvent);
-      if (!stat) return { exists: false };
-    }
+  protected read(client: Client): Promise<ChildrenState> {
+    return readWhileAbsentWatched(client, this.path, this.onEvent, async () => {
+      const { children, stat } = await raw.getChildren(client, this.path, this.onEvent);
+      return { exists: true, children, stat };
+    });
   }
 
   protected isOlder(next: ChildrenState, prev: ChildrenState): boolean {
@@ -187,5 +175,21 @@ export class ChildrenWatch extends PersistentWatch<ChildrenState> {
 
   protected isSame(next: ChildrenState, prev: ChildrenState): boolean {
     return isSameChildren(next, prev);
+  }
+}
+
+/**
+ * `read` (which arms its watch while the node exists); when the node is absent, arms an existence
+ * watch instead, and reads again if the node appeared in between.
+ */
+async function readWhileAbsentWatched<S extends { exists: true }>(client: Client, path: string, onEvent: raw.RawWatcher, read: () => Promise<S>): Promise<S | { exists: false }> {
+  for (;;) {
+    try {
+      return await read();
+    } catch (err) {
+      if (!isZkError(err, 'noNode')) throw err;
+    }
+    const stat = await raw.exists(client, path, onEvent);
+    if (!stat) return { exists: false };
   }
 }

@@ -53,11 +53,13 @@ const CONNECTION_OPTIONS_KEYS: ReadonlySet<string> = new Set(['connectionJitterS
  * a `PropertySerializationException`), so the whole document is refused and the store keeps the last good one.
  */
 export function parseClusterProperties(input: unknown): ClusterProperties {
-  return decodeDocument(input, 'cluster', (root) => ({
-    ...readClusterConfig(root, STORE_KEYS),
-    canary: readCanary(root, (configs) => readClusterConfig(configs, CONFIG_KEYS)),
-    failoutProperties: readFailoutProperties(root),
-  }));
+  return decodeDocument(input, 'cluster', (root) => {
+    // Completed in place rather than spread into a new object: every client parses every write.
+    const props = readClusterConfig(root, STORE_KEYS) as ClusterProperties;
+    props.canary = readCanary(root, (configs) => readClusterConfig(configs, CONFIG_KEYS));
+    props.failoutProperties = readFailoutProperties(root);
+    return props;
+  });
 }
 
 /**

@@ -27,7 +27,7 @@ import type {
   FailoutRedirectConfig,
   UnknownKeys,
 } from '../model';
-import { decodeMember, fieldPath, type ObjectReader } from './json';
+import { decodeMember, fieldPath, hasOwnKeys, type ObjectReader } from './json';
 import { appendExtra, writeJson } from './json-writer';
 
 /** Number of request buckets: a bucket is an integer in `[0, BUCKETS)`. */
@@ -209,14 +209,14 @@ function readBucket(e: ObjectReader): FailoutBucketConfig {
  * once in the list (`peers` collects the names seen so far), and a positive integer weight.
  */
 function checkRedirect(r: FailoutRedirectConfig, path: string, peers: Set<string>): void {
-  const peerField = fieldPath(path, r.peerKey === 'fabric' ? 'fabric' : 'peer');
-  check(peerField, isPeerName(r.peer));
+  const peerKey = r.peerKey === 'fabric' ? 'fabric' : 'peer';
+  check(path, peerKey, isPeerName(r.peer));
   if (peers.has(r.peer)) {
-    throw malformed('cluster', peerField, `repeats ${JSON.stringify(r.peer)}`);
+    throw malformed('cluster', fieldPath(path, peerKey), `repeats ${JSON.stringify(r.peer)}`);
   }
   peers.add(r.peer);
   if (r.weight !== undefined) {
-    check(fieldPath(path, 'weight'), isWeight(r.weight));
+    check(path, 'weight', isWeight(r.weight));
   }
 }
 
@@ -228,16 +228,15 @@ function checkRedirect(r: FailoutRedirectConfig, path: string, peers: Set<string
 function checkBucket(b: FailoutBucketConfig, path: string): void {
   const range = b.bucketOfflineRange;
   if (range !== undefined) {
-    const rangePath = fieldPath(path, 'bucketOfflineRange');
-    check(fieldPath(rangePath, 'from'), isBucket(range.from));
-    check(fieldPath(rangePath, 'to'), isBucket(range.to));
+    check(path, 'bucketOfflineRange.from', isBucket(range.from));
+    check(path, 'bucketOfflineRange.to', isBucket(range.to));
     if (range.from > range.to) {
-      throw malformed('cluster', rangePath, 'must have from <= to');
+      throw malformed('cluster', fieldPath(path, 'bucketOfflineRange'), 'must have from <= to');
     }
   }
   for (const [key, rule] of BUCKET_RULES) {
     if (b[key] !== undefined) {
-      check(fieldPath(path, key), rule(b[key]));
+      check(path, key, rule(b[key]));
     }
   }
   if (b.onlineAt !== undefined && b.onlineAt <= (b.offlineAt ?? 0)) {
@@ -245,9 +244,10 @@ function checkBucket(b: FailoutBucketConfig, path: string): void {
   }
 }
 
-function check(path: string, problem: string | undefined): void {
+/** Throws for `problem` at `path.key`; the path is built only then (every read checks every key). */
+function check(path: string, key: string, problem: string | undefined): void {
   if (problem !== undefined) {
-    throw malformed('cluster', path, problem);
+    throw malformed('cluster', fieldPath(path, key), problem);
   }
 }
 
@@ -282,7 +282,7 @@ function bucketToJson(b: FailoutBucketConfig): Map<string, unknown> {
 
 /** Sets `extra` only when there are unknown keys, so a model built without it compares equal to a read one. */
 function withExtra<T extends { extra?: UnknownKeys }>(target: T, extra: UnknownKeys): T {
-  if (Object.keys(extra).length > 0) {
+  if (hasOwnKeys(extra)) {
     target.extra = extra;
   }
   return target;

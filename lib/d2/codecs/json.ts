@@ -117,6 +117,12 @@ function cloneJson(value: unknown, path: string, entity: D2Entity, depth: number
   return copy;
 }
 
+/** Whether a plain object has any key (without building the list of keys). */
+export function hasOwnKeys(object: Record<string, unknown>): boolean {
+  for (const key in object) if (Object.hasOwn(object, key)) return true;
+  return false;
+}
+
 /** A JSON object: not null, not an array. */
 export function isJsonObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -163,7 +169,7 @@ export class ObjectReader {
 
   /** True when the object has no members at all. */
   isEmpty(): boolean {
-    return Object.keys(this.object).length === 0;
+    return !hasOwnKeys(this.object);
   }
 
   /** The member's keys, in document order. */
@@ -336,8 +342,9 @@ export class ObjectReader {
    */
   extra(known: ReadonlySet<string>): Record<string, unknown> {
     const extra: Record<string, unknown> = {};
-    for (const key of Object.keys(this.object)) {
-      if (!known.has(key)) {
+    // for…in, not Object.keys: no array per object, and every client reads every write.
+    for (const key in this.object) {
+      if (Object.hasOwn(this.object, key) && !known.has(key)) {
         defineEntry(extra, key, this.object[key]);
         copyLiteralKind(this.object, key, extra, key);
       }

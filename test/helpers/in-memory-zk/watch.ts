@@ -83,6 +83,19 @@ abstract class InMemoryWatch<S extends DataState | ChildrenState> implements Wat
   protected abstract isOlder(next: S, prev: S): boolean;
   protected abstract isSame(next: S, prev: S): boolean;
 
+  /** As lib/zk's watches: `read`; when the node is absent, `exists` (an existence watch), and again if it appeared. */
+  protected async readWhileAbsentWatched<T extends S & { exists: true }>(read: () => Promise<T>): Promise<T | { exists: false }> {
+    for (;;) {
+      try {
+        return await read();
+      } catch (err) {
+        if (!isZkError(err, 'noNode')) throw err;
+      }
+      const stat = await this.host.exists(this.path);
+      if (!stat) return { exists: false };
+    }
+  }
+
   /** lib/zk's CoalescingTask: one pass at a time; calls meanwhile make one more pass afterwards. */
   private async refresh(): Promise<void> {
     if (this.lifecycle !== 'running') return;
@@ -137,17 +150,9 @@ export class InMemoryDataWatch extends InMemoryWatch<DataState> {
     return change !== 'children';
   }
 
-  protected async read(): Promise<DataState> {
-    const stat = await this.host.exists(this.path);
-    if (!stat) return { exists: false };
-    try {
-      const { data, stat: current } = await this.host.getData(this.path);
-      return { exists: true, data, stat: current };
-    } catch (err) {
-      // Deleted between the two reads: the change notification makes the watch read again.
-      if (isZkError(err, 'noNode')) return { exists: false };
-      throw err;
-    }
+  protected read(): Promise<DataState> {
+    // As the real watch: getData first (one round trip while the node exists), exists only when absent.
+    return this.readWhileAbsentWatched(async () => ({ exists: true, ...(await this.host.getData(this.path)) }));
   }
 
   protected isOlder(next: DataState, prev: DataState): boolean {
@@ -165,17 +170,8 @@ export class InMemoryChildrenWatch extends InMemoryWatch<ChildrenState> {
     return change !== 'data';
   }
 
-  protected async read(): Promise<ChildrenState> {
-    for (;;) {
-      try {
-        const { children, stat } = await this.host.getChildren(this.path);
-        return { exists: true, children, stat };
-      } catch (err) {
-        if (!isZkError(err, 'noNode')) throw err;
-      }
-      const stat = await this.host.exists(this.path);
-      if (!stat) return { exists: false };
-    }
+  protected read(): Promise<ChildrenState> {
+    return this.readWhileAbsentWatched(async () => ({ exists: true, ...(await this.host.getChildren(this.path)) }));
   }
 
   protected isOlder(next: ChildrenState, prev: ChildrenState): boolean {

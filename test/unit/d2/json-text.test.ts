@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { isDecimalLiteral, parseJsonText } from '../../../lib/d2/codecs/json-text';
 
 describe('parseJsonText', () => {
@@ -69,6 +70,46 @@ describe('parseJsonText', () => {
   ])('rejects %s with a SyntaxError', (_name, text) => {
     // Act + Assess
     expect(() => parseJsonText(text)).toThrow(SyntaxError);
+  });
+
+  it('rejects an integer too long for a double, in its own words', () => {
+    // Act + Assess
+    expect(() => parseJsonText(`[${'9'.repeat(400)}]`)).toThrow(/number out of range/);
+  });
+
+  it('says where and what is wrong in its own words, whichever reader saw the text first', () => {
+    // Act + Assess: '[1,]' has no decimal, so JSON.parse sees it first and fails.
+    expect(() => parseJsonText('[1,]')).toThrow(/^invalid JSON at offset 3: /);
+  });
+
+  it.each([
+    ['quotes, dots and brackets inside strings', '{"a":"x\\"1.5[[{","b":2}', false],
+    ['an escaped backslash before the closing quote', '{"a":"\\\\","b":1.5}', true],
+    ['an exponent after a digit', '{"a":"e","b":2E3}', true],
+    ['a key that looks like a number', '{"1.5":1,"b":2}', false],
+  ])('tells decimal literals apart around %s', (_name, text, decimal) => {
+    // Act
+    const doc = parseJsonText(text) as Record<string, unknown>;
+
+    // Assess
+    expect(doc).toEqual(JSON.parse(text));
+    expect(isDecimalLiteral(doc, 'b')).toBe(decimal);
+  });
+
+  it('reads any JSON text as JSON.parse does, and marks exactly the decimal literals', () => {
+    fc.assert(
+      fc.property(fc.json(), (text) => {
+        // Act
+        const doc = parseJsonText(text);
+
+        // Assess
+        expect(doc).toEqual(JSON.parse(text));
+        if (!/[.eE]/.test(text) && doc !== null && typeof doc === 'object') {
+          for (const key of Object.keys(doc)) expect(isDecimalLiteral(doc, key)).toBe(false);
+        }
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it('accepts nesting of exactly 1000 levels', () => {

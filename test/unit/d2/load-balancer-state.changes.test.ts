@@ -446,7 +446,7 @@ describe('LoadBalancerState.whenClusterLoaded', () => {
   it('stays pending while the load is held up, and resolves when the holder releases the cluster', async () => {
     // Prepare
     await putVersion('c1', '1');
-    session.failNext('connectionLoss', { op: 'exists', path: clusterPath(BASE, 'c1'), source: 'watch' });
+    session.failNext('connectionLoss', { op: 'getData', path: clusterPath(BASE, 'c1'), source: 'watch' });
     const listening = state.listenToCluster('c1');
     void listening.catch(() => undefined);
     const loading = state.whenClusterLoaded('c1');

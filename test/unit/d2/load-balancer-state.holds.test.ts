@@ -90,7 +90,7 @@ describe('LoadBalancerState.listenToCluster resolves once properties and URIs ar
 
   it.each(['connectionLoss', 'sessionExpired'] as const)('stays pending while the first read failed with %s, and resolves after the next connected', async (kind) => {
     await putVersion('c1', '1');
-    session.failNext(kind, { op: 'exists', path: clusterPath(BASE, 'c1'), source: 'watch' });
+    session.failNext(kind, { op: 'getData', path: clusterPath(BASE, 'c1'), source: 'watch' });
     const listening = state.listenToCluster('c1');
     expect(await stateOf(listening)).toBe('pending');
     expect(state.isClusterLoaded('c1')).toBe(false);

@@ -95,7 +95,7 @@ describe('ZooKeeperUriStore initializes once every announcement is read', () => 
     'holds the first view while a child first read failed with %s, and publishes it after the next connected',
     async (kind) => {
       await putUri(writer, BASE, 'c1', 'a', 'http://a:1/');
-      session.failNext(kind, { op: 'exists', path: `${C1}/a`, source: 'watch' });
+      session.failNext(kind, { op: 'getData', path: `${C1}/a`, source: 'watch' });
       const r = await follow();
       expect(r.events).toEqual([]);
       expect(store.snapshot('c1')?.status).toBe('loading');

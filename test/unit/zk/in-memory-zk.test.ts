@@ -170,7 +170,9 @@ describe('InMemoryZk fault hooks', () => {
     const watch = s.watchData(`${BASE}/logged`, () => undefined);
     await watch.ready;
     await s.read(`${BASE}/logged`);
+    // The watch's getData finds no node, so it arms an existence watch.
     expect(s.requests).toEqual([
+      { op: 'getData', paths: [`${BASE}/logged`], source: 'watch' },
       { op: 'exists', paths: [`${BASE}/logged`], source: 'watch' },
       { op: 'getData', paths: [`${BASE}/logged`], source: 'call' },
     ]);
