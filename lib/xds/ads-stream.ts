@@ -403,12 +403,13 @@ export class AdsStream {
       let result;
       let any: AnyMessage;
       try {
-        any = unwrapResource(raw).any;
+        const unwrapped = unwrapResource(raw);
+        any = unwrapped.any;
         if (any.type_url !== typeUrl) {
           errors.push({ name: undefined, error: validation(`resource index ${index}: type ${any.type_url} in a ${typeUrl} response`) });
           return;
         }
-        result = resourceType.decode(any);
+        result = resourceType.decode(any, unwrapped.name);
       } catch (e) {
         assertIsError(e);
         errors.push({ name: undefined, error: validation(`resource index ${index}: ${e.message}`, undefined, e) });

@@ -33,7 +33,7 @@ export interface XdsClientOptions {
   /** Retry cap towards higher-priority servers while a lower one serves; default the bootstrap's (5 s). */
   readonly fallbackProbeCapMs?: number;
   /**
-   * Resource types by type URL; default the four of `resource-types/`.
+   * Resource types by type URL; default every type of `resource-types/` (`RESOURCE_TYPES`).
    * @internal A test seam: the types are not on the package's face.
    */
   readonly resourceTypes?: ReadonlyMap<string, AnyResourceType>;

@@ -1,6 +1,9 @@
 /**
  * lib/xds (`failout/xds`): an xDS client with per-authority fallback (gRFC A71): the client, its
  * bootstrap, the decoded resources it delivers, its errors and CSDS (gRFC A40).
+ * The `indis` namespace holds rest.li's D2-over-xDS resource types (`indis.D2Node`, `D2URIMap`,
+ * `D2SymlinkNode`): what a watch of kind 'd2Node' | 'd2UriMap' | 'd2SymlinkNode' delivers, and the
+ * builders and version helpers an observer serves them with.
  *
  * Two sub-faces keep the rest out of a service's way (neither is part of the package's exports):
  * - `lib/xds/server`: the management server for tests and the local stack, and the resource builders
@@ -47,6 +50,8 @@ export type { Listener, ListenerRouteConfig } from './resource-types/listener';
 export type { Route, RouteAction, RouteConfiguration, RouteMatch, VirtualHost } from './resource-types/route-configuration';
 export type { Cluster, ClusterLbPolicy } from './resource-types/cluster';
 export type { ClusterLoadAssignment, Endpoint, EndpointHealthStatus, LocalityEndpoints } from './resource-types/cluster-load-assignment';
+// rest.li's D2 over xDS (`indis` types): decoded values for the client adaptor, builders for the observer.
+export * as indis from './resource-types/indis';
 // Any packing over the compiled-in envoy descriptor (the rest of the protos: lib/xds/envoy-protos).
 export { loadXdsProtos, packAny, unpackAny, type AnyMessage, type NodeMessage } from './protos';
 export {

@@ -8,6 +8,7 @@
 import type * as grpc from '@grpc/grpc-js';
 import * as protobuf from 'protobufjs/light';
 import { ENVOY_CLIENT_DESCRIPTOR_JSON, ENVOY_CSDS_DESCRIPTOR_JSON, ENVOY_DESCRIPTOR_JSON } from './envoy-descriptor';
+import { INDIS_DESCRIPTOR } from './indis-descriptor';
 
 /**
  * Which descriptor a root is built from.
@@ -29,7 +30,18 @@ const roots: Partial<Record<RootKind, protobuf.Root>> = {};
 
 /** The root of `kind`, built on the first call. */
 export function rootOf(kind: RootKind): protobuf.Root {
-  return (roots[kind] ??= protobuf.Root.fromJSON(JSON.parse(DESCRIPTORS[kind]) as protobuf.INamespace));
+  return (roots[kind] ??= buildRoot(kind));
+}
+
+/**
+ * The client's and the full root also hold rest.li's `indis` messages (D2 over xDS,
+ * `indis-descriptor.ts`): the client decodes them like the envoy resources, and `packAny` encodes
+ * them for a server. Their `google.protobuf.Struct` is the one both envoy descriptors already hold.
+ */
+function buildRoot(kind: RootKind): protobuf.Root {
+  const root = protobuf.Root.fromJSON(JSON.parse(DESCRIPTORS[kind]) as protobuf.INamespace);
+  if (kind !== 'csds' && INDIS_DESCRIPTOR.nested) root.addJSON(INDIS_DESCRIPTOR.nested);
+  return root;
 }
 
 /** `toObject` options matching grpc-js-xds and proto-loader (so decoded objects look the same). */

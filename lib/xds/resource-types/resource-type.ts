@@ -40,9 +40,11 @@ export interface XdsResourceType<K extends ResourceKind, V> {
   readonly typeUrl: XdsTypeUrl;
   /**
    * Decodes and validates one Any from a response: unwraps `envoy.service.discovery.v3.Resource`,
-   * checks the type URL, decodes, validates. Never throws.
+   * checks the type URL, decodes, validates. Never throws. `wrapperName` is the name the response's
+   * `Resource` wrapper gave an already unwrapped `any` (the ADS stream unwraps first): the envoy types
+   * name themselves and ignore it; rest.li's `indis` messages carry no name, so theirs is the wrapper's.
    */
-  decode(any: AnyMessage): DecodeResult<V>;
+  decode(any: AnyMessage, wrapperName?: string): DecodeResult<V>;
   /** Deep equality of decoded values, so an unchanged resource can be skipped. */
   isEqual(a: V, b: V): boolean;
   /**

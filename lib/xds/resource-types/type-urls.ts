@@ -3,13 +3,17 @@
  *
  * Public names (stable):
  * - `LDS_TYPE_URL`, `RDS_TYPE_URL`, `CDS_TYPE_URL`, `EDS_TYPE_URL`, `HCM_TYPE_URL`, `ROUTER_TYPE_URL`,
- *   `RESOURCE_WRAPPER_TYPE_URL` — constants with literal types.
- * - `TYPE_URLS` — `{ listener, routeConfiguration, cluster, clusterLoadAssignment }`.
- * - `XdsTypeUrl` — union of the four ADS resource type URLs.
- * - `ResourceKind` — 'listener' | 'routeConfiguration' | 'cluster' | 'clusterLoadAssignment'.
+ *   `RESOURCE_WRAPPER_TYPE_URL`, `D2_NODE_TYPE_URL`, `D2_URI_MAP_TYPE_URL`,
+ *   `D2_SYMLINK_NODE_TYPE_URL` — constants with literal types.
+ * - `TYPE_URLS` — `{ listener, routeConfiguration, cluster, clusterLoadAssignment, d2Node, d2UriMap,
+ *   d2SymlinkNode }`.
+ * - `XdsTypeUrl` — union of the resource type URLs the client watches.
+ * - `ResourceKind` — 'listener' | 'routeConfiguration' | 'cluster' | 'clusterLoadAssignment' |
+ *   'd2Node' | 'd2UriMap' | 'd2SymlinkNode'.
  * - `isXdsTypeUrl(s)`, `typeUrlOf(kind)`, `kindOfTypeUrl(url)`, `messageNameOf(typeUrl)`.
  *
- * Source: envoy xds_protocol.rst "Type URLs"; grpc-go internal/xds/xdsclient/xdsresource/version.
+ * Source: envoy xds_protocol.rst "Type URLs"; grpc-go internal/xds/xdsclient/xdsresource/version;
+ * rest.li `XdsClient.ResourceType` for the `indis` (D2 over xDS) types.
  */
 
 /** Listener (LDS). */
@@ -28,7 +32,14 @@ export const ROUTER_TYPE_URL = 'type.googleapis.com/envoy.extensions.filters.htt
 /** `envoy.service.discovery.v3.Resource`, the optional wrapper around a resource in a response. */
 export const RESOURCE_WRAPPER_TYPE_URL = 'type.googleapis.com/envoy.service.discovery.v3.Resource' as const;
 
-/** The four resource type URLs gRPC uses over ADS, by kind. */
+/** rest.li's D2 node (a service's or a cluster's properties as a Struct, with the znode's stat). */
+export const D2_NODE_TYPE_URL = 'type.googleapis.com/indis.D2Node' as const;
+/** rest.li's D2 URI map (every announcement under `/d2/uris/<cluster>`). */
+export const D2_URI_MAP_TYPE_URL = 'type.googleapis.com/indis.D2URIMap' as const;
+/** rest.li's D2 symlink node (a `$`-named node pointing at another cluster node). */
+export const D2_SYMLINK_NODE_TYPE_URL = 'type.googleapis.com/indis.D2SymlinkNode' as const;
+
+/** The resource type URLs the client watches over ADS, by kind: the four gRPC uses, and rest.li's three D2 ones. */
 export const TYPE_URLS = {
   /** {@link LDS_TYPE_URL}. */
   listener: LDS_TYPE_URL,
@@ -38,12 +49,18 @@ export const TYPE_URLS = {
   cluster: CDS_TYPE_URL,
   /** {@link EDS_TYPE_URL}. */
   clusterLoadAssignment: EDS_TYPE_URL,
+  /** {@link D2_NODE_TYPE_URL}. */
+  d2Node: D2_NODE_TYPE_URL,
+  /** {@link D2_URI_MAP_TYPE_URL}. */
+  d2UriMap: D2_URI_MAP_TYPE_URL,
+  /** {@link D2_SYMLINK_NODE_TYPE_URL}. */
+  d2SymlinkNode: D2_SYMLINK_NODE_TYPE_URL,
 } as const;
 
 /** The short name of a resource type. */
 export type ResourceKind = keyof typeof TYPE_URLS;
 
-/** One of the four ADS resource type URLs. */
+/** One of the resource type URLs of {@link TYPE_URLS}. */
 export type XdsTypeUrl = (typeof TYPE_URLS)[ResourceKind];
 
 /** Type URL → kind (the literal-type map in the other direction). */
@@ -55,7 +72,7 @@ const KIND_BY_URL: ReadonlyMap<string, ResourceKind> = new Map(
   (Object.keys(TYPE_URLS) as ResourceKind[]).map((k) => [TYPE_URLS[k], k]),
 );
 
-/** True when `s` is one of the four ADS resource type URLs. */
+/** True when `s` is one of the resource type URLs of {@link TYPE_URLS}. */
 export function isXdsTypeUrl(s: string): s is XdsTypeUrl {
   return KIND_BY_URL.has(s);
 }
@@ -65,7 +82,7 @@ export function typeUrlOf<K extends ResourceKind>(kind: K): (typeof TYPE_URLS)[K
   return TYPE_URLS[kind];
 }
 
-/** The kind of a type URL, or undefined when it is not one of the four. */
+/** The kind of a type URL, or undefined when it is not one of {@link TYPE_URLS}. */
 export function kindOfTypeUrl(url: string): ResourceKind | undefined {
   return KIND_BY_URL.get(url);
 }

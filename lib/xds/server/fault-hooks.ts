@@ -13,7 +13,7 @@
  * `ResourceSet`); sending garbage to open streams = `XdsManagementServer.pushRaw`.
  */
 import { status as GrpcStatus } from '@grpc/grpc-js';
-import { packAny, type AnyMessage } from '../protos';
+import { packAny, wrapResource, type AnyMessage } from '../protos';
 import { TYPE_URLS, type ResourceKind } from '../resource-types/type-urls';
 
 /** Fail the ADS stream when a request names `resourceName` (or any request of `typeUrl`). */
@@ -99,6 +99,13 @@ export function invalidResource(kind: ResourceKind, name: string): AnyMessage {
         cluster_name: name,
         endpoints: [{ load_balancing_weight: { value: 1 }, lb_endpoints: [{ endpoint: {} }] }], // no address
       });
+    // The indis messages carry no name: the Resource wrapper names them.
+    case 'd2Node':
+      return wrapResource(packAny(TYPE_URLS.d2Node, { stat: { Mzxid: '1' } }), name); // no data
+    case 'd2UriMap':
+      return wrapResource(packAny(TYPE_URLS.d2UriMap, { nodes: { child: { clusterName: '' } } }), name); // no clusterName
+    case 'd2SymlinkNode':
+      return wrapResource(packAny(TYPE_URLS.d2SymlinkNode, { masterClusterNodePath: '' }), name); // no target
   }
 }
 

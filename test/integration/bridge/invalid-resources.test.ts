@@ -13,8 +13,11 @@ const world: World = {
   clusters: [{ name: 'greetings-lor1', endpoints: [{ address: '10.0.0.1', port: 80 }] }],
 };
 
+/** The kinds the bridge watches (not rest.li's D2 ones). */
+type EnvoyKind = Exclude<ResourceKind, 'd2Node' | 'd2UriMap' | 'd2SymlinkNode'>;
+
 /** The world's snapshot with one resource replaced by an invalid one of the same name. */
-function withInvalid(kind: ResourceKind, name: string): SnapshotInput {
+function withInvalid(kind: EnvoyKind, name: string): SnapshotInput {
   const good = worldSnapshot('2', world);
   const field = ({ listener: 'listeners', routeConfiguration: 'routes', cluster: 'clusters', clusterLoadAssignment: 'endpoints' } as const)[kind];
   return { ...good, [field]: [invalidResource(kind, name)] };
@@ -30,7 +33,7 @@ describe('bridge with invalid resources', () => {
     return JSON.stringify([service?.mzxid.toString(), cluster?.mzxid.toString(), [...uris].map(([n, u]) => [n, u.mzxid.toString()])]);
   }
 
-  it.each<[ResourceKind, string]>([
+  it.each<[EnvoyKind, string]>([
     ['listener', 'greetings'],
     ['routeConfiguration', 'greetings-route'],
     ['cluster', 'greetings-lor1'],

@@ -7,6 +7,9 @@ import {
   buildRouteConfiguration,
   CDS_TYPE_URL,
   clusterLoadAssignmentType,
+  D2_NODE_TYPE_URL,
+  D2_SYMLINK_NODE_TYPE_URL,
+  D2_URI_MAP_TYPE_URL,
   clusterType,
   EDS_TYPE_URL,
   HCM_TYPE_URL,
@@ -44,8 +47,14 @@ describe('type URLs', () => {
     expect(resourceTypeForUrl('nope')).toBeUndefined();
   });
 
-  it('requires all resources in SotW for LDS and CDS only', () => {
-    expect(Object.values(RESOURCE_TYPES).filter((t) => t.allResourcesRequiredInSotW).map((t) => t.typeUrl)).toEqual([LDS_TYPE_URL, CDS_TYPE_URL]);
+  it('requires all resources in SotW for LDS, CDS and the D2 types (no parent resource tells their deletion), not for RDS and EDS', () => {
+    expect(Object.values(RESOURCE_TYPES).filter((t) => t.allResourcesRequiredInSotW).map((t) => t.typeUrl)).toEqual([
+      LDS_TYPE_URL,
+      CDS_TYPE_URL,
+      D2_NODE_TYPE_URL,
+      D2_URI_MAP_TYPE_URL,
+      D2_SYMLINK_NODE_TYPE_URL,
+    ]);
   });
 });
 
