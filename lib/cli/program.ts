@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { version } from '../../package.json';
 import type { CommandRuntime } from './command-context';
+import { amendCommand } from './commands/amend';
 import { completionCommand } from './commands/completion';
 import { consoleCommand } from './commands/console';
 import { drillCommand } from './commands/drill';
@@ -8,6 +9,7 @@ import { evacuateCommand } from './commands/evacuate';
 import { extendCommand } from './commands/extend';
 import { fabricCommand } from './commands/fabric';
 import { outCommand } from './commands/out';
+import { rampCommand } from './commands/ramp';
 import { requestCommand } from './commands/request';
 import { restoreCommand } from './commands/restore';
 import { statusCommand } from './commands/status';
@@ -25,6 +27,8 @@ Examples:
   failout out greetings-lor1 --peer greetings-lva1:2 --peer greetings-ltx1 --for 2h --reason INC-4711 --wait
   failout status
   failout restore greetings-lor1 --wait
+  failout ramp hold greetings-lor1 (keep a ramp at its share; failout ramp --help)
+  failout amend greetings-lor1 --stop-alarm greetings-lva1-errors
   failout request <id> --json
   failout console                  (the web console on http://127.0.0.1:8300/)
   failout drill list               (scheduled practice failouts; failout drill --help)
@@ -47,7 +51,7 @@ export function buildProgram(rt: CommandRuntime): Command {
     .showHelpAfterError('(add --help for usage and examples)')
     .exitOverride()
     .configureOutput({ writeOut: (text) => rt.io.stdout(text), writeErr: (text) => rt.io.stderr(text) });
-  for (const make of [outCommand, extendCommand, restoreCommand, evacuateCommand, statusCommand, requestCommand, zkCommand, consoleCommand, drillCommand, fabricCommand, completionCommand]) {
+  for (const make of [outCommand, extendCommand, rampCommand, amendCommand, restoreCommand, evacuateCommand, statusCommand, requestCommand, zkCommand, consoleCommand, drillCommand, fabricCommand, completionCommand]) {
     const command = make(rt);
     // Subcommands inherit neither exitOverride nor the output hooks: set them on each.
     command

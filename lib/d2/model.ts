@@ -209,6 +209,32 @@ export interface FailoutProperties {
   ignoredRedirectEntries: number;
   /** `failoutBucketConfigs`, in order. Defaults to `[]`. */
   buckets: FailoutBucketConfig[];
+  /**
+   * `rampHold`: the ramp steps a `rampHold` request took off the schedule (issue 24), absent when the
+   * ramp is not held. Readers route only on `buckets`, so held steps never start.
+   */
+  rampHold?: FailoutRampHold;
+  /** Keys of this object the codec did not interpret, kept verbatim for the writer; absent when none. */
+  extra?: UnknownKeys;
+}
+
+/**
+ * A held ramp (issue 24, `rampHold`): the bucket entries of the steps that had not started when the
+ * ramp was held, as they were (their `offlineAt` the start they had then), and when it was held. A
+ * `rampResume` puts them back shifted by the time held; readers that do not know the key ignore it,
+ * so nothing routes on a held step.
+ */
+export interface FailoutRampHold {
+  /** When the ramp was held (epoch ms). */
+  heldAt: number;
+  /** `failoutBucketConfigs` of the held steps, in order (the rules of a bucket entry). */
+  buckets: FailoutBucketConfig[];
+  /** Id of the `rampHold` request (metadata). */
+  requestId?: string;
+  /** Who held the ramp (metadata). */
+  requestedBy?: string;
+  /** Why (metadata). */
+  reason?: string;
   /** Keys of this object the codec did not interpret, kept verbatim for the writer; absent when none. */
   extra?: UnknownKeys;
 }

@@ -5,6 +5,7 @@ import {
   isBucketConfigActiveAt,
   parseClusterProperties,
   redirectWeight,
+  type FailoutBucketConfig,
   type FailoutProperties,
 } from '../d2/data';
 import type { DrillRunStatus } from '../requests';
@@ -50,6 +51,19 @@ export interface RampStatus {
   readonly nextAt: string | null;
   /** Percentage of traffic moved once the next step starts, or null after the last one. */
   readonly nextSharePct: number | null;
+  /** Present while the ramp is held (issue 24, `failout ramp hold`): since when, by whom, and the shares its held steps would move. */
+  readonly held?: HeldRampStatus;
+}
+
+/** A held ramp: its steps not started are off the schedule until `failout ramp resume` (or advance). */
+export interface HeldRampStatus {
+  /** When it was held (ISO). */
+  readonly since: string;
+  /** Cumulative percentage of traffic moved once each held step starts, in order. */
+  readonly heldSharePcts: readonly number[];
+  readonly requestId: string | null;
+  readonly requestedBy: string | null;
+  readonly reason: string | null;
 }
 
 /** One drill of a cluster as `failout status` shows it: whether a run moves traffic now, and the last outcome. */
@@ -138,19 +152,37 @@ export function describeFailout(cluster: string, props: FailoutProperties | null
   };
 }
 
-/** The ramp of `props` at `now`, or undefined when all its windows start at once (no ramp). */
+/** The ramp of `props` at `now`, or undefined when all its windows start at once (no ramp) and none is held. */
 function rampStatus(props: FailoutProperties, now: number): RampStatus | undefined {
-  const starts = [...new Set(props.buckets.map((b) => effectiveBucket(b).offlineAt))].sort((a, b) => a - b);
-  if (starts.length < 2) return undefined;
+  const startsOf = (buckets: readonly FailoutBucketConfig[]): number[] => [...new Set(buckets.map((b) => effectiveBucket(b).offlineAt))].sort((a, b) => a - b);
+  const starts = startsOf(props.buckets);
+  const hold = props.rampHold !== undefined && props.rampHold.buckets.length > 0 ? props.rampHold : undefined;
+  const heldStarts = hold === undefined ? [] : startsOf(hold.buckets);
+  if (starts.length + heldStarts.length < 2) return undefined;
   const step = starts.filter((at) => at <= now).length;
   const next = starts[step];
-  return {
+  const status: RampStatus = {
     step,
-    steps: starts.length,
+    steps: starts.length + heldStarts.length,
     sharePct: sharePctAt(props, now),
     nextAt: next === undefined ? null : new Date(next).toISOString(),
     nextSharePct: next === undefined ? null : sharePctAt(props, next),
   };
+  if (hold === undefined) return status;
+  // Each held step adds its buckets to what moves now (and to the held steps before it).
+  const moved = new Set<number>();
+  for (let bucket = 0; bucket < BUCKETS; bucket++) if (props.buckets.some((b) => isBucketConfigActiveAt(b, now) && covers(b, bucket))) moved.add(bucket);
+  const heldSharePcts = heldStarts.map((at) => {
+    for (const b of hold.buckets) if (effectiveBucket(b).offlineAt === at) for (let bucket = effectiveBucket(b).range.from; bucket <= effectiveBucket(b).range.to; bucket++) moved.add(bucket);
+    return Math.round((moved.size / BUCKETS) * 100);
+  });
+  const held: HeldRampStatus = { since: new Date(hold.heldAt).toISOString(), heldSharePcts, requestId: hold.requestId ?? null, requestedBy: hold.requestedBy ?? null, reason: hold.reason ?? null };
+  return { ...status, held };
+}
+
+function covers(b: FailoutBucketConfig, bucket: number): boolean {
+  const range = effectiveBucket(b).range;
+  return bucket >= range.from && bucket <= range.to;
 }
 
 /** Percentage of the buckets some window active at `at` moves (windows may overlap: each bucket counts once). */

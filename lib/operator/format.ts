@@ -50,6 +50,10 @@ export function formatClusterStatus(status: ClusterStatus, now: number): string 
 
 /** `step 2 of 3: 50% of traffic moved; next 100% at … (in 10m)`, or `… last step` once every step started. */
 function formatRamp(ramp: NonNullable<ClusterStatus['ramp']>, now: number): string {
+  if (ramp.held !== undefined) {
+    const since = `${ramp.held.since} (${formatRemaining(now - Date.parse(ramp.held.since))} ago${ramp.held.requestedBy === null ? '' : ` by ${safe(ramp.held.requestedBy)}`})`;
+    return `held at ${ramp.sharePct}% since ${since}; ${ramp.held.heldSharePcts.map((p) => `${p}%`).join(', ')} held (failout ramp resume|advance)`;
+  }
   const current = ramp.step === 0 ? 'not started' : `step ${ramp.step} of ${ramp.steps}: ${ramp.sharePct}% of traffic moved`;
   if (ramp.nextAt === null) return `${current} (last step)`;
   return `${current}; next ${ramp.nextSharePct ?? 0}% at ${ramp.nextAt} (in ${formatRemaining(Date.parse(ramp.nextAt) - now)})`;

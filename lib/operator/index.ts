@@ -14,7 +14,7 @@ export { DEFAULT_CONSOLE_PORT, resolveSettings, type ConnectionFlags, type Conso
 export { OperatorConnections } from './connections';
 export { defaultRequester } from './requester';
 export { parseDuration } from './inputs';
-export { buildExtendBody, buildFailoutBody, buildRestoreBody, type OutOptions, type SendableBody } from './request-bodies';
+export { buildFailoutBody, buildRestoreBody, type OutOptions, type SendableBody } from './request-bodies';
 export { buildDeleteDrillBody, buildPutDrillBody, type DrillPutOptions, type PutDrillBody } from './drill-bodies';
 export { buildDeleteFabricBody, buildPutFabricBody } from './fabric-bodies';
 export { formatLocalRejection, validateLocally } from './local-check';
@@ -31,3 +31,5 @@ export type { ActionFields, CheckResult, OperatorAction, OperatorRequests, Prepa
 export { readFabrics, type FabricsView } from './fabric-status';
 // Fabric evacuation (issue 23): bodies, the local check, the judged plan and its text, status; one namespace.
 export * as evacuation from './evacuation';
+// Adjusting a running failout (issue 24): the bodies of extend, ramp hold/resume/advance and amend; one namespace.
+export * as adjust from './adjust';

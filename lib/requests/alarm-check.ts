@@ -22,7 +22,8 @@ export type AlarmNamingRequest = ChangeRequest | EvacuateChangeRequest | FabricD
  * - A `putDrill`'s outcome and blocking alarms must exist (`unknownAlarm`): a drill whose outcome
  *   alarm does not exist can never fail. Their state does not matter: a firing alarm only makes the
  *   runner skip runs while it fires.
- * - Restores, extends and the other drill actions name no alarm: never checked, never delayed (an
+ * - An `amend`'s `addStopAlarms` are checked as a failout's `stopAlarms` (its removed names are not).
+ * - Restores, extends, ramp actions and the other drill actions name no alarm: never checked, never delayed (an
  *   incident is no time to wait on CloudWatch for a restore).
  *
  * A source that cannot be read blocks nothing: the request is judged and applied as if it named no
@@ -51,6 +52,8 @@ export function alarmsNamedBy(request: AlarmNamingRequest): NamedAlarm[] {
     return [...request.stopAlarms.map((name, i) => ({ name, field: `stopAlarms[${i}]`, duty: 'stop' as const })), ...gates];
   }
   if (request.action === 'failout') return (request.stopAlarms ?? []).map((name, i) => ({ name, field: `stopAlarms[${i}]`, duty: 'stop' }));
+  // An amend's added names are checked as a failout's `stopAlarms` are; removed names are not read.
+  if (request.action === 'amend') return request.addStopAlarms.map((name, i) => ({ name, field: `addStopAlarms[${i}]`, duty: 'stop' }));
   if (request.action === 'putDrill') {
     return [{ name: request.outcomeAlarm, field: 'outcomeAlarm', duty: 'exist' }, ...request.blockingAlarms.map((name, i) => ({ name, field: `blockingAlarms[${i}]`, duty: 'exist' as const }))];
   }

@@ -3,6 +3,8 @@ import { drillPrecedenceProblems, isDrillAction } from './drill-rules';
 import { hasOpenWindow } from './failout-view';
 import { rejectionOf, type Problem, type Rejection } from './rejection';
 import type { ChangeRequest, ExtendChangeRequest, FailoutChangeRequest } from './schema';
+import { isAdjustRequest } from './adjust-schema';
+import { applyAdjust, shownTime, withHeldEnd } from './ramp-control';
 
 /** What the writer knows of a peer cluster at the time of application. */
 export interface PeerState {
@@ -38,13 +40,14 @@ export type ApplyResult =
  *   (`stoppedByAlarm`) removes it only while a window that has not ended names that alarm in
  *   `stopAlarms`; otherwise it is `unchanged` too: the failout the alarm was meant to stop is gone,
  *   and the one in its place (an operator's, made after the alarm fired) did not ask to be stopped.
- * - `extend` moves the end (`onlineAt`) of every window that has not ended to the new end and drops the
- *   windows that ended; `notFailedOut` when no window is active or scheduled, `badWindow` when the new end is
+ * - `extend` moves the end (`onlineAt`) of every window that has not ended (and of a held ramp's
+ *   steps) to the new end and drops the windows that ended; `notFailedOut` when no window is active or scheduled, `badWindow` when the new end is
  *   not after the start of every window it moves.
  * - `failout` replaces them with one redirect entry per peer and one bucket entry carrying the window,
  *   the request id, who and why, and the stop alarms (a ramp: one bucket entry per step, each with its own `offlineAt`). Unknown keys inside the old `failoutProperties` are kept; its entries
  *   (and their unknown keys) are replaced. The result is the typed model: the cluster codec's writer
  *   checks it with the reader's own rules, so what the worker writes every reader accepts.
+ * - `rampHold`, `rampResume`, `rampAdvance` and `amend` adjust the open failout (ramp-control.ts).
  * - A drill's failout (`drill`) yields to an operator's failout window that has not ended
  *   (`operatorFailoutActive`) and to another drill's active run (`drillRunning`); its bucket configs carry
  *   `drill`. A drill action (`putDrill`, `deleteDrill`, `skipDrill`) leaves the cluster `unchanged`: the
@@ -65,6 +68,7 @@ export function applyRequest(clusterProps: ClusterProperties, request: ChangeReq
     return { ok: true, props: { ...clusterProps, failoutProperties: null } };
   }
   if (request.action === 'extend') return extend(clusterProps, request, context.now);
+  if (isAdjustRequest(request)) return applyAdjust(clusterProps, request, context.now);
   // A drill yields to an operator's failout and to a running drill: the clearer reason, so first.
   const problems = [...drillPrecedenceProblems(clusterProps.failoutProperties, request, context.now), ...windowProblems(request, context.now), ...peerProblems(request, context)];
   if (problems.length > 0) return { ok: false, rejection: rejectionOf(problems, request.requestId) };
@@ -95,12 +99,7 @@ function extend(clusterProps: ClusterProperties, request: ExtendChangeRequest, n
   if (props === null || problems.length > 0) return { ok: false, rejection: rejectionOf(problems, request.requestId) };
   // Ended windows are pruned by this write (a no-op restore left them: issue 21).
   const buckets = open.map((b) => ({ ...b, onlineAt: request.onlineAt }));
-  return { ok: true, props: { ...clusterProps, failoutProperties: { ...props, buckets } } };
-}
-
-/** ISO-8601 of epoch ms, or the number when no Date holds it: judging must not throw (issue 14). */
-function shownTime(ms: number): string {
-  return Number.isFinite(ms) && Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString() : String(ms);
+  return { ok: true, props: { ...clusterProps, failoutProperties: withHeldEnd({ ...props, buckets }, request.onlineAt) } };
 }
 
 function windowProblems(request: FailoutChangeRequest, now: number): Problem[] {

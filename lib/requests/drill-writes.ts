@@ -5,6 +5,7 @@ import { drillPath, encodeDrillNode, runningRun, type DrillNode, type DrillRun }
 import { activeDrillWindow, isDrillAction, runTakesVerdict, verdictStatus } from './drill-rules';
 import type { DrillChangeRequest, PutDrillChangeRequest, SkipReason } from './drill-schema';
 import type { Judgement } from './judge-request';
+import { isAdjustRequest } from './adjust-schema';
 import { rejectionOf, type Problem, type Rejection } from './rejection';
 import type { ChangeRequest, ClusterChangeRequest, FailoutChangeRequest } from './schema';
 
@@ -24,6 +25,7 @@ import type { ChangeRequest, ClusterChangeRequest, FailoutChangeRequest } from '
  *   active: the run becomes `replaced` (an operator's failout or restore), `failed` or `interrupted`
  *   (a restore with `stoppedByAlarm`: the drill's outcome alarm, or a blocking one), or gets the new
  *   end (`extend`).
+ * - `rampHold`, `rampResume`, `rampAdvance` and `amend` keep the failout: a drill's run goes on.
  * - a restore with `stoppedByAlarm` and `alarmAt` (the guard's, the runner's), applied or finding
  *   nothing to remove: the run whose window held `alarmAt` gets its verdict even when its window
  *   ended before the restore arrived (a `passed` run becomes `failed` or `interrupted`; the first
@@ -63,7 +65,8 @@ export function setNode(path: string, node: DrillNode, version: number, now: num
 export async function drillEffectsOf(context: DrillWriteContext, request: ChangeRequest, judgement: Judgement): Promise<DrillEffects> {
   if (isDrillAction(request)) return judgement.verdict === 'reject' ? NONE : drillActionEffects(context, request);
   if (request.action === 'failout' && request.drill !== undefined) return drillFailoutEffects(context, request, judgement);
-  if (judgement.verdict === 'reject') return NONE;
+  // Adjusting a ramp or its stop alarms (issue 24) keeps the failout, a drill's run with it.
+  if (judgement.verdict === 'reject' || isAdjustRequest(request)) return NONE;
   return endingEffects(context, request, judgement.beforeText, judgement.unchanged !== true);
 }
 

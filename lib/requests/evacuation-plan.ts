@@ -250,6 +250,14 @@ export function restoredFailout(props: FailoutProperties, fabric: string, reques
     changed = true;
     return [{ ...b, onlineAt: Math.max(back, (b.offlineAt ?? 0) + 1) }];
   });
+  // A held ramp of the evacuation (issue 24): its held steps go with it, as its steps not started do.
+  const hold = props.rampHold;
+  const held = hold?.buckets.filter((b) => b.evacuation !== fabric || b.requestId !== requestId);
+  if (hold !== undefined && held !== undefined && held.length !== hold.buckets.length) changed = true;
   if (!changed) return 'unchanged';
-  return buckets.length === 0 ? null : { ...props, buckets };
+  if (buckets.length === 0) return null;
+  const next: FailoutProperties = { ...props, buckets };
+  if (hold !== undefined && held !== undefined && held.length === 0) delete next.rampHold;
+  else if (hold !== undefined && held !== undefined) next.rampHold = { ...hold, buckets: held };
+  return next;
 }

@@ -48,8 +48,18 @@ export const REJECTION_REASONS = [
   'noTargetForService',
   /** The cluster's JSON cannot be read, so it cannot be rewritten safely. */
   'malformedCluster',
-  /** An `extend` of a cluster with no failout active or scheduled: there is no end to move. */
+  /** An `extend` or `amend` of a cluster with no failout active or scheduled (a `rampHold`: none active now); there is nothing to change. */
   'notFailedOut',
+  /** A `rampHold`, `rampResume` or `rampAdvance` of a failout that is no ramp (all its windows start at once). */
+  'noRamp',
+  /** A `rampHold` or `rampAdvance` of a ramp whose steps have all started: nothing left to hold or start. */
+  'rampComplete',
+  /** A `rampHold` of a ramp that is held already. */
+  'rampHeld',
+  /** A `rampResume` of a ramp that is not held. */
+  'rampNotHeld',
+  /** An `amend` that would change nothing: every name to add is there already, every name to remove is not. */
+  'amendsNothing',
   /** A drill action (or a drill's failout) naming a drill that is not defined for this cluster. */
   'unknownDrill',
   /** A drill's failout while the cluster has an active failout that is no drill's: an operator's failout takes precedence (the run is recorded skipped). */

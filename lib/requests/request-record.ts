@@ -21,7 +21,7 @@ export const DEFAULT_REQUESTS_PATH = '/failout/requests';
 export const MAX_RECORD_BYTES = 4096;
 
 /** Every action a record may name. */
-export const RECORD_ACTIONS = ['failout', 'restore', 'extend', 'putDrill', 'deleteDrill', 'skipDrill', 'putFabric', 'deleteFabric', 'evacuate', 'restoreFabric'] as const;
+export const RECORD_ACTIONS = ['failout', 'restore', 'extend', 'rampHold', 'rampResume', 'rampAdvance', 'amend', 'putDrill', 'deleteDrill', 'skipDrill', 'putFabric', 'deleteFabric', 'evacuate', 'restoreFabric'] as const;
 
 /** One of {@link RECORD_ACTIONS}. */
 export type RecordAction = (typeof RECORD_ACTIONS)[number];
@@ -43,7 +43,7 @@ export interface RequestRecord {
   readonly fabric?: string;
   /** The cluster, or null when the body did not say (bad JSON) or the request names none (a fabric action). */
   readonly cluster: string | null;
-  /** The action (`failout`, `restore`, `extend`, or a drill action), or null when the body did not say. */
+  /** The action (`failout`, `restore`, `extend`, a ramp action or `amend`, a drill or fabric action), or null when the body did not say. */
   readonly action: RecordAction | null;
   /** Epoch ms at which the writer decided. */
   readonly appliedAt: number;

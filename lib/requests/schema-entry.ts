@@ -30,7 +30,7 @@ export {
   EARLIEST_INSTANT,
   LATEST_INSTANT,
 } from './schema';
-export type { ChangeRequest, ChangeRequestInput, ClusterChangeRequest, ExtendChangeRequest, FailoutChangeRequest, RestoreChangeRequest, ParseOptions, ParseResult } from './schema';
+export type { AmendChangeRequest, ChangeRequest, ChangeRequestInput, ClusterChangeRequest, ExtendChangeRequest, FailoutChangeRequest, RampChangeRequest, RestoreChangeRequest, ParseOptions, ParseResult } from './schema';
 export type { ParseOutcome } from './request-fields';
 export { DRILL_ACTIONS, SKIP_REASONS, MAX_BLOCKING_ALARMS } from './drill-schema';
 export type { DrillChangeRequest, DrillPeer, DrillSettings, BucketRange, PutDrillChangeRequest, DeleteDrillChangeRequest, SkipDrillChangeRequest, SkipReason } from './drill-schema';

@@ -9,6 +9,7 @@ export type { ChangeRequestBase } from './request-fields';
 import { deleteDrillRequestSchema, drillNameProblem, isDrillInput, isFabricDrillRequest, parseDrillRequest, putDrillRequestSchema, skipDrillRequestSchema, type DrillChangeRequest, type FabricDrillChangeRequest } from './drill-schema';
 import { alarmNameProblem, stopAlarmProblems, stopAlarmsSchema } from './stop-alarms';
 import { deleteFabricRequestSchema, isFabricInput, isFabricRequest, parseFabricRequest, putFabricRequestSchema, type FabricChangeRequest } from './fabric-schema';
+import { amendRequestSchema, isAdjustInput, parseAdjustRequest, rampAdvanceRequestSchema, rampHoldRequestSchema, rampResumeRequestSchema, type AmendChangeRequest, type RampChangeRequest } from './adjust-schema';
 import { evacuateRequestSchema, isEvacuationInput, isEvacuationRequest, parseEvacuationRequest, restoreFabricRequestSchema, type EvacuationChangeRequest } from './evacuate-schema';
 
 export { REJECTION_REASONS, type Rejection, type RejectionReason } from './rejection';
@@ -84,6 +85,10 @@ export const changeRequestSchema = z.discriminatedUnion('action', [
   failoutRequestSchema,
   restoreRequestSchema,
   extendRequestSchema,
+  rampHoldRequestSchema,
+  rampResumeRequestSchema,
+  rampAdvanceRequestSchema,
+  amendRequestSchema,
   putDrillRequestSchema,
   deleteDrillRequestSchema,
   skipDrillRequestSchema,
@@ -157,7 +162,9 @@ export type ChangeRequest = ClusterChangeRequest | DrillChangeRequest;
 export type ParsedRequest = ChangeRequest | FabricChangeRequest | EvacuationChangeRequest | FabricDrillChangeRequest;
 
 /** The requests that change a cluster's failout (judged by `judgeRequest`); the drill actions change only a drill. */
-export type ClusterChangeRequest = FailoutChangeRequest | RestoreChangeRequest | ExtendChangeRequest;
+export type ClusterChangeRequest = FailoutChangeRequest | RestoreChangeRequest | ExtendChangeRequest | RampChangeRequest | AmendChangeRequest;
+
+export type { AmendChangeRequest, RampChangeRequest } from './adjust-schema';
 
 /** Limits and the clock of {@link parseChangeRequest}. */
 export interface ParseOptions {
@@ -237,6 +244,10 @@ export function parseRequest(body: string | unknown, options: ParseOptions): Par
   if (isDrillInput(parsed.data)) return parseDrillRequest(parsed.data, { ...limits, now: options.now });
   if (isFabricInput(parsed.data)) return parseFabricRequest(parsed.data);
   if (isEvacuationInput(parsed.data)) return parseEvacuationRequest(parsed.data, { now: options.now, maxWindowMs: limits.maxWindowMs });
+  if (isAdjustInput(parsed.data)) {
+    const adjust = parseAdjustRequest(parsed.data);
+    return adjust.ok ? adjust : reject(adjust.problems, requestId);
+  }
   const input = parsed.data;
   const problems = [...nameProblems(input), ...(input.action === 'failout' ? peerProblems(input, limits.maxPeers) : [])];
   if (input.action === 'failout' && input.stopAlarms !== undefined) problems.push(...stopAlarmProblems(input.stopAlarms));

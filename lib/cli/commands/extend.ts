@@ -2,7 +2,7 @@ import { Command, Option } from 'commander';
 import { newRequestId } from '../../requests';
 import { addConnectionOptions, withConnections, type CommandRuntime } from '../command-context';
 import { addSendOptions, sendRequest, type SendOptions } from './send';
-import { defaultRequester, validateLocally, buildExtendBody, type ConnectionFlags } from '../../operator';
+import { adjust, defaultRequester, validateLocally, type ConnectionFlags } from '../../operator';
 import { judgeBeforeSend } from '../judge-before-send';
 
 const EXAMPLES = `
@@ -25,7 +25,7 @@ export function extendCommand(rt: CommandRuntime): Command {
   addConnectionOptions(addSendOptions(command)).addHelpText('after', EXAMPLES);
   return command.action(async (cluster: string, flags: Flags) => {
     const now = rt.io.now();
-    const body = buildExtendBody(cluster, flags, { requestId: flags.requestId ?? newRequestId(now), now, requestedBy: defaultRequester(rt.io.env) });
+    const body = adjust.buildExtendBody(cluster, flags, { requestId: flags.requestId ?? newRequestId(now), now, requestedBy: defaultRequester(rt.io.env) });
     // As for `out`: the worker's rules first (exit 2), then its judgement when ZooKeeper is configured.
     const request = validateLocally(body, now, rt.io.env);
     await withConnections(flags, rt.io, async (connections, settings) => {

@@ -24,6 +24,7 @@ import type {
   FailoutBucketRange,
   FailoutPeerKey,
   FailoutProperties,
+  FailoutRampHold,
   FailoutRedirectConfig,
   UnknownKeys,
 } from '../model';
@@ -44,7 +45,14 @@ export const DEFAULT_WEIGHT = 1;
 
 /** The key of the format inside a cluster document; every error path starts with it. */
 const KEY = 'failoutProperties';
-const FAILOUT_KEYS: ReadonlySet<string> = new Set(['failoutRedirectConfigs', 'failoutBucketConfigs']);
+const FAILOUT_KEYS: ReadonlySet<string> = new Set(['failoutRedirectConfigs', 'failoutBucketConfigs', 'rampHold']);
+/**
+ * `rampHold` (issue 24): the steps of a held ramp, kept beside the routed entries so a resume can put
+ * them back. A reader that does not know the key keeps and ignores it (unknown keys are kept), so a held
+ * step never starts anywhere.
+ */
+const HOLD_KEY = 'rampHold';
+const HOLD_KEYS: ReadonlySet<string> = new Set(['heldAt', 'failoutBucketConfigs', 'requestId', 'requestedBy', 'reason']);
 const REDIRECT_KEYS: ReadonlySet<string> = new Set(['peer', 'fabric', 'weight']);
 const RANGE_KEYS: ReadonlySet<string> = new Set(['from', 'to']);
 
@@ -138,7 +146,52 @@ export function readFailoutProperties(root: ObjectReader): FailoutProperties | n
     checkBucket(bucket, entry.path);
     props.buckets.push(bucket);
   }
+  const hold = r.optionalObject(HOLD_KEY);
+  if (hold !== null) {
+    props.rampHold = readRampHold(hold);
+  }
   return withExtra(props, r.extra(FAILOUT_KEYS));
+}
+
+/** A `rampHold` object: `heldAt` (epoch ms, required), the held bucket entries (each by the bucket rules), who and why. */
+function readRampHold(h: ObjectReader): FailoutRampHold {
+  const hold = { heldAt: h.raw('heldAt'), buckets: [] } as unknown as FailoutRampHold;
+  for (const key of ['requestId', 'requestedBy', 'reason'] as const) {
+    if (h.has(key)) {
+      (hold as unknown as Record<string, unknown>)[key] = h.raw(key);
+    }
+  }
+  for (const entry of h.objectList('failoutBucketConfigs')) {
+    const bucket = readBucket(entry);
+    checkBucket(bucket, entry.path);
+    hold.buckets.push(bucket);
+  }
+  checkRampHold(hold, `${KEY}.${HOLD_KEY}`, false);
+  return withExtra(hold, h.extra(HOLD_KEYS));
+}
+
+/** The rules of `rampHold` besides its bucket entries' (checked as read, or here when `buckets` is set): a time, and strings. */
+function checkRampHold(hold: FailoutRampHold, path: string, buckets: boolean): void {
+  check(path, 'heldAt', isTime(hold.heldAt));
+  for (const key of ['requestId', 'requestedBy', 'reason'] as const) {
+    if (hold[key] !== undefined) {
+      check(path, key, isString(hold[key]));
+    }
+  }
+  if (buckets) {
+    hold.buckets.forEach((b, i) => checkBucket(b, `${path}.failoutBucketConfigs[${i}]`));
+  }
+}
+
+function rampHoldToJson(hold: FailoutRampHold): Map<string, unknown> {
+  const out = new Map<string, unknown>([['heldAt', hold.heldAt]]);
+  out.set('failoutBucketConfigs', hold.buckets.map(bucketToJson));
+  for (const key of ['requestId', 'requestedBy', 'reason'] as const) {
+    if (hold[key] !== undefined) {
+      out.set(key, hold[key]);
+    }
+  }
+  return appendExtra(out, hold.extra, HOLD_KEYS);
 }
 
 /**
@@ -163,6 +216,10 @@ export function failoutPropertiesToJson(props: FailoutProperties): Map<string, u
     ['failoutRedirectConfigs', [...redirects, ...Array.from({ length: ignored }, () => new Map())]],
     ['failoutBucketConfigs', buckets],
   ]);
+  if (props.rampHold !== undefined) {
+    checkRampHold(props.rampHold, `${KEY}.${HOLD_KEY}`, true);
+    out.set(HOLD_KEY, rampHoldToJson(props.rampHold));
+  }
   return appendExtra(out, props.extra, FAILOUT_KEYS);
 }
 

@@ -77,6 +77,7 @@ const failout = fc.record(
     peers: fc.array(peer, { minLength: 1, maxLength: 3 }),
     duration: fc.constantFrom('PT1H', 'PT30M', 'P1D', 'PT72H', '2h'),
     buckets: fc.option(fc.integer({ min: 0, max: 99 }).chain((from) => fc.record({ from: fc.constant(from), to: fc.integer({ min: from, max: 99 }) })), { nil: undefined }),
+    ramp: fc.option(fc.constant([{ percent: 10, duration: 'PT5M' }, { percent: 50, duration: 'PT5M' }, { percent: 100 }]), { nil: undefined }),
     requestedBy: fc.option(fc.constantFrom('oncall@example.com', 'José <ops@example.com>'), { nil: undefined }),
     reason: fc.option(fc.constantFrom('INC-4711', 'Störung — “lor1” 🔥'), { nil: undefined }),
     force: fc.option(fc.boolean(), { nil: undefined }),
@@ -84,6 +85,19 @@ const failout = fc.record(
   { requiredKeys: ['version', 'requestId', 'action', 'cluster', 'peers', 'duration'] },
 );
 const restore = fc.record({ version: fc.constant(1), requestId, action: fc.constant('restore'), cluster: name, force: fc.option(fc.boolean(), { nil: undefined }) }, { requiredKeys: ['version', 'requestId', 'action', 'cluster'] });
+
+/** Issue 24: a ramp held, resumed or advanced, or its stop alarms amended (hostile alarm names among them). */
+const alarmName = fc.oneof({ weight: 4, arbitrary: fc.constantFrom('f-5xx', 'f-p99') }, { weight: 1, arbitrary: hostileText });
+const adjust = fc.oneof(
+  fc.record(
+    { version: fc.constant(1), requestId, action: fc.constantFrom('rampHold', 'rampResume', 'rampAdvance'), cluster: name, reason: fc.option(fc.constantFrom('INC-4711'), { nil: undefined }) },
+    { requiredKeys: ['version', 'requestId', 'action', 'cluster'] },
+  ),
+  fc.record(
+    { version: fc.constant(1), requestId, action: fc.constant('amend'), cluster: name, addStopAlarms: fc.array(alarmName, { maxLength: 6 }), removeStopAlarms: fc.array(alarmName, { maxLength: 3 }) },
+    { requiredKeys: ['version', 'requestId', 'action', 'cluster'] },
+  ),
+);
 
 /** A failout between seeded clusters, forced past the peer checks: what decides its fate is its window. */
 const cleanFailout = fc
@@ -127,8 +141,8 @@ const windowed = fc
 /** One field of a valid body replaced by something hostile. */
 const nearValid = fc
   .tuple(
-    fc.oneof(failout, restore),
-    fc.constantFrom('version', 'requestId', 'action', 'cluster', 'peers', 'offlineAt', 'onlineAt', 'duration', 'buckets', 'requestedBy', 'reason', 'force', 'extra'),
+    fc.oneof(failout, restore, adjust),
+    fc.constantFrom('version', 'requestId', 'action', 'cluster', 'peers', 'offlineAt', 'onlineAt', 'duration', 'buckets', 'requestedBy', 'reason', 'force', 'extra', 'addStopAlarms', 'removeStopAlarms'),
     fc.oneof(hostileText, hostileName, hostileInstant, hostileDuration, wrongType, fc.constant(undefined)),
   )
   .map(([body, key, value]) => {
@@ -151,7 +165,7 @@ const hostileBody = fc.oneof(
 
 type Kind = 'valid' | 'nearValid' | 'hostile';
 const body: fc.Arbitrary<{ kind: Kind; text: string }> = fc.oneof(
-  { weight: 3, arbitrary: fc.oneof(failout, restore).map((b) => ({ kind: 'valid' as const, text: JSON.stringify(b) })) },
+  { weight: 3, arbitrary: fc.oneof(failout, restore, adjust).map((b) => ({ kind: 'valid' as const, text: JSON.stringify(b) })) },
   { weight: 3, arbitrary: nearValid.map((text) => ({ kind: 'nearValid' as const, text })) },
   { weight: 2, arbitrary: windowed.map((text) => ({ kind: 'nearValid' as const, text })) },
   { weight: 3, arbitrary: hostileBody.map((text) => ({ kind: 'hostile' as const, text })) },

@@ -85,6 +85,22 @@ describe('failout completion bash', () => {
     expect(helpTopic).toEqual(['drill']);
   });
 
+  it('completes the ramp words and the amend flags (issue 24)', async () => {
+    // Prepare
+    const { stdout: script } = await cli('completion', 'bash');
+
+    // Act
+    const ramp = bashComplete(script, ['failout', 'ramp', '']);
+    const amend = bashComplete(script, ['failout', 'amend', 'greetings-lor1', '--re']);
+    const hold = bashComplete(script, ['failout', 'ramp', 'hold', 'greetings-lor1', '--w']);
+
+    // Assess
+    expect(topLevelCommands()).toEqual(expect.arrayContaining(['ramp', 'amend']));
+    expect(ramp).toEqual(expect.arrayContaining(['hold', 'resume', 'advance']));
+    expect(amend).toEqual(expect.arrayContaining(['--remove-stop-alarm', '--reason']));
+    expect(hold).toEqual(['--wait']);
+  });
+
   it('follows the tree it is given: aliases, option choices, nested commands, hidden commands left out', () => {
     // Prepare
     const script = completionScript(sampleProgram(), 'bash');
