@@ -8,9 +8,11 @@
  *   kernel's socket buffers are full and Node's holds more than its high-water mark), the client is
  *   `paused`.
  * - `paused`: nothing more is written to it (neither frames nor heartbeats), so what the server holds
- *   for it stays at the high-water mark plus the one frame that filled it. The sections are state,
- *   not a log: on `drain`, a client that missed a state frame gets the current full sections once
- *   (`catchUp`) and flows again; the traffic points it missed are a gap in its chart.
+ *   for it stays at the high-water mark plus the one frame that filled it. The patches (issue 24) only
+ *   make sense in sequence, so a client that missed one must not get the next: on `drain`, a client
+ *   that missed a state frame gets the whole current state once (`catchUp`: live-state.ts's `full`,
+ *   which every patch so far led to, so the patches after it apply on top) and flows again; the
+ *   traffic points it missed are a gap in its chart.
  * - A client paused for longer than `stallMs` is dropped: its socket is reset (the unsent bytes are
  *   freed at once, the kernel's included). A browser's EventSource reconnects by itself and gets the
  *   full state, so dropping costs a live browser nothing; a client that never reads again is gone.
@@ -68,7 +70,7 @@ export class EventStreams {
     this.write(client, first);
   }
 
-  /** Writes a state frame (sections) to every flowing client; a paused one catches up on drain. */
+  /** Writes a state frame (a patch) to every flowing client; a paused one catches up on drain. */
   broadcastState(frame: string): void {
     for (const client of this.clientSet) {
       if (client.state.kind === 'paused') client.state.missedState = true;

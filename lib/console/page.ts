@@ -1,8 +1,10 @@
 /**
  * The console's HTML, rendered on the server from a {@link ConsoleSnapshot}: the whole page for the
- * first load (usable before any script runs) and the same sections again for every live update, which
- * the browser swaps in (the htmx idea, by hand). Every value from data goes through `html`, which
- * escapes it: a reason of `<img src=x onerror=alert(1)>` reaches the page as those characters.
+ * first load (usable before any script runs), and the pieces the live updates send (issue 24): one
+ * card, one service group's shell, one history row, and the small sections (status, control planes,
+ * fabrics). live-state.ts keeps what each browser has and sends only what changed. Every value from
+ * data goes through `html`, which escapes it: a reason of `<img src=x onerror=alert(1)>` reaches the
+ * page as those characters.
  */
 import type { ClusterStatus } from '../operator';
 import type { RequestRecord } from '../requests';
@@ -10,13 +12,17 @@ import type { RatePoint } from '../metrics';
 import { escapeControlChars, formatRemaining } from '../text';
 import { FORCE_LABEL } from './diff';
 import { html, join, SafeHtml } from './html';
+import { liveKey } from './card-patches';
 import type { AlarmStatesView } from './alarms';
 import { shownWindowIndexes, type ClusterCard, type ConsoleSnapshot, type ServiceGroup } from './snapshot';
 import type { BridgeSource } from './sources';
 import { renderFabricForm, renderFabrics } from './fabric-page';
 
-/** The sections the live updates replace, by element id. */
+/** The sections of the whole state (the `sections` event replaces them all), by element id. */
 export type SectionId = 'status' | 'clusters' | 'fabrics' | 'planes' | 'history-rows';
+
+/** The small sections a `patch` event replaces whole when they change, by element id. */
+export type SmallSectionId = 'status' | 'fabrics' | 'planes' | 'clusters-note';
 
 const STATE_LABEL: Record<ClusterStatus['state'], string> = {
   'failed-out': 'FAILED OUT',
@@ -95,7 +101,12 @@ function alarmItem(name: string, view: AlarmStatesView): SafeHtml {
   return html`${name} <span class="alarm-state${state === 'ALARM' ? ' firing' : ''}" data-alarm="${name}" data-alarm-state="${state}">${state}</span>`;
 }
 
-function card(c: ClusterCard, home: boolean, now: number, alarms: AlarmStatesView): SafeHtml {
+/**
+ * One cluster's card (`article.card[data-cluster]`). Its text depends on `now` only at its windows'
+ * boundaries (a start or an end: boundaries.ts `failoutBoundary`) and in the countdowns' texts, which
+ * the page keeps current itself.
+ */
+export function renderCard(c: ClusterCard, home: boolean, now: number, alarms: AlarmStatesView): SafeHtml {
   const st = c.status;
   const state = st?.state ?? 'loading';
   const label = st ? STATE_LABEL[st.state] : 'loading…';
@@ -118,7 +129,7 @@ function card(c: ClusterCard, home: boolean, now: number, alarms: AlarmStatesVie
   const canRestore = st?.state === 'failed-out' || st?.state === 'scheduled';
   // Once per card: every window of a failout comes from the same request (a failout replaces them all).
   const forced = [...new Set(shown.flatMap(({ safety }) => (safety?.forced === undefined ? [] : [forcedText(safety.forced)])))];
-  return html`<article class="card state-${state}" data-cluster="${c.name}" aria-labelledby="c-${c.name}">
+  return html`<article class="card state-${state}" data-cluster="${c.name}" data-key="${liveKey(c.name)}" aria-labelledby="c-${c.name}">
     <h3 id="c-${c.name}">${c.name}${home ? html` <span class="tag">home</span>` : ''}</h3>
     <p><span class="badge" data-state="${state}">${label}</span> <span class="hosts">${c.hosts} host${c.hosts === 1 ? '' : 's'}</span>
       ${st && (st.state === 'failed-out' || st.state === 'scheduled') ? html` <span class="share" data-share="${share}">${share}% moved</span>` : ''}</p>
@@ -135,19 +146,39 @@ function card(c: ClusterCard, home: boolean, now: number, alarms: AlarmStatesVie
   </article>`;
 }
 
-function group(g: ServiceGroup, now: number, alarms: AlarmStatesView): SafeHtml {
-  return html`<section class="group" data-service="${g.service ?? ''}">
-    <h2>${g.service === undefined ? 'Other clusters' : html`Service ${g.service}`}${g.homeCluster !== undefined ? html` <small>(home cluster ${g.homeCluster})</small>` : ''}</h2>
-    <div class="cards">${g.clusters.map((c) => card(c, c.name === g.homeCluster, now, alarms))}</div>
-  </section>`;
+/** A group's key in the live updates (its `data-key`): its service's {@link liveKey}, or `''` for the clusters no service claims. */
+export function groupKey(g: ServiceGroup): string {
+  return g.service === undefined ? '' : liveKey(g.service);
 }
 
-/** The clusters, grouped by service. */
+/** Where a group's cards go: its shell ends with the (empty) card container. */
+export const GROUP_SHELL_END = '</div></section>';
+
+/** A service group without its cards: its heading and an empty `div.cards` ({@link withCards} fills it). */
+export function renderGroupShell(g: ServiceGroup): SafeHtml {
+  return html`<section class="group" data-service="${g.service ?? ''}" data-key="${groupKey(g)}"><h2>${g.service === undefined ? 'Other clusters' : html`Service ${g.service}`}${g.homeCluster !== undefined ? html` <small>(home cluster ${g.homeCluster})</small>` : ''}</h2><div class="cards">${new SafeHtml(GROUP_SHELL_END)}`;
+}
+
+/** A group's shell with its cards' HTML (each made by {@link renderCard}) inside. */
+export function withCards(shell: string, cards: string): string {
+  return shell.slice(0, -GROUP_SHELL_END.length) + cards + GROUP_SHELL_END;
+}
+
+/** What the clusters section says when there is no group, else nothing (`#clusters-note`). */
+export function renderClustersNote(s: Pick<ConsoleSnapshot, 'groups' | 'zk'>): SafeHtml {
+  if (s.groups.length > 0) return html``;
+  return s.zk.state === 'connected' ? html`<p>No clusters under the D2 path yet.</p>` : html`<p class="warn">No cluster state yet: waiting for ZooKeeper.</p>`;
+}
+
+/** The clusters, grouped by service, after the note that says why there are none. */
 export function renderClusters(s: ConsoleSnapshot): SafeHtml {
-  if (s.groups.length === 0) {
-    return s.zk.state === 'connected' ? html`<p>No clusters under the D2 path yet.</p>` : html`<p class="warn">No cluster state yet: waiting for ZooKeeper.</p>`;
-  }
-  return join(s.groups.map((g) => group(g, s.now, s.alarms)));
+  const groups = s.groups.map((g) => withCards(renderGroupShell(g).text, join(g.clusters.map((c) => renderCard(c, c.name === g.homeCluster, s.now, s.alarms))).text));
+  return new SafeHtml(clustersSection(renderClustersNote(s).text, groups));
+}
+
+/** The clusters section's HTML from its note and its groups' HTML. */
+export function clustersSection(note: string, groups: readonly string[]): string {
+  return `<div id="clusters-note">${note}</div>${groups.join('')}`;
 }
 
 function bridge(b: BridgeSource, now: number): SafeHtml {
@@ -183,8 +214,8 @@ export function renderPlanes(s: ConsoleSnapshot): SafeHtml {
   return html`${summary}<div class="cards">${s.bridges.map((b) => bridge(b, s.now))}</div>`;
 }
 
-/** One history row; the filters read its data attributes. */
-function recordRow(r: RequestRecord): SafeHtml {
+/** One history row (`tr[data-request]`); the filters read its data attributes. */
+export function renderRecordRow(r: RequestRecord): SafeHtml {
   const outcome = r.status === 'applied' && r.unchanged ? 'applied (nothing to change)' : r.status;
   // A fabric action (evacuate, restoreFabric, a map change) names a fabric, not a cluster.
   const target = r.cluster ?? (r.fabric === undefined ? '?' : `fabric ${r.fabric}`);
@@ -193,10 +224,13 @@ function recordRow(r: RequestRecord): SafeHtml {
     <td class="outcome-${r.status}">${outcome}${r.forced !== undefined ? html`<br><span class="forced">${forcedText(r.forced)}</span>` : ''}</td><td>${r.reason ? html`<span class="reason">${r.reason}</span>${r.message ? html` — ${r.message}` : ''}` : ''}</td><td class="rid">${r.requestId}</td></tr>`;
 }
 
+/** The row the history shows while there is no record (key `''` in the live updates: no request id is empty). */
+export const NO_RECORDS_ROW = html`<tr class="empty"><td colspan="8">No request records yet.</td></tr>`;
+
 /** The history's rows, newest first. */
 export function renderHistoryRows(s: ConsoleSnapshot): SafeHtml {
-  if (s.records.length === 0) return html`<tr><td colspan="8">No request records yet.</td></tr>`;
-  return join(s.records.map(recordRow));
+  if (s.records.length === 0) return NO_RECORDS_ROW;
+  return join(s.records.map(renderRecordRow));
 }
 
 /** Every live section, rendered once per change for all browsers. */
@@ -230,12 +264,24 @@ export interface PageContext {
   readonly requester: string;
 }
 
-/** The whole page. */
-export function renderPage(s: ConsoleSnapshot, context: PageContext): string {
+/** The live sections as the server holds them (live-state.ts), and the version the page starts from. */
+export interface LivePage {
+  readonly sections: Readonly<Record<SectionId, string>>;
+  /** The version of the live state these sections are: the page's event stream starts after it. */
+  readonly version: string;
+}
+
+/**
+ * The whole page. With `live`, its live sections are those (what the event stream's patches follow
+ * on from); without, they are rendered from the snapshot.
+ */
+export function renderPage(s: ConsoleSnapshot, context: PageContext, live?: LivePage): string {
   const clusterNames = s.groups.flatMap((g) => g.clusters.map((c) => c.name));
+  const sections = live === undefined ? renderSections(s) : live.sections;
+  const section = (id: SectionId): SafeHtml => new SafeHtml(sections[id]);
   const page = html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="csrf-token" content="${context.csrfToken}">
+<meta name="csrf-token" content="${context.csrfToken}">${live === undefined ? '' : html`<meta name="console-version" content="${live.version}">`}
 <title>failout console</title>
 <link rel="stylesheet" href="/static/uplot/uPlot.min.css"><link rel="stylesheet" href="/static/console.css">
 <script src="/static/uplot/uPlot.iife.min.js" defer></script><script src="/static/console.js" defer></script><script src="/static/fabrics.js" defer></script>
@@ -244,11 +290,11 @@ export function renderPage(s: ConsoleSnapshot, context: PageContext): string {
 <header><h1>failout console</h1><nav aria-label="sections"><a href="#clusters-h">Clusters</a> <a href="#fabrics-h">Fabrics</a> <a href="#traffic-h">Traffic</a> <a href="#act">Act</a> <a href="#history-h">History</a> <a href="#planes-h">Control planes</a></nav>
 <p id="live" class="live" role="status" aria-live="polite">Live updates: connecting…</p></header>
 <main>
-<section id="status" aria-label="connections">${renderStatus(s)}</section>
+<section id="status" aria-label="connections">${section('status')}</section>
 <h2 id="clusters-h">Clusters</h2>
-<div id="clusters">${renderClusters(s)}</div>
+<div id="clusters">${section('clusters')}</div>
 <section aria-labelledby="fabrics-h"><h2 id="fabrics-h">Fabrics</h2>
-<div id="fabrics">${renderFabrics(s.fabrics, s.now, s.zk.state === 'connected')}</div>
+<div id="fabrics">${section('fabrics')}</div>
 ${renderFabricForm(s.fabrics.fabrics.map((f) => f.name), context.requester)}
 </section>
 <h2 id="traffic-h">Traffic: requests per second by target cluster</h2>
@@ -294,9 +340,9 @@ ${s.traffic.map(
 <label>Outcome <select name="outcome" id="h-outcome"><option value="">any</option><option value="applied">applied</option><option value="rejected">rejected</option></select></label>
 </form>
 <div class="scroll"><table id="history"><thead><tr><th scope="col">decided</th><th scope="col">action</th><th scope="col">cluster</th><th scope="col">by</th><th scope="col">why</th><th scope="col">outcome</th><th scope="col">rejection</th><th scope="col">request id</th></tr></thead>
-<tbody id="history-rows">${renderHistoryRows(s)}</tbody></table></div>
+<tbody id="history-rows">${section('history-rows')}</tbody></table></div>
 </section>
-<section aria-labelledby="planes-h"><h2 id="planes-h">Control planes</h2><div id="planes">${renderPlanes(s)}</div></section>
+<section aria-labelledby="planes-h"><h2 id="planes-h">Control planes</h2><div id="planes">${section('planes')}</div></section>
 </main></body></html>`;
   return page.text;
 }

@@ -2,10 +2,10 @@
  * The console's HTTP server (fastify): the page, its static files (ours and uPlot's, from the
  * package: no CDN), server-sent events for live updates, and the two action endpoints. One
  * {@link ZkView} and one set of HTTP source timers per server; every browser gets the same rendered
- * sections.
+ * pieces.
  *
  * Routes:
- * - `GET /` the page; `GET /events` the event stream (`sections`, `traffic`); `GET /static/…`.
+ * - `GET /` the page; `GET /events` the event stream (below); `GET /static/…`.
  * - `POST /api/check` builds, validates and judges a request (nothing is sent) and says what it
  *   changes against the cluster's failout; `POST /api/send` sends a checked request: only with the
  *   request id of its check, the same fields, and the cluster unchanged since (checked-requests.ts),
@@ -17,6 +17,28 @@
  *   the CLI's one function): in the rendered sections (html.ts) and in these JSON answers.
  * - `GET /login?token=…` sets the access cookie when the console has an access token.
  *
+ * Live updates (issue 24): the server renders once per change for every browser and sends only what
+ * changed (live-state.ts keeps what the browsers have). Events on `/events`:
+ * - `sections` (with `id: <version>`): the whole state, `{status, clusters, fabrics, planes,
+ *   "history-rows"}`, each the `innerHTML` of the element with that id. Sent first on every connection
+ *   (unless the browser already has that version: its page was served with it, `?v=`, or its last event
+ *   had it, `Last-Event-ID`) and to a stream that catches up after a stall (event-streams.ts).
+ * - `patch` (with `id: <version>`): what changed since the previous version, as JSON
+ *   `{sections?: {status?|planes?|fabrics?|"clusters-note"?: html}, groups?: K, cards?: {<service>: K},
+ *   rows?: K}` where K is `{upsert?: [{id, html, after?}], remove?: [id], order?: [id]}`
+ *   (card-patches.ts; `after` on a new piece: the key it follows, null when first):
+ *   groups keyed by service (`''`: other clusters; html: the group with no card), cards by cluster
+ *   name (both as `data-key`, the name percent-encoded: card-patches.ts `liveKey`), history rows by
+ *   request id (`data-request`; `''`: the "no records" row). `order` comes only when pieces that stay
+ *   changed places among themselves.
+ *   The page applies `sections`, then `groups`, then each group's `cards`, then `rows`; in each list
+ *   `remove`, then `upsert` (replace in place, or insert after `after`), then `order`. Nothing
+ *   changed: nothing is sent.
+ * - `traffic`: one chart point, `{service, point, error}`.
+ * The countdowns count in the browser from `<time data-until>`; the server renders again only on a
+ * change and at the next window or evacuation boundary (one timer: render-schedule.ts, boundaries.ts),
+ * never every second, and then only the cards whose inputs changed (card-cache.ts, live-state.ts).
+ *
  * Lifecycle: `start` → running → `close` (once; later calls wait for it).
  */
 import { dirname, join } from 'node:path';
@@ -25,11 +47,11 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import type { Logger } from '../logging';
 import { AlarmPoller, type AlarmStatesView, type ConsoleAlarmSource } from './alarms';
 import type { ZkSession, ZkTlsOptions } from '../zk';
-import { renderPage, renderSections, shownPoint, type SectionId } from './page';
+import { renderPage, renderClustersNote, renderPlanes, renderStatus, shownPoint } from './page';
 import type { evacuation, OperatorAlarmSource, OperatorRequests, QueueProbe } from '../operator';
 import type { RatePoint } from '../metrics';
 import { ACCESS_COOKIE, csrfRefusal, digest, hasAccess, isLoopback, listenProblem, matches, newCsrfToken } from './security';
-import { clusterCard, groupClusters, shownAlarmNames, type ConsoleSnapshot, type ServiceGroup } from './snapshot';
+import { groupClusters, shownAlarmNames, type ConsoleSnapshot, type ServiceGroup } from './snapshot';
 import { HttpSources } from './sources';
 import { ZkView } from './zk-view';
 import { escapeControlChars } from '../text';
@@ -40,6 +62,12 @@ import { buildFabricTable, EMPTY_FABRIC_TABLE, fabricFingerprint, type FabricTab
 import { DEFAULT_FABRICS_PATH } from '../fabrics';
 import { DEFAULT_EVACUATIONS_PATH } from '../requests';
 import type { AlarmReader } from '../alarms';
+import { renderFabrics } from './fabric-page';
+import { evacuationBoundary } from './boundaries';
+import { RenderSchedule } from './render-schedule';
+import { ClusterCards } from './card-cache';
+import { freshCountdowns } from './card-patches';
+import { LiveState, type LivePatch } from './live-state';
 
 /** Options of {@link ConsoleServer.start}. */
 export interface ConsoleServerOptions {
@@ -105,8 +133,11 @@ export class ConsoleServer {
   private readonly streams: EventStreams;
   private readonly actions: ConsoleActions;
   private readonly fabricActions: FabricActions;
-  private sections: Record<SectionId, string> | undefined;
-  private renderTimer: NodeJS.Timeout | undefined;
+  /** What every browser shows (live-state.ts); undefined until the first render. */
+  private live: LiveState | undefined;
+  private readonly cards: ClusterCards;
+  /** When to render: after changes, and at the next boundary (render-schedule.ts). */
+  private readonly schedule = new RenderSchedule({ renderAll: () => this.renderAll(), renderFabrics: () => this.renderFabrics() });
   private readonly timers: NodeJS.Timeout[] = [];
   private queue: { probe: QueueProbe | undefined; at: number } = { probe: undefined, at: 0 };
   private closing: Promise<void> | undefined;
@@ -116,6 +147,7 @@ export class ConsoleServer {
   private constructor(private readonly options: ConsoleServerOptions) {
     this.csrfDigest = digest(this.csrfToken);
     this.tokenDigest = options.token === undefined ? undefined : digest(options.token);
+    this.cards = new ClusterCards((cluster, properties, now) => options.requests.describe(cluster, properties, now));
     const log = options.logger;
     this.zkView = options.zk
       ? new ZkView({
@@ -126,7 +158,7 @@ export class ConsoleServer {
           fabricsBase: options.fabricsBase ?? DEFAULT_FABRICS_PATH,
           evacuationsBase: options.evacuationsBase ?? DEFAULT_EVACUATIONS_PATH,
           logger: log,
-          onChange: () => this.scheduleRender(),
+          onChange: () => this.schedule.request(),
         })
       : undefined;
     this.sources = new HttpSources({
@@ -135,13 +167,18 @@ export class ConsoleServer {
       metricsUrls: options.metricsUrls ?? new Map(),
       trafficMetric: options.trafficMetric,
       logger: log,
-      onBridges: () => this.scheduleRender(),
-      onTraffic: (service, point) => this.onTraffic(service, point),
+      onBridges: () => this.schedule.request(),
+      onTraffic: (service, point) => {
+        this.onTraffic(service, point);
+        // The fabric table's shares come from the rates: only it is rendered again for a scrape.
+        this.schedule.request(false);
+      },
     });
     this.streams = new EventStreams({
       stallMs: options.streamStallMs,
-      // A client back from a pause gets the whole state (the sections are state, not a log).
-      catchUp: () => sseFrame('sections', this.sections ?? renderSections(this.snapshot())),
+      // A client back from a pause gets the whole state (state, not a log): exactly what every patch so
+      // far led to, so the next patch applies on top of it.
+      catchUp: () => this.fullFrame(),
       logger: log,
     });
     this.actions = new ConsoleActions({
@@ -167,7 +204,7 @@ export class ConsoleServer {
           source: alarmSource,
           names: () => this.shownAlarms,
           logger: log,
-          onChange: () => this.scheduleRender(),
+          onChange: () => this.schedule.request(),
         })
       : undefined;
   }
@@ -190,8 +227,7 @@ export class ConsoleServer {
     server.sources.start();
     server.alarms?.start();
     server.every(options.queueProbeMs ?? 5000, () => server.probeQueue());
-    // Windows start and end on the clock, without a write: re-render every second (sent only when changed).
-    server.every(1000, async () => server.render());
+    server.renderAll();
     return server;
   }
 
@@ -201,8 +237,7 @@ export class ConsoleServer {
   }
 
   /** The snapshot the page shows now. */
-  snapshot(): ConsoleSnapshot {
-    const now = Date.now();
+  snapshot(now = Date.now()): ConsoleSnapshot {
     const view = this.zkView;
     const connection = view?.connection() ?? { state: 'unreachable' as const, error: 'no ZooKeeper configured (set ZK_CONNECT or pass --zk)', since: now };
     return {
@@ -228,7 +263,8 @@ export class ConsoleServer {
       maps: view.fabricMaps(),
       evacuations: view.evacuations(),
       rates: this.sources.currentRates(now),
-      describe: (cluster, properties) => this.options.requests.describe(cluster, properties, now),
+      // The cards' descriptions when they are current (card-cache.ts): one description per change, not two.
+      describe: (cluster, properties) => this.cards.status(cluster, properties, now),
       now,
     });
   }
@@ -241,8 +277,7 @@ export class ConsoleServer {
   /** The cluster cards, grouped by service, as ZooKeeper has them now. */
   private groups(now: number): ServiceGroup[] {
     const view = this.zkView;
-    const cards = (view?.clusters() ?? []).map((entry) => clusterCard(entry, (props) => this.options.requests.describe(entry.name, props, now)));
-    return groupClusters(view?.services() ?? [], cards);
+    return groupClusters(view?.services() ?? [], this.cards.cards(view?.clusters() ?? [], now));
   }
 
   private alarmsView(): AlarmStatesView {
@@ -253,7 +288,7 @@ export class ConsoleServer {
   close(): Promise<void> {
     this.closing ??= (async () => {
       for (const timer of this.timers.splice(0)) clearInterval(timer);
-      clearTimeout(this.renderTimer);
+      this.schedule.close();
       this.sources.close();
       this.alarms?.close();
       this.streams.close();
@@ -275,32 +310,62 @@ export class ConsoleServer {
     if (this.options.requests.queueUrl === undefined) return;
     const probe = await this.options.requests.probeQueue().catch((err: unknown): QueueProbe => ({ ok: false, message: err instanceof Error ? err.message : String(err) }));
     this.queue = { probe, at: Date.now() };
-    this.scheduleRender();
+    this.schedule.request();
   }
 
-  /** Coalesces bursts of changes (a watch storm) into one render 50 ms later. */
-  private scheduleRender(): void {
-    if (this.renderTimer !== undefined || this.closing) return;
-    this.renderTimer = setTimeout(() => {
-      this.renderTimer = undefined;
-      this.render();
-    }, 50);
-  }
-
-  /** Renders the sections and sends the ones that changed to every stream. */
-  private render(): void {
-    if (this.closing) return;
-    const snapshot = this.snapshot();
-    const next = renderSections(snapshot);
+  /**
+   * Renders everything that may have changed and sends the patch (if any) to every stream; sets the
+   * timer for the next boundary. Returns the snapshot it rendered (the page is served from it).
+   */
+  private renderAll(): ConsoleSnapshot {
+    const now = Date.now();
+    const snapshot = this.snapshot(now);
+    this.send(
+      this.liveState().update({
+        now,
+        alarms: snapshot.alarms,
+        sections: { status: renderStatus(snapshot).text, planes: renderPlanes(snapshot).text, fabrics: this.fabricsSection(snapshot.fabrics, now), 'clusters-note': renderClustersNote(snapshot).text },
+        groups: snapshot.groups,
+        records: snapshot.records,
+      }),
+    );
     // The cards may show other alarm names now (a failout came or went): the poller reads them, at its pace.
     this.shownAlarms = shownAlarmNames(snapshot.groups);
     this.alarms?.wake();
-    const previous = this.sections;
-    this.sections = next;
-    const changed = (Object.keys(next) as SectionId[]).filter((id) => previous?.[id] !== next[id]);
-    if (changed.length === 0) return;
-    const payload = Object.fromEntries(changed.map((id) => [id, next[id]]));
-    this.streams.broadcastState(sseFrame('sections', payload));
+    // The next moment a card or an evacuation changes on the clock alone (boundaries.ts).
+    const boundary = (this.zkView?.evacuations() ?? []).reduce((next, node) => Math.min(next, evacuationBoundary(node, now)), this.cards.nextBoundary());
+    this.schedule.boundaryAt(boundary, now);
+    return snapshot;
+  }
+
+  /** Renders the fabric table alone (new request rates: its shares) and sends it if it changed. */
+  private renderFabrics(): void {
+    const now = Date.now();
+    this.send(this.liveState().update({ now, alarms: this.alarmsView(), sections: { fabrics: this.fabricsSection(this.fabrics(now), now) } }));
+  }
+
+  private fabricsSection(table: FabricTable, now: number): string {
+    return renderFabrics(table, now, this.zkView?.connection().state === 'connected').text;
+  }
+
+  private liveState(): LiveState {
+    return (this.live ??= new LiveState());
+  }
+
+  private send(patch: LivePatch | undefined): void {
+    if (patch !== undefined && !this.closing) this.streams.broadcastState(sseFrame('patch', patch, this.live!.version));
+  }
+
+  /** The whole live state as one `sections` frame, with its version as the event id. */
+  private fullFrame(): string {
+    const live = this.currentLive();
+    return sseFrame('sections', live.full(), live.version);
+  }
+
+  /** The live state, rendered first if it never was. */
+  private currentLive(): LiveState {
+    if (this.live === undefined) this.renderAll();
+    return this.live!;
   }
 
   private onTraffic(service: string, point: RatePoint | undefined): void {
@@ -336,10 +401,10 @@ export class ConsoleServer {
       reply.header('set-cookie', `${ACCESS_COOKIE}=${encodeURIComponent(request.query.token!)}; HttpOnly; SameSite=Strict; Path=/`);
       return reply.redirect('/');
     });
-    app.get('/', async (_request, reply) => reply.type('text/html; charset=utf-8').send(renderPage(this.snapshot(), { csrfToken: this.csrfToken, requester: this.options.requester })));
+    app.get('/', async (_request, reply) => reply.type('text/html; charset=utf-8').send(this.page()));
     // Browsers ask for it unprompted; an empty answer keeps the log free of 404s.
     app.get('/favicon.ico', async (_request, reply) => reply.code(204).send());
-    app.get('/events', (_request, reply) => this.openStream(reply));
+    app.get('/events', (request: FastifyRequest<{ Querystring: { v?: string } }>, reply) => this.openStream(reply, lastVersion(request)));
     app.post('/api/check', async (request, reply) => this.act(request, reply, parseActionRequest, (action) => this.actions.check(action)));
     app.post('/api/send', async (request, reply) => this.act(request, reply, parseActionRequest, (action) => this.actions.send(action)));
     app.post('/api/fabric/check', async (request, reply) => this.act(request, reply, parseFabricCheck, (check) => this.fabricActions.check(check)));
@@ -390,7 +455,21 @@ export class ConsoleServer {
     return reply.code(answer.status).send(answer.body);
   }
 
-  private openStream(reply: FastifyReply): void {
+  /**
+   * The whole page, from the live state brought up to date first (its patch goes to the open streams),
+   * so the page is exactly a version the event stream follows on from.
+   */
+  private page(): string {
+    const snapshot = this.renderAll();
+    const live = this.currentLive();
+    // The HTML was rendered when each piece last changed: its countdowns say the time left now.
+    const sections = live.full();
+    for (const id of Object.keys(sections) as (keyof typeof sections)[]) sections[id] = freshCountdowns(sections[id], snapshot.now);
+    return renderPage(snapshot, { csrfToken: this.csrfToken, requester: this.options.requester }, { sections, version: live.version });
+  }
+
+  /** `known`: the version the browser has (`?v=` of its page, or the `Last-Event-ID` of a reconnection). */
+  private openStream(reply: FastifyReply, known: string | undefined): void {
     reply.hijack();
     const raw = reply.raw;
     raw.writeHead(200, {
@@ -400,15 +479,22 @@ export class ConsoleServer {
       'x-content-type-options': 'nosniff',
       'x-accel-buffering': 'no',
     });
-    // The full state first, so a browser that reconnects after a gap catches up at once.
-    const sections = this.sections ?? renderSections(this.snapshot());
-    this.streams.add(raw, `retry: 1000\n\n${sseFrame('sections', sections)}`);
+    // The full state first, so a browser that reconnects after a gap catches up at once; none when it
+    // has the current version already (its page was rendered from it, or nothing changed while away).
+    const live = this.currentLive();
+    this.streams.add(raw, `retry: 1000\n\n${known === live.version ? '' : sseFrame('sections', live.full(), live.version)}`);
   }
 }
 
-/** One SSE frame: `event:` and one `data:` line of JSON (JSON has no raw newlines). */
-export function sseFrame(event: string, data: unknown): string {
-  return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+/** One SSE frame: `event:`, the event `id:` when given (the browser's `Last-Event-ID`), and one `data:` line of JSON (JSON has no raw newlines). */
+export function sseFrame(event: string, data: unknown, id?: string): string {
+  return `event: ${event}\n${id === undefined ? '' : `id: ${id}\n`}data: ${JSON.stringify(data)}\n\n`;
+}
+
+/** The version a browser says it has: `Last-Event-ID` (an EventSource reconnecting), else `?v=` (its page's). */
+function lastVersion(request: FastifyRequest<{ Querystring: { v?: string } }>): string | undefined {
+  const header = request.headers['last-event-id'];
+  return (typeof header === 'string' && header !== '' ? header : undefined) ?? request.query.v;
 }
 
 /** True for a reader that tells an alarm the source does not know from one without data (lib/alarms `AlarmReader`). */

@@ -1,6 +1,8 @@
-// The failout console's front end: no build step, no framework. The server renders every section
-// (escaped); this script swaps in the sections the event stream sends, counts windows down, draws the
-// traffic charts (uPlot) and runs the request form. Text from data is only ever set with textContent.
+// The failout console's front end: no build step, no framework. The server renders every piece
+// (escaped); this script puts in what the event stream sends (the whole state in a `sections` event,
+// then `patch` events with only the cards, groups, rows and small sections that changed: server.ts
+// says the format), counts windows down, draws the traffic charts (uPlot) and runs the request form.
+// Text from data is only ever set with textContent.
 /* global document, window, EventSource, fetch, uPlot, requestAnimationFrame, setInterval */
 'use strict';
 
@@ -31,24 +33,107 @@
         : Array.from(document.querySelectorAll('[data-act]')).find((b) => b.dataset.act === key.act && b.dataset.cluster === key.cluster);
     if (el && document.activeElement !== el) el.focus();
   }
+  // What the stream brought, for diagnostics and tests: events and bytes of each kind.
+  const stats = { sections: 0, sectionsBytes: 0, patches: 0, patchBytes: 0 };
+
+  // Everything the markup of an update holds is the server's render, where every value from data is
+  // escaped (lib/console/page.ts).
   function applySections(sections) {
     const key = focusKey(document.activeElement);
     for (const [id, markup] of Object.entries(sections)) {
       const el = $(id);
-      // The markup is the server's render, where every value from data is escaped (lib/console/page.ts).
-      if (el && el.dataset.markup !== markup) {
-        el.innerHTML = markup;
-        el.dataset.markup = markup;
-      }
+      if (el) el.innerHTML = markup;
     }
+    afterUpdate(key);
+  }
+  function afterUpdate(key) {
     refocus(key);
     tick();
     filterHistory();
     updateFollowed();
   }
+  function parse(markup) {
+    const template = document.createElement('template');
+    template.innerHTML = markup;
+    return template.content.firstElementChild;
+  }
+  // The keyed children of a container, by key: data attributes, never selectors built from data.
+  const groupKey = (el) => (el.matches('section.group') ? el.dataset.key : undefined);
+  const cardKey = (el) => el.dataset.key;
+  const rowKey = (el) => (el.tagName === 'TR' ? (el.dataset.request === undefined ? '' : el.dataset.request) : undefined);
+  function children(container, keyOf) {
+    const byKey = new Map();
+    for (const child of container.children) {
+      const key = keyOf(child);
+      if (key !== undefined) byKey.set(key, child);
+    }
+    return byKey;
+  }
+  // One keyed list's patch (lib/console/card-patches.ts): remove, upsert (replace in place, or put a
+  // new one after the element it follows), then move only the elements out of `order`'s place, so the
+  // others (and a selection in them) stay put.
+  // `head`: the element the list follows in its container (null: the list starts it).
+  function applyKeyed(container, patch, keyOf, replace, head) {
+    const byKey = children(container, keyOf);
+    for (const id of patch.remove || []) {
+      const el = byKey.get(id);
+      if (el) el.remove();
+      byKey.delete(id);
+    }
+    for (const item of patch.upsert || []) {
+      const next = parse(item.html);
+      if (!next) continue;
+      const el = byKey.get(item.id);
+      const previous = item.after === null ? head : byKey.get(item.after);
+      if (el) replace(el, next);
+      else if (previous) previous.after(next);
+      else if (item.after === null) container.prepend(next);
+      else container.append(next);
+      byKey.set(item.id, el && el.isConnected ? el : next);
+    }
+    if (!patch.order) return;
+    let previous = head;
+    for (const id of patch.order) {
+      const el = byKey.get(id);
+      if (!el) continue;
+      const want = previous ? previous.nextElementSibling : container.firstElementChild;
+      if (want !== el) {
+        if (previous) previous.after(el);
+        else container.prepend(el);
+      }
+      previous = el;
+    }
+  }
+  const replaceWhole = (el, next) => el.replaceWith(next);
+  // A group's update is its heading: its cards stay where they are.
+  function replaceHeading(el, next) {
+    const heading = el.querySelector(':scope > h2');
+    const nextHeading = next.querySelector(':scope > h2');
+    if (heading && nextHeading) heading.replaceWith(nextHeading);
+  }
+  function applyPatch(patch) {
+    const key = focusKey(document.activeElement);
+    for (const [id, markup] of Object.entries(patch.sections || {})) {
+      const el = $(id);
+      if (el) el.innerHTML = markup;
+    }
+    const clusters = $('clusters');
+    if (patch.groups) applyKeyed(clusters, patch.groups, groupKey, replaceHeading, $('clusters-note'));
+    if (patch.cards) {
+      const groups = children(clusters, groupKey);
+      for (const [group, cards] of Object.entries(patch.cards)) {
+        const container = groups.get(group) && groups.get(group).querySelector(':scope > div.cards');
+        if (container) applyKeyed(container, cards, cardKey, replaceWhole, null);
+      }
+    }
+    if (patch.rows) applyKeyed($('history-rows'), patch.rows, rowKey, replaceWhole, null);
+    afterUpdate(key);
+  }
 
   function connect() {
-    const source = new EventSource('/events');
+    // The version the page was rendered from: the server sends the whole state only if it moved on.
+    const version = document.querySelector('meta[name="console-version"]');
+    const source = new EventSource('/events' + (version ? '?v=' + encodeURIComponent(version.getAttribute('content')) : ''));
     source.addEventListener('open', () => {
       live.textContent = 'Live updates: on.';
       live.className = 'live ok';
@@ -57,7 +142,16 @@
       live.textContent = 'Live updates lost: the console server is not answering. Reconnecting… (the page shows the last state it had)';
       live.className = 'live alert';
     });
-    source.addEventListener('sections', (e) => applySections(JSON.parse(e.data)));
+    source.addEventListener('sections', (e) => {
+      stats.sections++;
+      stats.sectionsBytes += e.data.length;
+      applySections(JSON.parse(e.data));
+    });
+    source.addEventListener('patch', (e) => {
+      stats.patches++;
+      stats.patchBytes += e.data.length;
+      applyPatch(JSON.parse(e.data));
+    });
     source.addEventListener('traffic', (e) => onTraffic(JSON.parse(e.data)));
   }
 
@@ -75,8 +169,17 @@
     }
     return parts.join(' ');
   }
+  // Only the text node's data changes (never the element or its siblings): a selection elsewhere in
+  // the card, or across this text, stays.
   function tick() {
-    for (const t of document.querySelectorAll('time[data-until]')) t.textContent = remaining(Number(t.dataset.until) - Date.now());
+    const now = Date.now();
+    for (const t of document.querySelectorAll('time[data-until]')) {
+      const text = remaining(Number(t.dataset.until) - now);
+      const node = t.firstChild;
+      if (node && node.nodeType === 3 && node.nextSibling === null) {
+        if (node.data !== text) node.data = text;
+      } else t.textContent = text;
+    }
   }
 
   // ---- charts --------------------------------------------------------------------------------
@@ -339,7 +442,8 @@
   $('history-filters').addEventListener('submit', (e) => e.preventDefault());
 
   // What the fabric form (fabrics.js, loaded after this script) shares with this one.
-  window.failoutConsole = Object.freeze({ post, follow });
+  // `stats`: what the event stream brought so far (read by the console's browser tests and benchmarks).
+  window.failoutConsole = Object.freeze({ post, follow, stats });
 
   showFields();
   initialCharts();

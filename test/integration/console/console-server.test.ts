@@ -50,6 +50,12 @@ async function readEvents(url: string, until: (event: string, data: string) => b
   }
 }
 
+/** The cards a `patch` event's data upserts, in every group. */
+function cardsOf(data: string): { id: string; html: string }[] {
+  const cards = (JSON.parse(data) as { cards?: Record<string, { upsert?: { id: string; html: string }[] }> }).cards ?? {};
+  return Object.values(cards).flatMap((list) => list.upsert ?? []);
+}
+
 describe('the console server', () => {
   let base: string;
   let server: ConsoleServer | undefined;
@@ -95,15 +101,19 @@ describe('the console server', () => {
     expect(headers.get('x-frame-options')).toBe('DENY');
   });
 
-  it('pushes the sections again by server-sent events when ZooKeeper changes', async () => {
+  it('sends the whole state first, then by server-sent events only the card that changed when ZooKeeper changes', async () => {
     // Prepare
     await pageShowing('FAILED OUT');
     const session = await openSession();
-    const served = (data: string): boolean => {
-      const clusters = (JSON.parse(data) as { clusters?: string }).clusters;
-      return clusters !== undefined && clusters.includes('greetings-lor1') && !clusters.includes('FAILED OUT');
+    const served = (event: string, data: string): boolean => {
+      if (event === 'sections') {
+        const clusters = (JSON.parse(data) as { clusters?: string }).clusters;
+        return clusters !== undefined && clusters.includes('greetings-lor1') && !clusters.includes('FAILED OUT');
+      }
+      const card = cardsOf(data).find((c) => c.id === 'greetings-lor1');
+      return event === 'patch' && card !== undefined && !card.html.includes('FAILED OUT');
     };
-    const events = readEvents(`${server!.url}events`, (event, data) => event === 'sections' && served(data));
+    const events = readEvents(`${server!.url}events`, served);
 
     // Act: a failout with another reason, then none
     await new Promise((r) => setTimeout(r, 200));
@@ -117,6 +127,45 @@ describe('the console server', () => {
     expect(frames[0]!.data).toContain('&lt;img src=x onerror=alert(1)&gt;');
     expect(frames.length).toBeGreaterThan(1);
     expect(frames.map((f) => f.data).join('')).not.toContain('<b>reason');
+    // Later frames are patches of lor1's card alone: lva1's card did not change and is not sent again
+    const patches = frames.slice(1).filter((f) => f.event === 'patch');
+    expect(patches.length).toBeGreaterThan(0);
+    expect(patches.flatMap((f) => cardsOf(f.data).map((c) => c.id))).toEqual(expect.arrayContaining(['greetings-lor1']));
+    expect(patches.flatMap((f) => cardsOf(f.data).map((c) => c.id))).not.toContain('greetings-lva1');
+  });
+
+  it('sends the whole state to a stream only when its browser does not have that version already', async () => {
+    // Prepare: a page and the version it was rendered from, once the view has read everything (lva1's host too)
+    await pageShowing('FAILED OUT');
+    const html = (await pageShowing('<span class="hosts">1 host</span>')).html;
+    const version = /name="console-version" content="([^"]+)"/.exec(html)![1]!;
+    /** The first 800 ms of a stream opened with `init`. */
+    const firstText = async (path: string, init: RequestInit = {}): Promise<string> => {
+      const response = await fetch(`${server!.url}${path}`, init);
+      const reader = response.body!.getReader();
+      const decoder = new TextDecoder();
+      let text = '';
+      const stop = setTimeout(() => void reader.cancel(), 800);
+      for (;;) {
+        const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
+        if (done) break;
+        text += decoder.decode(value, { stream: true });
+      }
+      clearTimeout(stop);
+      return text;
+    };
+
+    // Act
+    const samePage = await firstText(`events?v=${encodeURIComponent(version)}`);
+    const reconnected = await firstText(`events?v=${encodeURIComponent(version)}`, { headers: { 'last-event-id': version } });
+    const olderState = await firstText(`events?v=${encodeURIComponent(version)}`, { headers: { 'last-event-id': `${version}0` } });
+    const newPage = await firstText('events');
+
+    // Assess: nothing to catch up on for the page's own version; the whole state, with its id, otherwise
+    expect(samePage).toBe('retry: 1000\n\n');
+    expect(reconnected).toBe('retry: 1000\n\n');
+    expect(olderState).toContain(`event: sections\nid: ${version}\ndata: `);
+    expect(newPage).toContain(`event: sections\nid: ${version}\ndata: `);
   });
 
   it.each([

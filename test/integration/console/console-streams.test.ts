@@ -8,11 +8,13 @@ import { consoleServerOptions } from '../../../lib/console';
 
 // Back-pressure on the console's event streams (issue 21, item 8): clients that stop reading, made of
 // raw sockets that send the request and never read again, while ZooKeeper changes keep every browser's
-// sections coming. The server must pause them (what it holds for each stays bounded) and drop them
+// patches coming. The server must pause them (what it holds for each stays bounded) and drop them
 // after the stall bound, while a client that reads keeps up with the changes (it gets the latest state).
 
 const silentLogger = pino({ level: 'silent' });
 const CLUSTERS = 30;
+/** Clusters changed per round. */
+const PER_ROUND = 10;
 const STALL_MS = 1500;
 /** What the server may hold unsent for one client: Node's high-water mark plus one (large) frame. */
 const BOUND = 512 * 1024;
@@ -93,13 +95,16 @@ describe("the console's event streams under clients that stop reading", () => {
     const stalled = await Promise.all([1, 2, 3].map(() => stalledClient(url)));
     sockets.push(...stalled.map((c) => c.socket));
 
-    // Act: a change every 20 ms until the stalled clients are dropped (or 30 s pass)
+    // Act: changes every 20 ms until the stalled clients are dropped (or 30 s pass). A patch carries only
+    // the cards that changed (issue 24): ten cards a round keep some 30 KB a round coming, so a client
+    // that does not read fills its socket's buffers within seconds, as a whole-section frame once did.
     let round = 0;
     let maxUnsent = 0;
     const until = Date.now() + 30_000;
     while (server.eventStreams().dropped < 3 && Date.now() < until) {
       round++;
-      await putCluster(session, `${base}/d2`, clusterDoc(`greetings-c${round % CLUSTERS}`, { failoutProperties: failout(reason(round % CLUSTERS, round)) }));
+      const changed = Array.from({ length: PER_ROUND }, (_, k) => (round * PER_ROUND + k) % CLUSTERS);
+      await Promise.all(changed.map((i) => putCluster(session, `${base}/d2`, clusterDoc(`greetings-c${i}`, { failoutProperties: failout(reason(i, round)) }))));
       maxUnsent = Math.max(maxUnsent, ...server.eventStreams().clients.map((c) => c.unsentBytes));
       await new Promise((r) => setTimeout(r, 20));
     }
