@@ -11,6 +11,7 @@ import { join } from 'node:path';
 const QUICK_ARGS: Record<string, string[]> = {
   abort: ['--runs', '5'],
   bridge: ['--clusters', '100', '--changes', '20'],
+  console: ['--quick'],
   'd2-resolve': ['--batches', '10', '--warmup', '20000'],
   evacuate: ['--services', '20', '--clients', '200', '--rounds', '4', '--judge-services', '200', '--judge-rounds', '5'],
   'failout-overhead': ['--batches', '10', '--http-batches', '5'],

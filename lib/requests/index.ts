@@ -22,7 +22,7 @@ export type { CapacityProjection, RequestRates } from './capacity';
 export type { ForceOverride } from './request-record';
 export { alarmsNamedBy, readRequestAlarms } from './alarm-check';
 // Request records.
-export { DEFAULT_REQUESTS_PATH, requestRecordPath, decodeRequestRecord, lookUpRequestRecord, isRequestError } from './schema-entry';
+export { DEFAULT_REQUESTS_PATH, requestRecordPath, decodeRequestRecord, encodeRequestRecord, lookUpRequestRecord, isRequestError } from './schema-entry';
 export type { PruneMark, RecordLookup, RequestRecord } from './schema-entry';
 // The view of every open failout (issue 21): what the worker judges each request against.
 export { decodeFailoutView, encodeFailoutView, rebuildFailoutView, viewDrift, viewPathFor } from './failout-view';
