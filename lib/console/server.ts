@@ -137,7 +137,11 @@ export class ConsoleServer {
   private live: LiveState | undefined;
   private readonly cards: ClusterCards;
   /** When to render: after changes, and at the next boundary (render-schedule.ts). */
-  private readonly schedule = new RenderSchedule({ renderAll: () => this.renderAll(), renderFabrics: () => this.renderFabrics() });
+  // A change renders the cards first and the fabric table (a pass over every cluster) just after, so
+  // a card's change never waits for the table; see renderAll.
+  private readonly schedule = new RenderSchedule({ renderAll: () => this.renderAll(false), renderFabrics: () => this.renderFabrics() });
+  /** When the fabric table was first left behind by a render (0: it is current). */
+  private fabricsBehindSince = 0;
   private readonly timers: NodeJS.Timeout[] = [];
   private queue: { probe: QueueProbe | undefined; at: number } = { probe: undefined, at: 0 };
   private closing: Promise<void> | undefined;
@@ -237,7 +241,7 @@ export class ConsoleServer {
   }
 
   /** The snapshot the page shows now. */
-  snapshot(now = Date.now()): ConsoleSnapshot {
+  snapshot(now = Date.now(), withFabrics = true): ConsoleSnapshot {
     const view = this.zkView;
     const connection = view?.connection() ?? { state: 'unreachable' as const, error: 'no ZooKeeper configured (set ZK_CONNECT or pass --zk)', since: now };
     return {
@@ -249,7 +253,7 @@ export class ConsoleServer {
       bridges: this.sources.bridges(),
       traffic: this.sources.services(),
       alarms: this.alarmsView(),
-      fabrics: this.fabrics(now),
+      fabrics: withFabrics ? this.fabrics(now) : EMPTY_FABRIC_TABLE,
     };
   }
 
@@ -316,19 +320,29 @@ export class ConsoleServer {
   /**
    * Renders everything that may have changed and sends the patch (if any) to every stream; sets the
    * timer for the next boundary. Returns the snapshot it rendered (the page is served from it).
+   * `withFabrics` false (a change seen live): the fabric table follows in its own render a moment later,
+   * unless it has been behind for a second already (changes arriving faster than the coalescing).
    */
-  private renderAll(): ConsoleSnapshot {
+  private renderAll(withFabrics = true): ConsoleSnapshot {
     const now = Date.now();
-    const snapshot = this.snapshot(now);
+    const fabricsNow = withFabrics || (this.fabricsBehindSince !== 0 && now - this.fabricsBehindSince >= 1000);
+    const snapshot = this.snapshot(now, fabricsNow);
+    const sections = { status: renderStatus(snapshot).text, planes: renderPlanes(snapshot).text, 'clusters-note': renderClustersNote(snapshot).text };
     this.send(
       this.liveState().update({
         now,
         alarms: snapshot.alarms,
-        sections: { status: renderStatus(snapshot).text, planes: renderPlanes(snapshot).text, fabrics: this.fabricsSection(snapshot.fabrics, now), 'clusters-note': renderClustersNote(snapshot).text },
+        sections: fabricsNow ? { ...sections, fabrics: this.fabricsSection(snapshot.fabrics, now) } : sections,
         groups: snapshot.groups,
         records: snapshot.records,
       }),
     );
+    if (fabricsNow) {
+      this.fabricsBehindSince = 0;
+    } else {
+      if (this.fabricsBehindSince === 0) this.fabricsBehindSince = now;
+      this.schedule.request(false);
+    }
     // The cards may show other alarm names now (a failout came or went): the poller reads them, at its pace.
     this.shownAlarms = shownAlarmNames(snapshot.groups);
     this.alarms?.wake();
@@ -341,6 +355,7 @@ export class ConsoleServer {
   /** Renders the fabric table alone (new request rates: its shares) and sends it if it changed. */
   private renderFabrics(): void {
     const now = Date.now();
+    this.fabricsBehindSince = 0;
     this.send(this.liveState().update({ now, alarms: this.alarmsView(), sections: { fabrics: this.fabricsSection(this.fabrics(now), now) } }));
   }
 

@@ -134,6 +134,35 @@ describe('the console server', () => {
     expect(patches.flatMap((f) => cardsOf(f.data).map((c) => c.id))).not.toContain('greetings-lva1');
   });
 
+  it('sends a changed card before the fabric table, and the table (its cell for that cluster) right after', async () => {
+    // Prepare
+    await pageShowing('FAILED OUT');
+    const session = await openSession();
+    const fabricsOf = (data: string): string | undefined => (JSON.parse(data) as { sections?: { fabrics?: string } }).sections?.fabrics;
+    let cardSeen = false;
+    const events = readEvents(`${server!.url}events`, (event, data) => {
+      if (event !== 'patch') return false;
+      cardSeen ||= cardsOf(data).some((c) => c.id === 'greetings-lor1' && !c.html.includes('FAILED OUT'));
+      return cardSeen && fabricsOf(data) !== undefined;
+    });
+
+    // Act: the failout ends
+    await new Promise((r) => setTimeout(r, 200));
+    await putCluster(session, `${base}/d2`, clusterDoc('greetings-lor1'));
+    const frames = await events;
+
+    // Assess: the patch with the card carries no fabric table; a later patch brings it, lor1 serving there too
+    expect(frames[0]!.event).toBe('sections');
+    expect((JSON.parse(frames[0]!.data) as { fabrics: string }).fabrics).toContain('FAILED OUT');
+    const patches = frames.filter((f) => f.event === 'patch');
+    const withCard = patches.findIndex((f) => cardsOf(f.data).some((c) => c.id === 'greetings-lor1'));
+    const withFabrics = patches.findIndex((f) => fabricsOf(f.data) !== undefined);
+    expect(withCard).toBeGreaterThanOrEqual(0);
+    expect(fabricsOf(patches[withCard]!.data)).toBeUndefined();
+    expect(withFabrics).toBeGreaterThan(withCard);
+    expect(fabricsOf(patches[withFabrics]!.data)).not.toContain('FAILED OUT');
+  });
+
   it('sends the whole state to a stream only when its browser does not have that version already', async () => {
     // Prepare: a page and the version it was rendered from, once the view has read everything (lva1's host too)
     await pageShowing('FAILED OUT');
