@@ -1,0 +1,97 @@
+import { readFileSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
+import pino from 'pino';
+import { ConsoleServer, consoleServerOptions } from '../../lib/console';
+import type { FailoutProperties } from '../../lib/d2';
+import { startZooKeeper, type ZooKeeperServer } from '../../lib/local/zookeeper';
+import { ZkSession } from '../../lib/zk';
+import { launchBrowser } from '../helpers/browser';
+import { checkForm, fillForm } from '../helpers/console-page';
+import { clusterDoc, putCluster, putService, putUri, serviceDoc } from '../helpers/d2';
+
+// WCAG 2.1 AA in the states an operator sees (issue 24, item 8): axe-core (the engine, injected from
+// node_modules) over the console in Chromium, with a failed-out card (stop alarms, countdown), a
+// scheduled one, the fabric table and the form showing a refusal. Nothing serious or critical may be
+// reported; lesser findings are printed for whoever works on the page next.
+
+const silentLogger = pino({ level: 'silent' });
+const MIN = 60_000;
+const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+/** What axe reports of one violated rule (the little this test reads). */
+interface Violation {
+  readonly id: string;
+  readonly impact: string | null;
+  readonly help: string;
+  readonly nodes: readonly { readonly target: readonly unknown[] }[];
+}
+
+declare const axe: { run(context: unknown, options: unknown): Promise<{ violations: Violation[] }> };
+declare const document: unknown;
+
+/** The serious and critical WCAG 2.1 A/AA violations of the page as it is now, one line each. */
+async function seriousViolations(page: Page): Promise<string[]> {
+  // evaluate runs outside the page's Content-Security-Policy, which forbids injected scripts.
+  await page.evaluate(AXE_SOURCE);
+  const violations = await page.evaluate(async () => (await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } })).violations);
+  const lesser = violations.filter((v) => v.impact !== 'serious' && v.impact !== 'critical');
+  if (lesser.length > 0) console.info(`axe, lesser findings: ${lesser.map((v) => `${v.id} (${v.impact ?? 'n/a'})`).join(', ')}`);
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.impact}: ${v.id} (${v.help}) at ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`);
+}
+
+function failout(peer: string, offlineAt: number, onlineAt: number, stopAlarms: string[]): FailoutProperties {
+  return { redirects: [{ peer, weight: 1 }], ignoredRedirectEntries: 0, buckets: [{ offlineAt, onlineAt, requestedBy: 'oncall@example.com', reason: 'INC-24 contrast', requestId: '0194f3b2-bbbb-7000-8000-00000000a11e', stopAlarms }] };
+}
+
+describe('the console meets WCAG 2.1 AA (axe-core)', () => {
+  let zk: ZooKeeperServer | undefined;
+  let session: ZkSession | undefined;
+  let server: ConsoleServer | undefined;
+  let browser: Browser | undefined;
+  let page: Page;
+  const base = '/console-a11y/d2';
+
+  beforeAll(async () => {
+    zk = await startZooKeeper();
+    session = new ZkSession({ connectString: zk.connectString, sessionTimeoutMs: 10_000, logger: silentLogger });
+    await session.start();
+    const now = Date.now();
+    await putService(session, base, serviceDoc('greetings', 'greetings-lor1'));
+    await putCluster(session, base, clusterDoc('greetings-lor1', { failoutProperties: failout('greetings-lva1', now - MIN, now + 30 * MIN, ['greetings-lva1-errors']) }));
+    await putCluster(session, base, clusterDoc('greetings-ltx1', { failoutProperties: failout('greetings-lva1', now + 20 * MIN, now + 50 * MIN, []) }));
+    await putCluster(session, base, clusterDoc('greetings-lva1'));
+    await putUri(session, base, 'greetings-lva1', 'h1', 'http://lva1-1:8080');
+    const env = { ZK_CONNECT: zk.connectString, D2_BASE_PATH: base, FAILOUT_REQUESTS_PATH: '/console-a11y/requests', FAILOUT_USER: 'tester' };
+    server = await ConsoleServer.start({ ...consoleServerOptions({ port: '0' }, env, silentLogger), queueProbeMs: 60_000 });
+    browser = await launchBrowser();
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const deadline = Date.now() + 20_000;
+    while (!(await (await fetch(server.url)).text()).includes('data-cluster="greetings-ltx1"') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    await page.goto(server.url);
+    await page.locator('article.card[data-cluster="greetings-lor1"] .badge[data-state="failed-out"]').waitFor({ timeout: 10_000 });
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    await session?.close();
+    await zk?.close();
+  }, 60_000);
+
+  it('reports nothing serious or critical with a failed-out card, a scheduled one and the fabric table', async () => {
+    // Act + Assess
+    expect(await seriousViolations(page)).toEqual([]);
+  });
+
+  it('reports nothing serious or critical while the form shows a refusal', async () => {
+    // Prepare: a failout without peers, which the page refuses
+    await fillForm(page, { 'f-action': 'failout', 'f-cluster': 'greetings-lor1', 'f-peers': '', 'f-for': '30m', 'f-reason': 'INC-24' });
+    const answer = await checkForm(page);
+
+    // Act + Assess
+    expect(answer.kind).not.toBe('checked');
+    expect(await seriousViolations(page)).toEqual([]);
+  });
+});
