@@ -99,6 +99,8 @@ describe('the console in a browser, on the local stack', () => {
 
     // Assess
     expect(movedWithinMs).toBeLessThan(2_000);
+    // The chart's y-axis starts at 0 (issue 24, item 8): a dip must not look like traffic vanishing.
+    expect(await page.locator('figure.chart').first().getAttribute('data-y-min')).toBe('0');
     expect(await outcome.textContent()).toContain(`Request ${requestId} (failout greetings-lor1): applied`);
     expect(await card.locator('.windows time[data-until]').count()).toBe(1);
     expect(await card.locator('.share').textContent()).toBe('100% moved');

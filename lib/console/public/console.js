@@ -205,12 +205,15 @@
     if (!chart.plot || chart.plotTargets !== targets.join('\n')) {
       if (chart.plot) chart.plot.destroy();
       const series = [{}].concat(targets.map((name, i) => ({ label: name, stroke: COLORS[i % COLORS.length], width: 2 })));
-      chart.plot = new uPlot({ width, height: 220, series, scales: { x: { time: true } }, axes: [{}, { label: 'req/s' }] }, data, holder);
+      // The y-axis starts at 0: a drop from 50 to 45 req/s must not look like traffic vanishing.
+      const y = { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] };
+      chart.plot = new uPlot({ width, height: 220, series, scales: { x: { time: true }, y }, axes: [{}, { label: 'req/s' }] }, data, holder);
       chart.plotTargets = targets.join('\n');
     } else {
       chart.plot.setData(data);
       if (Math.abs(chart.plot.width - width) > 2) chart.plot.setSize({ width, height: 220 });
     }
+    chart.figure.dataset.yMin = String(chart.plot.scales.y.min);
     const body = chart.figure.querySelector('table.legend tbody');
     const last = chart.points[chart.points.length - 1];
     body.replaceChildren();
