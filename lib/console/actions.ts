@@ -11,6 +11,7 @@
  * Every text in the answers has its control and bidi characters as visible escapes (lib/text, the
  * CLI's one function): the page sets them as text, but a U+202E would still reorder what it shows.
  */
+import { inPageWords, inputOfField } from './form-words';
 import { z } from 'zod';
 import type { Logger } from '../logging';
 import type { RequestRates } from '../requests';
@@ -125,8 +126,11 @@ function shown(text: string): string {
  */
 function checkAnswer(result: CheckResult, now: number): Record<string, unknown> {
   switch (result.kind) {
-    case 'invalid':
-      return { kind: 'invalid', message: shown(result.message) };
+    case 'invalid': {
+      // In the page's words, with the input to mark (form-words.ts); the CLI says the same with flags.
+      const input = inputOfField(result.field);
+      return { kind: 'invalid', message: shown(inPageWords(result.message)), ...(input === undefined ? {} : { field: input }) };
+    }
     case 'rejected':
       return { kind: 'rejected', body: bodyOf(result.body), reason: result.reason, message: shown(result.message) };
     case 'ready': {

@@ -85,13 +85,18 @@ describe('the console meets WCAG 2.1 AA (axe-core)', () => {
     expect(await seriousViolations(page)).toEqual([]);
   });
 
-  it('reports nothing serious or critical while the form shows a refusal', async () => {
+  it('marks a refused input with the page\'s words, and reports nothing serious or critical then', async () => {
     // Prepare: a failout without peers, which the page refuses
     await fillForm(page, { 'f-action': 'failout', 'f-cluster': 'greetings-lor1', 'f-peers': '', 'f-for': '30m', 'f-reason': 'INC-24' });
     const answer = await checkForm(page);
 
-    // Act + Assess
-    expect(answer.kind).not.toBe('checked');
+    // Act + Assess: the refusal in the page's words, its input marked, and still nothing serious
+    expect(answer.kind).toBe('invalid');
+    expect(await page.getAttribute('#f-peers', 'aria-invalid')).toBe('true');
+    expect(await page.getAttribute('#f-peers', 'aria-describedby')).toBe('field-error');
+    const note = (await page.textContent('#field-error')) ?? '';
+    expect(note).toContain('“Peers”');
+    expect(note).not.toContain('--peer');
     expect(await seriousViolations(page)).toEqual([]);
   });
 });

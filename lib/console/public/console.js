@@ -305,6 +305,27 @@
     if (confirmLabel) confirm.textContent = confirmLabel;
     h.focus();
   }
+  // A refused input is marked where it is (aria-invalid, the message beside it), not only in the box.
+  function clearFieldError() {
+    for (const input of form.querySelectorAll('[aria-invalid="true"]')) {
+      input.removeAttribute('aria-invalid');
+      input.removeAttribute('aria-describedby');
+    }
+    const note = $('field-error');
+    if (note) note.remove();
+  }
+  function markField(id, message) {
+    const input = $(id);
+    if (!input) return;
+    input.setAttribute('aria-invalid', 'true');
+    const note = document.createElement('span');
+    note.id = 'field-error';
+    note.className = 'field-error';
+    note.textContent = message;
+    input.insertAdjacentElement('afterend', note);
+    input.setAttribute('aria-describedby', 'field-error');
+    input.focus();
+  }
   function hideJudgement() {
     $('judgement').hidden = true;
     pending = null;
@@ -333,6 +354,7 @@
     const request = formFields();
     const version = formVersion;
     pending = null;
+    clearFieldError();
     showJudgement('busy', 'Checking…', '', null, null);
     let result;
     try {
@@ -351,6 +373,7 @@
       showJudgement('rejected', 'Would be REJECTED (' + r.reason + '): nothing was sent.', r.message, null, null);
     } else {
       showJudgement('rejected', 'Not sent: ' + (r.message || r.reason || 'refused'), '', null, null);
+      if (r.kind === 'invalid' && r.field) markField(r.field, r.message);
     }
     if (version !== formVersion) markStale();
   });

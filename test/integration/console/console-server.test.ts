@@ -246,7 +246,8 @@ describe('the console server', () => {
     // Assess
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual(expect.objectContaining({ kind: 'rejected', reason: 'unknownPeer' }));
-    expect(await bad.json()).toEqual({ kind: 'invalid', message: expect.stringContaining('--for') });
+    // In the page's words, naming the field it marks (issue 24, item 8), not the CLI's flag.
+    expect(await bad.json()).toEqual({ kind: 'invalid', message: '“For” "soon" is not a duration (examples: 90m, 2h, 1h30m, PT2H)', field: 'f-for' });
   });
 
   it('answers only to a loopback Host (no DNS rebinding)', async () => {
