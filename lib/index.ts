@@ -1,7 +1,9 @@
 /**
  * The `failout` package entry: the cluster-failout client (lib/failout) and the D2 client it wraps
  * (lib/d2). A service builds a `LoadBalancerState` over its ZooKeeper session, hands it to
- * {@link buildD2Client}, and sends requests with a routing key.
+ * {@link buildD2Client}, and sends requests with a routing key; or it gives `buildD2Client` a
+ * `discovery` (`{ zookeeper }`, `{ xds: { bootstrap } }` for rest.li's D2 over xDS, or `{ dualRead }`)
+ * and the client builds and owns its state.
  *
  * @example
  * ```ts

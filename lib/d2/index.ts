@@ -1,5 +1,5 @@
 /**
- * lib/d2: the D2 model over ZooKeeper. rest.li-compatible codecs, path helpers, property and URI stores
+ * lib/d2: the D2 model over ZooKeeper (or xDS). rest.li-compatible codecs, path helpers, property and URI stores
  * (the PropertyEventBus role), `LoadBalancerState` (SimpleLoadBalancerState), `D2Client` (HTTP through
  * undici), `ZooKeeperAnnouncer` and `ClusterInfoProvider`.
  */
@@ -19,6 +19,10 @@ export { parseUriProperties, serializeUriProperties } from './codecs/uri';
 export { LoadBalancerState } from './load-balancer-state';
 export type { ClusterChange, LoadBalancerClusterListener, LoadBalancerStateOptions, LoadBalancerStateStats } from './load-balancer-state';
 export type { PropertyStoreStats } from './property-store';
+// Where the state's data comes from: ZooKeeper (the default), rest.li's D2 over xDS, or both (dual
+// read). Their option types stay off the face (the budget): `Parameters<typeof dualReadSources>[0]`.
+export { dualReadSources } from './dual-read-sources';
+export { xdsSources, zooKeeperSources, type D2SourceFactory } from './sources';
 export type { UriStoreStats } from './uri-store';
 export { D2Client } from './d2-client';
 export type { ClusterRouter, D2ClientOptions, D2RequestInit, D2Response, D2Target, WarmUpOptions, WarmUpResult } from './d2-client';

@@ -1,12 +1,11 @@
 import type { ZkWatcher } from '../zk';
 import { createLogger, type Logger } from '../logging';
-import { parseClusterProperties } from './codecs/cluster';
-import { parseServiceProperties } from './codecs/service';
 import { D2Error, type D2Entity } from './errors';
 import type { ClusterProperties, FailoutProperties, MergedUriProperties, ServiceProperties } from './model';
-import { assertNodeName, clusterPath, normalizeBasePath, servicePath, urisPath } from './paths';
-import { ZooKeeperPropertyStore, type PropertyStoreStats, type PropertySubscriber } from './property-store';
-import { ZooKeeperUriStore, type UriStoreStats } from './uri-store';
+import { assertNodeName, normalizeBasePath } from './paths';
+import type { PropertyStoreStats, PropertySubscriber } from './property-store';
+import { zooKeeperSources, type D2SourceFactory, type D2Sources } from './sources';
+import type { UriStoreStats } from './uri-store';
 import type { Lifecycle } from '../lifecycle';
 
 /**
@@ -66,8 +65,17 @@ export interface LoadBalancerClusterListener {
 
 /** Options for {@link LoadBalancerState}. */
 export interface LoadBalancerStateOptions {
-  /** The ZooKeeper session the stores read and watch through; shared, not owned (close leaves it open). */
-  readonly session: ZkWatcher;
+  /**
+   * The ZooKeeper session the stores read and watch through; shared, not owned (close leaves it open).
+   * Required unless `sources` is given.
+   */
+  readonly session?: ZkWatcher;
+  /**
+   * Where the data comes from instead of ZooKeeper watches on `session`: `xdsSources(xdsClient)`
+   * (rest.li's D2 over xDS), `dualReadSources(...)`, or any factory keeping the PropertySource
+   * contract. The state builds its sources with it once and closes them when it closes.
+   */
+  readonly sources?: D2SourceFactory;
   /** D2 base path; default `/d2`, trailing slashes stripped. */
   readonly basePath?: string;
   /** Called for every unreadable document (after it is logged and counted); the last good state stays. */
@@ -120,7 +128,8 @@ interface ServiceWatch {
 
 /**
  * The rest.li `SimpleLoadBalancerState` role: follows services, clusters and their announced URIs in
- * ZooKeeper on demand and answers from memory.
+ * ZooKeeper (or over xDS, or both: see {@link LoadBalancerStateOptions.sources}) on demand and answers
+ * from memory.
  *
  * - `listenToCluster(name)` resolves once both the cluster's properties and its URIs are loaded, also
  *   when the cluster does not exist (its getters then return undefined). Calls are counted:
@@ -136,9 +145,9 @@ interface ServiceWatch {
  * Concurrency: all state changes on the event loop, from store callbacks and public calls.
  */
 export class LoadBalancerState {
-  private readonly clusterStore: ZooKeeperPropertyStore<ClusterProperties>;
-  private readonly serviceStore: ZooKeeperPropertyStore<ServiceProperties>;
-  private readonly uriStore: ZooKeeperUriStore;
+  private readonly clusterStore: D2Sources['clusters'];
+  private readonly serviceStore: D2Sources['services'];
+  private readonly uriStore: D2Sources['uris'];
   private readonly clusters = new Map<string, ClusterWatch>();
   private readonly services = new Map<string, ServiceWatch>();
   private readonly listeners = new Set<LoadBalancerClusterListener>();
@@ -161,31 +170,19 @@ export class LoadBalancerState {
     this.log = options.logger ?? createLogger('d2-state');
     this.basePath = normalizeBasePath(options.basePath);
     const report = options.onMalformed;
-    this.clusterStore = new ZooKeeperPropertyStore({
-      session: options.session,
-      directory: clusterPath(this.basePath),
-      kind: 'cluster',
-      parse: (data) => parseClusterProperties(data),
-      onMalformed: (name, error) => {
-        report?.('cluster', name, error);
-        if (this.clusters.has(name)) this.notify({ kind: 'malformed', cluster: name, error });
+    const factory = options.sources ?? (options.session ? zooKeeperSources(options.session) : undefined);
+    if (!factory) throw new TypeError('LoadBalancerState needs a ZooKeeper `session` or `sources`');
+    const sources = factory({
+      basePath: this.basePath,
+      onMalformed: (entity, name, error) => {
+        report?.(entity, name, error);
+        if (entity === 'cluster' && this.clusters.has(name)) this.notify({ kind: 'malformed', cluster: name, error });
       },
       logger: this.log,
     });
-    this.serviceStore = new ZooKeeperPropertyStore({
-      session: options.session,
-      directory: servicePath(this.basePath),
-      kind: 'service',
-      parse: (data) => parseServiceProperties(data),
-      onMalformed: report && ((name, err) => report('service', name, err)),
-      logger: this.log,
-    });
-    this.uriStore = new ZooKeeperUriStore({
-      session: options.session,
-      directory: urisPath(this.basePath),
-      onMalformed: report && ((cluster, child, err) => report('uri', `${cluster}/${child}`, err)),
-      logger: this.log,
-    });
+    this.clusterStore = sources.clusters;
+    this.serviceStore = sources.services;
+    this.uriStore = sources.uris;
   }
 
   /**

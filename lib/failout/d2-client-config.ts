@@ -4,6 +4,7 @@ import { createLogger, type Logger } from '../logging';
 import { FailoutClient, type FailoutRequestInit, type FailoutResolveOptions } from './failout-client';
 import { D2ConnectionWarmUpHandler } from './d2-connection-warm-up-handler';
 import { FailoutClusterInfoProvider } from './failout-cluster-info-provider';
+import { discoverState, type D2Discovery } from './d2-discovery';
 import type {
   FailoutClusterView,
   FailoutConfigProvider,
@@ -34,8 +35,18 @@ export type FailoutRedirectStrategyFactory = (view: FailoutClusterView, context:
  * redirected requests then use, so they find the connections open. On by default.
  */
 export interface D2ClientConfig {
-  /** Discovery data; shared, not owned (close it yourself after the client). */
-  readonly state: LoadBalancerState;
+  /**
+   * Discovery data; shared, not owned (close it yourself after the client). Give this or
+   * `discovery`, not both.
+   */
+  readonly state?: LoadBalancerState;
+  /**
+   * Where to read D2 data from, when the client builds (and owns) its `LoadBalancerState`:
+   * `{ zookeeper: { session } }`, `{ xds: { bootstrap } }` (rest.li's D2 over xDS, A71 fallback over
+   * the bootstrap's observers) or `{ dualRead: { primary, secondary } }`; see {@link D2Discovery}.
+   * Without it, `state` is required (a state over a ZooKeeper session, as before).
+   */
+  readonly discovery?: D2Discovery;
   /** Options of the underlying D2Client, minus the state. */
   readonly d2?: Omit<D2ClientOptions, 'state'>;
   /** Default false. */
@@ -86,7 +97,9 @@ export interface BuiltD2Client {
   readonly provider: FailoutConfigProvider | undefined;
   /** The registry every counter of this client went to (the config's, or a private one): serve it as `/metrics`. */
   readonly registry: Registry;
-  /** Closes the client(s) and closes the provider. The state stays open. */
+  /** The state requests are routed by: the config's, or the one built from `discovery`. */
+  readonly state: LoadBalancerState;
+  /** Closes the client(s) and closes the provider. A given state stays open; one built from `discovery` is closed. */
   close(): Promise<void>;
 }
 
@@ -108,15 +121,28 @@ export function buildD2Client(config: D2ClientConfig): BuiltD2Client {
   const log = config.logger ?? createLogger('d2-client-builder');
   const registry = config.registry ?? new Registry();
   const teardownDelayMs = config.peerWatchTeardownDelayMs ?? DEFAULT_TEARDOWN_DELAY_MS;
+  if ((config.state === undefined) === (config.discovery === undefined)) {
+    throw new TypeError('buildD2Client needs either `state` or `discovery` (exactly one)');
+  }
+  const discovered = config.discovery ? discoverState(config.discovery, registry, config.logger) : undefined;
+  const state = discovered?.state ?? config.state!;
+  const closeState = (): void => discovered?.close();
   // A cluster a request was routed to that nobody watches is kept as long as a failout peer would be.
-  const d2 = new D2Client({ borrowedClusterIdleMs: teardownDelayMs, ...config.d2, state: config.state });
+  const d2 = new D2Client({ borrowedClusterIdleMs: teardownDelayMs, ...config.d2, state });
   const plain = (): BuiltD2Client => ({
     request: (url, init) => d2.request(url, init === undefined || !('routingKey' in init) ? init : stripKey(init)),
     resolve: (url) => d2.resolve(url),
     failoutEnabled: false,
     provider: undefined,
     registry,
-    close: () => d2.close(),
+    state,
+    close: async () => {
+      try {
+        await d2.close();
+      } finally {
+        closeState();
+      }
+    },
   });
   if (config.enableClusterFailout !== true) return plain();
   if (!config.failoutRedirectStrategy) {
@@ -133,10 +159,10 @@ export function buildD2Client(config: D2ClientConfig): BuiltD2Client {
     registry,
     logger: config.logger,
   };
-  const provider = config.failoutConfigProviderFactory.create(config.state, context);
+  const provider = config.failoutConfigProviderFactory.create(state, context);
   provider.start();
   const given = config.failoutRedirectStrategy;
-  const view = new FailoutClusterInfoProvider(config.state, provider, d2);
+  const view = new FailoutClusterInfoProvider(state, provider, d2);
   const strategy = typeof given === 'function' ? given(view, { registry, logger: config.logger }) : given;
   const client = new FailoutClient({ d2, provider, strategy, registry, logger: config.logger, discoveryTimeoutMs: config.d2?.discoveryTimeoutMs });
   return {
@@ -145,11 +171,13 @@ export function buildD2Client(config: D2ClientConfig): BuiltD2Client {
     failoutEnabled: true,
     provider,
     registry,
+    state,
     close: async () => {
       try {
         await client.close();
       } finally {
         provider.close();
+        closeState();
       }
     },
   };

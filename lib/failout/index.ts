@@ -34,6 +34,7 @@ export type {
 } from './failout-client';
 export { buildD2Client } from './d2-client-config';
 export type { BuiltD2Client, D2ClientConfig, FailoutRedirectStrategyFactory, FailoutStrategyContext } from './d2-client-config';
+export type { D2Discovery, D2DiscoverySource, XdsDiscovery, ZooKeeperDiscovery } from './d2-discovery';
 export { FailedoutClusterManager } from './failed-out-cluster-manager';
 export type { FailedoutClusterManagerOptions, FailoutScheduler, PeerWatchState, PeerWatchStatus } from './failed-out-cluster-manager';
 export { D2ConnectionWarmUpHandler } from './d2-connection-warm-up-handler';
