@@ -1,0 +1,108 @@
+/**
+ * The observer's gRPC server: `AggregatedDiscoveryService.StreamAggregatedResources` (SotW) over the
+ * shared cache, one {@link ObserverAdsStream} per call. Delta xDS answers UNIMPLEMENTED. Binds
+ * 127.0.0.1 by default; TLS (optionally mutual) when given PEM material.
+ */
+import * as grpc from '@grpc/grpc-js';
+import type { Lifecycle } from '../lifecycle';
+import { loadXdsProtos } from '../xds/envoy-protos';
+import { ObserverError } from './errors';
+import { ObserverAdsStream, type AdsCall, type StreamHooks } from './ads-stream';
+import type { ResourceCache } from './resource-cache';
+import type { Subscriptions } from './subscriptions';
+
+/** TLS for the ADS endpoint: PEM certificate chain and key; with `ca`, clients must present a certificate it signed. */
+export interface ObserverTls {
+  readonly cert: Buffer;
+  readonly key: Buffer;
+  readonly ca?: Buffer;
+}
+
+/** Server credentials for `tls` (insecure without). */
+export function serverCredentials(tls: ObserverTls | undefined): grpc.ServerCredentials {
+  if (!tls) return grpc.ServerCredentials.createInsecure();
+  return grpc.ServerCredentials.createSsl(tls.ca ?? null, [{ cert_chain: tls.cert, private_key: tls.key }], tls.ca !== undefined);
+}
+
+/** Options of {@link ObserverAdsServer.start}. */
+export interface AdsServerOptions {
+  /** Address to bind; 127.0.0.1 by default. */
+  readonly host?: string;
+  /** Port to bind; 0 (default) lets the OS pick. */
+  readonly port?: number;
+  /** TLS; plain gRPC without. */
+  readonly tls?: ObserverTls | undefined;
+  readonly cache: ResourceCache;
+  readonly subscriptions: Subscriptions;
+  /** What streams report (pushes, NACKs); `closed` is the server's own. */
+  readonly hooks: Omit<StreamHooks, 'closed'>;
+}
+
+/** The observer's ADS endpoint. */
+export class ObserverAdsServer {
+  /** `running` once bound, then `closing`, `closed`. */
+  lifecycle: Lifecycle = 'running';
+  private readonly streams = new Set<ObserverAdsStream>();
+  private streamIds = 0;
+
+  /** The bound port (0 until bound). */
+  port = 0;
+  private readonly server = new grpc.Server();
+
+  private constructor(private readonly options: AdsServerOptions) {}
+
+  /**
+   * Binds and serves.
+   * @throws ObserverError `config` (field `grpc`) when the address cannot be bound.
+   */
+  static async start(options: AdsServerOptions): Promise<ObserverAdsServer> {
+    const self = new ObserverAdsServer(options);
+    const { server } = self;
+    const host = options.host ?? '127.0.0.1';
+    /* eslint-disable @typescript-eslint/no-explicit-any -- grpc-js handler maps are untyped */
+    server.addService(loadXdsProtos().adsService, {
+      StreamAggregatedResources: (call: grpc.ServerDuplexStream<any, any>) => self.onCall(call),
+      DeltaAggregatedResources: (call: grpc.ServerDuplexStream<any, any>) => {
+        call.emit('error', Object.assign(new Error('delta xDS is not supported'), { code: grpc.status.UNIMPLEMENTED }));
+      },
+    });
+    /* eslint-enable @typescript-eslint/no-explicit-any */
+    self.port = await new Promise<number>((resolve, reject) =>
+      server.bindAsync(`${host}:${options.port ?? 0}`, serverCredentials(options.tls), (err, bound) => (err ? reject(err) : resolve(bound))),
+    ).catch((err: unknown) => {
+      server.forceShutdown();
+      throw new ObserverError('config', `cannot bind ${host}:${options.port ?? 0}`, { field: 'grpc', cause: err });
+    });
+    return self;
+  }
+
+  /** ADS streams open now. */
+  get activeStreams(): number {
+    return this.streams.size;
+  }
+
+  /** Fails every stream (UNAVAILABLE, so clients move on to another observer) and stops listening. Idempotent. */
+  async close(): Promise<void> {
+    if (this.lifecycle !== 'running') return;
+    this.lifecycle = 'closing';
+    for (const s of [...this.streams]) s.fail(grpc.status.UNAVAILABLE, 'observer closing');
+    this.server.forceShutdown();
+    await new Promise<void>((resolve) => this.server.tryShutdown(() => resolve()));
+    this.lifecycle = 'closed';
+  }
+
+  private onCall(call: AdsCall): void {
+    if (this.lifecycle !== 'running') {
+      call.emit('error', Object.assign(new Error('observer closing'), { code: grpc.status.UNAVAILABLE }));
+      return;
+    }
+    const { cache, subscriptions, hooks } = this.options;
+    const stream = new ObserverAdsStream(call, {
+      id: ++this.streamIds,
+      cache,
+      subscriptions,
+      hooks: { ...hooks, closed: (s) => this.streams.delete(s) },
+    });
+    this.streams.add(stream);
+  }
+}

@@ -1,0 +1,189 @@
+/**
+ * One SotW ADS stream of the observer (envoy xds_protocol.rst): per type URL the set of subscribed
+ * names, the last nonce sent, ACK/NACK. Responses are built from the shared cache's packed
+ * resources: a change is encoded once there and only referenced here.
+ *
+ * Protocol choices:
+ * - A request whose `response_nonce` is not the last nonce sent for its type is stale and ignored
+ *   (a newer request follows), as the management server in lib/xds/server does.
+ * - A NACK is reported (logged and counted by the observer); the stream keeps its subscriptions and
+ *   nothing is resent until the state changes: the observer only serves what our client accepts,
+ *   so a NACK means a client bug or an incompatible client, not something a resend fixes.
+ * - Every response carries every subscribed resource of its type that exists (the `indis` types
+ *   are "all resources required in SotW"); it waits while any of them is still `pending`.
+ * - Changes are coalesced per type until the next turn of the event loop: a burst of writes is one
+ *   response per stream, carrying the latest state. While grpc-js still buffers a response for a
+ *   slow client, later ones wait for `drain` and go out as the latest state only (bounded memory).
+ * - `version_info` counts this stream's responses of the type (resource versions live in the
+ *   resources' stats); nonces are unique per stream. No wildcard: a request without names
+ *   subscribes to nothing.
+ *
+ * Concurrency: event loop only; `types` changes in request handling and `flush`.
+ */
+import type * as grpc from '@grpc/grpc-js';
+import type { Lifecycle } from '../lifecycle';
+import type { AnyMessage, DiscoveryRequest, DiscoveryResponse } from '../xds/envoy-protos';
+import type { ResourceCache } from './resource-cache';
+import { isObservedTypeUrl, resourceKey } from './resource-names';
+import type { Subscriber, Subscriptions } from './subscriptions';
+
+/** The ADS call as grpc-js hands it to a handler. */
+export type AdsCall = grpc.ServerDuplexStream<DiscoveryRequest, DiscoveryResponse>;
+
+/** What a stream reports; the observer counts and logs it. */
+export interface StreamHooks {
+  /** A response went out with `resources` resources. */
+  pushed(typeUrl: string, resources: number): void;
+  /** The client rejected a response. */
+  nacked(info: { readonly streamId: number; readonly nodeId: string; readonly typeUrl: string; readonly nonce: string; readonly message: string }): void;
+  /** The stream ended (once). */
+  closed(stream: ObserverAdsStream): void;
+}
+
+/** Options of {@link ObserverAdsStream}. */
+export interface ObserverAdsStreamOptions {
+  /** Unique per observer, for logs. */
+  readonly id: number;
+  readonly cache: ResourceCache;
+  readonly subscriptions: Subscriptions;
+  readonly hooks: StreamHooks;
+}
+
+/** One type's state on the stream. */
+interface TypeState {
+  names: ReadonlySet<string>;
+  /** The last nonce sent for this type; undefined before the first response. */
+  lastNonce: string | undefined;
+  /** Responses sent for this type (the `version_info`). */
+  sent: number;
+}
+
+/** Serves one `StreamAggregatedResources` call. */
+export class ObserverAdsStream implements Subscriber {
+  /** `running` until the call ends, then `closed`. */
+  lifecycle: Lifecycle = 'running';
+  private readonly types = new Map<string, TypeState>();
+  private readonly dirty = new Set<string>();
+  private flushScheduled = false;
+  /** True while grpc-js buffers a response the client has not taken yet (see {@link send}). */
+  private blocked = false;
+  private nonces = 0;
+  private node = '';
+
+  constructor(
+    private readonly call: AdsCall,
+    private readonly options: ObserverAdsStreamOptions,
+  ) {
+    call.on('data', (req: DiscoveryRequest) => this.onRequest(req));
+    call.on('end', () => {
+      call.end();
+      this.markClosed();
+    });
+    call.on('error', () => this.markClosed());
+    call.on('cancelled', () => this.markClosed());
+    call.on('close', () => this.markClosed());
+  }
+
+  /** The stream's id. */
+  get id(): number {
+    return this.options.id;
+  }
+
+  /** The client's node id ('' until a request named it). */
+  get nodeId(): string {
+    return this.node;
+  }
+
+  /** Ends the stream with an error status (the observer closing). */
+  fail(code: grpc.status, details: string): void {
+    if (this.lifecycle === 'closed') return;
+    this.call.emit('error', Object.assign(new Error(details), { code, details }));
+    this.markClosed();
+  }
+
+  /** Part of {@link Subscriber}: a subscribed resource of `typeUrl` changed. */
+  resourceChanged(typeUrl: string): void {
+    this.markDirty(typeUrl);
+  }
+
+  private onRequest(req: DiscoveryRequest): void {
+    if (this.lifecycle === 'closed' || !isObservedTypeUrl(req.type_url)) return;
+    if (this.node === '' && req.node?.id) this.node = req.node.id;
+    const state = this.types.get(req.type_url);
+    if (state?.lastNonce !== undefined && req.response_nonce !== state.lastNonce) return; // stale
+    if (state?.lastNonce !== undefined && req.error_detail) {
+      this.options.hooks.nacked({ streamId: this.id, nodeId: this.node, typeUrl: req.type_url, nonce: req.response_nonce, message: req.error_detail.message ?? '' });
+    }
+    this.resubscribe(req.type_url, state, new Set(req.resource_names));
+  }
+
+  private resubscribe(typeUrl: string, state: TypeState | undefined, names: ReadonlySet<string>): void {
+    const before = state?.names ?? new Set<string>();
+    const { subscriptions } = this.options;
+    for (const name of names) if (!before.has(name)) subscriptions.add(typeUrl, name, this);
+    for (const name of before) if (!names.has(name)) subscriptions.remove(typeUrl, name, this);
+    const changed = !state || before.size !== names.size || [...names].some((n) => !before.has(n));
+    if (state) state.names = names;
+    else this.types.set(typeUrl, { names, lastNonce: undefined, sent: 0 });
+    if (changed) this.markDirty(typeUrl);
+  }
+
+  private markDirty(typeUrl: string): void {
+    if (this.lifecycle === 'closed') return;
+    this.dirty.add(typeUrl);
+    this.scheduleFlush();
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushScheduled || this.blocked) return;
+    this.flushScheduled = true;
+    setImmediate(() => this.flush());
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    if (this.lifecycle === 'closed' || this.blocked) return;
+    for (const typeUrl of [...this.dirty]) {
+      if (this.blocked) return; // the rest stays dirty until drain
+      this.dirty.delete(typeUrl);
+      const state = this.types.get(typeUrl);
+      if (!state || state.names.size === 0) continue; // no interest left in the type
+      const resources = this.compose(typeUrl, state);
+      if (resources) this.send(typeUrl, state, resources);
+    }
+  }
+
+  /** Every existing subscribed resource of the type, or undefined while one is still pending. */
+  private compose(typeUrl: string, state: TypeState): AnyMessage[] | undefined {
+    const resources: AnyMessage[] = [];
+    for (const name of state.names) {
+      const entry = this.options.cache.get(resourceKey(typeUrl, name));
+      if (entry.status === 'pending') return undefined; // sent when its first read comes in
+      if (entry.status === 'present') resources.push(entry.resource);
+    }
+    return resources;
+  }
+
+  private send(typeUrl: string, state: TypeState, resources: AnyMessage[]): void {
+    state.sent++;
+    state.lastNonce = String(++this.nonces);
+    const accepted = this.call.write({ version_info: String(state.sent), resources, type_url: typeUrl, nonce: state.lastNonce });
+    this.options.hooks.pushed(typeUrl, resources.length);
+    if (accepted) return;
+    // A slow client: hold further responses until grpc-js drained this one. Changes meanwhile only
+    // mark their types dirty, so the client then gets the latest state once, not every step.
+    this.blocked = true;
+    this.call.once('drain', () => {
+      this.blocked = false;
+      if (this.dirty.size > 0) this.scheduleFlush();
+    });
+  }
+
+  private markClosed(): void {
+    if (this.lifecycle === 'closed') return;
+    this.lifecycle = 'closed';
+    for (const [typeUrl, state] of this.types) for (const name of state.names) this.options.subscriptions.remove(typeUrl, name, this);
+    this.types.clear();
+    this.options.hooks.closed(this);
+  }
+}

@@ -1,0 +1,42 @@
+/**
+ * The errors of lib/observer (house rule 6): one class with a `kind` to branch on.
+ */
+import { types } from 'node:util';
+
+/**
+ * What went wrong in the observer, as a caller branches on it:
+ * - `config`: the configuration is invalid; `field` names the bad setting (e.g. `grpc.port`).
+ * - `malformed`: a znode holds data the observer will not serve (not JSON, not a valid D2 document);
+ *   the last good version stays served.
+ * - `closed`: the observer was closed.
+ */
+export type ObserverErrorKind = 'config' | 'malformed' | 'closed';
+
+/** Every error lib/observer throws or reports. Branch on `kind`, never on `message`. */
+export class ObserverError extends Error {
+  override readonly name = 'ObserverError';
+  /** For `config`: the offending setting. */
+  readonly field: string | undefined;
+  /** For `malformed`: the znode's path. */
+  readonly path: string | undefined;
+
+  constructor(
+    readonly kind: ObserverErrorKind,
+    message: string,
+    options: { field?: string; path?: string; cause?: unknown } = {},
+  ) {
+    super(options.field !== undefined ? `${options.field}: ${message}` : message, { cause: options.cause });
+    this.field = options.field;
+    this.path = options.path;
+  }
+}
+
+/** True for an {@link ObserverError} of one of the given kinds (any kind when none is given). */
+export function isObserverError(error: unknown, ...kinds: ObserverErrorKind[]): error is ObserverError {
+  return error instanceof ObserverError && (kinds.length === 0 || kinds.includes(error.kind));
+}
+
+/** Narrows `unknown` from a `catch` to `Error`, wrapping anything else (cross-realm safe). */
+export function assertIsError(error: unknown): asserts error is Error {
+  if (!(error instanceof Error) && !types.isNativeError(error)) throw new Error(`non-Error thrown: ${String(error)}`, { cause: error });
+}

@@ -1,0 +1,199 @@
+/**
+ * The D2 observer (issue 25): one ZooKeeper view of the D2 tree served over ADS as rest.li's `indis`
+ * resource types, so many clients read discovery data from a tier of observers instead of holding a
+ * ZooKeeper session each. Replicas are independent (no leader): each holds its own view.
+ *
+ * Composition only: the cache encodes (`resource-cache.ts`), the subscription table starts and
+ * lingers watches (`subscriptions.ts`, `resource-watches.ts`), streams speak ADS (`ads-stream.ts`,
+ * `ads-server.ts`), the admin HTTP shows health, readiness and metrics (`admin-server.ts`).
+ *
+ * Readiness: the ZooKeeper session is connected and the base path was read once (an observer whose
+ * session never came up must not take clients from one that works).
+ *
+ * Concurrency: event loop only. Fixed after `start`: the parts. `disconnectedSince`, `baseRead` and
+ * `lastReadAt` change in session events and watch deliveries.
+ */
+import type { Lifecycle } from '../lifecycle';
+import { createLogger, type Logger } from '../logging';
+import type { ConnectionState, SessionEvent, ZkReader, ZkWatcher } from '../zk';
+import { ObserverAdminServer, type AdminSource } from './admin-server';
+import { ObserverAdsServer, type ObserverTls } from './ads-server';
+import { assertIsError, ObserverError } from './errors';
+import { ObserverMetrics } from './metrics';
+import { ResourceCache } from './resource-cache';
+import { watchResource } from './resource-watches';
+import { Subscriptions } from './subscriptions';
+
+/** The ZooKeeper session as the observer uses it (a `ZkSession` is one). */
+export interface ObserverZk extends ZkWatcher, Pick<ZkReader, 'exists'> {
+  /** The connection state now. */
+  readonly state: ConnectionState;
+  /** Subscribes to session events; returns the unsubscribe function. */
+  on(listener: (event: SessionEvent) => void): () => void;
+}
+
+/** Options of {@link D2Observer.start}. */
+export interface D2ObserverOptions {
+  /** The session the view is read through; the caller opens and closes it. */
+  readonly zk: ObserverZk;
+  /** The D2 base path; `/d2` by default. */
+  readonly basePath?: string;
+  /** The ADS endpoint: 127.0.0.1 and an OS-picked port by default; TLS with `tls`. */
+  readonly grpc?: { readonly host?: string; readonly port?: number; readonly tls?: ObserverTls | undefined };
+  /** The admin HTTP; none when absent. Non-loopback hosts need a token. */
+  readonly admin?: { readonly host: string; readonly port: number; readonly token?: string | undefined };
+  /** How long a resource's watch outlives its last subscriber, ms; 10 s by default. */
+  readonly lingerMs?: number;
+  /** Default: a `d2-observer` logger. */
+  readonly logger?: Logger;
+}
+
+/** What `/status` shows. */
+export interface ObserverStatus {
+  readonly ready: boolean;
+  readonly zkState: ConnectionState;
+  readonly streams: number;
+  readonly subscriptions: number;
+  readonly watchedResources: number;
+}
+
+const DEFAULT_LINGER_MS = 10_000;
+
+/** A running observer; {@link D2Observer.start} makes one, `close()` ends it (not the session). */
+export class D2Observer {
+  /** `running` after start, then `closing`, `closed`. */
+  lifecycle: Lifecycle = 'running';
+  /** The metrics `/metrics` renders. */
+  readonly metrics: ObserverMetrics;
+  private readonly log: Logger;
+  private readonly cache: ResourceCache;
+  private readonly subscriptions: Subscriptions;
+  private ads: ObserverAdsServer | undefined;
+  private admin: ObserverAdminServer | undefined;
+  private readonly unlisten: () => void;
+  private disconnectedSince: number | undefined;
+  private lastReadAt: number | undefined;
+  private baseRead = false;
+
+  private constructor(private readonly options: D2ObserverOptions) {
+    const log = (this.log = options.logger ?? createLogger('d2-observer'));
+    this.metrics = new ObserverMetrics({
+      streams: () => this.ads?.activeStreams ?? 0,
+      subscriptions: () => this.subscriptions.subscriptions,
+      watchedResources: () => this.subscriptions.watched,
+      zkConnected: () => options.zk.state === 'connected',
+      secondsSinceLastRead: () => (this.lastReadAt === undefined ? 0 : (Date.now() - this.lastReadAt) / 1000),
+      secondsDisconnected: () => (this.disconnectedSince === undefined ? 0 : (Date.now() - this.disconnectedSince) / 1000),
+    });
+    const malformed = (error: ObserverError): void => {
+      this.metrics.malformedNode();
+      log.warn({ path: error.path, err: error }, 'znode not served, last good version kept');
+    };
+    this.cache = new ResourceCache({ encoded: (typeUrl) => this.metrics.encoded(typeUrl), malformed });
+    const hooks = { malformed, read: () => (this.lastReadAt = Date.now()) };
+    this.subscriptions = new Subscriptions({
+      cache: this.cache,
+      basePath: options.basePath ?? '/d2',
+      lingerMs: options.lingerMs ?? DEFAULT_LINGER_MS,
+      watch: (key, typeUrl, target) => watchResource(options.zk, this.cache, hooks, key, typeUrl, target),
+    });
+    if (options.zk.state !== 'connected') this.disconnectedSince = Date.now();
+    this.unlisten = options.zk.on((event) => this.onSessionEvent(event));
+  }
+
+  /**
+   * Starts serving: ADS at once (streams wait for their first reads), the admin HTTP, and the
+   * first read of the base path (readiness).
+   * @throws ObserverError `config` when a port cannot be bound or the admin access rules refuse.
+   */
+  static async start(options: D2ObserverOptions): Promise<D2Observer> {
+    const observer = new D2Observer(options);
+    try {
+      observer.ads = await ObserverAdsServer.start({
+        ...options.grpc,
+        cache: observer.cache,
+        subscriptions: observer.subscriptions,
+        hooks: {
+          pushed: (typeUrl, n) => observer.metrics.pushed(typeUrl, n),
+          nacked: (info) => {
+            observer.metrics.nacked(info.typeUrl);
+            observer.log.warn(info, 'client NACKed a response; still serving');
+          },
+        },
+      });
+      if (options.admin) observer.admin = await ObserverAdminServer.start({ ...options.admin, source: observer.adminSource() });
+    } catch (err) {
+      await observer.close();
+      throw err;
+    }
+    void observer.readBase();
+    return observer;
+  }
+
+  /** The bound ADS port. */
+  get grpcPort(): number {
+    return this.ads?.port ?? 0;
+  }
+
+  /** The bound admin port (undefined without an admin server). */
+  get adminPort(): number | undefined {
+    return this.admin?.port;
+  }
+
+  /** True once the session is connected and the base path was read. */
+  get ready(): boolean {
+    return this.baseRead && this.options.zk.state === 'connected' && this.lifecycle === 'running';
+  }
+
+  /** Counts for `/status` and logs. */
+  status(): ObserverStatus {
+    return {
+      ready: this.ready,
+      zkState: this.options.zk.state,
+      streams: this.ads?.activeStreams ?? 0,
+      subscriptions: this.subscriptions.subscriptions,
+      watchedResources: this.subscriptions.watched,
+    };
+  }
+
+  /** Ends every stream (UNAVAILABLE), stops the watches and the admin HTTP. The session stays open. Idempotent. */
+  async close(): Promise<void> {
+    if (this.lifecycle !== 'running') return;
+    this.lifecycle = 'closing';
+    this.unlisten();
+    await this.ads?.close();
+    this.subscriptions.close();
+    await this.admin?.close();
+    this.lifecycle = 'closed';
+  }
+
+  private adminSource(): AdminSource {
+    return {
+      healthy: () => this.lifecycle === 'running',
+      ready: () => this.ready,
+      status: () => this.status(),
+      metrics: () => this.metrics.render(),
+    };
+  }
+
+  private onSessionEvent(event: SessionEvent): void {
+    if (event === 'connected' || event === 'reset') {
+      this.disconnectedSince = undefined;
+      if (!this.baseRead) void this.readBase();
+    } else this.disconnectedSince ??= Date.now();
+  }
+
+  private async readBase(): Promise<void> {
+    const base = this.options.basePath ?? '/d2';
+    try {
+      const stat = await this.options.zk.exists(base);
+      this.lastReadAt = Date.now();
+      if (!this.baseRead) this.log.info({ basePath: base, exists: stat !== undefined }, 'base path read; ready');
+      this.baseRead = true;
+    } catch (err) {
+      assertIsError(err);
+      // Retried on the next `connected` / `reset`.
+      this.log.warn({ err, basePath: base }, 'base path read failed');
+    }
+  }
+}

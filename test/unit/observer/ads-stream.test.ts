@@ -1,0 +1,171 @@
+/**
+ * One observer ADS stream against a fake call: a response waits for every subscribed resource's
+ * first read (SotW: a name left out means deleted), absent resources are left out, a burst of
+ * changes is one response, stale requests are ignored, a NACK is reported and not answered with a
+ * resend, and a closed stream gives its subscriptions back.
+ */
+import { EventEmitter } from 'node:events';
+import { ObserverAdsStream, type AdsCall, type StreamHooks } from '../../../lib/observer/ads-stream';
+import { ResourceCache } from '../../../lib/observer/resource-cache';
+import { resourceKey, type NodeTarget } from '../../../lib/observer/resource-names';
+import { Subscriptions } from '../../../lib/observer/subscriptions';
+import { indis } from '../../../lib/xds';
+import type { DiscoveryRequest, DiscoveryResponse } from '../../../lib/xds/envoy-protos';
+import type { Stat } from '../../../lib/zk';
+
+const NODE = indis.D2_NODE_TYPE_URL;
+const A = '/d2/clusters/a';
+const B = '/d2/clusters/b';
+
+/** A fake duplex call: requests in by `request`, responses out in `written`. */
+class FakeCall extends EventEmitter {
+  readonly written: DiscoveryResponse[] = [];
+  /** What `write` answers: false plays a client that does not read (grpc-js buffering). */
+  accepting = true;
+  write(response: DiscoveryResponse): boolean {
+    this.written.push(response);
+    return this.accepting;
+  }
+  end(): void {}
+  request(req: Partial<DiscoveryRequest> & Pick<DiscoveryRequest, 'resource_names'>): void {
+    this.emit('data', { type_url: NODE, version_info: '', response_nonce: '', ...req });
+  }
+}
+
+const stat = (mzxid: bigint): Stat => ({ czxid: 1n, mzxid, pzxid: 1n, ephemeralOwner: 0n, mtime: 0, version: 0, cversion: 0, aversion: 0, dataLength: 0, numChildren: 0 });
+const target = (path: string): NodeTarget => ({ kind: 'cluster', path });
+const turns = async (): Promise<void> => {
+  for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+};
+
+let cache: ResourceCache;
+let subscriptions: Subscriptions;
+let call: FakeCall;
+let nacks: string[];
+let closed: number;
+
+function write(path: string, mzxid: bigint, v: string): void {
+  cache.putNode(resourceKey(NODE, path), NODE, target(path), { exists: true, data: Buffer.from(JSON.stringify({ clusterName: path.split('/').pop(), properties: { v } })), stat: stat(mzxid) });
+}
+
+function names(response: DiscoveryResponse | undefined): string[] {
+  return (response?.resources ?? []).map((any) => {
+    const d = indis.d2NodeType.decode(any, undefined);
+    return d.ok ? `${d.value.name}@${String(d.value.data.properties && (d.value.data.properties as { v: string }).v)}` : 'undecodable';
+  });
+}
+
+beforeEach(() => {
+  cache = new ResourceCache({ encoded: () => undefined, malformed: () => undefined });
+  subscriptions = new Subscriptions({ cache, basePath: '/d2', lingerMs: 0, watch: () => ({ close: () => undefined }) });
+  call = new FakeCall();
+  nacks = [];
+  closed = 0;
+  const hooks: StreamHooks = { pushed: () => undefined, nacked: (info) => nacks.push(info.message), closed: () => void closed++ };
+  new ObserverAdsStream(call as unknown as AdsCall, { id: 1, cache, subscriptions, hooks });
+});
+
+afterEach(() => subscriptions.close());
+
+describe('an observer ADS stream', () => {
+  it('holds its response until every subscribed resource was read, and leaves absent ones out', async () => {
+    // Act
+    call.request({ resource_names: [A, B] });
+    await turns();
+    const whilePending = call.written.length;
+    write(A, 5n, '1');
+    await turns();
+    const whileOnePending = call.written.length;
+    cache.putNode(resourceKey(NODE, B), NODE, target(B), { exists: false });
+    await turns();
+
+    // Assess
+    expect([whilePending, whileOnePending]).toEqual([0, 0]);
+    expect(call.written.map(names)).toEqual([[`${A}@1`]]);
+  });
+
+  it('sends a burst of changes as one response carrying the latest state', async () => {
+    // Prepare
+    write(A, 1n, '1');
+    call.request({ resource_names: [A] });
+    await turns();
+    call.request({ resource_names: [A], response_nonce: call.written[0]!.nonce, version_info: call.written[0]!.version_info });
+
+    // Act
+    write(A, 2n, '2');
+    write(A, 3n, '3');
+    await turns();
+
+    // Assess
+    expect(call.written.map(names)).toEqual([[`${A}@1`], [`${A}@3`]]);
+    expect(new Set(call.written.map((r) => r.nonce)).size).toBe(2);
+  });
+
+  it('ignores a request with a stale nonce', async () => {
+    // Prepare
+    write(A, 1n, '1');
+    write(B, 1n, '1');
+    call.request({ resource_names: [A] });
+    await turns();
+    write(A, 2n, '2');
+    await turns();
+
+    // Act: names changed, but answering the first response: a newer request follows
+    call.request({ resource_names: [A, B], response_nonce: call.written[0]!.nonce });
+    await turns();
+
+    // Assess
+    expect(call.written).toHaveLength(2);
+    expect(subscriptions.subscriptions).toBe(1);
+  });
+
+  it('reports a NACK and does not resend the rejected state', async () => {
+    // Prepare
+    write(A, 1n, '1');
+    call.request({ resource_names: [A] });
+    await turns();
+
+    // Act
+    call.request({ resource_names: [A], response_nonce: call.written[0]!.nonce, error_detail: { code: 3, message: 'bad' } });
+    await turns();
+
+    // Assess
+    expect(nacks).toEqual(['bad']);
+    expect(call.written).toHaveLength(1);
+  });
+
+  it('gives its subscriptions back when the call ends', async () => {
+    // Prepare
+    call.request({ resource_names: [A, B] });
+    await turns();
+
+    // Act
+    call.emit('cancelled');
+
+    // Assess
+    expect(subscriptions.subscriptions).toBe(0);
+    expect(closed).toBe(1);
+  });
+
+  it('holds responses for a slow client until drain, then sends only the latest state', async () => {
+    // Prepare
+    write(A, 1n, '1');
+    call.accepting = false;
+    call.request({ resource_names: [A] });
+    await turns();
+
+    // Act
+    write(A, 2n, '2');
+    await turns();
+    write(A, 3n, '3');
+    await turns();
+    const whileBlocked = call.written.length;
+    call.accepting = true;
+    call.emit('drain');
+    await turns();
+
+    // Assess
+    expect(whileBlocked).toBe(1);
+    expect(call.written.map(names)).toEqual([[`${A}@1`], [`${A}@3`]]);
+  });
+});
