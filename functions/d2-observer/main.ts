@@ -4,6 +4,7 @@
  * end UNAVAILABLE so clients move to another observer, then the session closes) within a few
  * seconds. Logic lives in lib/observer.
  */
+import { closeOnSignal } from '../../lib/lifecycle';
 import { createLogger } from '../../lib/logging';
 import { D2Observer, loadObserverConfig } from '../../lib/observer';
 import { connectSession } from '../../lib/zk';
@@ -18,25 +19,8 @@ async function main(): Promise<void> {
   // Whether the admin endpoints ask for a token, never the token itself.
   const adminAuth = config.admin.token === undefined ? 'none' : 'bearer';
   log.info({ basePath: config.basePath, grpcHost: config.grpc.host, grpcPort: observer.grpcPort, adminHost: config.admin.host, adminPort: observer.adminPort, adminAuth, grpcTls: config.grpc.tls === undefined ? 'none' : config.grpc.tls.ca ? 'mutual' : 'server', zkTls: config.zookeeper.tls !== undefined }, 'd2-observer started');
-  const stop = (signal: NodeJS.Signals): void => {
-    log.info({ signal }, 'stopping');
-    setTimeout(() => {
-      log.error('stop deadline passed; exiting');
-      process.exit(1);
-    }, STOP_DEADLINE_MS).unref();
-    observer
-      .close()
-      .then(() => session.close())
-      .then(
-        () => process.exit(0),
-        (err: unknown) => {
-          log.error({ err }, 'stop failed');
-          process.exit(1);
-        },
-      );
-  };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
+  // Streams first (clients move to another observer), then the session.
+  closeOnSignal({ close: () => observer.close().then(() => session.close()) }, { logger: log, deadlineMs: STOP_DEADLINE_MS });
 }
 
 main().catch((err: unknown) => {

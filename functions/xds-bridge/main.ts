@@ -6,6 +6,7 @@
  * carries the gauges the alarms watch (`lib/bridge/emf.ts`).
  */
 import { loadBridgeConfig, startEmfReporter, XdsBridge } from '../../lib/bridge';
+import { closeOnSignal } from '../../lib/lifecycle';
 import { createLogger } from '../../lib/logging';
 
 const STOP_DEADLINE_MS = 5000;
@@ -20,23 +21,13 @@ async function main(): Promise<void> {
   log.info({ replicaId: config.replicaId, services: config.services.length, adminHost: config.admin.host, adminPort: bridge.adminPort, adminGrpcPort: bridge.adminGrpcPort, adminAuth, zkTls: config.zookeeper.tls !== undefined, role: bridge.role }, 'xds-bridge started');
   const namespace = process.env.BRIDGE_EMF_NAMESPACE;
   const emf = namespace ? startEmfReporter(bridge, { namespace }) : undefined;
-  const stop = (signal: NodeJS.Signals): void => {
-    log.info({ signal }, 'stopping');
-    emf?.close();
-    setTimeout(() => {
-      log.error('stop deadline passed; exiting');
-      process.exit(1);
-    }, STOP_DEADLINE_MS).unref();
-    bridge.close().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        log.error({ err }, 'stop failed');
-        process.exit(1);
-      },
-    );
+  const stoppable = {
+    close: (): Promise<void> => {
+      emf?.close();
+      return bridge.close();
+    },
   };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
+  closeOnSignal(stoppable, { logger: log, deadlineMs: STOP_DEADLINE_MS });
 }
 
 main().catch((err: unknown) => {

@@ -10,7 +10,8 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { addCsdsService, type CsdsClients } from '../xds';
-import { adminTokenDigest, assertAdminAccess, bearerMatches } from './admin-access';
+import { adminTokenDigest, bearerMatches } from '../admin-http';
+import { assertAdminAccess } from './admin-access';
 
 /** Options of {@link AdminGrpcServer.start}. */
 export interface AdminGrpcServerOptions {
