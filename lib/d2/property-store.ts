@@ -1,9 +1,7 @@
 import type { DataState, Stat, Watch, ZkWatcher } from '../zk';
 import { createLogger, type Logger } from '../logging';
-import { callSafely, publishSafely } from './subscribers';
-import { assertIsError, D2Error } from './errors';
-import { assertNodeName } from './paths';
-import type { Lifecycle } from '../lifecycle';
+import { PropertyEntries } from './property-entries';
+import { assertIsError } from './errors';
 
 /**
  * Hears one property's life, in rest.li's PropertyEventBus order: `onInitialize` exactly once and
@@ -77,20 +75,24 @@ export interface PropertyStoreStats {
 /** Turns a znode's bytes into a property; throws (a `malformed` D2Error, ideally) when it cannot. */
 export type PropertyParser<T> = (data: Buffer, name: string, stat: Stat) => T;
 
-/** Options for {@link ZooKeeperPropertyStore}. */
-export interface PropertyStoreOptions<T> {
-  /** The ZooKeeper session the watches go through; shared, not owned (closing the store leaves it open). */
-  readonly session: ZkWatcher;
-  /** The directory holding one znode per property, e.g. `/d2/clusters` (see `paths.ts`). */
+/** What both property stores (ZooKeeper- and xDS-fed) are configured with, besides their source and parser. */
+export interface PropertyStoreCommonOptions {
+  /** The directory holding one node per property, e.g. `/d2/clusters` (see `paths.ts`): the store follows `<directory>/<name>`. */
   readonly directory: string;
-  /** Turns each version of a znode into a property; a throw marks that write unreadable. */
-  readonly parse: PropertyParser<T>;
   /** What the properties are (`cluster`, `service`), for logs. */
   readonly kind: string;
   /** Called for every unreadable write, after it is logged and counted. */
   readonly onMalformed?: (name: string, error: Error) => void;
-  /** Default a `d2-<kind>-store` logger from `createLogger`. */
+  /** Default a `d2-<kind>-store` (xDS: `d2-xds-<kind>-store`) logger from `createLogger`. */
   readonly logger?: Logger;
+}
+
+/** Options for {@link ZooKeeperPropertyStore}. */
+export interface PropertyStoreOptions<T> extends PropertyStoreCommonOptions {
+  /** The ZooKeeper session the watches go through; shared, not owned (closing the store leaves it open). */
+  readonly session: ZkWatcher;
+  /** Turns each version of a znode into a property; a throw marks that write unreadable. */
+  readonly parse: PropertyParser<T>;
 }
 
 interface Entry<T> {
@@ -112,99 +114,48 @@ interface Entry<T> {
  * Concurrency: entries change only in watch callbacks and in subscribe/unsubscribe, all on the event
  * loop; subscriber calls are synchronous, so a subscriber sees each store update exactly once, in order.
  */
-export class ZooKeeperPropertyStore<T> implements PropertySource<T> {
-  private readonly entries = new Map<string, Entry<T>>();
-  private readonly log: Logger;
-  /** A store runs from construction until {@link close}. */
-  private lifecycle: Lifecycle = 'running';
-  private readonly counters = { malformed: 0, published: 0 };
-
+export class ZooKeeperPropertyStore<T> extends PropertyEntries<T, Entry<T>> implements PropertySource<T> {
   constructor(private readonly options: PropertyStoreOptions<T>) {
-    this.log = options.logger ?? createLogger(`d2-${options.kind}-store`);
-  }
-
-  subscribe(name: string, subscriber: PropertySubscriber<T>): () => void {
-    if (this.lifecycle === 'closed') throw new D2Error('closed', `${this.options.kind} store is closed`);
-    assertNodeName(name, `${this.options.kind} name`);
-    let entry = this.entries.get(name);
-    if (!entry) {
-      entry = this.startWatching(name);
-    } else if (entry.status !== 'loading') {
-      callSafely(this.log, name, () => subscriber.onInitialize(name, entry!.value));
-    }
-    // A Set keeps one registration per subscriber object; a second subscribe of the same one is a no-op.
-    const target = entry;
-    target.subscribers.add(subscriber);
-    let active = true;
-    return () => {
-      if (!active) return;
-      active = false;
-      this.unsubscribe(name, target, subscriber);
-    };
-  }
-
-  get(name: string): T | undefined {
-    return this.entries.get(name)?.value;
-  }
-
-  snapshot(name: string): PropertySnapshot<T> | undefined {
-    const entry = this.entries.get(name);
-    if (!entry) return undefined;
-    return { status: entry.status, value: entry.value, version: entry.version, rejected: entry.rejected };
+    super({ kind: options.kind, log: options.logger ?? createLogger(`d2-${options.kind}-store`), onMalformed: options.onMalformed });
   }
 
   /** Names followed now. */
   names(): string[] {
-    return [...this.entries.keys()];
+    return this.followed();
   }
 
   /** Resolves once the first read of `name` is done (at once if it is, or if nobody follows it). */
   ready(name: string): Promise<void> {
-    return this.entries.get(name)?.watch.ready ?? Promise.resolve();
+    return this.entry(name)?.watch.ready ?? Promise.resolve();
   }
 
   /** The store's counters (a copy). */
   stats(): PropertyStoreStats {
-    return { watched: this.entries.size, ...this.counters };
+    return { watched: this.size, ...this.counters };
   }
 
-  close(): void {
-    if (this.lifecycle === 'closed') return;
-    this.lifecycle = 'closed';
-    for (const entry of this.entries.values()) entry.watch.close();
-    this.entries.clear();
+  /** Last subscriber gone, or close: stops the watch. */
+  protected override stopWatching(entry: Entry<T>): void {
+    entry.watch.close();
   }
 
-  private startWatching(name: string): Entry<T> {
+  /** First subscriber of a name; the base class tracks the entry once this returns. */
+  protected override startWatching(name: string): Entry<T> {
     const path = `${this.options.directory}/${name}`;
     // The watch delivers only after its first read (never synchronously), so `holder` is filled in time;
     // the identity check drops a late delivery to an entry that was already given up.
     const holder: { entry?: Entry<T> } = {};
     const watch = this.options.session.watchData(path, (state) => {
-      if (holder.entry && this.entries.get(name) === holder.entry) this.onState(name, holder.entry, state);
+      if (holder.entry && this.isCurrent(name, holder.entry)) this.onState(name, holder.entry, state);
     });
     const entry: Entry<T> = { status: 'loading', value: undefined, version: undefined, rejected: undefined, subscribers: new Set(), watch };
     holder.entry = entry;
-    this.entries.set(name, entry);
     return entry;
   }
 
-  private unsubscribe(name: string, entry: Entry<T>, subscriber: PropertySubscriber<T>): void {
-    entry.subscribers.delete(subscriber);
-    if (entry.subscribers.size > 0 || this.entries.get(name) !== entry) return;
-    // rest.li's PropertyEventBus stops publishing when the last subscriber leaves; we also forget the
-    // value, so a later subscriber reads it fresh instead of being handed something stale.
-    entry.watch.close();
-    this.entries.delete(name);
-  }
-
   private onState(name: string, entry: Entry<T>, state: DataState): void {
-    const first = entry.status === 'loading';
     if (!state.exists) {
-      const had = entry.status === 'present' || entry.status === 'unreadable';
-      Object.assign(entry, { status: 'absent', value: undefined, version: undefined, rejected: undefined });
-      if (first) this.publish(entry, (s) => s.onInitialize(name, undefined), name);
-      else if (had) this.publish(entry, (s) => s.onRemove(name), name);
+      this.absent(name, entry);
       return;
     }
     let value: T;
@@ -213,30 +164,8 @@ export class ZooKeeperPropertyStore<T> implements PropertySource<T> {
     } catch (err) {
       assertIsError(err);
       this.reject(name, entry, state.stat.mzxid, err);
-      if (first) this.publish(entry, (s) => s.onInitialize(name, undefined), name);
       return;
     }
-    entry.status = 'present';
-    entry.value = value;
-    entry.version = state.stat.mzxid;
-    entry.rejected = undefined;
-    this.counters.published++;
-    if (first) this.publish(entry, (s) => s.onInitialize(name, value), name);
-    else this.publish(entry, (s) => s.onAdd(name, value), name);
-  }
-
-  private reject(name: string, entry: Entry<T>, version: bigint, error: Error): void {
-    this.counters.malformed++;
-    entry.rejected = { version, error };
-    if (entry.status !== 'present') entry.status = 'unreadable';
-    this.log.warn(
-      { err: error, kind: this.options.kind, name, version: version.toString(), keeping: entry.version?.toString() ?? null },
-      `unreadable ${this.options.kind} properties; keeping the last good value`,
-    );
-    if (this.options.onMalformed) callSafely(this.log, name, () => this.options.onMalformed!(name, error));
-  }
-
-  private publish(entry: Entry<T>, call: (subscriber: PropertySubscriber<T>) => void, name: string): void {
-    publishSafely(this.log, name, entry.subscribers, call);
+    this.accept(name, entry, value, state.stat.mzxid);
   }
 }

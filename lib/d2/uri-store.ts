@@ -1,12 +1,12 @@
 import type { ChildrenState, DataState, Watch, ZkWatcher } from '../zk';
 import { createLogger, type Logger } from '../logging';
-import { callSafely, publishSafely } from './subscribers';
+import { callSafely } from './subscribers';
+import { SubscribedEntries } from './subscribed-entries';
+import { childStatuses, remergeUris, uriStoreStats } from './uri-entries';
 import { parseUriProperties } from './codecs/uri';
-import { assertIsError, D2Error } from './errors';
-import { mergeUriProperties, type MergedUriProperties, type UriProperties } from './model';
-import { assertNodeName } from './paths';
-import type { PropertySnapshot, PropertySource, PropertyStatus, PropertySubscriber } from './property-store';
-import type { Lifecycle } from '../lifecycle';
+import { assertIsError } from './errors';
+import type { MergedUriProperties, UriProperties } from './model';
+import type { PropertySource, PropertyStatus, PropertySubscriber } from './property-store';
 
 /** Options for {@link ZooKeeperUriStore}. */
 export interface UriStoreOptions {
@@ -79,68 +79,32 @@ interface ClusterEntry {
  * Concurrency: entries change only in watch callbacks, subscribe/unsubscribe and the flush, all on the
  * event loop.
  */
-export class ZooKeeperUriStore implements PropertySource<MergedUriProperties> {
-  private readonly entries = new Map<string, ClusterEntry>();
-  private readonly log: Logger;
-  private lifecycle: Lifecycle = 'running';
-  private readonly counters = { malformed: 0, published: 0 };
-
+export class ZooKeeperUriStore extends SubscribedEntries<MergedUriProperties, ClusterEntry> implements PropertySource<MergedUriProperties> {
   constructor(private readonly options: UriStoreOptions) {
-    this.log = options.logger ?? createLogger('d2-uri-store');
-  }
-
-  subscribe(cluster: string, subscriber: PropertySubscriber<MergedUriProperties>): () => void {
-    if (this.lifecycle === 'closed') throw new D2Error('closed', 'uri store is closed');
-    assertNodeName(cluster, 'cluster name');
-    let entry = this.entries.get(cluster);
-    if (!entry) entry = this.startWatching(cluster);
-    else if (entry.status !== 'loading') callSafely(this.log, cluster, () => subscriber.onInitialize(cluster, entry!.merged));
-    const target = entry;
-    target.subscribers.add(subscriber);
-    let active = true;
-    return () => {
-      if (!active) return;
-      active = false;
-      target.subscribers.delete(subscriber);
-      if (target.subscribers.size === 0 && this.entries.get(cluster) === target) this.stopWatching(cluster, target);
-    };
-  }
-
-  get(cluster: string): MergedUriProperties | undefined {
-    return this.entries.get(cluster)?.merged;
-  }
-
-  snapshot(cluster: string): PropertySnapshot<MergedUriProperties> | undefined {
-    const entry = this.entries.get(cluster);
-    if (!entry) return undefined;
-    return { status: entry.status, value: entry.merged, version: entry.version, rejected: entry.rejected };
+    super({ closedMessage: 'uri store is closed', nameLabel: 'cluster name', log: options.logger ?? createLogger('d2-uri-store') });
   }
 
   /** Per child of a followed cluster: its status (for diagnostics and tests). */
   childStatuses(cluster: string): Record<string, PropertyStatus> {
-    const entry = this.entries.get(cluster);
-    return Object.fromEntries([...(entry?.children ?? [])].map(([name, child]) => [name, child.status]));
+    return childStatuses(this.entry(cluster)?.children);
   }
 
   /** The store's counters (a copy). */
   stats(): UriStoreStats {
-    let children = 0;
-    for (const entry of this.entries.values()) children += entry.children.size;
-    return { watched: this.entries.size, children, ...this.counters };
+    return uriStoreStats(this.followedEntries(), this.counters);
   }
 
-  close(): void {
-    if (this.lifecycle === 'closed') return;
-    this.lifecycle = 'closed';
-    for (const [cluster, entry] of [...this.entries]) this.stopWatching(cluster, entry);
+  protected override valueOf(entry: ClusterEntry): MergedUriProperties | undefined {
+    return entry.merged;
   }
 
-  private startWatching(cluster: string): ClusterEntry {
+  /** First subscriber of a name; the base class tracks the entry once this returns. */
+  protected override startWatching(cluster: string): ClusterEntry {
     const holder: { entry?: ClusterEntry } = {};
     // Deliveries come after the first read, never synchronously, so `holder` is filled in time; the
     // identity check drops a late delivery to an entry that was already given up.
     const watch = this.options.session.watchChildren(`${this.options.directory}/${cluster}`, (state) => {
-      if (holder.entry && this.entries.get(cluster) === holder.entry) this.onChildren(cluster, holder.entry, state);
+      if (holder.entry && this.isCurrent(cluster, holder.entry)) this.onChildren(cluster, holder.entry, state);
     });
     const entry: ClusterEntry = {
       status: 'loading',
@@ -155,16 +119,15 @@ export class ZooKeeperUriStore implements PropertySource<MergedUriProperties> {
       flush: undefined,
     };
     holder.entry = entry;
-    this.entries.set(cluster, entry);
     return entry;
   }
 
-  private stopWatching(cluster: string, entry: ClusterEntry): void {
+  /** Last subscriber gone, or close: stops the children watch, every child's watch and a pending flush. */
+  protected override stopWatching(entry: ClusterEntry): void {
     entry.watch.close();
     for (const child of entry.children.values()) child.watch.close();
     entry.children.clear();
     if (entry.flush) clearImmediate(entry.flush);
-    this.entries.delete(cluster);
   }
 
   private onChildren(cluster: string, entry: ClusterEntry, state: ChildrenState): void {
@@ -201,7 +164,7 @@ export class ZooKeeperUriStore implements PropertySource<MergedUriProperties> {
     const holder: { child?: Child } = {};
     const watch = this.options.session.watchData(path, (state) => {
       const child = holder.child;
-      if (child && entry.children.get(name) === child && this.entries.get(cluster) === entry) this.onChild(cluster, entry, name, child, state);
+      if (child && entry.children.get(name) === child && this.isCurrent(cluster, entry)) this.onChild(cluster, entry, name, child, state);
     });
     const child: Child = { status: 'loading', value: undefined, version: 0n, created: 0n, watch };
     holder.child = child;
@@ -250,7 +213,7 @@ export class ZooKeeperUriStore implements PropertySource<MergedUriProperties> {
     if (entry.flush || entry.status !== 'present') return;
     entry.flush = setImmediate(() => {
       entry.flush = undefined;
-      if (this.entries.get(cluster) !== entry || entry.status !== 'present') return;
+      if (!this.isCurrent(cluster, entry) || entry.status !== 'present') return;
       // Coming back from absent: wait for the children's first reads rather than publish an empty view.
       if (!entry.merged && [...entry.children.values()].some((c) => c.status === 'loading')) return;
       if (!this.remerge(cluster, entry)) return;
@@ -259,30 +222,11 @@ export class ZooKeeperUriStore implements PropertySource<MergedUriProperties> {
     });
   }
 
-  /** Recomputes the merged view; false when the included children and their versions did not change. */
+  /** Recomputes the merged view (see `remergeUris`), counting it when it changed. */
   private remerge(cluster: string, entry: ClusterEntry): boolean {
-    const included: UriProperties[] = [];
-    const parts: string[] = [];
-    let version = entry.listVersion;
-    // In creation order, so the newest announcement of a URI wins (a re-announcement over a stale node
-    // of a previous session): a deterministic stand-in for rest.li's HashMap order.
-    const ordered = [...entry.children].sort(([, a], [, b]) => (a.created < b.created ? -1 : a.created > b.created ? 1 : 0));
-    for (const [name, child] of ordered) {
-      if (child.status !== 'present' || !child.value) continue;
-      included.push(child.value);
-      parts.push(`${name}@${child.version}`);
-      if (child.version > version) version = child.version;
-    }
-    const fingerprint = parts.join('|');
-    if (entry.merged && fingerprint === entry.fingerprint) return false;
-    entry.fingerprint = fingerprint;
-    entry.merged = mergeUriProperties(cluster, included);
-    entry.version = version;
+    // The children list's pzxid is the floor: a child removal bumps it, so the view's version moves.
+    if (!remergeUris(cluster, entry, entry.listVersion)) return false;
     this.counters.published++;
     return true;
-  }
-
-  private publish(cluster: string, entry: ClusterEntry, call: (s: PropertySubscriber<MergedUriProperties>) => void): void {
-    publishSafely(this.log, cluster, entry.subscribers, call);
   }
 }

@@ -20,3 +20,35 @@ export interface D2XdsPort {
 export function isResourceRejection(error: XdsError): boolean {
   return error.kind === 'nacked' || error.kind === 'validation';
 }
+
+/** What an xDS-fed store does with one watch's events (each synchronous; `done` is called for it). */
+export interface D2WatchHandlers<T> {
+  /** A version of the resource. */
+  update(resource: T): void;
+  /** The resource does not exist. */
+  absent(): void;
+  /** An xDS error; `ambient` when the client still has a usable resource. */
+  error(error: XdsError, ambient: boolean): void;
+}
+
+/**
+ * An {@link XdsWatcher} that hands events to `handlers` while `current()` holds and calls `done()`
+ * after each: `cancel` stops new callbacks, `current` drops one already running for an entry the
+ * store has given up. Shared by the xDS-fed stores so the watcher contract is kept once.
+ */
+export function currentWatcher<T>(current: () => boolean, handlers: D2WatchHandlers<T>): XdsWatcher<T> {
+  return {
+    onUpdate: (resource, done) => {
+      if (current()) handlers.update(resource);
+      done();
+    },
+    onResourceDoesNotExist: (done) => {
+      if (current()) handlers.absent();
+      done();
+    },
+    onError: (error, info, done) => {
+      if (current()) handlers.error(error, info.ambient);
+      done();
+    },
+  };
+}

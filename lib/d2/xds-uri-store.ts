@@ -1,15 +1,15 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { indis, JsonObject, XdsError } from '../xds';
 import { createLogger, type Logger } from '../logging';
-import type { Lifecycle } from '../lifecycle';
-import { callSafely, publishSafely } from './subscribers';
+import { callSafely } from './subscribers';
+import { SubscribedEntries } from './subscribed-entries';
+import { childStatuses, remergeUris, uriStoreStats } from './uri-entries';
 import { parseUriProperties } from './codecs/uri';
-import { assertIsError, D2Error } from './errors';
-import { mergeUriProperties, type MergedUriProperties, type UriProperties } from './model';
-import { assertNodeName } from './paths';
-import type { PropertySnapshot, PropertySource, PropertyStatus, PropertySubscriber } from './property-store';
+import { assertIsError } from './errors';
+import type { MergedUriProperties, UriProperties } from './model';
+import type { PropertySource, PropertyStatus, PropertySubscriber } from './property-store';
 import type { UriStoreStats } from './uri-store';
-import { isResourceRejection, type D2XdsPort } from './xds-port';
+import { currentWatcher, isResourceRejection, type D2XdsPort } from './xds-port';
 
 /** Options for {@link XdsUriStore}. */
 export interface XdsUriStoreOptions {
@@ -61,66 +61,32 @@ interface ClusterEntry {
  *
  * Concurrency: entries change only in watcher callbacks and in subscribe/unsubscribe, on the event loop.
  */
-export class XdsUriStore implements PropertySource<MergedUriProperties> {
-  private readonly entries = new Map<string, ClusterEntry>();
-  private readonly log: Logger;
-  private lifecycle: Lifecycle = 'running';
-  private readonly counters = { malformed: 0, published: 0 };
-
+export class XdsUriStore extends SubscribedEntries<MergedUriProperties, ClusterEntry> implements PropertySource<MergedUriProperties> {
   constructor(private readonly options: XdsUriStoreOptions) {
-    this.log = options.logger ?? createLogger('d2-xds-uri-store');
-  }
-
-  subscribe(cluster: string, subscriber: PropertySubscriber<MergedUriProperties>): () => void {
-    if (this.lifecycle === 'closed') throw new D2Error('closed', 'uri store is closed');
-    assertNodeName(cluster, 'cluster name');
-    let entry = this.entries.get(cluster);
-    if (!entry) entry = this.startWatching(cluster);
-    else if (entry.status !== 'loading') callSafely(this.log, cluster, () => subscriber.onInitialize(cluster, entry!.merged));
-    const target = entry;
-    target.subscribers.add(subscriber);
-    let active = true;
-    return () => {
-      if (!active) return;
-      active = false;
-      target.subscribers.delete(subscriber);
-      if (target.subscribers.size > 0 || this.entries.get(cluster) !== target) return;
-      target.cancel();
-      this.entries.delete(cluster);
-    };
-  }
-
-  get(cluster: string): MergedUriProperties | undefined {
-    return this.entries.get(cluster)?.merged;
-  }
-
-  snapshot(cluster: string): PropertySnapshot<MergedUriProperties> | undefined {
-    const entry = this.entries.get(cluster);
-    if (!entry) return undefined;
-    return { status: entry.status, value: entry.merged, version: entry.version, rejected: entry.rejected };
+    super({ closedMessage: 'uri store is closed', nameLabel: 'cluster name', log: options.logger ?? createLogger('d2-xds-uri-store') });
   }
 
   /** Per child of a followed cluster: its status (for diagnostics and tests). */
   childStatuses(cluster: string): Record<string, PropertyStatus> {
-    const entry = this.entries.get(cluster);
-    return Object.fromEntries([...(entry?.children ?? [])].map(([name, child]) => [name, child.status]));
+    return childStatuses(this.entry(cluster)?.children);
   }
 
   /** The store's counters (a copy). */
   stats(): UriStoreStats {
-    let children = 0;
-    for (const entry of this.entries.values()) children += entry.children.size;
-    return { watched: this.entries.size, children, ...this.counters };
+    return uriStoreStats(this.followedEntries(), this.counters);
   }
 
-  close(): void {
-    if (this.lifecycle === 'closed') return;
-    this.lifecycle = 'closed';
-    for (const entry of this.entries.values()) entry.cancel();
-    this.entries.clear();
+  /** Last subscriber gone, or close: cancels the watch. */
+  protected override stopWatching(entry: ClusterEntry): void {
+    entry.cancel();
   }
 
-  private startWatching(cluster: string): ClusterEntry {
+  protected override valueOf(entry: ClusterEntry): MergedUriProperties | undefined {
+    return entry.merged;
+  }
+
+  /** First subscriber of a name; the base class tracks the entry once this returns. */
+  protected override startWatching(cluster: string): ClusterEntry {
     const entry: ClusterEntry = {
       status: 'loading',
       children: new Map(),
@@ -131,22 +97,18 @@ export class XdsUriStore implements PropertySource<MergedUriProperties> {
       rejected: undefined,
       cancel: () => undefined,
     };
-    this.entries.set(cluster, entry);
-    const current = (): boolean => this.entries.get(cluster) === entry;
-    entry.cancel = this.options.xds.watch('d2UriMap', `${this.options.directory}/${cluster}`, {
-      onUpdate: (map, done) => {
-        if (current()) this.onMap(cluster, entry, map);
-        done();
-      },
-      onResourceDoesNotExist: (done) => {
-        if (current()) this.onAbsent(cluster, entry);
-        done();
-      },
-      onError: (error, info, done) => {
-        if (current()) this.onError(cluster, entry, error, info.ambient);
-        done();
-      },
-    });
+    // Watcher callbacks are asynchronous (D2XdsPort), so the entry is tracked before the first one;
+    // the identity check drops a callback to an entry that was given up.
+    const current = (): boolean => this.isCurrent(cluster, entry);
+    entry.cancel = this.options.xds.watch(
+      'd2UriMap',
+      `${this.options.directory}/${cluster}`,
+      currentWatcher(current, {
+        update: (map) => this.onMap(cluster, entry, map),
+        absent: () => this.onAbsent(cluster, entry),
+        error: (error, ambient) => this.onError(cluster, entry, error, ambient),
+      }),
+    );
     return entry;
   }
 
@@ -211,28 +173,11 @@ export class XdsUriStore implements PropertySource<MergedUriProperties> {
     if (this.options.onMalformed) callSafely(this.log, cluster, () => this.options.onMalformed!(cluster, child, error));
   }
 
-  /** Recomputes the merged view; false when the included children and their versions did not change. */
+  /** Recomputes the merged view (see `remergeUris`), counting it when it changed. */
   private remerge(cluster: string, entry: ClusterEntry): boolean {
-    const included: UriProperties[] = [];
-    const parts: string[] = [];
-    let version = 0n;
-    const ordered = [...entry.children].sort(([, a], [, b]) => (a.created < b.created ? -1 : a.created > b.created ? 1 : 0));
-    for (const [name, child] of ordered) {
-      if (child.status !== 'present' || !child.value) continue;
-      included.push(child.value);
-      parts.push(`${name}@${child.version}`);
-      if (child.version > version) version = child.version;
-    }
-    const fingerprint = parts.join('|');
-    if (entry.merged && fingerprint === entry.fingerprint) return false;
-    entry.fingerprint = fingerprint;
-    entry.merged = mergeUriProperties(cluster, included);
-    entry.version = version;
+    // No children list here: the view's version is its newest included child's.
+    if (!remergeUris(cluster, entry, 0n)) return false;
     this.counters.published++;
     return true;
-  }
-
-  private publish(cluster: string, entry: ClusterEntry, call: (s: PropertySubscriber<MergedUriProperties>) => void): void {
-    publishSafely(this.log, cluster, entry.subscribers, call);
   }
 }
