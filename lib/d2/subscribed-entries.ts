@@ -2,7 +2,7 @@ import type { Logger } from '../logging';
 import type { Lifecycle } from '../lifecycle';
 import { D2Error } from './errors';
 import { assertNodeName } from './paths';
-import type { PropertySnapshot, PropertyStatus, PropertySubscriber } from './property-store';
+import type { PropertySnapshot, PropertyStatus, PropertySubscriber } from './property-source';
 import { callSafely, publishSafely } from './subscribers';
 
 /** The part of a store's per-name entry that {@link SubscribedEntries} reads: state for snapshots, and who listens. */

@@ -1,7 +1,18 @@
 import { mergeUriProperties, type MergedUriProperties, type UriProperties } from './model';
-import type { PropertyStatus } from './property-store';
+import type { PropertyStatus } from './property-source';
 import type { SubscribedEntry } from './subscribed-entries';
-import type { UriStoreStats } from './uri-store';
+
+/** Counters of a `ZooKeeperUriStore` (the URI side of a `LoadBalancerState`). */
+export interface UriStoreStats {
+  /** Clusters being watched now. */
+  watched: number;
+  /** Announcement children being watched now, over all clusters. */
+  children: number;
+  /** Announcement writes that could not be parsed, since the store started. */
+  malformed: number;
+  /** Merged views published (initialize with a value, and add). */
+  published: number;
+}
 
 /** What the merge reads of one announcement child, in either URI store. */
 export interface MergedChild {

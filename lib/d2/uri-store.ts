@@ -20,17 +20,8 @@ export interface UriStoreOptions {
   readonly logger?: Logger;
 }
 
-/** Counters of a `ZooKeeperUriStore` (the URI side of a `LoadBalancerState`). */
-export interface UriStoreStats {
-  /** Clusters being watched now. */
-  watched: number;
-  /** Announcement children being watched now, over all clusters. */
-  children: number;
-  /** Announcement writes that could not be parsed, since the store started. */
-  malformed: number;
-  /** Merged views published (initialize with a value, and add). */
-  published: number;
-}
+import type { UriStoreStats } from './uri-entries';
+export type { UriStoreStats } from './uri-entries';
 
 /**
  * One announcement child: `loading` until its first read, `absent` once deleted (until the children
