@@ -1,11 +1,7 @@
 import { readFileSync } from 'node:fs';
-import type { Browser, Page } from 'playwright-core';
-import pino from 'pino';
-import { ConsoleServer, consoleServerOptions } from '../../lib/console';
+import type { Page } from 'playwright-core';
 import type { FailoutProperties } from '../../lib/d2';
-import { startZooKeeper, type ZooKeeperServer } from '../../lib/local/zookeeper';
-import { ZkSession } from '../../lib/zk';
-import { launchBrowser } from '../helpers/browser';
+import { ConsoleWorld } from '../helpers/console-world';
 import { checkForm, fillForm } from '../helpers/console-page';
 import { clusterDoc, putCluster, putService, putUri, serviceDoc } from '../helpers/d2';
 
@@ -14,7 +10,6 @@ import { clusterDoc, putCluster, putService, putUri, serviceDoc } from '../helpe
 // scheduled one, the fabric table and the form showing a refusal. Nothing serious or critical may be
 // reported; lesser findings are printed for whoever works on the page next.
 
-const silentLogger = pino({ level: 'silent' });
 const MIN = 60_000;
 const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
@@ -46,39 +41,24 @@ function failout(peer: string, offlineAt: number, onlineAt: number, stopAlarms: 
 }
 
 describe('the console meets WCAG 2.1 AA (axe-core)', () => {
-  let zk: ZooKeeperServer | undefined;
-  let session: ZkSession | undefined;
-  let server: ConsoleServer | undefined;
-  let browser: Browser | undefined;
+  const world = new ConsoleWorld();
   let page: Page;
   const base = '/console-a11y/d2';
 
   beforeAll(async () => {
-    zk = await startZooKeeper();
-    session = new ZkSession({ connectString: zk.connectString, sessionTimeoutMs: 10_000, logger: silentLogger });
-    await session.start();
+    await world.start();
+    const session = world.session;
     const now = Date.now();
     await putService(session, base, serviceDoc('greetings', 'greetings-lor1'));
     await putCluster(session, base, clusterDoc('greetings-lor1', { failoutProperties: failout('greetings-lva1', now - MIN, now + 30 * MIN, ['greetings-lva1-errors']) }));
     await putCluster(session, base, clusterDoc('greetings-ltx1', { failoutProperties: failout('greetings-lva1', now + 20 * MIN, now + 50 * MIN, []) }));
     await putCluster(session, base, clusterDoc('greetings-lva1'));
     await putUri(session, base, 'greetings-lva1', 'h1', 'http://lva1-1:8080');
-    const env = { ZK_CONNECT: zk.connectString, D2_BASE_PATH: base, FAILOUT_REQUESTS_PATH: '/console-a11y/requests', FAILOUT_USER: 'tester' };
-    server = await ConsoleServer.start({ ...consoleServerOptions({ port: '0' }, env, silentLogger), queueProbeMs: 60_000 });
-    browser = await launchBrowser();
-    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    const deadline = Date.now() + 20_000;
-    while (!(await (await fetch(server.url)).text()).includes('data-cluster="greetings-ltx1"') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    await page.goto(server.url);
+    page = await world.open(base, '/console-a11y/requests', 'greetings-ltx1');
     await page.locator('article.card[data-cluster="greetings-lor1"] .badge[data-state="failed-out"]').waitFor({ timeout: 10_000 });
   }, 120_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    await session?.close();
-    await zk?.close();
-  }, 60_000);
+  afterAll(() => world.close(), 60_000);
 
   it('reports nothing serious or critical with a failed-out card, a scheduled one and the fabric table', async () => {
     // Act + Assess

@@ -1,10 +1,6 @@
-import type { Browser, Page } from 'playwright-core';
-import pino from 'pino';
-import { ConsoleServer, consoleServerOptions } from '../../lib/console';
+import type { Page } from 'playwright-core';
 import { clusterPath, type FailoutProperties } from '../../lib/d2';
-import { startZooKeeper, type ZooKeeperServer } from '../../lib/local/zookeeper';
-import { ZkSession } from '../../lib/zk';
-import { launchBrowser } from '../helpers/browser';
+import { ConsoleWorld } from '../helpers/console-world';
 import { clusterDoc, putCluster, putService, putUri, serviceDoc } from '../helpers/d2';
 
 // The console's live updates in Chromium (issue 24, item 1) over a real ZooKeeper (lib/local's, the
@@ -13,7 +9,6 @@ import { clusterDoc, putCluster, putService, putUri, serviceDoc } from '../helpe
 // per-second re-render); a failout written to ZooKeeper replaces that card's element only. The steps
 // run in order on one server.
 
-const silentLogger = pino({ level: 'silent' });
 const MIN = 60_000;
 const HOME = 'greetings-lor1';
 const COUNTING = 'greetings-lva1';
@@ -53,17 +48,13 @@ async function countdown(page: Page, cluster: string): Promise<string> {
 }
 
 describe('the console updates cards in place', () => {
-  let zk: ZooKeeperServer | undefined;
-  let session: ZkSession | undefined;
-  let server: ConsoleServer | undefined;
-  let browser: Browser | undefined;
+  const world = new ConsoleWorld();
   let page: Page;
   const base = '/console-live/d2';
 
   beforeAll(async () => {
-    zk = await startZooKeeper();
-    session = new ZkSession({ connectString: zk.connectString, sessionTimeoutMs: 10_000, logger: silentLogger });
-    await session.start();
+    await world.start();
+    const session = world.session;
     const now = Date.now();
     await putService(session, base, serviceDoc('greetings', HOME));
     await putCluster(session, base, clusterDoc(HOME, { failoutProperties: failout(REQUEST_ID, 'INC-24 selection', now - MIN, now + 30 * MIN) }));
@@ -71,23 +62,12 @@ describe('the console updates cards in place', () => {
     await putCluster(session, base, clusterDoc(OTHER));
     await putCluster(session, base, clusterDoc(DOTTED));
     await putUri(session, base, OTHER, 'h1', 'http://ltx1-1:8080');
-    const env = { ZK_CONNECT: zk.connectString, D2_BASE_PATH: base, FAILOUT_REQUESTS_PATH: '/console-live/requests', FAILOUT_USER: 'tester' };
-    server = await ConsoleServer.start({ ...consoleServerOptions({ port: '0' }, env, silentLogger), queueProbeMs: 60_000 });
-    browser = await launchBrowser();
-    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     // The view reads ZooKeeper in the background: load once every card is there.
-    const deadline = Date.now() + 20_000;
-    while (!(await (await fetch(server.url)).text()).includes(`data-cluster="${DOTTED}"`) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    await page.goto(server.url);
+    page = await world.open(base, '/console-live/requests', DOTTED);
     await page.locator('#live.ok').waitFor({ timeout: 10_000 });
   }, 120_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    await session?.close();
-    await zk?.close();
-  }, 60_000);
+  afterAll(() => world.close(), 60_000);
 
   it("keeps a selected request id selected for 10 s of countdowns and another cluster's changes", async () => {
     // Prepare: the home card's request id selected, as an operator would to copy it
@@ -104,10 +84,10 @@ describe('the console updates cards in place', () => {
     // Act: another cluster changes twice while both countdowns run
     const now = Date.now();
     await new Promise((r) => setTimeout(r, 3_000));
-    await putCluster(session!, base, clusterDoc(OTHER, { failoutProperties: failout('0194f3b2-aaaa-7000-8000-00000000e2e3', 'INC-24 other', now - MIN, now + 10 * MIN) }));
+    await putCluster(world.session, base, clusterDoc(OTHER, { failoutProperties: failout('0194f3b2-aaaa-7000-8000-00000000e2e3', 'INC-24 other', now - MIN, now + 10 * MIN) }));
     await page.locator(`article.card[data-cluster="${OTHER}"] .badge[data-state="failed-out"]`).waitFor({ timeout: 5_000 });
     await new Promise((r) => setTimeout(r, 3_000));
-    await putCluster(session!, base, clusterDoc(OTHER));
+    await putCluster(world.session, base, clusterDoc(OTHER));
     await page.locator(`article.card[data-cluster="${OTHER}"] .badge[data-state="serving"]`).waitFor({ timeout: 5_000 });
     await new Promise((r) => setTimeout(r, Math.max(0, now + 10_000 - Date.now())));
     const after = await page.evaluate(() => window.getSelection()!.toString());
@@ -120,7 +100,7 @@ describe('the console updates cards in place', () => {
 
   it('sends nothing on the event stream for 5 s while a countdown runs and nothing changes', async () => {
     // Prepare: a second stream, read on the server's side of the browser
-    const stream = await fetch(`${server!.url}events`);
+    const stream = await fetch(`${world.server.url}events`);
     const reader = stream.body!.getReader();
     const decoder = new TextDecoder();
     const first = decoder.decode((await reader.read()).value);
@@ -158,7 +138,7 @@ describe('the console updates cards in place', () => {
 
     // Act
     const now = Date.now();
-    await putCluster(session!, base, clusterDoc(DOTTED, { failoutProperties: failout('0194f3b2-aaaa-7000-8000-00000000e2e4', 'INC-24 <b>dotted</b>', now - MIN, now + 5 * MIN) }));
+    await putCluster(world.session, base, clusterDoc(DOTTED, { failoutProperties: failout('0194f3b2-aaaa-7000-8000-00000000e2e4', 'INC-24 <b>dotted</b>', now - MIN, now + 5 * MIN) }));
     await page.locator(`article.card[data-cluster="${DOTTED}"] .badge[data-state="failed-out"]`).waitFor({ timeout: 5_000 });
     const kept = await page.evaluate(() =>
       Array.from(document.querySelectorAll('#clusters article.card, #clusters section.group')).map((el) => ({ cluster: el.getAttribute('data-cluster') ?? `group ${el.getAttribute('data-service') ?? ''}`, marked: el.failoutMark !== undefined })),
@@ -184,10 +164,10 @@ describe('the console updates cards in place', () => {
       page.evaluate(() => Array.from(document.querySelectorAll('#clusters article.card')).map((el) => ({ cluster: el.getAttribute('data-cluster'), marked: el.failoutMark === true })));
 
     // Act: a cluster whose name sorts between lor1 and ltx1, then its node removed
-    await putCluster(session!, base, clusterDoc(NEW));
+    await putCluster(world.session, base, clusterDoc(NEW));
     await page.locator(`article.card[data-cluster="${NEW}"]`).waitFor({ timeout: 5_000 });
     const withNew = await cards();
-    await session!.removeRecursive(clusterPath(base, NEW));
+    await world.session.removeRecursive(clusterPath(base, NEW));
     await page.locator(`article.card[data-cluster="${NEW}"]`).waitFor({ state: 'detached', timeout: 5_000 });
     const without = await cards();
 
