@@ -19,6 +19,9 @@
  * | `bridgeBootstrap` / `bridgeBootstrapFile` | gRPC xDS bootstrap JSON, inline or a file read at synth (exactly one) | required |
  * | `bridgeServices` | services to follow: comma list or JSON array | required |
  * | `controlPlanes` | `cidr:port` comma list, or JSON `[{"cidr","port"}]` | required |
+ * | `observers` | `true` deploys the D2 observers (Fargate behind an internal NLB, docs/observer.md) | `false` |
+ * | `observerCount` | observer replicas (≥ 2) | `2` |
+ * | `observerClientCidrs` | who may open ADS streams to the observers: comma list of CIDRs | the VPC's CIDR (required with `privateSubnetIds`) |
  * | `alarmEmail` / `alarmTopicArn` | alarm destination (a topic is created when no ARN) | — |
  * | `bridgeFallbackAlarmMinutes` | minutes on a fallback server before the alarm | `10` |
  * | `maxFailoutWindow` | `MAX_FAILOUT_WINDOW` | `72h` |
@@ -30,6 +33,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Duration } from 'aws-cdk-lib';
+import { Peer } from 'aws-cdk-lib/aws-ec2';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Node } from 'constructs';
 import type { FailoutStackProps } from './failout-stack';
@@ -58,6 +62,9 @@ export const CONTEXT_KEYS = [
   'bridgeBootstrapFile',
   'bridgeServices',
   'controlPlanes',
+  'observers',
+  'observerCount',
+  'observerClientCidrs',
   'alarmEmail',
   'alarmTopicArn',
   'bridgeFallbackAlarmMinutes',
@@ -118,6 +125,7 @@ export function failoutPropsFromContext(node: Pick<Node, 'tryGetContext'>): { st
   const topicArn = str('alarmTopicArn');
   const fallbackMinutes = int(get('bridgeFallbackAlarmMinutes'), 'bridgeFallbackAlarmMinutes');
   const retention = int(get('logRetentionDays'), 'logRetentionDays');
+  const observers = observersFrom(get);
   if (retention !== undefined && !Object.values(RetentionDays).includes(retention)) fail('logRetentionDays', `${retention} is not a CloudWatch Logs retention`);
 
   return {
@@ -140,12 +148,28 @@ export function failoutPropsFromContext(node: Pick<Node, 'tryGetContext'>): { st
         services: servicesFrom(get('bridgeServices')),
         controlPlanes: controlPlanesFrom(get('controlPlanes')),
       },
+      observers,
       alarms: { email: str('alarmEmail'), topicArn, fallbackThreshold: fallbackMinutes === undefined ? undefined : Duration.minutes(fallbackMinutes) },
       maxFailoutWindow: str('maxFailoutWindow'),
       awsApiCidr: str('awsApiCidr'),
       logRetention: retention as RetentionDays | undefined,
     },
   };
+}
+
+/** The observers' props, or undefined unless `observers` is true (their other keys then refused, not ignored). */
+function observersFrom(get: (key: Key) => unknown): FailoutStackProps['observers'] {
+  const enabled = bool(get('observers'), 'observers') ?? false;
+  const desiredCount = int(get('observerCount'), 'observerCount');
+  const cidrs = list(get('observerClientCidrs'), 'observerClientCidrs');
+  if (!enabled) {
+    if (desiredCount !== undefined) fail('observerCount', 'needs observers=true');
+    if (cidrs !== undefined) fail('observerClientCidrs', 'needs observers=true');
+    return undefined;
+  }
+  if (desiredCount !== undefined && desiredCount < 2) fail('observerCount', 'must be at least 2');
+  for (const cidr of cidrs ?? []) if (!/^\d{1,3}(\.\d{1,3}){3}\/\d{1,2}$/.test(cidr)) fail('observerClientCidrs', `${cidr} is not an IPv4 CIDR such as 10.0.0.0/8`);
+  return { desiredCount, clientPeers: cidrs?.map((cidr) => Peer.ipv4(cidr)) };
 }
 
 function fail(key: string, message: string): never {

@@ -138,7 +138,8 @@ function blockedGroupSeconds(threshold: Duration, visibility: Duration): number 
   return seconds;
 }
 
-function wholeMinutes(d: Duration, name: string): number {
+/** `d` in whole minutes (≥ 1), for alarms evaluated per minute. @throws naming `name` otherwise. */
+export function wholeMinutes(d: Duration, name: string): number {
   const minutes = d.toMinutes({ integral: false });
   if (!Number.isInteger(minutes) || minutes < 1) throw new Error(`${name} must be a whole number of minutes ≥ 1, got ${d.toHumanString()}`);
   return minutes;

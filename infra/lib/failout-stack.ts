@@ -9,6 +9,7 @@ import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Topic, type ITopic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct } from 'constructs';
+import { D2ObserverService } from './d2-observer-service';
 import { FailoutAlarms } from './failout-alarms';
 import { FailoutGuard } from './failout-guard';
 import { FailoutDrills } from './failout-drills';
@@ -68,6 +69,22 @@ export interface FailoutStackProps extends StackProps {
     /** Who may reach the admin port from outside the tasks. Default: nobody. */
     readonly adminPeers?: readonly IPeer[];
   };
+  /**
+   * The D2 observers (issue 25: services read D2 data over xDS from them), in the same VPC, subnets and
+   * ZooKeeper access as the bridge. Default: none.
+   */
+  readonly observers?: {
+    /** Replicas, at least 2. Default 2. */
+    readonly desiredCount?: number;
+    /** Who may open ADS streams through the NLB. Default: the VPC's CIDR (required for a VPC imported by subnet ids). */
+    readonly clientPeers?: readonly IPeer[];
+    /** Default: built from `functions/d2-observer/Dockerfile`. */
+    readonly image?: ContainerImage;
+    /** Full ARN of a secret holding the admin bearer token (≥ 32 characters). Default: a generated secret. */
+    readonly adminTokenSecretArn?: string;
+    /** Who may reach the admin port from outside the tasks. Default: nobody. */
+    readonly adminPeers?: readonly IPeer[];
+  };
   readonly alarms?: {
     /** Subscribed to the created topic. */
     readonly email?: string;
@@ -90,8 +107,10 @@ export interface FailoutStackProps extends StackProps {
  * failout on AWS (ARCHITECTURE.md "Data flow"): the request queue and its DLQ, the `failout-requests`
  * Lambda, the `failout-guard` Lambda and its alarm rule (stop conditions), the `failout-drills` Lambda and
  * its every-minute schedule, the `xds-bridge` Fargate
- * service, the operator policy, the alarms and their topic. Outputs:
- * `QueueUrl`, `DeadLetterQueueUrl`, `OperatorPolicyArn`, `BridgeAdminTokenSecretArn`, `AlarmTopicArn`.
+ * service, optionally the `d2-observer` Fargate service behind its internal NLB, the operator policy,
+ * the alarms and their topic. Outputs: `QueueUrl`, `DeadLetterQueueUrl`, `OperatorPolicyArn`,
+ * `BridgeAdminTokenSecretArn`, `AlarmTopicArn`, and with observers `ObserverServerUri` and
+ * `ObserverAdminTokenSecretArn`.
  */
 export class FailoutStack extends Stack {
   readonly vpc: IVpc;
@@ -105,6 +124,8 @@ export class FailoutStack extends Stack {
   readonly guard: FailoutGuard;
   /** Drills: the failout-drills Lambda and its every-minute EventBridge rule. */
   readonly drills: FailoutDrills;
+  /** The D2 observers behind their NLB, when {@link FailoutStackProps.observers} asks for them. */
+  readonly observers: D2ObserverService | undefined;
 
   constructor(scope: Construct, id: string, props: FailoutStackProps) {
     super(scope, id, props);
@@ -184,11 +205,31 @@ export class FailoutStack extends Stack {
     };
     this.guard = new FailoutGuard(this, 'FailoutGuard', queueSender);
     this.drills = new FailoutDrills(this, 'FailoutDrills', queueSender);
+    this.observers = props.observers
+      ? new D2ObserverService(this, 'D2Observers', {
+          vpc,
+          vpcSubnets: subnets,
+          zooKeeper,
+          d2BasePath: props.zooKeeper.d2BasePath,
+          desiredCount: props.observers.desiredCount,
+          clientPeers: props.observers.clientPeers,
+          image: props.observers.image,
+          adminTokenSecret: props.observers.adminTokenSecretArn ? Secret.fromSecretCompleteArn(this, 'ObserverAdminToken', props.observers.adminTokenSecretArn) : undefined,
+          adminPeers: props.observers.adminPeers,
+          awsApiPeer,
+          logRetention,
+          alarmAction: new SnsAction(this.alarmTopic),
+        })
+      : undefined;
 
     new CfnOutput(this, 'QueueUrl', { value: this.requests.queue.queueUrl, description: 'Change-request queue (FAILOUT_QUEUE_URL for the failout CLI)' });
     new CfnOutput(this, 'DeadLetterQueueUrl', { value: this.requests.deadLetterQueue.queueUrl, description: 'Dead-letter queue of the change requests' });
     new CfnOutput(this, 'OperatorPolicyArn', { value: this.operatorPolicy.managedPolicyArn, description: 'Attach to operator roles' });
     new CfnOutput(this, 'BridgeAdminTokenSecretArn', { value: this.bridge.adminTokenSecret.secretArn, description: 'The xds-bridge admin bearer token (Authorization: Bearer …) beyond /healthz' });
+    if (this.observers) {
+      new CfnOutput(this, 'ObserverServerUri', { value: this.observers.serverUri, description: 'The D2 observers\' ADS endpoint: a server_uri of the services\' xDS bootstrap (docs/observer.md)' });
+      new CfnOutput(this, 'ObserverAdminTokenSecretArn', { value: this.observers.adminTokenSecret.secretArn, description: 'The d2-observer admin bearer token (Authorization: Bearer …) beyond /healthz' });
+    }
     new CfnOutput(this, 'AlarmTopicArn', { value: this.alarmTopic.topicArn, description: 'Where the failout alarms go' });
   }
 

@@ -5,6 +5,8 @@ export { FailoutStack, type FailoutStackProps, type VpcReference } from './failo
 export { FailoutRequestQueue, type FailoutRequestQueueProps } from './failout-request-queue';
 export { FAILOUT_REQUESTS_BUNDLING, FailoutRequestsFunction, REQUESTS_METRICS, type FailoutRequestsFunctionProps } from './failout-requests-function';
 export { XdsBridgeService, BRIDGE_METRICS, BRIDGE_ADMIN_PORT, bridgeImageFromDockerfile, type XdsBridgeServiceProps } from './xds-bridge-service';
+export { D2ObserverService, OBSERVER_ADMIN_PORT, OBSERVER_GRPC_PORT, OBSERVER_METRICS, type D2ObserverServiceProps } from './d2-observer-service';
+export { acknowledgeTaskFindings, adminHealthCheck, createFargateBase, emfMetric, generateAdminToken, imageFromDockerfile, type FargateBase } from './fargate-parts';
 export { OperatorPolicy, type OperatorPolicyProps } from './operator-policy';
 export { FailoutAlarms, type FailoutAlarmsProps } from './failout-alarms';
 export {

@@ -1,29 +1,15 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { Duration, IgnoreMode, RemovalPolicy, Validations } from 'aws-cdk-lib';
-import { Metric, type MetricOptions } from 'aws-cdk-lib/aws-cloudwatch';
+import { Duration } from 'aws-cdk-lib';
+import type { Metric, MetricOptions } from 'aws-cdk-lib/aws-cloudwatch';
 import { Peer, Port, SecurityGroup, SubnetType, type IPeer, type IVpc, type SubnetSelection } from 'aws-cdk-lib/aws-ec2';
-import { Platform } from 'aws-cdk-lib/aws-ecr-assets';
-import {
-  Cluster,
-  ContainerImage,
-  ContainerInsights,
-  CpuArchitecture,
-  FargateService,
-  FargateTaskDefinition,
-  LogDrivers,
-  OperatingSystemFamily,
-  Secret as EcsSecret,
-  type ContainerDefinition,
-} from 'aws-cdk-lib/aws-ecs';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { Secret, type ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import { FargateService, LogDrivers, Secret as EcsSecret, type Cluster, type ContainerDefinition, type ContainerImage, type FargateTaskDefinition } from 'aws-cdk-lib/aws-ecs';
+import type { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { BRIDGE_EMF_METRICS, parseBridgeConfig } from '../../lib/bridge/contract';
+import { acknowledgeTaskFindings, adminHealthCheck, createFargateBase, emfMetric, generateAdminToken, imageFromDockerfile } from './fargate-parts';
 import { allowAwsApis, allowZooKeeper, zooKeeperTlsEnvironment, type ControlPlane, type ZooKeeperAccess } from './network';
 import { zooKeeperAclEnvironment, type ZooKeeperAclIds } from './zookeeper-identities';
 
-const REPO_ROOT = join(__dirname, '..', '..');
 const DOCKERFILE = 'functions/xds-bridge/Dockerfile';
 
 /** The CloudWatch namespace and `service` dimension of the bridge's EMF lines (`lib/bridge/emf.ts`). */
@@ -117,15 +103,9 @@ export class XdsBridgeService extends Construct {
     for (const cp of props.controlPlanes) this.securityGroup.addEgressRule(Peer.ipv4(cp.cidr), Port.tcp(cp.port), `xDS control plane ${cp.cidr}:${cp.port}`);
     allowAwsApis(this.securityGroup, props.awsApiPeer);
     for (const peer of props.adminPeers ?? []) this.securityGroup.addIngressRule(peer, Port.tcp(BRIDGE_ADMIN_PORT), 'xds-bridge admin (bearer token beyond /healthz)');
-    this.adminTokenSecret = props.adminTokenSecret ?? this.generateAdminToken();
+    this.adminTokenSecret = props.adminTokenSecret ?? generateAdminToken(this, 'AdminToken', 'xds-bridge admin bearer token (BRIDGE_ADMIN_TOKEN): /readyz, /status, /config_dump, /metrics');
 
-    this.cluster = new Cluster(this, 'Cluster', { vpc: props.vpc, containerInsightsV2: ContainerInsights.ENABLED });
-    this.logGroup = new LogGroup(this, 'LogGroup', { retention: props.logRetention ?? RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
-    this.taskDefinition = new FargateTaskDefinition(this, 'TaskDefinition', {
-      cpu: 256,
-      memoryLimitMiB: 512,
-      runtimePlatform: { cpuArchitecture: CpuArchitecture.ARM64, operatingSystemFamily: OperatingSystemFamily.LINUX },
-    });
+    ({ cluster: this.cluster, logGroup: this.logGroup, taskDefinition: this.taskDefinition } = createFargateBase(this, props));
     this.container = this.taskDefinition.addContainer('xds-bridge', {
       image: props.image ?? bridgeImageFromDockerfile(),
       essential: true,
@@ -139,15 +119,8 @@ export class XdsBridgeService extends Construct {
       },
       secrets: { ZK_CREDENTIALS: EcsSecret.fromSecretsManager(props.digestSecret), BRIDGE_ADMIN_TOKEN: EcsSecret.fromSecretsManager(this.adminTokenSecret) },
       portMappings: [{ containerPort: BRIDGE_ADMIN_PORT, name: 'admin' }],
-      healthCheck: {
-        // The image is node:slim (no curl): ask node itself, as the Dockerfile's HEALTHCHECK does.
-        // /healthz is the one admin path open without the token.
-        command: ['CMD', 'node', '-e', `fetch('http://127.0.0.1:${BRIDGE_ADMIN_PORT}/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))`],
-        interval: Duration.seconds(10),
-        timeout: Duration.seconds(3),
-        retries: 3,
-        startPeriod: Duration.seconds(30),
-      },
+      // /healthz is the one admin path open without the token.
+      healthCheck: adminHealthCheck(BRIDGE_ADMIN_PORT, '/healthz'),
       stopTimeout: Duration.seconds(10),
       logging: LogDrivers.awsLogs({ streamPrefix: 'xds-bridge', logGroup: this.logGroup }),
     });
@@ -164,30 +137,11 @@ export class XdsBridgeService extends Construct {
       assignPublicIp: false,
     });
 
-    // cdk-nag AwsSolutions findings accepted on purpose.
-    Validations.of(this.taskDefinition).acknowledge({
-      id: 'AwsSolutions-ECS2',
-      reason:
-        'The environment holds only non-secret configuration (bootstrap, service list, connect string, ports, the ZooKeeper roles\' digest ids, which are hashes); ' +
+    acknowledgeTaskFindings(
+      this.taskDefinition,
+      'The environment holds only non-secret configuration (bootstrap, service list, connect string, ports, the ZooKeeper roles\' digest ids, which are hashes); ' +
         'the bridge\'s ZooKeeper credential and the admin bearer token are ECS secrets from Secrets Manager.',
-    });
-    Validations.of(this.taskDefinition.obtainExecutionRole()).acknowledge({
-      id: 'AwsSolutions-IAM5[Resource::*]',
-      reason: 'ecr:GetAuthorizationToken (added for an image asset) has no resource-level permissions; the layer pulls and the secret reads stay scoped to their repository and secrets.',
-    });
-  }
-
-  private generateAdminToken(): Secret {
-    const secret = new Secret(this, 'AdminToken', {
-      description: 'xds-bridge admin bearer token (BRIDGE_ADMIN_TOKEN): /readyz, /status, /config_dump, /metrics',
-      // Letters and digits only: the value goes into an Authorization header as is.
-      generateSecretString: { passwordLength: 48, excludePunctuation: true, includeSpace: false },
-    });
-    Validations.of(secret).acknowledge({
-      id: 'AwsSolutions-SMG4',
-      reason: 'A static bearer token the tasks read at start; rotate it with put-secret-value and a forced new deployment of the service (docs/deployers.md "Deploy with CDK"). A rotation Lambda would add a function with write access to the secret for no gain.',
-    });
-    return secret;
+    );
   }
 
   /** 1 while a replica serves some authority from a fallback xDS server; Maximum per minute by default. */
@@ -201,24 +155,11 @@ export class XdsBridgeService extends Construct {
   }
 
   private emfMetric(metricName: string, statistic: string, options: MetricOptions): Metric {
-    return new Metric({ namespace: BRIDGE_METRICS.namespace, metricName, dimensionsMap: { service: BRIDGE_METRICS.service }, statistic, period: Duration.minutes(1), ...options });
+    return emfMetric(BRIDGE_METRICS, metricName, statistic, options);
   }
 }
 
-/**
- * The image from `functions/xds-bridge/Dockerfile`, context the repository root. CDK stages the context
- * at synth, so the Dockerfile's own allow-list (`Dockerfile.dockerignore`) is applied here too:
- * otherwise node_modules and cdk.out would be copied into every synth.
- */
+/** The image from `functions/xds-bridge/Dockerfile`, context the repository root ({@link imageFromDockerfile}). */
 export function bridgeImageFromDockerfile(): ContainerImage {
-  const ignore = readFileSync(join(REPO_ROOT, `${DOCKERFILE}.dockerignore`), 'utf8')
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l !== '' && !l.startsWith('#'));
-  return ContainerImage.fromAsset(REPO_ROOT, {
-    file: DOCKERFILE,
-    platform: Platform.LINUX_ARM64,
-    ignoreMode: IgnoreMode.DOCKER,
-    exclude: ignore,
-  });
+  return imageFromDockerfile(DOCKERFILE);
 }

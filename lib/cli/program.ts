@@ -1,6 +1,5 @@
 import { Command, CommanderError } from 'commander';
 import { version } from '../../package.json';
-import type { CommandRuntime } from './command-context';
 import { amendCommand } from './commands/amend';
 import { completionCommand } from './commands/completion';
 import { consoleCommand } from './commands/console';
@@ -8,6 +7,7 @@ import { drillCommand } from './commands/drill';
 import { evacuateCommand } from './commands/evacuate';
 import { extendCommand } from './commands/extend';
 import { fabricCommand } from './commands/fabric';
+import { observerCommand, type ObserverCommandRuntime, type ObserverLauncher } from './commands/observer';
 import { outCommand } from './commands/out';
 import { rampCommand } from './commands/ramp';
 import { requestCommand } from './commands/request';
@@ -31,6 +31,7 @@ Examples:
   failout amend greetings-lor1 --stop-alarm greetings-lva1-errors
   failout request <id> --json
   failout console                  (the web console on http://127.0.0.1:8300/)
+  failout observer                 (a D2 observer: the D2 tree over xDS on 127.0.0.1:32123)
   failout drill list               (scheduled practice failouts; failout drill --help)
   failout fabric list              (fabrics: clusters <service>-<fabric>, hosts, failed out)
   failout fabric show lor1         (each cluster of a fabric: service, hosts, state, candidate targets)
@@ -43,7 +44,7 @@ Exit codes: 0 success, 1 request rejected (or its outcome unknown / a service un
 `;
 
 /** Builds the `failout` program; commands report their exit code through `rt`. */
-export function buildProgram(rt: CommandRuntime): Command {
+export function buildProgram(rt: ObserverCommandRuntime): Command {
   const program = new Command('failout')
     .description('fail a D2 cluster out to its peers, restore it, and see where things stand')
     .version(version, '-V, --version', 'print the version of failout')
@@ -51,7 +52,7 @@ export function buildProgram(rt: CommandRuntime): Command {
     .showHelpAfterError('(add --help for usage and examples)')
     .exitOverride()
     .configureOutput({ writeOut: (text) => rt.io.stdout(text), writeErr: (text) => rt.io.stderr(text) });
-  for (const make of [outCommand, extendCommand, rampCommand, amendCommand, restoreCommand, evacuateCommand, statusCommand, requestCommand, zkCommand, consoleCommand, drillCommand, fabricCommand, completionCommand]) {
+  for (const make of [outCommand, extendCommand, rampCommand, amendCommand, restoreCommand, evacuateCommand, statusCommand, requestCommand, zkCommand, consoleCommand, observerCommand, drillCommand, fabricCommand, completionCommand]) {
     const command = make(rt);
     // Subcommands inherit neither exitOverride nor the output hooks: set them on each.
     command
@@ -67,6 +68,8 @@ export function buildProgram(rt: CommandRuntime): Command {
 export interface CliServices {
   /** Starts the web console for `failout console`. */
   readonly console?: ConsoleLauncher | undefined;
+  /** Starts a D2 observer for `failout observer`. */
+  readonly observer?: ObserverLauncher | undefined;
 }
 
 /**
@@ -77,7 +80,7 @@ export async function run(argv: readonly string[], io: CliIo = processIo(), serv
   // Whatever a command prints passes one escaping guard: text from data never drives the terminal.
   io = escapingIo(io);
   let exitCode: number = EXIT.ok;
-  const rt: CommandRuntime = { io, setExit: (code) => (exitCode = code), console: services.console };
+  const rt: ObserverCommandRuntime = { io, setExit: (code) => (exitCode = code), console: services.console, observer: services.observer };
   const program = buildProgram(rt);
   if (argv.length === 0) {
     program.outputHelp();

@@ -10,6 +10,7 @@
  * | `OBSERVER_GRPC_TLS_CERT`, `OBSERVER_GRPC_TLS_KEY` | PEM files: serve ADS over TLS (both or neither) | plain |
  * | `OBSERVER_GRPC_TLS_CA` | PEM file: also require client certificates signed by it (mTLS) | none |
  * | `OBSERVER_LINGER_MS` | how long a watch outlives its last subscriber | `10000` |
+ * | `OBSERVER_EMF_NAMESPACE` | write one CloudWatch EMF line a minute to stdout in this namespace (`emf.ts`) | none |
  * | `ZK_TLS_*` | ZooKeeper over TLS (lib/zk/config) | plain TCP |
  */
 import { readFileSync } from 'node:fs';
@@ -25,6 +26,8 @@ export interface ObserverConfig {
   readonly grpc: { readonly host: string; readonly port: number; readonly tls: ObserverTls | undefined };
   readonly admin: { readonly host: string; readonly port: number; readonly token: string | undefined };
   readonly lingerMs: number;
+  /** CloudWatch namespace of the EMF lines; none when undefined. */
+  readonly emfNamespace: string | undefined;
 }
 
 /** The ADS port by default (rest.li's observers are reached on a configured port too). */
@@ -81,5 +84,6 @@ export function loadObserverConfig(env: NodeJS.ProcessEnv): ObserverConfig {
     grpc: { host: env.OBSERVER_GRPC_HOST || '127.0.0.1', port: port(env, 'OBSERVER_GRPC_PORT', DEFAULT_GRPC_PORT), tls: grpcTls(env) },
     admin,
     lingerMs,
+    emfNamespace: env.OBSERVER_EMF_NAMESPACE || undefined,
   };
 }

@@ -14,4 +14,6 @@
 export { D2Observer, type D2ObserverOptions, type ObserverStatus, type ObserverZk } from './observer';
 export { DEFAULT_ADMIN_PORT, DEFAULT_GRPC_PORT, loadObserverConfig, type ObserverConfig } from './config';
 export type { ObserverTls } from './ads-server';
+export { launchObserver, type LaunchedObserver, type LaunchedObserverSummary } from './launch';
+export { OBSERVER_EMF_METRICS, observerEmfRecord, startObserverEmfReporter, type ObserverEmfOptions, type ObserverEmfSource } from './emf';
 export { ObserverError, isObserverError, type ObserverErrorKind } from './errors';

@@ -55,6 +55,8 @@ export interface ObserverStatus {
   readonly streams: number;
   readonly subscriptions: number;
   readonly watchedResources: number;
+  /** Seconds the ZooKeeper session has been disconnected, 0 while connected: how far the view may lag. */
+  readonly zkDisconnectedSeconds: number;
 }
 
 const DEFAULT_LINGER_MS = 10_000;
@@ -83,7 +85,7 @@ export class D2Observer {
       watchedResources: () => this.subscriptions.watched,
       zkConnected: () => options.zk.state === 'connected',
       secondsSinceLastRead: () => (this.lastReadAt === undefined ? 0 : (Date.now() - this.lastReadAt) / 1000),
-      secondsDisconnected: () => (this.disconnectedSince === undefined ? 0 : (Date.now() - this.disconnectedSince) / 1000),
+      secondsDisconnected: () => this.secondsDisconnected(),
     });
     const malformed = (error: ObserverError): void => {
       this.metrics.malformedNode();
@@ -153,7 +155,12 @@ export class D2Observer {
       streams: this.ads?.activeStreams ?? 0,
       subscriptions: this.subscriptions.subscriptions,
       watchedResources: this.subscriptions.watched,
+      zkDisconnectedSeconds: this.secondsDisconnected(),
     };
+  }
+
+  private secondsDisconnected(): number {
+    return this.disconnectedSince === undefined ? 0 : (Date.now() - this.disconnectedSince) / 1000;
   }
 
   /** Ends every stream (UNAVAILABLE), stops the watches and the admin HTTP. The session stays open. Idempotent. */

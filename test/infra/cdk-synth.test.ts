@@ -29,6 +29,8 @@ describe('cdk synth', () => {
       bridgeBootstrapFile: bootstrapFile,
       bridgeServices: 'greetings,billing',
       controlPlanes: '10.1.0.0/16:18000,10.2.0.0/16:18000',
+      // The observers too: their image is staged from functions/d2-observer/Dockerfile the same way.
+      observers: 'true',
     };
     const env: NodeJS.ProcessEnv = { ...process.env, AWS_EC2_METADATA_DISABLED: 'true', CDK_DISABLE_VERSION_CHECK: '1', DOCKER_HOST: 'unix:///nonexistent/docker.sock', PATH: process.env.PATH };
     for (const k of ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_PROFILE', 'AWS_REGION', 'AWS_DEFAULT_REGION']) delete env[k];
@@ -46,10 +48,16 @@ describe('cdk synth', () => {
     const fn = Object.values(template.Resources).find((r) => r.Type === 'AWS::Lambda::Function');
     expect((fn?.Properties?.Environment as { Variables: Record<string, string> }).Variables).toMatchObject({ ZK_ACL_WRITER_ID: ACL_IDS.requestWriter, ZK_ACL_BRIDGE_ID: ACL_IDS.bridge });
     expect(types).toEqual(expect.arrayContaining(['AWS::SQS::Queue', 'AWS::Lambda::Function', 'AWS::ECS::Service', 'AWS::IAM::ManagedPolicy', 'AWS::CloudWatch::Alarm']));
-    expect(Object.keys(template.Outputs)).toEqual(expect.arrayContaining(['QueueUrl', 'DeadLetterQueueUrl', 'OperatorPolicyArn']));
+    expect(Object.keys(template.Outputs)).toEqual(expect.arrayContaining(['QueueUrl', 'DeadLetterQueueUrl', 'OperatorPolicyArn', 'ObserverServerUri']));
+    expect(types).toContain('AWS::ElasticLoadBalancingV2::LoadBalancer');
     // The bridge's Docker context is staged with the Dockerfile's allow-list, not the whole repository.
     const staged = readdirSync(out).filter((d) => d.startsWith('asset.')).map((d) => readdirSync(join(out, d)).sort());
     expect(staged).toContainEqual(['functions', 'lib', 'package-lock.json', 'package.json', 'tsconfig.json']);
+    const functionDirs = readdirSync(out)
+      .filter((d) => d.startsWith('asset.') && readdirSync(join(out, d)).includes('functions'))
+      .map((d) => readdirSync(join(out, d, 'functions')))
+      .sort();
+    expect(functionDirs).toEqual([['d2-observer'], ['xds-bridge']]);
     expect(staged).toContainEqual(['index.js', 'index.js.map']);
   }, 120_000);
 });
