@@ -35,6 +35,8 @@ export interface LivePatch {
   cards?: Record<string, KeyedPatch>;
   /** The history rows in `#history-rows` (`tr[data-request]`; key `''`: the row saying there is none). */
   rows?: KeyedPatch;
+  /** How many records the console holds (the rows are only the newest page), when that changed. */
+  records?: number;
 }
 
 /** What one update covers: only the parts given are compared (a traffic scrape brings only `fabrics`). */
@@ -44,6 +46,8 @@ export interface LiveParts {
   readonly sections?: Partial<Record<SmallSectionId, string>>;
   readonly groups?: readonly ServiceGroup[];
   readonly records?: readonly RequestRecord[];
+  /** Every record held (`records` is the newest page of them): the history's count. */
+  readonly recordCount?: number;
 }
 
 /** A card's HTML and what it was rendered from. */
@@ -66,6 +70,8 @@ export class LiveState {
   /** Per group and cluster (`group\0cluster`): the card's HTML and its inputs. */
   private readonly rendered = new Map<string, RenderedCard>();
   private readonly rowHtml = new WeakMap<RequestRecord, string>();
+  /** The record count last sent (undefined: never). */
+  private recordCount: number | undefined;
 
   /** The version of the state {@link full} returns; a new one after every update that changed something. */
   get version(): string {
@@ -81,6 +87,9 @@ export class LiveState {
     if (parts.records !== undefined) {
       const rows = this.rows.update(this.rowItems(parts.records));
       if (rows !== undefined) patch.rows = rows;
+    }
+    if (parts.recordCount !== undefined && parts.recordCount !== this.recordCount) {
+      patch.records = this.recordCount = parts.recordCount;
     }
     if (Object.keys(patch).length === 0) return undefined;
     this.counter++;

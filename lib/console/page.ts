@@ -17,6 +17,7 @@ import type { AlarmStatesView } from './alarms';
 import { shownWindowIndexes, type ClusterCard, type ConsoleSnapshot, type ServiceGroup } from './snapshot';
 import type { BridgeSource } from './sources';
 import { renderFabricForm, renderFabrics } from './fabric-page';
+import { NO_RECORDS_ROW, renderHistoryControls } from './history-view';
 
 /** The sections of the whole state (the `sections` event replaces them all), by element id. */
 export type SectionId = 'status' | 'clusters' | 'fabrics' | 'planes' | 'history-rows';
@@ -214,18 +215,17 @@ export function renderPlanes(s: ConsoleSnapshot): SafeHtml {
   return html`${summary}<div class="cards">${s.bridges.map((b) => bridge(b, s.now))}</div>`;
 }
 
-/** One history row (`tr[data-request]`); the filters read its data attributes. */
+/** One history row (`tr[data-request]`); the page's instant filter and its paging read its data attributes. */
 export function renderRecordRow(r: RequestRecord): SafeHtml {
   const outcome = r.status === 'applied' && r.unchanged ? 'applied (nothing to change)' : r.status;
   // A fabric action (evacuate, restoreFabric, a map change) names a fabric, not a cluster.
   const target = r.cluster ?? (r.fabric === undefined ? '?' : `fabric ${r.fabric}`);
-  return html`<tr data-cluster="${r.cluster ?? ''}" data-fabric="${r.fabric ?? ''}" data-by="${r.requestedBy ?? ''}" data-outcome="${r.status}" data-request="${r.requestId}">
+  return html`<tr data-cluster="${r.cluster ?? ''}" data-fabric="${r.fabric ?? ''}" data-by="${r.requestedBy ?? ''}" data-outcome="${r.status}" data-action="${r.action ?? ''}" data-at="${r.appliedAt}" data-request="${r.requestId}">
     <td><time datetime="${iso(r.appliedAt)}">${iso(r.appliedAt)}</time></td><td>${r.action ?? '?'}</td><td>${target}</td><td>${r.requestedBy ?? ''}</td><td class="why">${r.requestReason ?? ''}</td>
     <td class="outcome-${r.status}">${outcome}${r.forced !== undefined ? html`<br><span class="forced">${forcedText(r.forced)}</span>` : ''}</td><td>${r.reason ? html`<span class="reason">${r.reason}</span>${r.message ? html` — ${r.message}` : ''}` : ''}</td><td class="rid">${r.requestId}</td></tr>`;
 }
 
-/** The row the history shows while there is no record (key `''` in the live updates: no request id is empty). */
-export const NO_RECORDS_ROW = html`<tr class="empty"><td colspan="8">No request records yet.</td></tr>`;
+export { NO_RECORDS_ROW };
 
 /** The history's rows, newest first. */
 export function renderHistoryRows(s: ConsoleSnapshot): SafeHtml {
@@ -284,7 +284,7 @@ export function renderPage(s: ConsoleSnapshot, context: PageContext, live?: Live
 <meta name="csrf-token" content="${context.csrfToken}">${live === undefined ? '' : html`<meta name="console-version" content="${live.version}">`}
 <title>failout console</title>
 <link rel="stylesheet" href="/static/uplot/uPlot.min.css"><link rel="stylesheet" href="/static/console.css">
-<script src="/static/uplot/uPlot.iife.min.js" defer></script><script src="/static/console.js" defer></script><script src="/static/fabrics.js" defer></script>
+<script src="/static/uplot/uPlot.iife.min.js" defer></script><script src="/static/history.js" defer></script><script src="/static/console.js" defer></script><script src="/static/fabrics.js" defer></script>
 </head><body>
 <a class="skip" href="#act">Skip to the request form</a>
 <header><h1>failout console</h1><nav aria-label="sections"><a href="#clusters-h">Clusters</a> <a href="#fabrics-h">Fabrics</a> <a href="#traffic-h">Traffic</a> <a href="#act">Act</a> <a href="#history-h">History</a> <a href="#planes-h">Control planes</a></nav>
@@ -334,11 +334,7 @@ ${s.traffic.map(
 <ul id="followed" aria-live="polite" aria-label="sent requests"></ul>
 </section>
 <section aria-labelledby="history-h"><h2 id="history-h">History</h2>
-<form id="history-filters" class="filters" role="search" aria-label="filter the history">
-<label>Cluster <input name="cluster" id="h-cluster" list="cluster-names" autocomplete="off"></label>
-<label>Requester <input name="by" id="h-by" autocomplete="off"></label>
-<label>Outcome <select name="outcome" id="h-outcome"><option value="">any</option><option value="applied">applied</option><option value="rejected">rejected</option></select></label>
-</form>
+${renderHistoryControls([...new Set(s.records.flatMap((r) => (r.action === null ? [] : [r.action])))].sort())}
 <div class="scroll"><table id="history"><thead><tr><th scope="col">decided</th><th scope="col">action</th><th scope="col">cluster</th><th scope="col">by</th><th scope="col">why</th><th scope="col">outcome</th><th scope="col">rejection</th><th scope="col">request id</th></tr></thead>
 <tbody id="history-rows">${section('history-rows')}</tbody></table></div>
 </section>

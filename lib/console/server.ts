@@ -16,6 +16,8 @@
  * - Every text the page shows comes with control and bidi characters as visible escapes (lib/text,
  *   the CLI's one function): in the rendered sections (html.ts) and in these JSON answers.
  * - `GET /login?token=…` sets the access cookie when the console has an access token.
+ * - `GET /api/history` one page of the history, filtered, and `GET /api/history.csv|.json` every
+ *   matching record (history-routes.ts; read-only: no CSRF token, the access rules as everywhere).
  *
  * Live updates (issue 24): the server renders once per change for every browser and sends only what
  * changed (live-state.ts keeps what the browsers have). Events on `/events`:
@@ -25,7 +27,8 @@
  *   had it, `Last-Event-ID`) and to a stream that catches up after a stall (event-streams.ts).
  * - `patch` (with `id: <version>`): what changed since the previous version, as JSON
  *   `{sections?: {status?|planes?|fabrics?|"clusters-note"?: html}, groups?: K, cards?: {<service>: K},
- *   rows?: K}` where K is `{upsert?: [{id, html, after?}], remove?: [id], order?: [id]}`
+ *   rows?: K, records?: <count>}` (`records`: how many records the console holds, when that changed;
+ *   the rows are only the newest page) where K is `{upsert?: [{id, html, after?}], remove?: [id], order?: [id]}`
  *   (card-patches.ts; `after` on a new piece: the key it follows, null when first):
  *   groups keyed by service (`''`: other clusters; html: the group with no card), cards by cluster
  *   name (both as `data-key`, the name percent-encoded: card-patches.ts `liveKey`), history rows by
@@ -68,6 +71,8 @@ import { RenderSchedule } from './render-schedule';
 import { ClusterCards } from './card-cache';
 import { freshCountdowns } from './card-patches';
 import { LiveState, type LivePatch } from './live-state';
+import { HISTORY_PAGE_SIZE } from './history-query';
+import { registerHistoryRoutes } from './history-routes';
 
 /** Options of {@link ConsoleServer.start}. */
 export interface ConsoleServerOptions {
@@ -249,7 +254,8 @@ export class ConsoleServer {
       zk: { connect: this.options.zk?.connectString ?? '(not configured)', ...connection },
       queue: { url: this.options.requests.queueUrl, ...this.queue },
       groups: this.groups(now),
-      records: view?.requestRecords() ?? [],
+      // The live first page of the history; older pages and filters are queries (history-routes.ts).
+      records: view?.requestRecords().slice(0, HISTORY_PAGE_SIZE) ?? [],
       bridges: this.sources.bridges(),
       traffic: this.sources.services(),
       alarms: this.alarmsView(),
@@ -335,6 +341,7 @@ export class ConsoleServer {
         sections: fabricsNow ? { ...sections, fabrics: this.fabricsSection(snapshot.fabrics, now) } : sections,
         groups: snapshot.groups,
         records: snapshot.records,
+        recordCount: this.zkView?.requestRecords().length ?? 0,
       }),
     );
     if (fabricsNow) {
@@ -420,6 +427,7 @@ export class ConsoleServer {
     // Browsers ask for it unprompted; an empty answer keeps the log free of 404s.
     app.get('/favicon.ico', async (_request, reply) => reply.code(204).send());
     app.get('/events', (request: FastifyRequest<{ Querystring: { v?: string } }>, reply) => this.openStream(reply, lastVersion(request)));
+    registerHistoryRoutes(app, () => this.zkView?.requestRecords() ?? []);
     app.post('/api/check', async (request, reply) => this.act(request, reply, parseActionRequest, (action) => this.actions.check(action)));
     app.post('/api/send', async (request, reply) => this.act(request, reply, parseActionRequest, (action) => this.actions.send(action)));
     app.post('/api/fabric/check', async (request, reply) => this.act(request, reply, parseFabricCheck, (check) => this.fabricActions.check(check)));

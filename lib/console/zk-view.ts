@@ -20,6 +20,7 @@ import type { Logger } from '../logging';
 import { decodeRequestRecord, isValidRequestId, requestIdTime, type EvacuationNode, type RequestRecord } from '../requests';
 import { ZkSession, type ConnectionState, type DataState, type Watch, type ZkTlsOptions } from '../zk';
 import { FabricWatch, type FabricMapEntry } from './fabric-watch';
+import { newestFirst } from './history-query';
 
 /** Where ZooKeeper stands for the console: `unreachable` until a first session starts, then the session's state. */
 export type ZkViewState = 'connecting' | 'unreachable' | Exclude<ConnectionState, 'idle' | 'connecting'>;
@@ -38,7 +39,12 @@ export interface ZkViewOptions {
   readonly fabricsBase: string;
   /** Parent of the evacuation nodes (`/failout/evacuations`, issue 23). */
   readonly evacuationsBase: string;
-  /** How many of the newest request records are kept. Default 300. */
+  /**
+   * How many of the newest request records are kept. Default {@link MAX_VIEW_RECORDS}: every record a
+   * retention keeps (issue 24, item 5: the history reaches back to the oldest), with a ceiling that
+   * bounds the console's memory if the sweep ever stops (a record is at most 4 KiB, most well under
+   * 1 KiB: at most 80 MiB, in practice a few).
+   */
   readonly maxRecords?: number;
   /** How long one connection attempt waits. Default 5 s. */
   readonly connectTimeoutMs?: number;
@@ -48,6 +54,12 @@ export interface ZkViewOptions {
   /** Called after every change of anything the view holds. */
   readonly onChange: () => void;
 }
+
+/** Default of {@link ZkViewOptions.maxRecords}. */
+export const MAX_VIEW_RECORDS = 20_000;
+
+/** How many record reads are in flight at once: the newest are read first, and ZooKeeper is not flooded. */
+const RECORD_READS = 64;
 
 /** One cluster as the view holds it. */
 export interface ClusterEntry {
@@ -75,8 +87,12 @@ export class ZkView {
   /** Per service: its home cluster (last good document). */
   private readonly serviceState = new Map<string, { cluster: string | undefined; watch: Watch | undefined }>();
   private readonly records = new Map<string, RequestRecord>();
+  /** The records newest first, made again only after the records changed (every render and query reads it). */
+  private sortedRecords: RequestRecord[] | undefined;
   private readonly reading = new Set<string>();
-  private recordNames: readonly string[] = [];
+  /** The ids to keep (the newest `maxRecords`), and those still to read, newest last (popped first). */
+  private recordNames: ReadonlySet<string> = new Set();
+  private unread: string[] = [];
   /** The session being started (`close` closes it), and the pause between attempts (`close` ends it). */
   private connecting: ZkSession | undefined;
   private pause: { timer: NodeJS.Timeout; resolve: () => void } | undefined;
@@ -115,9 +131,9 @@ export class ZkView {
     return this.serviceNames.map((name) => ({ name, cluster: this.serviceState.get(name)?.cluster }));
   }
 
-  /** The request records read so far, newest first. */
-  requestRecords(): RequestRecord[] {
-    return [...this.records.values()].sort((a, b) => b.appliedAt - a.appliedAt);
+  /** The request records read so far, newest first (history-query.ts `newestFirst`); do not modify. */
+  requestRecords(): readonly RequestRecord[] {
+    return (this.sortedRecords ??= [...this.records.values()].sort(newestFirst));
   }
 
   /** The fabric map nodes read so far (decoded, or with why they do not decode). */
@@ -264,28 +280,43 @@ export class ZkView {
   }
 
   /**
-   * Records are written once and never change: each new child is read once. Only the newest
-   * `maxRecords` (by the time in their UUIDv7 id, else by name) are read and kept.
+   * Records are written once and never change: each new child is read once, the newest first, at most
+   * {@link RECORD_READS} at a time (5,000 reads at once would hold every other watch up). Only the
+   * newest `maxRecords` (by the time in their UUIDv7 id, else by name) are read and kept.
    */
   private onRecordNames(session: ZkSession, names: readonly string[]): void {
-    const max = this.options.maxRecords ?? 300;
-    const ids = names.filter((n) => isValidRequestId(n));
-    const newest = ids
+    const max = this.options.maxRecords ?? MAX_VIEW_RECORDS;
+    const newest = names
+      .filter((n) => isValidRequestId(n))
       .map((id) => ({ id, at: requestIdTime(id) ?? 0 }))
       .sort((a, b) => b.at - a.at || (a.id < b.id ? 1 : -1))
       .slice(0, max)
       .map((e) => e.id);
-    this.recordNames = newest;
-    for (const id of [...this.records.keys()]) if (!newest.includes(id)) this.records.delete(id);
-    for (const id of newest) {
-      if (this.records.has(id) || this.reading.has(id)) continue;
+    this.recordNames = new Set(newest);
+    for (const id of [...this.records.keys()]) {
+      if (this.recordNames.has(id)) continue;
+      this.records.delete(id);
+      this.sortedRecords = undefined;
+    }
+    this.unread = newest.filter((id) => !this.records.has(id) && !this.reading.has(id)).reverse();
+    this.readRecords(session);
+  }
+
+  /** Starts reads of the unread records until {@link RECORD_READS} are in flight. */
+  private readRecords(session: ZkSession): void {
+    while (this.reading.size < RECORD_READS && this.unread.length > 0) {
+      const id = this.unread.pop()!;
+      if (this.records.has(id) || this.reading.has(id) || !this.recordNames.has(id)) continue;
       this.reading.add(id);
       session
         .get(`${this.options.requestsBase.replace(/\/+$/, '')}/${id}`)
         .then(
           ({ data }) => {
             try {
-              if (this.recordNames.includes(id)) this.records.set(id, decodeRequestRecord(data));
+              if (this.recordNames.has(id)) {
+                this.records.set(id, decodeRequestRecord(data));
+                this.sortedRecords = undefined;
+              }
             } catch (err) {
               // A node under the records path that is no record: not shown, said in the log.
               this.options.logger.warn({ err, id }, 'console: unreadable request record');
@@ -294,7 +325,10 @@ export class ZkView {
           },
           (err: unknown) => this.options.logger.warn({ err, id }, 'console: could not read a request record'),
         )
-        .finally(() => this.reading.delete(id));
+        .finally(() => {
+          this.reading.delete(id);
+          if (this.lifecycle === 'running') this.readRecords(session);
+        });
     }
   }
 }

@@ -4,10 +4,12 @@ import type { FailoutProperties } from '../../lib/d2';
 import { ConsoleWorld } from '../helpers/console-world';
 import { checkForm, fillForm } from '../helpers/console-page';
 import { clusterDoc, putCluster, putService, putUri, serviceDoc } from '../helpers/d2';
+import { historyRecords, seedRecords } from '../helpers/history-records';
 
 // WCAG 2.1 AA in the states an operator sees (issue 24, item 8): axe-core (the engine, injected from
 // node_modules) over the console in Chromium, with a failed-out card (stop alarms, countdown), a
-// scheduled one, the fabric table and the form showing a refusal. Nothing serious or critical may be
+// scheduled one, the fabric table, the form showing a refusal, and the history filtered and matching
+// nothing (issue 24, item 5). Nothing serious or critical may be
 // reported; lesser findings are printed for whoever works on the page next.
 
 const MIN = 60_000;
@@ -54,6 +56,7 @@ describe('the console meets WCAG 2.1 AA (axe-core)', () => {
     await putCluster(session, base, clusterDoc('greetings-ltx1', { failoutProperties: failout('greetings-lva1', now + 20 * MIN, now + 50 * MIN, []) }));
     await putCluster(session, base, clusterDoc('greetings-lva1'));
     await putUri(session, base, 'greetings-lva1', 'h1', 'http://lva1-1:8080');
+    await seedRecords(session, '/console-a11y/requests', historyRecords(150, now));
     page = await world.open(base, '/console-a11y/requests', 'greetings-ltx1');
     await page.locator('article.card[data-cluster="greetings-lor1"] .badge[data-state="failed-out"]').waitFor({ timeout: 10_000 });
   }, 120_000);
@@ -78,5 +81,23 @@ describe('the console meets WCAG 2.1 AA (axe-core)', () => {
     expect(note).toContain('“Peers”');
     expect(note).not.toContain('--peer');
     expect(await seriousViolations(page)).toEqual([]);
+  });
+
+  it('reports nothing serious or critical in the history filtered, and matching nothing', async () => {
+    // Prepare: the history filtered by cluster and outcome
+    await page.fill('#h-cluster', 'lor1');
+    await page.locator('#history-summary', { hasText: 'matching cluster “lor1”' }).waitFor({ timeout: 10_000 });
+    await page.selectOption('#h-outcome', 'applied');
+    await page.locator('#history-summary', { hasText: 'outcome applied' }).waitFor({ timeout: 10_000 });
+    const filtered = await seriousViolations(page);
+
+    // Act: a filter nothing matches
+    await page.fill('#h-by', 'nobody-like-this');
+    await page.locator('#history-rows tr.empty', { hasText: 'No records match' }).waitFor({ timeout: 10_000 });
+    const empty = await seriousViolations(page);
+
+    // Assess
+    expect(filtered).toEqual([]);
+    expect(empty).toEqual([]);
   });
 });

@@ -10,6 +10,9 @@
   const csrf = document.querySelector('meta[name="csrf-token"]').getAttribute('content');
   const $ = (id) => document.getElementById(id);
   const live = $('live');
+  // The history's filters, pages and exports (history.js, loaded first): its live rows' body is where
+  // the stream's rows go, shown or set aside.
+  const history = window.failoutHistory;
   const followed = new Map(); // requestId -> <li>
   // What Confirm may send: the request as checked ({ action, fields, requestId, key, version }), or null.
   // Any edit of the form after its Check takes it back (the server refuses a different one too).
@@ -41,15 +44,15 @@
   function applySections(sections) {
     const key = focusKey(document.activeElement);
     for (const [id, markup] of Object.entries(sections)) {
-      const el = $(id);
+      const el = id === 'history-rows' ? history.live : $(id);
       if (el) el.innerHTML = markup;
     }
     afterUpdate(key);
+    history.onLiveRows(undefined, true);
   }
   function afterUpdate(key) {
     refocus(key);
     tick();
-    filterHistory();
     updateFollowed();
   }
   function parse(markup) {
@@ -126,8 +129,9 @@
         if (container) applyKeyed(container, cards, cardKey, replaceWhole, null);
       }
     }
-    if (patch.rows) applyKeyed($('history-rows'), patch.rows, rowKey, replaceWhole, null);
+    if (patch.rows) applyKeyed(history.live, patch.rows, rowKey, replaceWhole, null);
     afterUpdate(key);
+    if (patch.rows || patch.records !== undefined) history.onLiveRows(patch.records);
   }
 
   function connect() {
@@ -427,7 +431,8 @@
   }
   function updateFollowed() {
     for (const [requestId, entry] of followed) {
-      const row = Array.from(document.querySelectorAll('#history-rows tr[data-request]')).find((tr) => tr.dataset.request === requestId);
+      // The live rows, whether shown or set aside while a filter or an older page is shown.
+      const row = Array.from(history.live.querySelectorAll('tr[data-request]')).find((tr) => tr.dataset.request === requestId);
       if (!row) continue;
       const outcome = row.dataset.outcome;
       const reasonCell = row.children[5];
@@ -454,24 +459,12 @@
     $(first).focus();
   });
 
-  // ---- history filters -----------------------------------------------------------------------
-  function filterHistory() {
-    const cluster = $('h-cluster').value.trim();
-    const by = $('h-by').value.trim().toLowerCase();
-    const outcome = $('h-outcome').value;
-    for (const row of document.querySelectorAll('#history-rows tr[data-request]')) {
-      const show = (!cluster || row.dataset.cluster === cluster) && (!by || row.dataset.by.toLowerCase().includes(by)) && (!outcome || row.dataset.outcome === outcome);
-      row.hidden = !show;
-    }
-  }
-  $('history-filters').addEventListener('input', filterHistory);
-  $('history-filters').addEventListener('submit', (e) => e.preventDefault());
-
   // What the fabric form (fabrics.js, loaded after this script) shares with this one.
   // `stats`: what the event stream brought so far (read by the console's browser tests and benchmarks).
   window.failoutConsole = Object.freeze({ post, follow, stats });
 
   showFields();
+  history.start();
   initialCharts();
   setInterval(tick, 1000);
   connect();
