@@ -6,7 +6,7 @@
 // fabric) or home (not failed out). Started by index.ts with `fork` + tsx's loader.
 import { createLogger } from '../../lib/logging';
 import { closeFailoutClients, inLanes, startFailoutClient, type BenchFailoutClient } from '../lib/failout-client';
-import { clock, sendToParent, serveWorker } from '../lib/workers';
+import { clock, cpuSince, sendToParent, serveWorker } from '../lib/workers';
 import { evacuatedCluster, followedServices, serviceName } from './fabric';
 import type { FromWorker, ToClientWorker } from './protocol';
 import { evacuatedAt, homeAt, nextBoundary } from './routing';
@@ -22,7 +22,7 @@ const followed: ReadonlySet<string>[] = [];
 /** The evacuated fabric. */
 let fabric = '';
 /** The round being measured: per client, the followed clusters not yet routed as wanted. */
-let current: { round: number; evacuated: boolean; times: number[]; pending: Set<string>[]; remaining: number } | undefined;
+let current: { round: number; evacuated: boolean; times: number[]; pending: Set<string>[]; remaining: number; cpu: NodeJS.CpuUsage } | undefined;
 /** Re-checks at a window boundary, for a window that starts or ends later than its write arrives. */
 const rechecks = new Map<string, NodeJS.Timeout>();
 
@@ -51,7 +51,7 @@ function check(index: number, cluster: string): void {
   round.times[index] = at;
   if (--round.remaining === 0) {
     current = undefined;
-    send({ type: 'done', round: round.round, times: round.times });
+    send({ type: 'done', round: round.round, times: round.times, cpuMs: cpuSince(round.cpu) });
   }
 }
 
@@ -81,7 +81,7 @@ async function setup(init: Init): Promise<void> {
 function arm(round: number, evacuated: boolean): void {
   for (const timer of rechecks.values()) clearTimeout(timer);
   rechecks.clear();
-  current = { round, evacuated, times: new Array<number>(clients.length).fill(0), pending: followed.map((f) => new Set(f)), remaining: clients.length };
+  current = { round, evacuated, times: new Array<number>(clients.length).fill(0), pending: followed.map((f) => new Set(f)), remaining: clients.length, cpu: process.cpuUsage() };
   send({ type: 'armed', round });
 }
 

@@ -6,7 +6,7 @@
 import { createLogger } from '../../lib/logging';
 import { connectSession, type ZkSession } from '../../lib/zk';
 import { inLanes } from '../lib/failout-client';
-import { clock, sendToParent, serveWorker } from '../lib/workers';
+import { clock, cpuSince, sendToParent, serveWorker } from '../lib/workers';
 import { evacuatedCluster, followedServices } from './fabric';
 import type { FromWorker, ToFloorWorker } from './protocol';
 
@@ -19,7 +19,7 @@ const sessions: ZkSession[] = [];
 /** Per watcher: how many nodes it follows (fixed after setup). */
 const follows: number[] = [];
 /** The round being measured: per watcher, the nodes (by slot) that have not read back the token yet. */
-let current: { round: number; token: Buffer; times: number[]; pending: boolean[][]; left: number[]; remaining: number } | undefined;
+let current: { round: number; token: Buffer; times: number[]; pending: boolean[][]; left: number[]; remaining: number; cpu: NodeJS.CpuUsage } | undefined;
 
 function send(message: FromWorker): void {
   sendToParent(message);
@@ -35,7 +35,7 @@ function onData(index: number, slot: number, data: Buffer | undefined): void {
   round.times[index] = at;
   if (--round.remaining === 0) {
     current = undefined;
-    send({ type: 'done', round: round.round, times: round.times });
+    send({ type: 'done', round: round.round, times: round.times, cpuMs: cpuSince(round.cpu) });
   }
 }
 
@@ -62,6 +62,7 @@ function arm(round: number, token: string): void {
     pending: follows.map((n) => new Array<boolean>(n).fill(true)),
     left: [...follows],
     remaining: follows.length,
+    cpu: process.cpuUsage(),
   };
   send({ type: 'armed', round });
 }

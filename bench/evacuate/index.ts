@@ -46,7 +46,9 @@ function direction(m: PropagationMeasurement, evacuated: boolean) {
   const ratio = { endToEndP99: round(e2e.allP99 / zk.allP99), writeToRoutedP99: round(fromWrite.allP99 / zk.allP99), endToEndP50: round(e2e.allP50 / zk.allP50) };
   const met = { endToEndP99: e2e.allP99 <= TARGET.endToEndP99Ms, floorRatioP99: ratio.endToEndP99 <= TARGET.floorRatioP99 };
   const bytes = evacuated ? m.documentBytes.evacuated : m.documentBytes.restored;
-  return { rounds: rounds.length, endToEnd: e2e, sendToWrite: toWrite, writeToRouted: fromWrite, floor: zk, ratio, met, documentBytes: bytes.reduce((a, b) => a + b, 0) };
+  // What the latencies are made of: the clients and the floor's watchers share the cores with ZooKeeper.
+  const cpuPerProcessRoundMs = { clients: round(mean(rounds.flatMap((r) => r.cpuMs))), floor: round(mean(floor.flatMap((r) => r.cpuMs))) };
+  return { rounds: rounds.length, endToEnd: e2e, sendToWrite: toWrite, writeToRouted: fromWrite, floor: zk, ratio, met, documentBytes: bytes.reduce((a, b) => a + b, 0), cpuPerProcessRoundMs };
 }
 
 function reportPropagation(m: PropagationMeasurement, p: Parameters) {
@@ -78,6 +80,7 @@ function reportPropagation(m: PropagationMeasurement, p: Parameters) {
       line(`floor: one multi of ${a.services} nodes → all watchers read back`, d.floor),
       { measurement: `${name}: ratio send→routed / floor (target p99 ≤ ${TARGET.floorRatioP99})`, allP50: d.ratio.endToEndP50, allP99: d.ratio.endToEndP99, allMax: '', allMean: '', perClientP50: '', perClientP99: '' },
       { measurement: `${name}: ratio multi→routed / floor`, allP50: '', allP99: d.ratio.writeToRoutedP99, allMax: '', allMean: '', perClientP50: '', perClientP99: '' },
+      { measurement: `${name}: CPU per process and round, clients / floor`, allP50: '', allP99: '', allMax: '', allMean: `${d.cpuPerProcessRoundMs.clients} / ${d.cpuPerProcessRoundMs.floor}`, perClientP50: '', perClientP99: '' },
     );
   }
   printTable('evacuate A vs the fan-out floor (ms; over rounds, "all" = the last client of a round; perClient = pooled)', summaryRows);

@@ -17,6 +17,12 @@ export interface PropagationParameters extends FanoutParameters {
   follow: number;
   hosts: number;
   teardownDelayMs: number;
+  /**
+   * `--max-semi-space-size` (MiB) of every worker process, clients and floor alike; 0 leaves node's
+   * default. Each process holds hundreds of clients' state, and a young generation sized for one
+   * client's promotes most of every round's updates (see the note in index.ts).
+   */
+  semiSpaceMb: number;
 }
 
 /** Part B: 1,000 services × 3 fabrics, evacuate + restore rounds through `RequestWriter.process`. */
@@ -67,6 +73,7 @@ export function parameters(argv: readonly string[]): Parameters {
     hosts: { default: 3, min: 1 },
     ...FANOUT_OPTIONS,
     'teardown-delay-ms': { default: 60_000, min: 0 },
+    'semi-space-mb': { default: 64, min: 0 },
     'judge-services': { default: 1000, min: 1 },
     'judge-rounds': { default: 20, min: 1 },
     'judge-warmup': { default: 1, min: 0 },
@@ -81,6 +88,7 @@ export function parameters(argv: readonly string[]): Parameters {
       hosts: v.hosts,
       ...fanoutParameters(v, v.clients),
       teardownDelayMs: v['teardown-delay-ms'],
+      semiSpaceMb: v['semi-space-mb'],
     },
     judgement: { services: v['judge-services'], hosts: v.hosts, rounds: v['judge-rounds'], warmup: v['judge-warmup'] },
   };

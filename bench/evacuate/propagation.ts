@@ -43,6 +43,8 @@ export interface PropagationRound {
   /** The writer's largest multi of the round (its write of the cluster nodes). */
   multi: TappedMulti | undefined;
   outcome: OutcomeSummary;
+  /** Per client process: CPU ms from armed to its last client routed. */
+  cpuMs: number[];
 }
 
 /** One floor round: one multi over the mirrors of every evacuated cluster. */
@@ -53,6 +55,8 @@ export interface FloorRound {
   setAckMs: number;
   /** Per watcher: multi sent → every node it follows read back. */
   latencies: number[];
+  /** Per floor process: CPU ms from armed to its last watcher done. */
+  cpuMs: number[];
 }
 
 export interface PropagationMeasurement {
@@ -134,7 +138,7 @@ async function runRound(sqs: LocalSqs, worker: RequestWorker, workers: readonly 
   const multi = largestMulti(worker.tapped);
   const writeAt = multi?.sentAt ?? t0;
   const times = replies.flatMap((reply, i) => reply.times.map((t) => t - (workers[i]?.offsetMs ?? 0)));
-  return { round: roundNo, evacuated, sendMs, toWriteMs: writeAt - t0, endToEnd: times.map((t) => t - t0), fromWrite: times.map((t) => t - writeAt), multi, outcome: summary };
+  return { round: roundNo, evacuated, sendMs, toWriteMs: writeAt - t0, endToEnd: times.map((t) => t - t0), fromWrite: times.map((t) => t - writeAt), multi, outcome: summary, cpuMs: replies.map((reply) => reply.cpuMs) };
 }
 
 /** Data bytes of every evacuated cluster's node, in service order. */
@@ -146,7 +150,9 @@ async function spawnAll<To extends ToClientWorker | ToFloorWorker>(script: strin
   const workers: BenchWorker<To, FromWorker>[] = [];
   // Compiled, as a service runs the library (tsx's per-closure `__name` is no part of the product);
   // the clients and the floor's watchers alike.
-  split(p.clients, p.processes).forEach((n, i) => workers.push(spawnWorker<To, FromWorker>(join(__dirname, script), i, n, 'compiled')));
+  // The same young generation for both, so the ratio compares the library with the bare watchers under one runtime.
+  const flags = p.semiSpaceMb > 0 ? [`--max-semi-space-size=${p.semiSpaceMb}`] : [];
+  split(p.clients, p.processes).forEach((n, i) => workers.push(spawnWorker<To, FromWorker>(join(__dirname, script), i, n, 'compiled', flags)));
   try {
     let first = 0;
     await Promise.all(
@@ -189,7 +195,7 @@ async function measureFloor(connectString: string, writer: ZkSession, sizes: Pro
       const setAckMs = clock() - t0;
       const replies = await Promise.all(done);
       const latencies = replies.flatMap((reply, i) => reply.times.map((t) => t - (workers[i]?.offsetMs ?? 0) - t0));
-      if (r > 0) rounds.push({ round: r, evacuated, setAckMs, latencies });
+      if (r > 0) rounds.push({ round: r, evacuated, setAckMs, latencies, cpuMs: replies.map((reply) => reply.cpuMs) });
       await sleep(p.gapMs);
     }
   } finally {

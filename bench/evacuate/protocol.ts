@@ -39,7 +39,8 @@ export type FromWorker =
   | { readonly type: 'ready'; readonly count: number; readonly setupMs: number }
   | { readonly type: 'armed'; readonly round: number }
   /** `times[i]`: the clock time at which client (or watcher) i had the round's state of every node it follows. */
-  | { readonly type: 'done'; readonly round: number; readonly times: readonly number[] };
+  /** `cpuMs`: CPU time (user + system) the worker's process spent from `armed` to `done`. */
+  | { readonly type: 'done'; readonly round: number; readonly times: readonly number[]; readonly cpuMs: number };
 
 /** Parent → floor worker. */
 export type ToFloorWorker =

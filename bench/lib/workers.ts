@@ -17,6 +17,12 @@ export function clock(): number {
   return performance.timeOrigin + performance.now();
 }
 
+/** CPU time (user + system, ms) this process has spent since `start` (a `process.cpuUsage()`). */
+export function cpuSince(start: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1000;
+}
+
 /** Every message has a `type`; a worker reports a fatal problem as `error`. */
 export interface WorkerMessage {
   readonly type: string;
@@ -154,11 +160,20 @@ function compileWorker(script: string): string {
   return outfile;
 }
 
-/** Forks `script` (a .ts file) with an IPC channel, under tsx or {@link WorkerRuntime} 'compiled'. */
-export function spawnWorker<To extends WorkerMessage, From extends WorkerMessage>(script: string, index: number, size: number, runtime: WorkerRuntime = 'tsx'): BenchWorker<To, From> {
+/**
+ * Forks `script` (a .ts file) with an IPC channel, under tsx or {@link WorkerRuntime} 'compiled';
+ * `nodeFlags` are the benchmark's own node flags for it (a GC setting, say).
+ */
+export function spawnWorker<To extends WorkerMessage, From extends WorkerMessage>(
+  script: string,
+  index: number,
+  size: number,
+  runtime: WorkerRuntime = 'tsx',
+  nodeFlags: readonly string[] = [],
+): BenchWorker<To, From> {
   // BENCH_WORKER_FLAGS: node flags for every worker, to see where a run's time goes (e.g.
   // `--cpu-prof --cpu-prof-dir=/tmp/prof`, `--trace-gc`); split on spaces.
-  const flags = (process.env.BENCH_WORKER_FLAGS ?? '').split(' ').filter((flag) => flag !== '');
+  const flags = [...nodeFlags, ...(process.env.BENCH_WORKER_FLAGS ?? '').split(' ').filter((flag) => flag !== '')];
   const child =
     runtime === 'tsx'
       ? fork(script, [], { execArgv: ['--import', tsxLoader(), ...flags], stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced' })

@@ -21,6 +21,12 @@ describe('evacuate bench: parameters', () => {
     expect(p.judgement).toMatchObject({ services: 1000, rounds: 20 });
   });
 
+  it('gives every worker the same young generation, 64 MiB unless told (0: node default)', () => {
+    expect(parameters([]).propagation.semiSpaceMb).toBe(64);
+    expect(parameters(['--semi-space-mb', '0']).propagation.semiSpaceMb).toBe(0);
+    expect(() => parameters(['--semi-space-mb', '-1'])).toThrow();
+  });
+
   it('takes the words in both spellings beside the counts', () => {
     const p = parameters(['--writer', 'stub', '--part=judgement', '--judge-services', '50', '--clients', '3']);
     expect(p).toMatchObject({ part: 'judgement', writer: 'stub', judgement: { services: 50 }, propagation: { clients: 3, processes: 3 } });
