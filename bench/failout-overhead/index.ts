@@ -7,7 +7,7 @@ import { D2Client, LoadBalancerState, WeightedRoundRobin, parseClusterProperties
 import { parseServiceProperties, serializeServiceProperties, serializeUriProperties } from '../../lib/d2';
 import { clusterPath, servicePath, urisPath } from '../../lib/d2';
 import { WeightedFailoutRedirectStrategy, ZooKeeperFailoutConfigProviderFactory, buildD2Client, type BuiltD2Client } from '../../lib/failout';
-import type { Registry } from 'prom-client';
+import { Registry } from 'prom-client';
 import { startZooKeeper } from '../../lib/local';
 import { connectSession, OPEN_ACL, type ZkSession } from '../../lib/zk';
 import { percentile, printTable, round, writeResults, type Row } from '../lib/report';
@@ -135,7 +135,8 @@ export default async function failoutOverhead(args: string[]): Promise<void> {
   const server = await startLocalServer();
   const session = await connectSession({ connectString: zk.connectString });
   const state = new LoadBalancerState({ session });
-  const bare = new D2Client({ state });
+  // A registry as buildD2Client gives its client: both sides count and time their requests by target.
+  const bare = new D2Client({ state, registry: new Registry() });
   const clients: BuiltD2Client[] = [];
   try {
     await loadData(session, `http://127.0.0.1:${(server.address() as AddressInfo).port}`);

@@ -8,6 +8,9 @@ import type { LoadBalancerState } from './load-balancer-state';
 import type { ClusterProperties, MergedUriProperties, ServiceProperties } from './model';
 import { WeightedRoundRobin } from './weighted-round-robin';
 import type { Lifecycle } from '../lifecycle';
+import { outcomeOf } from '../metrics';
+import type { Registry } from 'prom-client';
+import { D2RequestMetrics } from './request-metrics';
 
 /** Options of one request: undici's `request` options without the parts D2 decides. */
 export type D2RequestInit = Omit<Dispatcher.RequestOptions, 'origin' | 'path' | 'method' | 'opaque'> & {
@@ -102,6 +105,11 @@ export interface D2ClientOptions {
   readonly borrowedClusterIdleMs?: number;
   /** Default a `d2-client` logger from `createLogger`. */
   readonly logger?: Logger;
+  /**
+   * Where the per-target request metrics register (lib/metrics `request-metrics.ts`: requests by
+   * cluster and outcome, time to headers by cluster); default none. `buildD2Client` passes its registry.
+   */
+  readonly registry?: Registry;
 }
 
 
@@ -158,6 +166,8 @@ export class D2Client {
   /** Clusters warmed by this client: their pools stay open while the state still lists their hosts. */
   private readonly warmed = new Set<string>();
   private lifecycle: Lifecycle = 'running';
+  /** Per-target request metrics, when a registry was given. */
+  private readonly metrics: D2RequestMetrics | undefined;
 
   constructor(private readonly options: D2ClientOptions) {
     this.state = options.state;
@@ -165,6 +175,7 @@ export class D2Client {
     this.discoveryTimeoutMs = options.discoveryTimeoutMs ?? 10_000;
     this.random = options.random ?? Math.random;
     this.borrowedIdleMs = Math.max(0, options.borrowedClusterIdleMs ?? 60_000);
+    this.metrics = options.registry === undefined ? undefined : new D2RequestMetrics(options.registry);
   }
 
   /** Sends a request for `d2://<service>/<path>` to a host of the service's cluster. */
@@ -300,7 +311,17 @@ export class D2Client {
   private async send(target: D2Target, init: D2RequestInit): Promise<D2Response> {
     this.assertOpen();
     const { method = 'GET', ...rest } = init;
-    const response = await this.pool(target.origin).request({ ...rest, method, path: target.path });
+    const metrics = this.metrics;
+    if (metrics === undefined) return Object.assign(await this.pool(target.origin).request({ ...rest, method, path: target.path }), { target });
+    const started = performance.now();
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await this.pool(target.origin).request({ ...rest, method, path: target.path });
+    } catch (err) {
+      metrics.record(target.cluster, 'error', (performance.now() - started) / 1000);
+      throw err;
+    }
+    metrics.record(target.cluster, outcomeOf(response.statusCode), (performance.now() - started) / 1000);
     return Object.assign(response, { target });
   }
 

@@ -128,7 +128,7 @@ export function buildD2Client(config: D2ClientConfig): BuiltD2Client {
   const state = discovered?.state ?? config.state!;
   const closeState = (): void => discovered?.close();
   // A cluster a request was routed to that nobody watches is kept as long as a failout peer would be.
-  const d2 = new D2Client({ borrowedClusterIdleMs: teardownDelayMs, ...config.d2, state });
+  const d2 = new D2Client({ borrowedClusterIdleMs: teardownDelayMs, registry, ...config.d2, state });
   const plain = (): BuiltD2Client => ({
     request: (url, init) => d2.request(url, init === undefined || !('routingKey' in init) ? init : stripKey(init)),
     resolve: (url) => d2.resolve(url),

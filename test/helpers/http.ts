@@ -16,10 +16,10 @@ export interface RecordingServer {
 const open = new Set<RecordingServer>();
 
 /**
- * Starts a server that answers every request with 200 and a JSON body naming itself (`name`) and the
- * path it saw. Tracked: {@link closeServers} in afterEach closes every one still open.
+ * Starts a server that answers every request with `status` (default 200) and a JSON body naming
+ * itself (`name`) and the path it saw. Tracked: {@link closeServers} in afterEach closes every one still open.
  */
-export async function startServer(name: string): Promise<RecordingServer> {
+export async function startServer(name: string, options: { status?: number } = {}): Promise<RecordingServer> {
   const paths: string[] = [];
   const sockets = new Set<Socket>();
   let accepted = 0;
@@ -27,6 +27,7 @@ export async function startServer(name: string): Promise<RecordingServer> {
     paths.push(req.url ?? '');
     req.resume();
     req.on('end', () => {
+      res.statusCode = options.status ?? 200;
       res.setHeader('content-type', 'application/json');
       res.setHeader('x-served-by', name);
       res.end(JSON.stringify({ server: name, path: req.url }));
