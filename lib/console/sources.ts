@@ -9,7 +9,7 @@ import type { Lifecycle } from '../lifecycle';
 import { z } from 'zod';
 import type { Logger } from '../logging';
 import type { RequestRates } from '../requests';
-import { parsePrometheusText, RateSeries, readText, totalsByTarget, type RatePoint } from '../metrics';
+import { parsePrometheusText, RateSeries, readText, TargetHealthSeries, totalsByTarget, type PromSample, type RatePoint, type TargetHealth } from '../metrics';
 
 /** A bridge replica as its `/status` says (lib/bridge `BridgeStatus`, the fields the console shows). */
 const bridgeStatusSchema = z.object({
@@ -79,6 +79,11 @@ export interface ServiceTraffic {
   readonly source: 'traffic' | 'redirected' | 'none';
   readonly error: string | undefined;
   readonly points: readonly RatePoint[];
+  /**
+   * Per target cluster over the last scrape interval: requests/s, the failed share and p99, from the
+   * service's D2 request metrics (lib/metrics `request-metrics.ts`); empty when it exports none.
+   */
+  readonly health: ReadonlyMap<string, TargetHealth>;
 }
 
 /** Options of {@link HttpSources}. */
@@ -107,12 +112,12 @@ export class HttpSources {
   private lifecycle: Lifecycle = 'idle';
   private readonly timers: NodeJS.Timeout[] = [];
   private bridgesValue: BridgeSource[];
-  private readonly traffic = new Map<string, { series: RateSeries; source: ServiceTraffic['source']; error: string | undefined }>();
+  private readonly traffic = new Map<string, { series: RateSeries; health: TargetHealthSeries; source: ServiceTraffic['source']; error: string | undefined }>();
   private busy = { metrics: false, bridges: false };
 
   constructor(private readonly options: HttpSourcesOptions) {
     this.bridgesValue = this.bridgeUrls().map((url) => ({ url, status: undefined, resources: [], error: undefined, readAt: 0 }));
-    for (const service of options.metricsUrls.keys()) this.traffic.set(service, { series: new RateSeries(), source: 'none', error: undefined });
+    for (const service of options.metricsUrls.keys()) this.traffic.set(service, { series: new RateSeries(), health: new TargetHealthSeries(), source: 'none', error: undefined });
   }
 
   /** Starts both timers (the first reads at once). */
@@ -136,7 +141,7 @@ export class HttpSources {
 
   /** Every configured service's traffic. */
   services(): ServiceTraffic[] {
-    return [...this.traffic].map(([service, t]) => ({ service, urls: this.options.metricsUrls.get(service) ?? [], source: t.source, error: t.error, points: t.series.points() }));
+    return [...this.traffic].map(([service, t]) => ({ service, urls: this.options.metricsUrls.get(service) ?? [], source: t.source, error: t.error, points: t.series.points(), health: t.health.latest() }));
   }
 
   /**
@@ -179,11 +184,15 @@ export class HttpSources {
     const at = Date.now();
     const totals = new Map<string, number>();
     const errors: string[] = [];
+    // Every instance's samples: the request metrics add up by target across them.
+    const samples: PromSample[] = [];
     let source: ServiceTraffic['source'] = 'none';
     await Promise.all(
       urls.map(async (url) => {
         try {
-          const found = totalsByTarget(parsePrometheusText(await readText(url)), this.options.trafficMetric);
+          const scraped = parsePrometheusText(await readText(url));
+          for (const sample of scraped) samples.push(sample);
+          const found = totalsByTarget(scraped, this.options.trafficMetric);
           if (found.source !== 'none') source = source === 'traffic' || found.source === 'traffic' ? 'traffic' : 'redirected';
           for (const [target, value] of found.totals) totals.set(target, (totals.get(target) ?? 0) + value);
         } catch (err) {
@@ -195,9 +204,11 @@ export class HttpSources {
     entry.source = source;
     if (errors.length === urls.length) {
       entry.series.gap();
+      entry.health.gap();
       this.options.onTraffic(service, undefined);
       return;
     }
+    entry.health.add(at, samples);
     this.options.onTraffic(service, entry.series.add(at, totals));
   }
 
