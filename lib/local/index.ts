@@ -5,9 +5,10 @@
  * tooling: it loads everything (Powertools, @aws-sdk, the bridge, the xDS server) and is not part of
  * the package.
  */
-export { LocalStack, type LocalStackOptions } from './stack';
+export { LocalStack, type LocalDiscovery, type LocalStackOptions } from './stack';
+export { LocalObservers, type ObserverView } from './observers';
 export type { ClusterView, ReplicaView, StackEnv } from './view';
-export { runScenario, formatResults, type StepResult } from './scenario';
+export { runScenario, formatResults, type ScenarioOptions, type StepResult } from './scenario';
 export type { CliRunner, ScenarioCliIo } from './scenario-steps';
 export { interactive, scenario } from './interactive';
 export { HELP, parseStartOptions } from './start-options';

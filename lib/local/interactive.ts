@@ -25,6 +25,7 @@ export async function interactive(stack: LocalStack, view: boolean): Promise<voi
   const stdin = process.stdin;
   if (!view || !stdin.isTTY) {
     commandsText(stack.env(), false, stack.console.url).forEach(say);
+    say(`discovery: ${stack.discovery}; D2 observers: ${stack.observers.views().map((o) => `${o.name} ${o.address}`).join(', ')}`);
     const timer = setInterval(() => {
       // Each cluster's share of its own service's requests (every service's home cluster: 100 %).
       const samples = stack.traffic.allSamplesSince(Date.now() - 5000);
@@ -33,7 +34,8 @@ export async function interactive(stack: LocalStack, view: boolean): Promise<voi
       for (const x of samples) perService.set(x.service, (perService.get(x.service) ?? 0) + 1);
       const serviceOf = new Map(samples.map((x) => [x.cluster, x.service]));
       const shares = [...s.byCluster].map(([c, n]) => `${c} ${((100 * n) / (perService.get(serviceOf.get(c) ?? '') ?? s.total)).toFixed(0)}%`).join(', ');
-      say(`traffic (5 s): ${s.total} requests, ${s.errors} errors; ${shares}; leader ${stack.leader()?.config.replicaId ?? 'none'}`);
+      const on = stack.observerViews().find((o) => o.clientsOn)?.name;
+      say(`traffic (5 s): ${s.total} requests, ${s.errors} errors; ${shares}; leader ${stack.leader()?.config.replicaId ?? 'none'}${on ? `; clients read from ${on}` : ''}`);
     }, 5000);
     await done;
     clearInterval(timer);
@@ -54,6 +56,7 @@ export async function interactive(stack: LocalStack, view: boolean): Promise<voi
     // Raw mode turns Ctrl-C into a key.
     if (key === 'q' || key === '\u0003') quit();
     else if (key === 'k') act('killing the bridge leader…', () => stack.killLeader());
+    else if (key === 'o') act(`${stack.observers.serving(1) ? 'killing' : 'starting'} observer-1…`, () => stack.toggleObserver(1));
     else if (key === 'e') act(`adding a backend to ${LOCAL_CLUSTER}…`, async () => (await stack.planes.addBackend(LOCAL_CLUSTER)).name);
     else if (key === 'p' && stack.planes.primaryServing) act('stopping the primary mid-rollout…', async () => stack.planes.stopPrimaryMidRollout());
     else if (key === 'p') act('starting the primary…', () => stack.planes.startPrimary());

@@ -9,6 +9,7 @@ import { capacityRejected, extendMovesTheEnd, rampAdvances } from './scenario-sa
 import { stopAlarmBringsTrafficHome } from './scenario-stop-alarm';
 import { drillPasses, drillStopped } from './scenario-drills';
 import { fabricEvacuated } from './scenario-evacuate';
+import { observerFallback } from './scenario-observers';
 import { fabricPercent, sharesByFabric } from './fabric-shares';
 import { LOCAL_CLUSTER, LOCAL_FABRIC, type Backend } from './topology';
 import { summarize } from './traffic';
@@ -146,11 +147,31 @@ const STEPS: readonly Step[] = [
   leaderKilled,
 ];
 
+/** The short run (`{ short: true }`): steady state, a failout and a partial one with its restore. */
+const SHORT_STEPS: readonly Step[] = [steadyState, fullFailout, partialFailout];
+
+/**
+ * The steps for a stack: with `--discovery xds` the observer step follows the control plane's (the
+ * two outages one after the other, each with its own failout restored before the next step).
+ */
+export function scenarioSteps(discovery: LocalStack['discovery'], short = false): readonly Step[] {
+  if (short) return SHORT_STEPS;
+  if (discovery !== 'xds') return STEPS;
+  const at = STEPS.indexOf(controlPlaneFallback) + 1;
+  return [...STEPS.slice(0, at), observerFallback, ...STEPS.slice(at)];
+}
+
+/** What to run: every step (default), or the short run (`short`). */
+export interface ScenarioOptions {
+  /** Only the first steps (steady state, full and partial failout): the other discovery mode's check. */
+  readonly short?: boolean;
+}
+
 /** Runs the steps in order (a failing step does not stop the rest) and returns their results. */
-export async function runScenario(stack: LocalStack, out: (line: string) => void, cli: CliRunner): Promise<StepResult[]> {
+export async function runScenario(stack: LocalStack, out: (line: string) => void, cli: CliRunner, options: ScenarioOptions = {}): Promise<StepResult[]> {
   const steps = new Steps(stack, out, cli);
   const results: StepResult[] = [];
-  for (const [i, step] of STEPS.entries()) {
+  for (const [i, step] of scenarioSteps(stack.discovery, options.short).entries()) {
     out(`\nstep ${i + 1}…`);
     let result: StepOutcome;
     try {

@@ -28,13 +28,22 @@ import { startStopConditions, type LocalStopConditions } from './stop-conditions
 import { startLocalDrills, type LocalDrills } from './drills';
 import { alarmsUrl, type AlarmEvaluator } from './alarm-evaluator';
 import { ALL_CLUSTERS, clustersOf, SampleTopology, SERVICES } from './topology';
+import { LocalObservers, type ObserverNumber, type ObserverView } from './observers';
 import { LOCAL_TRAFFIC_METRIC, TrafficGenerator } from './traffic';
 import type { ClusterView, ReplicaView, StackEnv, ViewSource } from './view';
 import { startZooKeeper, type ZooKeeperServer } from './zookeeper';
 import type { Lifecycle } from '../lifecycle';
 
+/** Where the traffic generator's D2 clients read discovery data (`npm start -- --discovery`). */
+export type LocalDiscovery = 'zookeeper' | 'xds';
+
 /** Options of {@link LocalStack.start}. */
 export interface LocalStackOptions {
+  /**
+   * `zookeeper` (default): the traffic's clients watch ZooKeeper; `xds`: they read through the two D2
+   * observers (which run in both modes), observer 1 first and observer 2 as the A71 fallback.
+   */
+  readonly discovery?: LocalDiscovery;
   /** Traffic generator rate, requests per second. Default 50. */
   readonly rate?: number;
   /** Fixed ports (free ones when absent). */
@@ -130,6 +139,7 @@ export class LocalStack {
   private stopConditionsValue: LocalStopConditions | undefined;
   private drillsValue: LocalDrills | undefined;
   private consoleValue: ConsoleServer | undefined;
+  private observersValue: LocalObservers | undefined;
   /** Clusters whose latest document write was unreadable, and why (cleared by the next good write). */
   private readonly problems = new Map<string, string>();
 
@@ -192,8 +202,15 @@ export class LocalStack {
       await Promise.all(ALL_CLUSTERS.map((c) => observer.listenToCluster(c)));
       await stack.waitFor(() => ALL_CLUSTERS.every((c) => (observer.getUris(c)?.hosts.length ?? 0) >= 3), 20_000, 'D2 data of every cluster');
 
+      progress('starting two D2 observers…');
+      const observers = await LocalObservers.start({ connectString: zk.connectString, logger: log });
+      stops.add(() => observers.close());
+      stack.observersValue = observers;
+      const discovery = options.discovery ?? 'zookeeper';
+      progress(`D2 observers at ${observers.address(1)} (own fabric) and ${observers.address(2)} (fallback); the traffic reads discovery data from ${discovery === 'xds' ? 'the observers (xDS)' : 'ZooKeeper'}`);
       progress(`starting the traffic generator (${options.rate ?? 50} requests/s to each of ${SERVICES.join(', ')})…`);
-      const traffic = await TrafficGenerator.start({ connectString: zk.connectString, rate: options.rate, logger: log });
+      const xdsBootstrap = discovery === 'xds' ? observers.bootstrap('failout-local-traffic') : undefined;
+      const traffic = await TrafficGenerator.start({ connectString: zk.connectString, xdsBootstrap, rate: options.rate, logger: log });
       stops.add(() => traffic.close());
       stack.trafficValue = traffic;
       progress('starting the alarm evaluator and the failout-guard function…');
@@ -221,6 +238,28 @@ export class LocalStack {
   get alarms(): AlarmEvaluator {
     if (!this.stopConditionsValue) throw new Error('the alarm evaluator has not started');
     return this.stopConditionsValue.alarms;
+  }
+
+  /** The two D2 observers (running in both discovery modes). */
+  get observers(): LocalObservers {
+    if (!this.observersValue) throw new Error('the observers have not started');
+    return this.observersValue;
+  }
+
+  /** Where the traffic's clients read discovery data. */
+  get discovery(): LocalDiscovery {
+    return this.options.discovery ?? 'zookeeper';
+  }
+
+  /** The observers, and which one the traffic's xDS client reads from (xDS mode). */
+  observerViews(): (ObserverView & { readonly clientsOn: boolean })[] {
+    const active = this.observers.numberOf(this.trafficValue?.activeXdsServer());
+    return this.observers.views().map((v, i) => ({ ...v, clientsOn: active === i + 1 }));
+  }
+
+  /** Kills observer `n` when it serves, starts it again (same port) when stopped (the `o` key). */
+  toggleObserver(n: ObserverNumber = 1): Promise<'stopped' | 'started'> {
+    return this.observers.toggle(n);
   }
 
   /** The drills function and its timer (lib/local `drills.ts`): ticks every 10 s, `runNow(name)` on demand. */
@@ -317,6 +356,8 @@ export class LocalStack {
       backendName: (uri) => this.topology.backendByUri(uri)?.name,
       env: () => this.env(),
       consoleUrl: () => this.consoleValue?.url,
+      discovery: this.discovery,
+      observers: () => (this.observersValue ? this.observerViews() : []),
     };
   }
 

@@ -1,16 +1,18 @@
 /**
  * The local stack's traffic generator: a service that calls `d2://greetings/hello` and
  * `d2://hello/hello` (the sample topology's two services), each at a steady rate, through the
- * production client stack (LoadBalancerState over its own ZooKeeper session, D2Client, FailoutClient
- * built by `buildD2Client` with the ZooKeeper failout provider and the weighted redirect strategy),
- * with a routing key per simulated member, and remembers where each request went.
+ * production client stack (`buildD2Client`: D2Client and FailoutClient with the failout provider and
+ * the weighted redirect strategy, over a LoadBalancerState fed by its own ZooKeeper session or, with
+ * an xDS bootstrap, by the D2 observers over ADS), with a routing key per simulated member, and
+ * remembers where each request went.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Counter, Registry } from 'prom-client';
 import { LoadBalancerState } from '../d2';
-import { buildD2Client, WeightedFailoutRedirectStrategy, ZooKeeperFailoutConfigProviderFactory, type BuiltD2Client } from '../failout';
+import { buildD2Client, WeightedFailoutRedirectStrategy, ZooKeeperFailoutConfigProviderFactory, type BuiltD2Client, type D2ClientConfig } from '../failout';
 import { createLogger, type Logger } from '../logging';
+import { createXdsClient, parseBootstrap, type XdsClient } from '../xds';
 import { ZkSession } from '../zk';
 import { SERVICE, SERVICES } from './topology';
 
@@ -61,7 +63,13 @@ export interface WarmUpCounts {
 
 /** Options of {@link TrafficGenerator.start}. */
 export interface TrafficOptions {
+  /** ZooKeeper: where the client reads D2 data unless `xdsBootstrap` is given. */
   readonly connectString: string;
+  /**
+   * A gRPC xDS bootstrap (as JSON would parse): read D2 data over ADS from the servers it lists
+   * (the local observers, A71 fallback in their order) instead of from ZooKeeper.
+   */
+  readonly xdsBootstrap?: object;
   /** Requests per second to each service. Default 50. */
   readonly rate?: number;
   /** The D2 services called, `d2://<service>/hello` each. Default both of the sample topology's. */
@@ -71,6 +79,23 @@ export interface TrafficOptions {
   /** How long samples are kept. Default 120 s. */
   readonly keepMs?: number;
   readonly logger?: Logger;
+}
+
+/**
+ * The client a service builds (README): failout on, and the peers warmed up through this client's own
+ * pools before the traffic moves; every counter in the client's registry. Add `state` or `discovery`.
+ */
+export function serviceClientConfig(logger: Logger): Omit<D2ClientConfig, 'state' | 'discovery'> {
+  return {
+    enableClusterFailout: true,
+    failoutConfigProviderFactory: new ZooKeeperFailoutConfigProviderFactory(),
+    failoutRedirectStrategy: (view, context) => new WeightedFailoutRedirectStrategy({ view, registry: context.registry }),
+    warmUp: true,
+    warmUpTimeoutMs: 2_000,
+    warmUpConcurrency: 16,
+    peerWatchTeardownDelayMs: 60_000,
+    logger,
+  };
 }
 
 /** Summarizes samples. */
@@ -107,10 +132,12 @@ export class TrafficGenerator {
   private readonly perService = new Map<string, { readonly registry: Registry; readonly byTarget: Counter<'cluster'> }>();
 
   private constructor(
-    private readonly options: Required<Omit<TrafficOptions, 'logger'>>,
-    private readonly session: ZkSession,
+    private readonly options: Required<Omit<TrafficOptions, 'logger' | 'xdsBootstrap'>>,
+    private readonly session: ZkSession | undefined,
     readonly state: LoadBalancerState,
     readonly client: BuiltD2Client,
+    /** The xDS client D2 data comes through, in xDS mode (its `dump()` names the active observer). */
+    readonly xds: XdsClient | undefined,
   ) {
     const help = 'Requests the local traffic generator sent, by the cluster they went to';
     this.byTarget = new Counter({ name: LOCAL_TRAFFIC_METRIC, help, labelNames: ['cluster'], registers: [client.registry] });
@@ -123,24 +150,25 @@ export class TrafficGenerator {
   /** Connects, loads the service and starts sending. */
   static async start(options: TrafficOptions): Promise<TrafficGenerator> {
     const log = options.logger ?? createLogger('traffic');
-    const session = new ZkSession({ connectString: options.connectString, sessionTimeoutMs: 10_000, logger: log });
-    await session.start();
-    const state = new LoadBalancerState({ session, logger: log });
-    // As a service wires it (README): failout on, and the peers warmed up through this client's own
-    // pools before the traffic moves; every counter in the client's registry.
-    const client = buildD2Client({
-      state,
-      enableClusterFailout: true,
-      failoutConfigProviderFactory: new ZooKeeperFailoutConfigProviderFactory(),
-      failoutRedirectStrategy: (view, context) => new WeightedFailoutRedirectStrategy({ view, registry: context.registry }),
-      warmUp: true,
-      warmUpTimeoutMs: 2_000,
-      warmUpConcurrency: 16,
-      peerWatchTeardownDelayMs: 60_000,
-      logger: log,
-    });
+    const config = serviceClientConfig(log);
+    let session: ZkSession | undefined;
+    let xds: XdsClient | undefined;
+    let client: BuiltD2Client;
+    let state: LoadBalancerState;
+    if (options.xdsBootstrap !== undefined) {
+      // The client's own XdsClient (shared with buildD2Client, closed here) so that the view and the
+      // scenario can read which observer serves it (`dump()`), as CSDS would show.
+      xds = createXdsClient({ bootstrap: parseBootstrap(options.xdsBootstrap) });
+      client = buildD2Client({ ...config, discovery: { xds: { client: xds } } });
+      state = client.state;
+    } else {
+      session = new ZkSession({ connectString: options.connectString, sessionTimeoutMs: 10_000, logger: log });
+      await session.start();
+      state = new LoadBalancerState({ session, logger: log });
+      client = buildD2Client({ ...config, state });
+    }
     const services = [...new Set(options.services ?? SERVICES)];
-    const generator = new TrafficGenerator({ rate: options.rate ?? 50, services, members: options.members ?? 1000, keepMs: options.keepMs ?? 120_000, connectString: options.connectString }, session, state, client);
+    const generator = new TrafficGenerator({ rate: options.rate ?? 50, services, members: options.members ?? 1000, keepMs: options.keepMs ?? 120_000, connectString: options.connectString }, session, state, client, xds);
     try {
       await Promise.all(services.map((service) => state.listenToService(service)));
     } catch (err) {
@@ -160,6 +188,11 @@ export class TrafficGenerator {
   /** Requests per second to each service. */
   get rate(): number {
     return this.options.rate;
+  }
+
+  /** `server_uri` of the server the xDS client reads D2 data from now (undefined in ZooKeeper mode). */
+  activeXdsServer(): string | undefined {
+    return this.xds?.dump().authorities.find((a) => a.topLevel)?.activeServer;
   }
 
   /** The services called. */
@@ -243,8 +276,10 @@ export class TrafficGenerator {
     this.timer = undefined;
     await Promise.all([...this.inFlight]);
     await this.client.close().catch(() => undefined);
-    this.state.close();
-    await this.session.close().catch(() => undefined);
+    // A state built from `discovery` was closed with the client; a given one is closed here.
+    if (this.session) this.state.close();
+    this.xds?.close();
+    await this.session?.close().catch(() => undefined);
   }
 
   /**

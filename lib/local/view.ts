@@ -11,6 +11,7 @@
 import type { FailoutConfig, FailoutWindow } from '../failout';
 import { escapeControlChars } from '../text';
 import type { ControlPlaneName } from './control-planes';
+import type { ObserverView } from './observers';
 import { fabricOfCluster, fabricPercent, sharesByFabric } from './fabric-shares';
 import type { SqsPollerStats } from './sqs-poller';
 import { summarize, type Sample, type WarmUpCounts } from './traffic';
@@ -50,6 +51,12 @@ export interface StackEnv {
   readonly FAILOUT_ALARMS_URL: string;
 }
 
+/** One D2 observer as the view lists it: its state, and whether the traffic's clients read from it. */
+export interface ObserverLine extends ObserverView {
+  /** The traffic's xDS client reads from this observer now (always false in ZooKeeper mode). */
+  readonly clientsOn: boolean;
+}
+
 /** What the view reads (a {@link LocalStack} fits through {@link stackViewSource}). */
 export interface ViewSource {
   /** Requests per second to each service. */
@@ -70,6 +77,10 @@ export interface ViewSource {
   env(): StackEnv;
   /** The web console's URL, when it runs. */
   consoleUrl?(): string | undefined;
+  /** Where the traffic's clients read discovery data (`zookeeper`, `xds`). */
+  readonly discovery?: string;
+  /** The D2 observers. */
+  observers?(): ObserverLine[];
 }
 
 /** Seconds of traffic the shares are computed over. */
@@ -155,6 +166,7 @@ export function commandsText(env: StackEnv, keys: boolean, consoleUrl?: string):
       'Keys here: p stop the primary control plane mid-rollout (the bridge falls back) / start it again ·',
       '           e add a backend to greetings-lor1 (on the serving control planes) · k kill the bridge leader · q quit (or Ctrl-C)',
       '           b break greetings-lva1 (its backends answer 500; alarm greetings-lva1-errors) / mend it',
+      '           o kill D2 observer-1 / start it again on its port',
     );
   }
   return lines;
@@ -210,12 +222,31 @@ export function renderView(source: ViewSource, now = Date.now()): string[] {
     out.push(`  ${r.id.padEnd(10)} ${r.role.padEnd(8)} ${(r.ready ? 'ready' : 'not ready').padEnd(9)} control plane: ${(r.controlPlane ?? 'none').padEnd(8)}${admin}`);
   }
   out.push(`control planes: ${source.planes().map((p) => `${p.name} ${p.uri} ${p.state}`).join(' · ')}`);
+  out.push(...observerLines(source));
   const w = source.worker();
   out.push(`request worker: ${w.batches} batches, ${w.records} requests, ${w.deleted} acknowledged, ${w.failures} left for retry, ${w.sqsErrors} SQS errors`);
   out.push('');
   out.push(...commandsText(source.env(), true, source.consoleUrl?.()));
   // Per line, so a newline inside a value shows as `\n` instead of starting a line of its own.
   return out.map((line) => escapeControlChars(line));
+}
+
+/**
+ * The D2 observers and where the traffic reads discovery data: `observer-1 127.0.0.1:… serving, 1
+ * streams ← clients` (the arrow marks the observer the traffic's xDS client reads from).
+ */
+function observerLines(source: ViewSource): string[] {
+  const observers = source.observers?.() ?? [];
+  if (observers.length === 0 && source.discovery === undefined) return [];
+  const mode = source.discovery === 'xds' ? 'xDS through the observers (o: kill / restart observer-1)' : 'ZooKeeper (npm start -- --discovery xds reads through the observers)';
+  const lines = [`discovery: ${mode}`];
+  for (const o of observers) {
+    const role = o.name.endsWith('1') ? 'own fabric' : 'fallback';
+    // A71: clients whose data is all cached keep it and wait for a dead server; say so, or it looks stuck.
+    const clients = !o.clientsOn ? '' : o.state === 'serving' ? '  ← clients' : '  ← clients (keeping cached data; they fall back once they need more)';
+    lines.push(`  ${o.name.padEnd(11)} ${o.address.padEnd(16)} ${role.padEnd(10)} ${o.state.padEnd(8)} ${String(o.streams).padStart(3)} streams  ${o.adminUrl}/status${clients}`);
+  }
+  return lines;
 }
 
 /** Redraws the view every second on a terminal stream. */

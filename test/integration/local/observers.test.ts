@@ -1,0 +1,112 @@
+/**
+ * The local stack's two D2 observers (lib/local `observers.ts`) over the shared test ZooKeeper and
+ * real gRPC on loopback: the bootstrap lists observer-1 before observer-2; a killed observer-1 refuses
+ * connections and comes back on the same address; an xDS client over that bootstrap falls back to
+ * observer-2 once it needs a resource it has not cached, and returns to observer-1 when it is back
+ * (gRFC A71, lib/xds). Also `npm start -- --discovery` parsing.
+ */
+import { createConnection } from 'node:net';
+import { LocalObservers } from '../../../lib/local/observers';
+import { parseStartOptions } from '../../../lib/local/start-options';
+import { createLogger } from '../../../lib/logging';
+import { createXdsClient, parseBootstrap, type XdsClient } from '../../../lib/xds';
+import type { ZkSession } from '../../../lib/zk';
+import { clusterDoc, putCluster } from '../../helpers/d2';
+import { recordingWatcher } from '../../helpers/xds-fakes';
+import { closeSessions, eventually, openSession, sharedConnectString, uniqueBase } from '../../helpers/zk';
+
+/** Whether a TCP connection to `address` is accepted. */
+function accepts(address: string): Promise<boolean> {
+  const [host, port] = address.split(':');
+  return new Promise((resolve) => {
+    const socket = createConnection({ host, port: Number(port) });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+describe('the local stack D2 observers', () => {
+  let base: string;
+  let writer: ZkSession;
+  let observers: LocalObservers | undefined;
+  let xds: XdsClient | undefined;
+
+  beforeEach(async () => {
+    base = uniqueBase('local-observers');
+    writer = await openSession();
+    observers = await LocalObservers.start({ connectString: sharedConnectString(), basePath: base, logger: createLogger('local-observers-test') });
+  });
+
+  afterEach(async () => {
+    xds?.close();
+    xds = undefined;
+    await observers?.close();
+    await closeSessions();
+  });
+
+  it('lists observer-1 before observer-2 in the bootstrap, and restarts a killed observer-1 on the same address', async () => {
+    // Prepare
+    const o = observers!;
+    const address = o.address(1);
+
+    // Act
+    await o.stopObserver(1);
+    const whileStopped = { accepts: await accepts(address), states: o.views().map((v) => v.state) };
+    await o.startObserver(1);
+
+    // Assess
+    const servers = (parseBootstrap(o.bootstrap('test')).xdsServers ?? []).map((s) => s.serverUri);
+    expect(servers).toEqual([o.address(1), o.address(2)]);
+    expect(whileStopped).toEqual({ accepts: false, states: ['stopped', 'serving'] });
+    expect({ address: o.address(1), accepts: await accepts(address), states: o.views().map((v) => v.state) }).toEqual({ address, accepts: true, states: ['serving', 'serving'] });
+  });
+
+  it('moves a client to observer-2 once it needs an uncached resource while observer-1 is down, and back when observer-1 returns', async () => {
+    // Prepare
+    const o = observers!;
+    await putCluster(writer, base, clusterDoc('greetings-lor1'));
+    await putCluster(writer, base, clusterDoc('greetings-lva1'));
+    xds = createXdsClient({ bootstrap: parseBootstrap(o.bootstrap('test')) });
+    const client = xds;
+    const active = (): string | undefined => client.dump().authorities.find((a) => a.topLevel)?.activeServer;
+    const home = recordingWatcher();
+    xds.watch('d2Node', `${base}/clusters/greetings-lor1`, home);
+    expect((await home.next()).type).toBe('update');
+
+    // Act: observer-1 dies; everything is cached, so the client stays (A71); a new watch moves it
+    await o.stopObserver(1);
+    await new Promise((r) => setTimeout(r, 500));
+    const stayed = active();
+    const peer = recordingWatcher();
+    xds.watch('d2Node', `${base}/clusters/greetings-lva1`, peer);
+    const peerEvent = await peer.next();
+    const fellBackTo = active();
+    await o.startObserver(1);
+    await eventually(() => active() === o.address(1), 10_000, 'the return to observer-1');
+
+    // Assess
+    expect({ stayed, peer: peerEvent.type, fellBackTo }).toEqual({ stayed: o.address(1), peer: 'update', fellBackTo: o.address(2) });
+    expect(o.views().map((v) => v.streams)).toEqual([1, expect.any(Number)]);
+  });
+});
+
+describe('npm start -- --discovery', () => {
+  it.each([
+    [[], undefined],
+    [['--discovery', 'zookeeper'], 'zookeeper'],
+    [['--discovery', 'xds'], 'xds'],
+  ])('reads %j as discovery %s', (argv, discovery) => {
+    // Act
+    const options = parseStartOptions(argv);
+
+    // Assess
+    expect(options).toEqual(expect.objectContaining({ discovery }));
+  });
+
+  it('refuses another mode, naming the option', () => {
+    expect(() => parseStartOptions(['--discovery', 'consul'])).toThrow('--discovery must be zookeeper or xds, got consul');
+  });
+});
