@@ -10,8 +10,8 @@
  * Readiness: the ZooKeeper session is connected and the base path was read once (an observer whose
  * session never came up must not take clients from one that works).
  *
- * Concurrency: event loop only. Fixed after `start`: the parts. `disconnectedSince`, `baseRead` and
- * `lastReadAt` change in session events and watch deliveries.
+ * Concurrency: event loop only. Fixed after `start`: the parts. `disconnectedSince`, `baseRead`,
+ * `lastReadAt` and `unservable` change in session events and watch deliveries.
  */
 import type { Lifecycle } from '../lifecycle';
 import { createLogger, type Logger } from '../logging';
@@ -76,6 +76,8 @@ export class D2Observer {
   private disconnectedSince: number | undefined;
   private lastReadAt: number | undefined;
   private baseRead = false;
+  /** Paths of nodes whose last read was not servable and was logged (cleared when served again or gone). */
+  private readonly unservable = new Set<string>();
 
   private constructor(private readonly options: D2ObserverOptions) {
     const log = (this.log = options.logger ?? createLogger('d2-observer'));
@@ -89,10 +91,16 @@ export class D2Observer {
     });
     const malformed = (error: ObserverError): void => {
       this.metrics.malformedNode();
-      log.warn({ path: error.path, err: error }, 'znode not served, last good version kept');
+      // Every bad write is counted, but a node is logged once while it stays broken: a writer that
+      // keeps writing garbage (or every re-read after a resubscription) must not flood the log.
+      const path = error.path ?? error.message;
+      if (this.unservable.has(path)) return;
+      this.unservable.add(path);
+      log.warn({ path: error.path, err: error }, 'znode not served, last good version kept (logged once until it is fixed)');
     };
-    this.cache = new ResourceCache({ encoded: (typeUrl) => this.metrics.encoded(typeUrl), malformed });
-    const hooks = { malformed, read: () => (this.lastReadAt = Date.now()) };
+    const servable = (path: string): void => void this.unservable.delete(path);
+    this.cache = new ResourceCache({ encoded: (typeUrl) => this.metrics.encoded(typeUrl), malformed, servable });
+    const hooks = { malformed, servable, read: () => (this.lastReadAt = Date.now()) };
     this.subscriptions = new Subscriptions({
       cache: this.cache,
       basePath: options.basePath ?? '/d2',

@@ -41,6 +41,8 @@ export interface CacheHooks {
   encoded(typeUrl: string): void;
   /** A node's data will not be served; the last good version (if any) stays. */
   malformed(error: ObserverError): void;
+  /** The node at `path` is servable again, or gone: a later bad write of it is news (the observer logs a broken node once). */
+  servable?(path: string): void;
 }
 
 const PENDING: CacheEntry = { status: 'pending' };
@@ -92,7 +94,10 @@ export class ResourceCache {
 
   /** A node's new state: encodes it once, or keeps the last good entry when it is malformed. */
   putNode(key: string, typeUrl: string, target: NodeTarget, state: DataState): void {
-    if (!state.exists) return this.settle(key, ABSENT);
+    if (!state.exists) {
+      this.hooks.servable?.(target.path);
+      return this.settle(key, ABSENT);
+    }
     const current = this.entries.get(key);
     const version = indis.d2NodeVersion(state.stat);
     if (current?.status === 'present' && current.version === version) return;
@@ -107,6 +112,7 @@ export class ResourceCache {
       return;
     }
     this.hooks.encoded(typeUrl);
+    this.hooks.servable?.(target.path);
     this.settle(key, { status: 'present', version, resource });
   }
 

@@ -14,6 +14,8 @@ import { UriMapWatch } from './uri-map-watch';
 export interface WatchHooks {
   /** A node's data will not be served (see `ResourceCache`). */
   malformed(error: ObserverError): void;
+  /** A node's data is servable again, or the node is gone (see `CacheHooks.servable`). */
+  servable?(path: string): void;
   /** A read was delivered (the ZooKeeper lag metric). */
   read(): void;
 }
@@ -26,6 +28,7 @@ export function watchResource(zk: ZkWatcher, cache: ResourceCache, hooks: WatchH
       path: target.path,
       publish: (parent, children) => cache.putUriMap(key, target.path, parent, children),
       onMalformed: (error) => hooks.malformed(error),
+      onServable: (path) => hooks.servable?.(path),
       onRead: () => hooks.read(),
     });
   }

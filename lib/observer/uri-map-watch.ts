@@ -33,6 +33,8 @@ export interface UriMapWatchOptions {
   readonly publish: (parent: Stat | undefined, children: readonly indis.D2UriChild[]) => void;
   /** Called for a child whose data cannot be served. */
   readonly onMalformed: (error: ObserverError) => void;
+  /** Called with a child's path when its data is servable, or the child is gone. */
+  readonly onServable?: (path: string) => void;
   /** Called after every read delivered (the ZooKeeper lag metric). */
   readonly onRead: () => void;
 }
@@ -69,6 +71,7 @@ export class UriMapWatch {
       if (names.has(name)) continue;
       child.watch.close();
       this.children.delete(name);
+      this.options.onServable?.(`${this.options.path}/${name}`);
     }
     this.parent = state.exists ? state.stat : undefined;
     for (const name of names) {
@@ -85,10 +88,15 @@ export class UriMapWatch {
     if (this.lifecycle === 'closed' || child?.watch !== watch) return;
     this.options.onRead();
     child.seen = true;
-    if (!state.exists) child.good = undefined;
-    else {
+    if (!state.exists) {
+      child.good = undefined;
+      this.options.onServable?.(`${this.options.path}/${name}`);
+    } else {
       const candidate: indis.D2UriChild = { name, data: state.data, stat: state.stat };
-      if (this.servable(candidate)) child.good = candidate;
+      if (this.servable(candidate)) {
+        child.good = candidate;
+        this.options.onServable?.(`${this.options.path}/${name}`);
+      }
     }
     this.publishIfComplete();
   }

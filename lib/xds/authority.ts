@@ -12,6 +12,9 @@
  *   failing and the resource is uncached (grpc-go waits for the next retry failure, up to ~144 s);
  * - an update from another server than the cached one re-notifies watchers even when equal, so
  *   that load reporting moves with the CDS source (grpc-go compares bytes only; A47 caveat).
+ * Our extension: with `fallbackWhenCached` (bootstrap `failout.fallbackWhenCached`) the active
+ * server's failure falls back even when everything is cached, for servers that are replicas of one
+ * view (D2 observers, issue 25); the A71 condition stays the default.
  * Return: the first response from a higher-priority server makes it active; lower channels are
  * released. Responses from lower servers are dropped (close/response race).
  *
@@ -139,6 +142,8 @@ export interface AuthorityOptions {
   readonly resourceTypes: ReadonlyMap<string, AnyResourceType>;
   /** Retry cap of higher-priority servers while a lower one is active (default 5 s). */
   readonly fallbackProbeCapMs?: number;
+  /** Fall back on the active server's failure even when everything is cached (bootstrap `failout.fallbackWhenCached`); default false (A71). */
+  readonly fallbackWhenCached?: boolean;
   readonly onServerSwitch?: (event: ServerSwitchEvent) => void;
 }
 
@@ -339,10 +344,14 @@ export class Authority {
     };
   }
 
-  /** gRFC A71 §1.1: only the ACTIVE server's failure counts; fall back while something is uncached. */
+  /**
+   * gRFC A71 §1.1: only the ACTIVE server's failure counts; fall back while something is uncached,
+   * or always with `fallbackWhenCached` (replicas of one view, as D2 observers: the cache of a dead
+   * server would go stale while the next one serves the same data fresh).
+   */
   private handleFailure(index: number, error: XdsError): void {
     if (index !== this.active || this.outage) return;
-    if (this.hasUncached() && this.fallbackFrom(index)) return;
+    if ((this.options.fallbackWhenCached === true || this.hasUncached()) && this.fallbackFrom(index)) return;
     this.notifyConnectivityError(index, error);
   }
 

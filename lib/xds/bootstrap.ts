@@ -7,7 +7,7 @@
  * - `ChannelCredsConfig` — `{ type: 'insecure' } | { type: 'tls', caCertificateFile?, certificateFile?, privateKeyFile? }`.
  * - `AuthorityConfig` — `{ xdsServers, clientListenerResourceNameTemplate }` (list already resolved:
  *   absent or empty → the top-level list; the template checked to start with `xdstp://<name>/`, A47).
- * - `NodeConfig`, `FailoutExtensions` — `{ fallbackProbeCapMs, resourceDoesNotExistTimeoutMs, fallback }`.
+ * - `NodeConfig`, `FailoutExtensions` — `{ fallbackProbeCapMs, resourceDoesNotExistTimeoutMs, fallback, fallbackWhenCached? }`.
  * - `parseBootstrap(obj)`, `parseBootstrapJson(text)`, `readBootstrapFile(path)`,
  *   `loadBootstrapFromEnv(env?)`, `loadBootstrap(source?)` — all throw `XdsError` kind 'bootstrap' with
  *   `field` naming the bad field (e.g. `xds_servers[1].server_uri`).
@@ -114,6 +114,14 @@ export interface FailoutExtensions {
    * grpc-go ≥ 1.70 and Java ≥ 1.71 read the variable (default on; only "false" turns it off).
    */
   readonly fallback: boolean;
+  /**
+   * True: a failure of the active server falls back even when every watched resource is cached.
+   * gRFC A71 falls back only for uncached resources, because a lower-priority control plane may hold
+   * a different config; D2 observers are replicas of one ZooKeeper view, so staying on the cache of
+   * a dead observer would only keep failouts written meanwhile from reaching the client (issue 25).
+   * Absent (false) unless `failout.fallbackWhenCached` is given.
+   */
+  readonly fallbackWhenCached?: boolean;
 }
 
 /** A parsed, validated bootstrap. */
@@ -188,7 +196,7 @@ function readNode(raw: Record<string, unknown>): NodeConfig {
   };
 }
 
-const EXTENSION_KEYS: readonly string[] = ['fallbackProbeCapMs', 'resourceDoesNotExistTimeoutMs', 'fallback'];
+const EXTENSION_KEYS: readonly string[] = ['fallbackProbeCapMs', 'resourceDoesNotExistTimeoutMs', 'fallback', 'fallbackWhenCached'];
 
 /** Our "failout" section, with defaults; `env` supplies `GRPC_EXPERIMENTAL_XDS_FALLBACK` (see {@link FailoutExtensions.fallback}). */
 function readExtensions(raw: Record<string, unknown>, env: NodeJS.ProcessEnv): FailoutExtensions {
@@ -196,10 +204,13 @@ function readExtensions(raw: Record<string, unknown>, env: NodeJS.ProcessEnv): F
   onlyKeys(ext, EXTENSION_KEYS, BOOTSTRAP_EXTENSION_KEY);
   const at = BOOTSTRAP_EXTENSION_KEY;
   const envFallback = env.GRPC_EXPERIMENTAL_XDS_FALLBACK?.trim().toLowerCase();
+  const whenCached = optionalField(ext, 'fallbackWhenCached', at, boolean);
   return {
     fallbackProbeCapMs: optionalField(ext, 'fallbackProbeCapMs', at, positiveInteger) ?? DEFAULT_FALLBACK_PROBE_CAP_MS,
     resourceDoesNotExistTimeoutMs: optionalField(ext, 'resourceDoesNotExistTimeoutMs', at, positiveInteger) ?? DEFAULT_RESOURCE_DOES_NOT_EXIST_TIMEOUT_MS,
     fallback: optionalField(ext, 'fallback', at, boolean) ?? envFallback !== 'false',
+    // Only when given, so that a bootstrap without it reads exactly as before.
+    ...(whenCached === undefined ? {} : { fallbackWhenCached: whenCached }),
   };
 }
 

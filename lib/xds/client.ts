@@ -243,6 +243,7 @@ class XdsClientImpl extends EventEmitter implements XdsClient {
       pool: this.pool,
       resourceTypes: this.resourceTypes,
       fallbackProbeCapMs: this.options.fallbackProbeCapMs ?? this.bootstrap.failout.fallbackProbeCapMs,
+      fallbackWhenCached: this.bootstrap.failout.fallbackWhenCached ?? false,
       onServerSwitch: (event) => this.emit('serverSwitch', event),
     });
   }

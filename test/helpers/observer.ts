@@ -52,6 +52,15 @@ export function nodesOf(response: DiscoveryResponse | undefined): indis.D2Node[]
   });
 }
 
+/** The URI maps of a response as a client decodes them. */
+export function uriMapsOf(response: DiscoveryResponse | undefined): indis.D2UriMap[] {
+  return (response?.resources ?? []).map((any) => {
+    const decoded = indis.d2UriMapType.decode(any, undefined);
+    if (!decoded.ok) throw decoded.error;
+    return decoded.value;
+  });
+}
+
 export async function metricsText(port: number): Promise<string> {
   return (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
 }

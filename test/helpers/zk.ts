@@ -56,9 +56,10 @@ export async function closeSessions(): Promise<void> {
  * Expires a session opened by {@link openSession}, deterministically: its proxy refuses the client,
  * a second client connects straight to the server with the same session id and password and closes
  * it (ZooKeeper's own trick), then the proxy lets the client back, and the server tells it the
- * session expired.
+ * session expired. `whileExpired` runs after the server dropped the session and before the client
+ * may reconnect (what a test writes there happens while the session's owner cannot see it).
  */
-export async function expireSession(session: ZkSession): Promise<void> {
+export async function expireSession(session: ZkSession, whileExpired?: () => Promise<void>): Promise<void> {
   const link = links.get(session);
   const credentials = session.sessionCredentials();
   if (!link || !credentials) throw new Error('session not connected through openSession');
@@ -78,6 +79,7 @@ export async function expireSession(session: ZkSession): Promise<void> {
       });
       twin.connect();
     });
+    await whileExpired?.();
   } finally {
     link.proxy.accept();
   }
