@@ -3,7 +3,10 @@
  * safety module's {@link AlarmStates} port: the local stack's evaluator over HTTP, or CloudWatch
  * `DescribeAlarms` with the operator's credentials (lib/cli picks and builds the reader; the console
  * only holds the port). One poller per server, never one per browser: it asks only for the names the
- * page shows now, at most once per period (default 5 s), and not at all while no card shows an alarm.
+ * page shows now, at most once per period (default 1 s, so an ALARM transition is on the page within
+ * about 2 s: issue 24), and not at all while no card shows an alarm. A change of the failouts that
+ * name alarms (one came, went, or changed its alarms) reads at once, without waiting for the period:
+ * an operator who has just added a stop alarm sees its state with the card, not seconds later.
  *
  * Lifecycle: latent → started (`start`) → closed (`close`). Concurrency: the event loop only; one read
  * at a time.
@@ -38,7 +41,7 @@ export interface AlarmPollerOptions {
   readonly source: ConsoleAlarmSource;
   /** The alarm names the page shows now (read before every poll). */
   readonly names: () => readonly string[];
-  /** Shortest time between two reads. Default (and the rule the console keeps) 5 s. */
+  /** Shortest time between two reads, except the one a {@link AlarmPoller.wake} with `now` asks for. Default 1 s. */
   readonly periodMs?: number;
   /** Longest wait for one read before it counts as failed. Default 10 s. */
   readonly timeoutMs?: number;
@@ -47,8 +50,11 @@ export interface AlarmPollerOptions {
   readonly onChange: () => void;
 }
 
-/** Default shortest time between two reads of the alarm source. */
-export const ALARM_POLL_MS = 5000;
+/**
+ * Default shortest time between two reads of the alarm source: one `DescribeAlarms` (or local GET) a
+ * second per console server, whatever the number of browsers, while some card shows a stop alarm.
+ */
+export const ALARM_POLL_MS = 1000;
 
 /** Access key ids (`AKIA…`, `ASIA…`) an SDK error might quote: never on a page or in a log. */
 const ACCESS_KEY_ID = /\b(?:AKIA|ASIA|AIDA|AROA)[A-Z0-9]{12,}\b/g;
@@ -65,6 +71,8 @@ export class AlarmPoller {
   private viewValue: AlarmStatesView;
   private timer: NodeJS.Timeout | undefined;
   private busy = false;
+  /** A read was asked for `now` while one was in flight: it runs as soon as that one ends. */
+  private urgent = false;
   /** When the last read started (epoch ms); reads are at least `periodMs` apart. */
   private lastStart = Number.NEGATIVE_INFINITY;
   private readonly periodMs: number;
@@ -88,12 +96,22 @@ export class AlarmPoller {
 
   /**
    * Called whenever the page may show other names (every render): schedules a read unless one is
-   * running or scheduled, no sooner than `periodMs` after the last one started.
+   * running or scheduled, no sooner than `periodMs` after the last one started. With `now` (the
+   * failouts that name alarms changed), the read starts at once, or right after the one in flight.
    */
-  wake(): void {
-    if (this.lifecycle !== 'running' || this.busy || this.timer !== undefined) return;
+  wake(now = false): void {
+    if (this.lifecycle !== 'running') return;
+    if (now && this.busy) {
+      this.urgent = true;
+      return;
+    }
+    if (now && this.timer !== undefined) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    if (this.busy || this.timer !== undefined) return;
     if (this.options.names().length === 0) return;
-    const delay = Math.max(0, this.lastStart + this.periodMs - Date.now());
+    const delay = now ? 0 : Math.max(0, this.lastStart + this.periodMs - Date.now());
     this.timer = setTimeout(() => {
       this.timer = undefined;
       void this.poll();
@@ -123,7 +141,7 @@ export class AlarmPoller {
     } catch (err) {
       const error = alarmErrorText(err);
       next = { kind: 'unreachable', source: source.label, error, at: Date.now() };
-      // Once per outage, not every 5 s.
+      // Once per outage, not on every read.
       if (this.viewValue.kind !== 'unreachable') this.options.logger.warn({ source: source.label, error }, 'console: alarm states could not be read');
     } finally {
       this.busy = false;
@@ -131,7 +149,9 @@ export class AlarmPoller {
     if (this.lifecycle !== 'running') return;
     this.viewValue = next;
     this.options.onChange();
-    this.wake();
+    const urgent = this.urgent;
+    this.urgent = false;
+    this.wake(urgent);
   }
 }
 

@@ -5,7 +5,7 @@
  */
 import { createLogger, type Logger } from '../logging';
 import { hasCredentials } from '../metrics';
-import { createOperatorRequests, DEFAULT_CONSOLE_PORT, defaultRequester, inputError, resolveAlarmSource, resolveSettings, type ConsoleStartOptions, type OperatorEnv } from '../operator';
+import { createOperatorRequests, DEFAULT_CONSOLE_PORT, defaultRequester, drillsBase, inputError, resolveAlarmSource, resolveSettings, type ConsoleStartOptions, type OperatorEnv } from '../operator';
 import { loadZkTlsFiles, ZkTlsConfigError } from '../zk';
 import type { ConsoleAlarmSource } from './alarms';
 import { listenProblem } from './security';
@@ -87,6 +87,7 @@ export function consoleServerOptions(flags: ConsoleStartOptions, env: OperatorEn
     requestsBase: settings.requestsBase,
     fabricsBase: settings.fabricsBase,
     evacuationsBase: settings.evacuationsBase,
+    drillsBase: drillsBase(env),
     requests: createOperatorRequests(settings, env, requester),
     requester,
     bridgeUrls,

@@ -7,9 +7,9 @@
  * not place. Also the evacuate form, which is part of the page, not of the live section (an update must
  * not wipe what the operator is typing). Every value from data goes through `html`, which escapes it.
  */
-import { formatRemaining } from '../text';
 import type { evacuation } from '../operator';
 import { html, join, type SafeHtml } from './html';
+import { countdown } from './countdown';
 import type { FabricCell, FabricCellState, FabricColumn, FabricServiceRow, FabricTable } from './fabric-view';
 
 const CELL_LABEL: Record<FabricCellState, string> = {
@@ -29,11 +29,6 @@ const PHASE_LABEL: Record<evacuation.EvacuationPhase, string> = {
   ended: 'ended',
 };
 
-/** `<time>` the page counts down (`data-until`, epoch ms), its text the time left now. */
-function countdown(isoTime: string, now: number): SafeHtml {
-  const ms = Date.parse(isoTime);
-  return html`<time datetime="${isoTime}" data-until="${ms}">${formatRemaining(ms - now)}</time>`;
-}
 
 /** `42%`, `<1%` for a share above 0 that rounds to 0. */
 function percent(share: number): string {

@@ -14,10 +14,13 @@
  * - `by`: a case-insensitive substring of who asked;
  * - `outcome`: `applied` or `rejected`;
  * - `action`: one action name, as the records write it (`failout`, `restore`, …);
- * - `from`, `to`: a time range on `appliedAt` (see {@link parseTimeBound}).
+ * - `from`, `to`: a time range on `appliedAt` (see {@link parseTimeBound});
+ * - `drill`: the records of one drill's runs (issue 24, item 7): the runner's request ids
+ *   (`drill-<name>-<ms>`, lib/safety `drillRunId`) and their stopping restores (`…-stop`).
  */
 import { z } from 'zod';
 import type { RequestRecord } from '../requests';
+import { drillRunId } from '../safety';
 
 /** Records in one page of the history, and in the live first page every browser is sent. */
 export const HISTORY_PAGE_SIZE = 100;
@@ -47,6 +50,8 @@ export interface HistoryFilter {
   readonly from?: number;
   /** Epoch ms, exclusive (the end of the minute, day … the operator wrote). */
   readonly toBefore?: number;
+  /** A drill's name: only the records of its runs (see the module doc). */
+  readonly drill?: string;
 }
 
 /** Where a page starts: the newest records, those older or newer than a cursor, or the oldest. */
@@ -98,6 +103,7 @@ const filterShape = {
   action: z.union([z.string().regex(/^[A-Za-z]{1,40}$/, 'an action is a name such as failout or restore'), z.literal('')]).optional(),
   from: text.optional(),
   to: text.optional(),
+  drill: text.optional(),
 };
 /** The export's query: the filter alone (an export holds every matching record, never a page). */
 const filterSchema = z.strictObject(filterShape);
@@ -156,6 +162,7 @@ function toFilter(data: z.infer<typeof filterSchema>): HistoryQueryResult<Histor
   if (data.by) filter.by = data.by;
   if (data.outcome) filter.outcome = data.outcome;
   if (data.action) filter.action = data.action;
+  if (data.drill) filter.drill = data.drill;
   if (from !== undefined) filter.from = from.at;
   if (toBefore !== undefined) filter.toBefore = toBefore;
   return { ok: true, value: filter };
@@ -211,7 +218,21 @@ export function matchesFilter(record: RequestRecord, filter: HistoryFilter): boo
   if (filter.toBefore !== undefined && record.appliedAt >= filter.toBefore) return false;
   if (filter.cluster !== undefined && !contains(record.cluster ?? record.fabric, filter.cluster)) return false;
   if (filter.by !== undefined && !contains(record.requestedBy, filter.by)) return false;
+  if (filter.drill !== undefined && !isDrillRunRecord(record.requestId, filter.drill)) return false;
   return true;
+}
+
+/** A run time of today's length (13 digits): a name just short enough for `drill-<name>-0` may need the hash form. */
+const RUN_ID_TIME = 1_000_000_000_000;
+
+/**
+ * True for the request id of one of `drill`'s runs or of a run's stopping restore: the runner's
+ * `drill-<name>-<ms>` (its own function, so the two cannot drift) and `…-stop`. The prefix ends with
+ * `-` and the rest is digits, so drill `weekly` never claims the runs of drill `weekly-lor1`.
+ */
+export function isDrillRunRecord(requestId: string, drill: string): boolean {
+  const prefix = drillRunId(drill, RUN_ID_TIME).slice(0, -String(RUN_ID_TIME).length);
+  return requestId.startsWith(prefix) && /^\d+(?:-stop)?$/.test(requestId.slice(prefix.length));
 }
 
 function contains(value: string | null | undefined, part: string): boolean {
@@ -283,6 +304,7 @@ export function describeFilter(filter: HistoryFilter): string {
   if (filter.by !== undefined) parts.push(`requester “${filter.by}”`);
   if (filter.outcome !== undefined) parts.push(`outcome ${filter.outcome}`);
   if (filter.action !== undefined) parts.push(`action ${filter.action}`);
+  if (filter.drill !== undefined) parts.push(`drill “${filter.drill}”`);
   if (filter.from !== undefined) parts.push(`from ${isoTime(filter.from)}`);
   if (filter.toBefore !== undefined) parts.push(`before ${isoTime(filter.toBefore)}`);
   return parts.join(', ');

@@ -5,7 +5,10 @@
  * (escaped by construction), pushes live updates by server-sent events, and acts through the
  * operator's one request path (lib/operator's `OperatorRequests`, as the CLI does). Its fabric view
  * (issue 23) shows fabrics × services and each fabric's evacuation, and evacuates and restores a fabric
- * through the same Check → Confirm (fabric-view.ts, fabric-page.ts, fabric-actions.ts). The stop alarms'
+ * through the same Check → Confirm (fabric-view.ts, fabric-page.ts, fabric-actions.ts). Its drills
+ * section (issue 24, item 7) lists every drill and drain test with its next run and outcomes, and runs
+ * one now with the drill runner's own decision (drill-watch.ts, drill-view.ts, drill-page.ts,
+ * drill-actions.ts). The stop alarms'
  * states come through lib/safety's `AlarmStates` port ({@link ConsoleAlarmSource}).
  */
 export { ConsoleServer, ConsoleConfigError, sseFrame } from './server';

@@ -6,7 +6,7 @@
  * lost nor applied on top of a state it was not made from.
  *
  * Pieces (made by page.ts, escaped by construction):
- * - the small sections (`status`, `planes`, `fabrics`, `clusters-note`): whole, when changed;
+ * - the small sections (`status`, `planes`, `fabrics`, `drills`, `clusters-note`): whole, when changed;
  * - the service groups (keyed by service, `''` for the clusters no service claims): the shell of the
  *   group (its heading), when changed; their order when it changed;
  * - the cards of each group (keyed by cluster name): only those whose HTML changed;
@@ -104,6 +104,7 @@ export class LiveState {
       status: section('status'),
       clusters: clustersSection(section('clusters-note'), groups),
       fabrics: section('fabrics'),
+      drills: section('drills'),
       planes: section('planes'),
       'history-rows': this.rows.all().map((r) => r.html).join(''),
     };

@@ -12,18 +12,23 @@ import type { RatePoint } from '../metrics';
 import { escapeControlChars, formatRemaining } from '../text';
 import { FORCE_LABEL } from './diff';
 import { html, join, SafeHtml } from './html';
+import { countdown } from './countdown';
 import { liveKey } from './card-patches';
 import type { AlarmStatesView } from './alarms';
 import { shownWindowIndexes, type ClusterCard, type ConsoleSnapshot, type ServiceGroup } from './snapshot';
 import type { BridgeSource } from './sources';
 import { renderFabricForm, renderFabrics } from './fabric-page';
 import { NO_RECORDS_ROW, renderHistoryControls } from './history-view';
+import { renderDrillConfirm } from './drill-page';
+import { cardStates, clusterHref } from './cluster-filter';
+import { renderFindForm } from './find-view';
+import { renderTrail } from './outcome-trail';
 
 /** The sections of the whole state (the `sections` event replaces them all), by element id. */
-export type SectionId = 'status' | 'clusters' | 'fabrics' | 'planes' | 'history-rows';
+export type SectionId = 'status' | 'clusters' | 'fabrics' | 'drills' | 'planes' | 'history-rows';
 
 /** The small sections a `patch` event replaces whole when they change, by element id. */
-export type SmallSectionId = 'status' | 'fabrics' | 'planes' | 'clusters-note';
+export type SmallSectionId = 'status' | 'fabrics' | 'drills' | 'planes' | 'clusters-note';
 
 const STATE_LABEL: Record<ClusterStatus['state'], string> = {
   'failed-out': 'FAILED OUT',
@@ -35,11 +40,6 @@ const STATE_LABEL: Record<ClusterStatus['state'], string> = {
 
 const iso = (ms: number): string => new Date(ms).toISOString().replace('.000Z', 'Z');
 
-/** `<time>` whose text the page counts down (data-until) or up (data-since) every second. */
-function countdown(untilIso: string, now: number): SafeHtml {
-  const ms = Date.parse(untilIso);
-  return html`<time datetime="${untilIso}" data-until="${ms}">${remaining(ms - now)}</time>`;
-}
 
 /** `1h 30m`, `45s`: as `failout status` says it (the same function). */
 export const remaining: (ms: number) => string = formatRemaining;
@@ -76,8 +76,11 @@ function alarmSourceLine(view: AlarmStatesView): SafeHtml {
     case 'waiting':
       return html`<p data-alarms="waiting">Alarm states from ${view.source}: read while a card shows stop alarms.</p>`;
     case 'read': {
-      const firing = [...view.states.values()].filter((state) => state === 'ALARM').length;
-      return html`<p class="ok" data-alarms="read">Alarm states from ${view.source}: ${view.states.size} read${firing > 0 ? html`, <strong class="alarm-state firing">${firing} in ALARM</strong>` : ''}.</p>`;
+      // By name: "3 in ALARM" alone sends the operator hunting through the cards (issue 24).
+      const firing = [...view.states].filter(([, state]) => state === 'ALARM').map(([name]) => name);
+      return html`<p class="ok" data-alarms="read">Alarm states from ${view.source}: ${view.states.size} read${
+        firing.length > 0 ? html`, <strong class="alarm-state firing" data-firing="${firing.length}">${firing.length} in ALARM: ${firing.join(', ')}</strong>` : ''
+      }.</p>`;
     }
     case 'unreachable':
       return html`<p class="alert" role="alert" data-alarms="unreachable"><strong>Alarm states could not be read</strong> from ${view.source}: ${view.error}.
@@ -130,10 +133,12 @@ export function renderCard(c: ClusterCard, home: boolean, now: number, alarms: A
   const canRestore = st?.state === 'failed-out' || st?.state === 'scheduled';
   // Once per card: every window of a failout comes from the same request (a failout replaces them all).
   const forced = [...new Set(shown.flatMap(({ safety }) => (safety?.forced === undefined ? [] : [forcedText(safety.forced)])))];
-  return html`<article class="card state-${state}" data-cluster="${c.name}" data-key="${liveKey(c.name)}" aria-labelledby="c-${c.name}">
-    <h3 id="c-${c.name}">${c.name}${home ? html` <span class="tag">home</span>` : ''}</h3>
+  // data-fabric and data-states: what the browser's filter reads (cluster-filter.ts, public/find.js).
+  return html`<article class="card state-${state}" data-cluster="${c.name}" data-key="${liveKey(c.name)}" data-fabric="${c.fabric ?? ''}" data-states="${cardStates(c, alarms, now).join(' ')}" aria-labelledby="c-${c.name}">
+    <h3 id="c-${c.name}"><a href="${clusterHref(c.name)}">${c.name}</a>${home ? html` <span class="tag">home</span>` : ''}</h3>
     <p><span class="badge" data-state="${state}">${label}</span> <span class="hosts">${c.hosts} host${c.hosts === 1 ? '' : 's'}</span>
       ${st && (st.state === 'failed-out' || st.state === 'scheduled') ? html` <span class="share" data-share="${share}">${share}% moved</span>` : ''}</p>
+    ${c.trail ? renderTrail(c.trail, c.name) : ''}
     ${c.problem ? html`<p class="alert">Latest write unreadable (the last good state stays in effect): ${c.problem}</p>` : ''}
     ${st?.problem ? html`<p class="alert">${st.problem}</p>` : ''}
     ${windows.length > 0 ? html`<ul class="windows">${windows}</ul>` : ''}
@@ -239,6 +244,8 @@ export function renderSections(s: ConsoleSnapshot): Record<SectionId, string> {
     status: renderStatus(s).text,
     clusters: renderClusters(s).text,
     fabrics: renderFabrics(s.fabrics, s.now, s.zk.state === 'connected').text,
+    // The drills are not in the snapshot: the server renders them (drill-page.ts) into the live state.
+    drills: '',
     planes: renderPlanes(s).text,
     'history-rows': renderHistoryRows(s).text,
   };
@@ -287,15 +294,20 @@ export function renderPage(s: ConsoleSnapshot, context: PageContext, live?: Live
 <script src="/static/uplot/uPlot.iife.min.js" defer></script><script src="/static/history.js" defer></script><script src="/static/console.js" defer></script><script src="/static/fabrics.js" defer></script>
 </head><body>
 <a class="skip" href="#act">Skip to the request form</a>
-<header><h1>failout console</h1><nav aria-label="sections"><a href="#clusters-h">Clusters</a> <a href="#fabrics-h">Fabrics</a> <a href="#traffic-h">Traffic</a> <a href="#act">Act</a> <a href="#history-h">History</a> <a href="#planes-h">Control planes</a></nav>
+<header><h1>failout console</h1><nav aria-label="sections"><a href="#clusters-h">Clusters</a> <a href="#fabrics-h">Fabrics</a> <a href="#drills-h">Drills</a> <a href="#traffic-h">Traffic</a> <a href="#act">Act</a> <a href="#history-h">History</a> <a href="#planes-h">Control planes</a></nav>
 <p id="live" class="live" role="status" aria-live="polite">Live updates: connecting…</p></header>
 <main>
 <section id="status" aria-label="connections">${section('status')}</section>
 <h2 id="clusters-h">Clusters</h2>
+${renderFindForm(s.fabrics.fabrics.map((f) => f.name))}<script src="/static/find.js" defer></script><script src="/static/trail.js" defer></script>
 <div id="clusters">${section('clusters')}</div>
 <section aria-labelledby="fabrics-h"><h2 id="fabrics-h">Fabrics</h2>
 <div id="fabrics">${section('fabrics')}</div>
 ${renderFabricForm(s.fabrics.fabrics.map((f) => f.name), context.requester)}
+</section>
+<section aria-labelledby="drills-h"><h2 id="drills-h">Drills</h2>
+<div id="drills">${section('drills')}</div>
+${renderDrillConfirm()}<script src="/static/drills.js" defer></script>
 </section>
 <h2 id="traffic-h">Traffic: requests per second by target cluster</h2>
 <div id="traffic">${s.traffic.length === 0 ? html`<p>No service metrics configured (--metrics service=URL or FAILOUT_METRICS_URLS).</p>` : ''}

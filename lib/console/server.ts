@@ -13,20 +13,28 @@
  * - `POST /api/fabric/check` and `POST /api/fabric/send`: the same for a fabric's evacuation and its
  *   restore (issue 23, fabric-actions.ts); the Confirm names only the checked request id, and the body
  *   the Check stored is what is sent.
+ * - `POST /api/drill/check` and `POST /api/drill/send`: a drill's "Run now" (issue 24, item 7,
+ *   drill-actions.ts): the drill runner decides the run and makes its message, which is shown; the
+ *   Confirm names only the request id, and that message is what is sent. The `drills` section (a small
+ *   section, drill-page.ts) lists every drill and is patched live like the others.
  * - Every text the page shows comes with control and bidi characters as visible escapes (lib/text,
  *   the CLI's one function): in the rendered sections (html.ts) and in these JSON answers.
  * - `GET /login?token=…` sets the access cookie when the console has an access token.
  * - `GET /api/history` one page of the history, filtered, and `GET /api/history.csv|.json` every
  *   matching record (history-routes.ts; read-only: no CSRF token, the access rules as everywhere).
+ * - `GET /clusters/<name>` one cluster's page: its failout, peers, stop alarms, hosts and own history
+ *   (cluster-page.ts; read-only, from what the view holds; 404 page for a cluster it does not know).
+ *   The cards carry what the page's find form filters by, in the browser (cluster-filter.ts, find.js),
+ *   and each card its outcome trail for an hour (outcome-trail.ts, trail.js).
  *
  * Live updates (issue 24): the server renders once per change for every browser and sends only what
  * changed (live-state.ts keeps what the browsers have). Events on `/events`:
- * - `sections` (with `id: <version>`): the whole state, `{status, clusters, fabrics, planes,
+ * - `sections` (with `id: <version>`): the whole state, `{status, clusters, fabrics, drills, planes,
  *   "history-rows"}`, each the `innerHTML` of the element with that id. Sent first on every connection
  *   (unless the browser already has that version: its page was served with it, `?v=`, or its last event
  *   had it, `Last-Event-ID`) and to a stream that catches up after a stall (event-streams.ts).
  * - `patch` (with `id: <version>`): what changed since the previous version, as JSON
- *   `{sections?: {status?|planes?|fabrics?|"clusters-note"?: html}, groups?: K, cards?: {<service>: K},
+ *   `{sections?: {status?|planes?|fabrics?|drills?|"clusters-note"?: html}, groups?: K, cards?: {<service>: K},
  *   rows?: K, records?: <count>}` (`records`: how many records the console holds, when that changed;
  *   the rows are only the newest page) where K is `{upsert?: [{id, html, after?}], remove?: [id], order?: [id]}`
  *   (card-patches.ts; `after` on a new piece: the key it follows, null when first):
@@ -54,16 +62,18 @@ import { renderPage, renderClustersNote, renderPlanes, renderStatus, shownPoint 
 import type { evacuation, OperatorAlarmSource, OperatorRequests, QueueProbe } from '../operator';
 import type { RatePoint } from '../metrics';
 import { ACCESS_COOKIE, csrfRefusal, digest, hasAccess, isLoopback, listenProblem, matches, newCsrfToken } from './security';
-import { groupClusters, shownAlarmNames, type ConsoleSnapshot, type ServiceGroup } from './snapshot';
+import { alarmedFailouts, groupClusters, shownAlarmNames, type ConsoleSnapshot, type ServiceGroup } from './snapshot';
 import { HttpSources } from './sources';
 import { ZkView } from './zk-view';
 import { escapeControlChars } from '../text';
 import { ConsoleActions, parseActionRequest, type ActionAnswer } from './actions';
 import { EventStreams, type StreamClientView } from './event-streams';
 import { FabricActions, parseFabricCheck, parseFabricSend } from './fabric-actions';
+import { DrillActions, parseDrillCheck, parseDrillSend } from './drill-actions';
+import { drillsSection } from './drill-page';
 import { buildFabricTable, EMPTY_FABRIC_TABLE, fabricFingerprint, type FabricTable } from './fabric-view';
 import { DEFAULT_FABRICS_PATH } from '../fabrics';
-import { DEFAULT_EVACUATIONS_PATH } from '../requests';
+import { DEFAULT_DRILLS_PATH, DEFAULT_EVACUATIONS_PATH } from '../requests';
 import type { AlarmReader } from '../alarms';
 import { renderFabrics } from './fabric-page';
 import { evacuationBoundary } from './boundaries';
@@ -73,6 +83,9 @@ import { freshCountdowns } from './card-patches';
 import { LiveState, type LivePatch } from './live-state';
 import { HISTORY_PAGE_SIZE } from './history-query';
 import { registerHistoryRoutes } from './history-routes';
+import { CardFabrics } from './cluster-filter';
+import { registerClusterPage } from './cluster-page';
+import { OutcomeTrails } from './outcome-trail';
 
 /** Options of {@link ConsoleServer.start}. */
 export interface ConsoleServerOptions {
@@ -90,6 +103,8 @@ export interface ConsoleServerOptions {
   readonly fabricsBase?: string | undefined;
   /** Parent of the evacuation nodes (issue 23). Default `/failout/evacuations`. */
   readonly evacuationsBase?: string | undefined;
+  /** Parent of the drill nodes (issue 24, item 7). Default `/failout/drills`. */
+  readonly drillsBase?: string | undefined;
   /** The request side (lib/cli's `createConsoleRequests`). Owned: closed with the server. */
   readonly requests: OperatorRequests;
   /** Default `requestedBy` of the form. */
@@ -101,7 +116,7 @@ export interface ConsoleServerOptions {
   readonly trafficMetric?: string | undefined;
   /**
    * Where the states of the stop alarms come from (lib/cli builds it from `--alarms-url` /
-   * `FAILOUT_ALARMS_URL` or `--cloudwatch-alarms`), read at most every 5 s; undefined: the page says
+   * `FAILOUT_ALARMS_URL` or `--cloudwatch-alarms`), read once a second; undefined: the page says
    * they are not configured.
    */
   readonly alarmSource?: ConsoleAlarmSource | undefined;
@@ -135,12 +150,21 @@ export class ConsoleServer {
   private readonly alarms: AlarmPoller | undefined;
   /** The stop alarm names the last render showed (what the poller asks states for). */
   private shownAlarms: readonly string[] = [];
+  /** {@link alarmedFailouts} of the last render: when it changes, the poller reads at once. */
+  private alarmedFailouts = '';
   private readonly streams: EventStreams;
   private readonly actions: ConsoleActions;
   private readonly fabricActions: FabricActions;
+  private readonly drillActions: DrillActions;
+  /** The earliest next run the drills section shows (a render boundary; Infinity: none). */
+  private nextDrillRun = Infinity;
   /** What every browser shows (live-state.ts); undefined until the first render. */
   private live: LiveState | undefined;
   private readonly cards: ClusterCards;
+  /** Each card's fabric, for the find form (cluster-filter.ts). */
+  private readonly cardFabrics = new CardFabrics();
+  /** Why each card's last failout ended, for an hour (outcome-trail.ts). */
+  private readonly trails = new OutcomeTrails();
   /** When to render: after changes, and at the next boundary (render-schedule.ts). */
   // A change renders the cards first and the fabric table (a pass over every cluster) just after, so
   // a card's change never waits for the table; see renderAll.
@@ -166,6 +190,7 @@ export class ConsoleServer {
           requestsBase: options.requestsBase,
           fabricsBase: options.fabricsBase ?? DEFAULT_FABRICS_PATH,
           evacuationsBase: options.evacuationsBase ?? DEFAULT_EVACUATIONS_PATH,
+          drillsBase: options.drillsBase ?? DEFAULT_DRILLS_PATH,
           logger: log,
           onChange: () => this.schedule.request(),
         })
@@ -206,6 +231,20 @@ export class ConsoleServer {
       session: () => this.connectedSession(),
       alarms: () => alarmChecker,
       fabricState: (request) => this.fabricState(request),
+      logger: log,
+    });
+    this.drillActions = new DrillActions({
+      requests: options.requests,
+      session: () => this.connectedSession(),
+      alarms: () => alarmSource?.reader,
+      paths: {
+        d2Base: options.d2Base,
+        requestsBase: options.requestsBase,
+        drillsBase: options.drillsBase ?? DEFAULT_DRILLS_PATH,
+        fabricsBase: options.fabricsBase ?? DEFAULT_FABRICS_PATH,
+        evacuationsBase: options.evacuationsBase ?? DEFAULT_EVACUATIONS_PATH,
+      },
+      drillState: (drill) => JSON.stringify(this.zkView?.drills().find((d) => d.name === drill) ?? null),
       logger: log,
     });
     this.alarms = alarmSource
@@ -287,7 +326,10 @@ export class ConsoleServer {
   /** The cluster cards, grouped by service, as ZooKeeper has them now. */
   private groups(now: number): ServiceGroup[] {
     const view = this.zkView;
-    return groupClusters(view?.services() ?? [], this.cards.cards(view?.clusters() ?? [], now));
+    const services = view?.services() ?? [];
+    const withFabrics = this.cardFabrics.decorate(this.cards.cards(view?.clusters() ?? [], now), services.map((s) => s.name), view?.fabricMaps() ?? []);
+    const cards = this.trails.decorate(withFabrics, view?.requestRecords() ?? [], now);
+    return groupClusters(services, cards);
   }
 
   private alarmsView(): AlarmStatesView {
@@ -333,7 +375,9 @@ export class ConsoleServer {
     const now = Date.now();
     const fabricsNow = withFabrics || (this.fabricsBehindSince !== 0 && now - this.fabricsBehindSince >= 1000);
     const snapshot = this.snapshot(now, fabricsNow);
-    const sections = { status: renderStatus(snapshot).text, planes: renderPlanes(snapshot).text, 'clusters-note': renderClustersNote(snapshot).text };
+    const drills = drillsSection(this.zkView?.drills() ?? [], this.zkView?.requestRecords() ?? [], now, this.zkView?.connection().state === 'connected');
+    this.nextDrillRun = drills.nextRun;
+    const sections = { status: renderStatus(snapshot).text, planes: renderPlanes(snapshot).text, 'clusters-note': renderClustersNote(snapshot).text, drills: drills.html };
     this.send(
       this.liveState().update({
         now,
@@ -350,12 +394,15 @@ export class ConsoleServer {
       if (this.fabricsBehindSince === 0) this.fabricsBehindSince = now;
       this.schedule.request(false);
     }
-    // The cards may show other alarm names now (a failout came or went): the poller reads them, at its pace.
+    // The cards may show other alarm names now: a change of the failouts that name alarms is read at
+    // once (issue 24: their states with the card), anything else at the poller's pace.
     this.shownAlarms = shownAlarmNames(snapshot.groups);
-    this.alarms?.wake();
+    const alarmed = alarmedFailouts(snapshot.groups);
+    this.alarms?.wake(alarmed !== this.alarmedFailouts);
+    this.alarmedFailouts = alarmed;
     // The next moment a card or an evacuation changes on the clock alone (boundaries.ts).
-    const boundary = (this.zkView?.evacuations() ?? []).reduce((next, node) => Math.min(next, evacuationBoundary(node, now)), this.cards.nextBoundary());
-    this.schedule.boundaryAt(boundary, now);
+    const boundary = (this.zkView?.evacuations() ?? []).reduce((next, node) => Math.min(next, evacuationBoundary(node, now)), Math.min(this.cards.nextBoundary(), this.trails.nextExpiry()));
+    this.schedule.boundaryAt(Math.min(boundary, this.nextDrillRun), now);
     return snapshot;
   }
 
@@ -428,10 +475,16 @@ export class ConsoleServer {
     app.get('/favicon.ico', async (_request, reply) => reply.code(204).send());
     app.get('/events', (request: FastifyRequest<{ Querystring: { v?: string } }>, reply) => this.openStream(reply, lastVersion(request)));
     registerHistoryRoutes(app, () => this.zkView?.requestRecords() ?? []);
+    registerClusterPage(app, () => {
+      const now = Date.now();
+      return { now, groups: this.groups(now), alarms: this.alarmsView(), records: this.zkView?.requestRecords() ?? [], connected: this.zkView?.connection().state === 'connected' };
+    });
     app.post('/api/check', async (request, reply) => this.act(request, reply, parseActionRequest, (action) => this.actions.check(action)));
     app.post('/api/send', async (request, reply) => this.act(request, reply, parseActionRequest, (action) => this.actions.send(action)));
     app.post('/api/fabric/check', async (request, reply) => this.act(request, reply, parseFabricCheck, (check) => this.fabricActions.check(check)));
     app.post('/api/fabric/send', async (request, reply) => this.act(request, reply, parseFabricSend, (send) => this.fabricActions.send(send)));
+    app.post('/api/drill/check', async (request, reply) => this.act(request, reply, parseDrillCheck, (check) => this.drillActions.check(check)));
+    app.post('/api/drill/send', async (request, reply) => this.act(request, reply, parseDrillSend, (send) => this.drillActions.send(send)));
     app.setErrorHandler((err: { statusCode?: number; message?: string }, _request, reply) => {
       const status = err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
       if (status === 500) log.error({ err }, 'console: request failed');

@@ -8,6 +8,7 @@ import type { RequestRecord } from '../requests';
 import type { AlarmStatesView } from './alarms';
 import type { QueueProbe } from '../operator';
 import type { FabricTable } from './fabric-view';
+import type { OutcomeTrail } from './outcome-trail';
 import type { BridgeSource, ServiceTraffic } from './sources';
 import type { ClusterEntry, ZkViewState } from './zk-view';
 
@@ -28,6 +29,10 @@ export interface ClusterCard {
   /** Per window (same order as `status.windows`): stop alarms and drill. */
   readonly safety: readonly WindowSafety[];
   readonly problem: string | undefined;
+  /** The cluster's fabric (lib/fabrics' derivation; cluster-filter.ts `CardFabrics`), when one places it. */
+  readonly fabric?: string;
+  /** Why its last failout ended, for an hour (outcome-trail.ts `OutcomeTrails`). */
+  readonly trail?: OutcomeTrail;
 }
 
 /** Clusters shown together: a service's home cluster and the clusters named after it (`<service>-…`) or peering with it. */
@@ -131,4 +136,20 @@ export function shownAlarmNames(groups: readonly ServiceGroup[]): string[] {
     for (const i of shownWindowIndexes(card.status)) for (const name of card.safety[i]?.stopAlarms ?? []) names.add(name);
   }
   return [...names];
+}
+
+/**
+ * What the alarm poller must read again at once when it changes: per card that shows stop alarms,
+ * the cluster, the requests of the shown windows and their alarm names (a failout that came, went,
+ * was replaced or amended). Equal strings: nothing that names an alarm changed.
+ */
+export function alarmedFailouts(groups: readonly ServiceGroup[]): string {
+  const parts: string[] = [];
+  for (const card of groups.flatMap((g) => g.clusters)) {
+    for (const i of shownWindowIndexes(card.status)) {
+      const alarms = card.safety[i]?.stopAlarms ?? [];
+      if (alarms.length > 0) parts.push(JSON.stringify([card.name, card.status?.windows[i]?.requestId ?? null, alarms]));
+    }
+  }
+  return parts.join('\n');
 }

@@ -20,6 +20,7 @@ import type { Logger } from '../logging';
 import { decodeRequestRecord, isValidRequestId, requestIdTime, type EvacuationNode, type RequestRecord } from '../requests';
 import { ZkSession, type ConnectionState, type DataState, type Watch, type ZkTlsOptions } from '../zk';
 import { FabricWatch, type FabricMapEntry } from './fabric-watch';
+import { DrillWatch, type DrillEntry } from './drill-watch';
 import { newestFirst } from './history-query';
 
 /** Where ZooKeeper stands for the console: `unreachable` until a first session starts, then the session's state. */
@@ -39,6 +40,8 @@ export interface ZkViewOptions {
   readonly fabricsBase: string;
   /** Parent of the evacuation nodes (`/failout/evacuations`, issue 23). */
   readonly evacuationsBase: string;
+  /** Parent of the drill nodes (`/failout/drills`, issue 24 item 7); default: drills are not watched. */
+  readonly drillsBase?: string | undefined;
   /**
    * How many of the newest request records are kept. Default {@link MAX_VIEW_RECORDS}: every record a
    * retention keeps (issue 24, item 5: the history reaches back to the oldest), with a ceiling that
@@ -98,6 +101,7 @@ export class ZkView {
   private pause: { timer: NodeJS.Timeout; resolve: () => void } | undefined;
   /** The fabric maps and evacuation nodes (fabric-watch.ts), once connected. */
   private fabricWatch: FabricWatch | undefined;
+  private drillWatch: DrillWatch | undefined;
 
   constructor(private readonly options: ZkViewOptions) {}
 
@@ -146,6 +150,11 @@ export class ZkView {
     return this.fabricWatch?.evacuations() ?? [];
   }
 
+  /** The drill nodes read so far (decoded, or with why they do not decode), sorted by name. */
+  drills(): DrillEntry[] {
+    return this.drillWatch?.entries() ?? [];
+  }
+
   /** A record by id, when read. */
   record(requestId: string): RequestRecord | undefined {
     return this.records.get(requestId);
@@ -165,6 +174,7 @@ export class ZkView {
     const watches = [...this.watches.splice(0), ...[...this.clusterState.values()].flatMap((s) => s.watches), ...[...this.serviceState.values()].flatMap((s) => (s.watch ? [s.watch] : []))];
     for (const watch of watches) watch.close();
     this.fabricWatch?.close();
+    this.drillWatch?.close();
     await this.session?.close();
   }
 
@@ -226,6 +236,7 @@ export class ZkView {
     });
     this.watchNames(session, this.options.requestsBase, (names) => this.onRecordNames(session, names));
     this.fabricWatch = new FabricWatch(session, { fabricsBase: this.options.fabricsBase, evacuationsBase: this.options.evacuationsBase, logger: this.options.logger, onChange: this.options.onChange });
+    if (this.options.drillsBase !== undefined) this.drillWatch = new DrillWatch(session, { drillsBase: this.options.drillsBase, onChange: this.options.onChange });
   }
 
   /** A cluster's document (failout properties, last good kept) and its announced hosts (children of its URI node). */

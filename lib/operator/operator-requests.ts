@@ -5,13 +5,13 @@
  * dry-run judge (`dryRun`, the worker's `judgeRequest`) and the one queue message rule
  * (`changeRequestMessage`). A fabric's evacuation (issue 23) takes the same walk (fabric-requests.ts).
  */
-import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
+import { GetQueueAttributesCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { newRequestId } from '../requests';
 import { isZkError } from '../zk';
 import { describeFailout } from './cluster-status';
 import { OperatorConnections } from './connections';
 import { dryRun, formatProjections } from './dry-run';
-import { isOperatorError, type OperatorEnv } from './errors';
+import { assertIsError, isOperatorError, OperatorError, type OperatorEnv } from './errors';
 import { formatClusterStatus } from './format';
 import { buildFabricBody, judgeFabricBody } from './fabric-requests';
 import { validateLocally } from './local-check';
@@ -102,6 +102,14 @@ export function createOperatorRequests(settings: OperatorSettings, env: Operator
     judgeFabric: (body, options) => judgeFabricBody(settings, env, body, options),
     async send(body) {
       return { messageId: await sendChangeRequest(connections, env, body) };
+    },
+    async sendMessage(message) {
+      try {
+        return { messageId: (await connections.sqs(env).send(new SendMessageCommand(message))).MessageId };
+      } catch (err) {
+        assertIsError(err);
+        throw new OperatorError('unavailable', `could not send the request to ${message.QueueUrl ?? '(no queue)'}: ${err.message}. Check FAILOUT_QUEUE_URL / --queue-url, credentials and network; it is safe to send it again (the same request id)`, { cause: err });
+      }
     },
     async probeQueue(): Promise<QueueProbe> {
       try {

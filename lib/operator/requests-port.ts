@@ -4,6 +4,7 @@
  * schema, the dry-run judge and the SQS send as the CLI's, so a request from the page is the request
  * `failout out|restore|extend` would send.
  */
+import type { SendMessageCommandInput } from '@aws-sdk/client-sqs';
 import type { FailoutProperties } from '../d2';
 import type { EvacuationPlan, ForceOverride, RequestRates } from '../requests';
 import type { ZkSession } from '../zk';
@@ -161,6 +162,13 @@ export interface OperatorRequests {
    * what to do when the queue does not take it.
    */
   send(body: PreparedBody | FabricBody): Promise<{ readonly messageId: string | undefined }>;
+  /**
+   * Sends a queue message the one encoder already made (`encodeChangeRequest`), as it is: a drill's
+   * run now (issue 24, item 7), whose message the drill runner builds and the console showed before
+   * Confirm, exactly as `failout drill run-now` sends it. @throws Error saying what to do when the
+   * queue does not take it.
+   */
+  sendMessage(message: SendMessageCommandInput): Promise<{ readonly messageId: string | undefined }>;
   /** `GetQueueAttributes` on the queue: is it reachable, and how many messages wait. */
   probeQueue(): Promise<QueueProbe>;
   /** The queue the requests go to (shown on the page; a URL, no secret). */

@@ -85,7 +85,7 @@ describe('the console in a browser, on the local stack', () => {
     const movedWithinMs = Date.now() - appliedAt;
     const card = page.locator('article.card[data-cluster="greetings-lor1"]');
     await card.locator('.badge[data-state="failed-out"]').waitFor({ timeout: 2_000 });
-    // npm start's console reads the local evaluator's states (FAILOUT_ALARMS_URL), at most every 5 s.
+    // npm start's console reads the local evaluator's states (FAILOUT_ALARMS_URL), once a second.
     const alarmState = card.locator(`.alarm-state[data-alarm="${STOP_ALARM}"]`);
     await alarmState.waitFor({ timeout: 7_000 });
     await page.screenshot({ path: join(shots, 'failed-out-1280x800.png'), fullPage: true });

@@ -123,7 +123,7 @@ describe('the console server', () => {
 
     // Assess: the first frame is the whole state (escaped); a later one says the cluster serves again
     expect(frames[0]!.event).toBe('sections');
-    expect(Object.keys(JSON.parse(frames[0]!.data) as object).sort()).toEqual(['clusters', 'fabrics', 'history-rows', 'planes', 'status']);
+    expect(Object.keys(JSON.parse(frames[0]!.data) as object).sort()).toEqual(['clusters', 'drills', 'fabrics', 'history-rows', 'planes', 'status']);
     expect(frames[0]!.data).toContain('&lt;img src=x onerror=alert(1)&gt;');
     expect(frames.length).toBeGreaterThan(1);
     expect(frames.map((f) => f.data).join('')).not.toContain('<b>reason');

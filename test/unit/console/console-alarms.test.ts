@@ -1,6 +1,6 @@
 import pino from 'pino';
 import type { FailoutProperties } from '../../../lib/d2';
-import { AlarmPoller, alarmErrorText, type AlarmStatesView } from '../../../lib/console/alarms';
+import { ALARM_POLL_MS, AlarmPoller, alarmErrorText, type AlarmStatesView } from '../../../lib/console/alarms';
 import { renderClusters, renderStatus } from '../../../lib/console/page';
 import { EMPTY_FABRIC_TABLE } from '../../../lib/console/fabric-view';
 import { shownAlarmNames, windowSafety, type ConsoleSnapshot, type ServiceGroup } from '../../../lib/console/snapshot';
@@ -54,7 +54,16 @@ describe('alarm states on the cluster cards', () => {
     expect(cards).toContain('greetings-5xx <span class="alarm-state firing" data-alarm="greetings-5xx" data-alarm-state="ALARM">ALARM</span>');
     expect(cards).toContain('&lt;img src=x onerror=alert(1)&gt; <span class="alarm-state" data-alarm="&lt;img src=x onerror=alert(1)&gt;" data-alarm-state="OK">OK</span>');
     expect(cards).not.toContain('<img');
-    expect(status).toContain('Alarm states from http://127.0.0.1:9/alarms: 2 read, <strong class="alarm-state firing">1 in ALARM</strong>.');
+    expect(status).toContain('Alarm states from http://127.0.0.1:9/alarms: 2 read, <strong class="alarm-state firing" data-firing="1">1 in ALARM: greetings-5xx</strong>.');
+  });
+
+  it('names every alarm in ALARM in the status line, escaped', () => {
+    // Act
+    const status = renderStatus(snapshot(read({ 'greetings-5xx': 'ALARM', [XSS_ALARM]: 'ALARM', 'greetings-p99': 'OK' }))).text;
+
+    // Assess
+    expect(status).toContain('3 read, <strong class="alarm-state firing" data-firing="2">2 in ALARM: greetings-5xx, &lt;img src=x onerror=alert(1)&gt;</strong>.');
+    expect(status).not.toContain('<img');
   });
 
   it('shows INSUFFICIENT_DATA unmarked, and a name the last read did not cover without a state', () => {
@@ -123,10 +132,13 @@ class RecordingStates implements AlarmStates {
   readonly calls: { at: number; names: readonly string[] }[] = [];
   fail: Error | undefined;
   hang = false;
+  /** How long each read takes. */
+  delayMs = 0;
 
   async states(names: readonly string[]): Promise<ReadonlyMap<string, AlarmState>> {
     this.calls.push({ at: Date.now(), names });
     if (this.hang) return new Promise(() => undefined);
+    if (this.delayMs > 0) await new Promise((r) => setTimeout(r, this.delayMs));
     if (this.fail) throw this.fail;
     return new Map(names.map((n) => [n, n.endsWith('5xx') ? 'ALARM' : 'OK']));
   }
@@ -174,6 +186,33 @@ describe('AlarmPoller', () => {
     expect(Math.min(...gaps)).toBeGreaterThanOrEqual(145);
     const view = poller!.view();
     expect(view.kind === 'read' ? Object.fromEntries(view.states) : view).toEqual({ 'greetings-5xx': 'ALARM', 'greetings-p99': 'OK' });
+  });
+
+  it('reads at once when woken with now, even inside the period, and again right after a read in flight', async () => {
+    // Prepare: a long period, one read done; reads take 200 ms
+    const reader = new RecordingStates();
+    start(reader, () => ['greetings-5xx'], { periodMs: 60_000 });
+    await until(() => reader.calls.length === 1);
+    reader.delayMs = 200;
+
+    // Act: the failouts naming alarms changed; they change again while that read is in flight
+    const woken = Date.now();
+    poller!.wake(true);
+    await until(() => reader.calls.length === 2, 2000);
+    poller!.wake(true);
+    poller!.wake(true);
+    await until(() => reader.calls.length === 3, 2000);
+
+    // Assess: the first at once, the second as soon as the first ended (one read, not two), not a period later
+    expect(reader.calls[1]!.at - woken).toBeLessThan(1000);
+    expect(reader.calls[2]!.at - reader.calls[1]!.at).toBeGreaterThanOrEqual(190);
+    expect(reader.calls[2]!.at - woken).toBeLessThan(2000);
+    await new Promise((r) => setTimeout(r, 400));
+    expect(reader.calls).toHaveLength(3);
+  });
+
+  it('reads once a second by default, so an ALARM is on the page within about 2 s', () => {
+    expect(ALARM_POLL_MS).toBe(1000);
   });
 
   it('says the source is unreachable (access key ids removed), drops the states, and recovers', async () => {

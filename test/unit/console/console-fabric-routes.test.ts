@@ -63,6 +63,9 @@ class RecordingRequests implements OperatorRequests {
     this.sent.push(body);
     return { messageId: `m-${this.sent.length}` };
   }
+  async sendMessage(): Promise<never> {
+    throw new Error('not used');
+  }
   async probeQueue(): Promise<never> {
     throw new Error('not used');
   }

@@ -177,7 +177,9 @@ describe('the live state', () => {
     const full = w.live.full();
 
     // Assess
-    expect(Object.keys(full).sort()).toEqual(['clusters', 'fabrics', 'history-rows', 'planes', 'status']);
+    expect(Object.keys(full).sort()).toEqual(['clusters', 'drills', 'fabrics', 'history-rows', 'planes', 'status']);
+    // No drills section was given: empty (the server renders it, drill-page.ts).
+    expect(full.drills).toBe('');
     expect(full.clusters).toMatch(/^<div id="clusters-note"><\/div><section class="group" data-service="greetings" data-key="greetings"><h2>Service greetings <small>\(home cluster greetings-lor1\)<\/small><\/h2><div class="cards"><article class="card state-failed-out" data-cluster="greetings-lor1" data-key="greetings-lor1"[\s\S]*<article class="card state-serving" data-cluster="greetings-lva1" data-key="greetings-lva1"[\s\S]*<\/article><\/div><\/section>$/);
     expect(full['history-rows']).toContain('No request records yet.');
     expect(full.status).toBe('<p>s</p>');

@@ -1,0 +1,112 @@
+// The failout console's drills (issue 24, item 7): "Run now" on a drill's card asks the server to
+// decide the run as the drill runner would (`/api/drill/check`) and shows the exact request it would
+// send; Confirm sends that request by its id only (`/api/drill/send`: the server sends the message it
+// made and kept). The cards are the server's render, swapped in by the live patches; a history the
+// operator opened stays open across them. Text from data is only ever set with textContent. Loaded
+// after console.js.
+/* global document, window, MutationObserver */
+'use strict';
+(function () {
+  const api = window.failoutConsole;
+  const $ = (id) => document.getElementById(id);
+  const section = $('drills');
+  if (!api || !section) return;
+  // What Confirm may send: { requestId, what } of the last ready Check, or null.
+  let pending = null;
+
+  function show(kind, head, body, confirmLabel) {
+    const box = $('drill-confirm');
+    box.hidden = false;
+    box.className = 'judgement ' + kind;
+    const h = $('dc-head');
+    h.textContent = head;
+    h.tabIndex = -1;
+    $('dc-what').hidden = !body;
+    $('dc-body').hidden = !body;
+    $('dc-body').textContent = body || '';
+    const confirm = $('dc-confirm');
+    confirm.hidden = !confirmLabel;
+    confirm.disabled = false;
+    if (confirmLabel) confirm.textContent = confirmLabel;
+    h.focus();
+  }
+  function hide() {
+    $('drill-confirm').hidden = true;
+    pending = null;
+  }
+
+  async function check(drill) {
+    pending = null;
+    show('busy', 'Deciding a run of drill ' + drill + ' now, as the drill runner would…', null, null);
+    let result;
+    try {
+      result = await api.post('/api/drill/check', { drill });
+    } catch (err) {
+      show('rejected', 'The console server did not answer: ' + err.message, null, null);
+      return;
+    }
+    const r = result.json;
+    if (r.kind === 'ready') {
+      const what = 'run of drill ' + r.drill;
+      pending = { requestId: r.requestId, what };
+      const decision =
+        r.decision === 'skipped'
+          ? 'The runner would NOT start it now (' + r.skipReason + ': ' + r.detail + '); Confirm records the run as skipped.'
+          : 'The runner would start it now: a ' + r.action + ' request.';
+      show('ready', 'Request ' + r.requestId + ' (' + what + '). ' + decision + ' CLI: ' + r.cli, r.body, 'Confirm and send: ' + what);
+    } else {
+      show('rejected', 'Not sent: ' + (r.message || r.reason || 'refused'), null, null);
+    }
+  }
+
+  section.addEventListener('click', (e) => {
+    const button = e.target.closest('button[data-drill-run]');
+    if (!button) return;
+    void check(button.dataset.drillRun);
+  });
+
+  $('dc-confirm').addEventListener('click', async () => {
+    if (!pending) return;
+    const sending = pending;
+    pending = null;
+    const confirm = $('dc-confirm');
+    confirm.disabled = true;
+    let result;
+    try {
+      result = await api.post('/api/drill/send', { requestId: sending.requestId });
+    } catch (err) {
+      pending = sending;
+      show('rejected', 'The console server did not answer: ' + err.message + '. It is safe to confirm again.', $('dc-body').textContent, 'Confirm again');
+      return;
+    }
+    const r = result.json;
+    if (r.kind === 'sent') {
+      hide();
+      api.follow(r.requestId, sending.what, $('drill-followed'));
+    } else if (r.kind === 'unavailable') {
+      pending = sending;
+      show('rejected', 'Not sent: ' + r.message, $('dc-body').textContent, 'Confirm again');
+    } else {
+      show('rejected', 'Not sent: ' + (r.message || 'refused'), null, null);
+    }
+  });
+  $('dc-cancel').addEventListener('click', hide);
+
+  // The live patches replace the section's markup: reopen the histories the operator had open.
+  const open = new Set();
+  section.addEventListener(
+    'toggle',
+    (e) => {
+      const details = e.target;
+      if (!details.matches || !details.matches('details.drill-history')) return;
+      if (details.open) open.add(details.dataset.drill);
+      else open.delete(details.dataset.drill);
+    },
+    true,
+  );
+  new MutationObserver(() => {
+    for (const details of section.querySelectorAll('details.drill-history')) {
+      if (open.has(details.dataset.drill) && !details.open) details.open = true;
+    }
+  }).observe(section, { childList: true });
+})();
