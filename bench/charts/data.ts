@@ -60,7 +60,8 @@ export class ResultsFileError extends Error {
   override readonly name = 'ResultsFileError';
 }
 
-function parseFile<T>(file: string, schema: z.ZodType<T>): T {
+/** Reads `file` as JSON and validates it with `schema`; throws {@link ResultsFileError} naming the file and the fields at fault. */
+export function parseFile<T>(file: string, schema: z.ZodType<T>): T {
   let json: unknown;
   try {
     json = JSON.parse(readFileSync(file, 'utf8'));

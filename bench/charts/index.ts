@@ -7,11 +7,14 @@
 //     there. bench/results/ is git-ignored; the copies are committed, so the charts can be redrawn
 //     from a clone and every bar can be traced to its run.
 //  2. draw: docs/bench/propagation.svg and docs/bench/xds-throughput.svg from those copies.
+// Issue 25 adds a third: bench/results/propagation-xds.json (a --clients-series run with 1,000 and
+// 10,000 clients) → docs/bench/propagation-xds.json → docs/bench/propagation-xds.svg.
 import { copyFileSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { decidePropagation, decideXds, propagationCopyName, PROPAGATION_CLIENTS, readPropagation, readXdsThroughput, XDS_COPY_NAME, type CollectDecision } from './data';
 import { renderSvg } from './render';
+import { decideXdsGrowth, propagationXdsSpec, readXdsGrowth, XDS_GROWTH_COPY_NAME, xdsGrowthPoints } from './propagation-xds';
 import { propagationSpec, xdsSpec } from './specs';
 
 /** Where the charts and their data live: beside the README, committed. */
@@ -19,7 +22,7 @@ export const DEFAULT_OUT = join(__dirname, '..', '..', 'docs', 'bench');
 const DEFAULT_RESULTS = join(__dirname, '..', 'results');
 
 /** The SVG files {@link drawCharts} writes, by chart. */
-export const CHART_FILES = { propagation: 'propagation.svg', xds: 'xds-throughput.svg' } as const;
+export const CHART_FILES = { propagation: 'propagation.svg', xds: 'xds-throughput.svg', xdsGrowth: 'propagation-xds.svg' } as const;
 
 /** Copies fresh results from `resultsDir` into `outDir` where they feed a chart; returns what it did, one line each. */
 export function collect(resultsDir: string, outDir: string): string[] {
@@ -38,6 +41,8 @@ export function collect(resultsDir: string, outDir: string): string[] {
   if (existsSync(propagation)) take(propagation, decidePropagation(readPropagation(propagation), copyFileFor));
   const xds = join(resultsDir, 'xds-throughput.json');
   if (existsSync(xds)) take(xds, decideXds(readXdsThroughput(xds), copyFileFor));
+  const growth = join(resultsDir, XDS_GROWTH_COPY_NAME);
+  if (existsSync(growth)) take(growth, decideXdsGrowth(readXdsGrowth(growth), copyFileFor(XDS_GROWTH_COPY_NAME)));
   return lines;
 }
 
@@ -57,6 +62,12 @@ export async function drawCharts(outDir: string): Promise<string[]> {
     writeFileSync(file, await renderSvg(xdsSpec(readXdsThroughput(join(outDir, XDS_COPY_NAME)))));
     lines.push(`${file}: drawn from ${XDS_COPY_NAME}`);
   } else lines.push(`${CHART_FILES.xds}: skipped (no ${XDS_COPY_NAME} in ${outDir})`);
+  if (copies.includes(XDS_GROWTH_COPY_NAME)) {
+    const file = join(outDir, CHART_FILES.xdsGrowth);
+    const run = readXdsGrowth(join(outDir, XDS_GROWTH_COPY_NAME));
+    writeFileSync(file, await renderSvg(propagationXdsSpec(run, xdsGrowthPoints(run))));
+    lines.push(`${file}: drawn from ${XDS_GROWTH_COPY_NAME}`);
+  } else lines.push(`${CHART_FILES.xdsGrowth}: skipped (no ${XDS_GROWTH_COPY_NAME} in ${outDir})`);
   return lines;
 }
 

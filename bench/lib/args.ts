@@ -61,3 +61,35 @@ export function fanoutParameters(v: Record<keyof typeof FANOUT_OPTIONS, number>,
     roundTimeoutMs: v['round-timeout-ms'],
   };
 }
+
+/**
+ * Removes `--name value` / `--name=value` from `args` (in place, so the rest can go to
+ * {@link parseIntOptions}, which refuses unknown flags) and returns the value, the last one given.
+ */
+export function takeString(args: string[], name: string): string | undefined {
+  let value: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === `--${name}`) {
+      value = args[i + 1];
+      if (value === undefined || value.startsWith('--')) throw new Error(`--${name} needs a value`);
+      args.splice(i--, 2);
+    } else if (arg.startsWith(`--${name}=`)) {
+      value = arg.slice(name.length + 3);
+      args.splice(i--, 1);
+    }
+  }
+  return value;
+}
+
+/** Removes `--name` / `--no-name` from `args` (in place): true, false, or undefined when neither is given (the last one wins). */
+export function takeFlag(args: string[], name: string): boolean | undefined {
+  let value: boolean | undefined;
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === `--${name}`) value = true;
+    else if (args[i] === `--no-${name}`) value = false;
+    else continue;
+    args.splice(i--, 1);
+  }
+  return value;
+}

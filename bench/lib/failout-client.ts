@@ -1,10 +1,12 @@
 // One failout client as the benchmarks run it (bench/failout-propagation's client-worker, and
 // bench/evacuate's): its own ZooKeeper session, LoadBalancerState and ZooKeeperFailoutConfigProvider,
 // i.e. what `FailoutClient` reads on every request, without the HTTP half. Shared so that every
-// propagation benchmark measures the same client.
-import { LoadBalancerState } from '../../lib/d2';
+// propagation benchmark measures the same client. The same client over xDS (bench/propagation's
+// `--discovery xds`): its own XdsClient instead of the session, the rest unchanged.
+import { LoadBalancerState, xdsSources } from '../../lib/d2';
 import { ZooKeeperFailoutConfigProvider } from '../../lib/failout';
 import type { Logger } from '../../lib/logging';
+import { createXdsClient, parseBootstrap, type XdsClient } from '../../lib/xds';
 import { connectSession, type ZkSession } from '../../lib/zk';
 
 /** One client: a session of its own, the D2 state over it and the failout provider over the state. */
@@ -47,6 +49,42 @@ export async function closeFailoutClients(clients: readonly BenchFailoutClient[]
     client.state.close();
   }
   await Promise.all(clients.map((c) => c.session.close().catch(() => undefined)));
+}
+
+/** One client over xDS: an XdsClient of its own (its own connection to its observers), the D2 state over it and the provider. */
+export interface BenchXdsFailoutClient {
+  readonly xds: XdsClient;
+  readonly state: LoadBalancerState;
+  readonly provider: ZooKeeperFailoutConfigProvider;
+}
+
+/** What {@link startXdsFailoutClient} needs. */
+export interface BenchXdsFailoutClientOptions extends Omit<BenchFailoutClientOptions, 'connectString' | 'sessionTimeoutMs'> {
+  /** The client's gRPC xDS bootstrap (its observers in priority order). */
+  readonly bootstrap: Record<string, unknown>;
+}
+
+/**
+ * Creates a client over xDS as `buildD2Client({ discovery: { xds: { bootstrap } } })` builds its state
+ * (lib/failout/d2-discovery.ts: an XdsClient, `xdsSources`, a `LoadBalancerState`), and starts its
+ * provider; follows nothing yet, connects on the first watch.
+ */
+export function startXdsFailoutClient(options: BenchXdsFailoutClientOptions): BenchXdsFailoutClient {
+  const { bootstrap, basePath, teardownDelayMs, logger } = options;
+  const xds = createXdsClient({ bootstrap: parseBootstrap(bootstrap) });
+  const state = new LoadBalancerState({ sources: xdsSources(xds), basePath, logger });
+  const provider = new ZooKeeperFailoutConfigProvider({ state, peerWatchTeardownDelayMs: teardownDelayMs, logger });
+  provider.start();
+  return { xds, state, provider };
+}
+
+/** Closes every xDS client: providers and states first, then the XdsClients (their streams and connections). */
+export function closeXdsFailoutClients(clients: readonly BenchXdsFailoutClient[]): void {
+  for (const client of clients) {
+    client.provider.close();
+    client.state.close();
+    client.xds.close();
+  }
 }
 
 /** Runs `start(0 … count-1)` with at most `concurrency` at once (sessions connected while setting up). */

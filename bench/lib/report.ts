@@ -19,6 +19,23 @@ export function round(value: number, digits = 3): number {
   return Math.round(value * f) / f;
 }
 
+/**
+ * A propagation benchmark's figures over its rounds: the last client (or watcher) of each round
+ * (`all*`: when everyone had it), and every client of every round pooled (`perClient*`).
+ */
+export function overRounds(perRound: readonly number[], pooled: readonly number[]) {
+  return {
+    allP50: round(percentile(perRound, 50)),
+    allP99: round(percentile(perRound, 99)),
+    allMax: round(Math.max(...perRound)),
+    allMean: round(perRound.length ? perRound.reduce((a, b) => a + b, 0) / perRound.length : 0),
+    perClientP50: round(percentile(pooled, 50)),
+    perClientP99: round(percentile(pooled, 99)),
+  };
+}
+/** {@link overRounds}' figures. */
+export type OverRounds = ReturnType<typeof overRounds>;
+
 /** Prints rows as an aligned text table. */
 export function printTable(title: string, rows: readonly Row[]): void {
   const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))];

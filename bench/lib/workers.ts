@@ -216,6 +216,16 @@ export const sleep = (ms: number): Promise<void> => new Promise((resolve) => set
 export const mean = (xs: readonly number[]): number => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
 
 /**
+ * Inside a worker: the process's RSS and used heap after a full GC when node runs with `--expose-gc`
+ * (as taken, without it), so that deltas between two readings count live objects, not garbage.
+ */
+export function memoryAfterGc(): { rssBytes: number; heapUsedBytes: number } {
+  (globalThis as { gc?: () => void }).gc?.();
+  const m = process.memoryUsage();
+  return { rssBytes: m.rss, heapUsedBytes: m.heapUsed };
+}
+
+/**
  * Inside a worker: reports `err` to the parent (or to stderr when the IPC channel is gone), then
  * shuts the worker down with exit code 1.
  */
