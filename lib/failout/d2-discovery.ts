@@ -73,7 +73,10 @@ export function discoverState(discovery: D2Discovery, registry: Registry, logger
     if ('zookeeper' in source) return zooKeeperSources(source.zookeeper.session);
     const { client, bootstrap, watchExpiryMs } = source.xds;
     if (client) return xdsSources(client);
-    const created = createXdsClient({ bootstrap, watchExpiryMs });
+    // Observers are replicas of one ZooKeeper view: a client falls back as soon as its observer dies,
+    // cached or not, or failouts written meanwhile would wait for that observer (issue 25). A
+    // bootstrap's own failout.fallbackWhenCached still decides.
+    const created = createXdsClient({ bootstrap, watchExpiryMs, fallbackWhenCached: true });
     owned.push(created);
     return xdsSources(created);
   };

@@ -102,7 +102,8 @@ export class LocalObservers {
     return {
       xds_servers: ([1, 2] as const).map((n) => ({ server_uri: this.address(n), channel_creds: [{ type: 'insecure' }] })),
       node: { id: nodeId, cluster: 'failout-local', locality: { zone: 'lor1' } },
-      failout: { fallbackProbeCapMs: 1000 },
+      // Replicas of one view: fall back as soon as observer-1 dies, cached or not (lib/xds, issue 25).
+      failout: { fallbackProbeCapMs: 1000, fallbackWhenCached: true },
     };
   }
 

@@ -33,6 +33,12 @@ export interface XdsClientOptions {
   /** Retry cap towards higher-priority servers while a lower one serves; default the bootstrap's (5 s). */
   readonly fallbackProbeCapMs?: number;
   /**
+   * Whether a failure of the active server falls back even when every watched resource is cached,
+   * when the bootstrap's `failout.fallbackWhenCached` does not say (it wins when given); default false
+   * (gRFC A71). D2 discovery turns it on: its servers are observers, replicas of one view.
+   */
+  readonly fallbackWhenCached?: boolean;
+  /**
    * Resource types by type URL; default every type of `resource-types/` (`RESOURCE_TYPES`).
    * @internal A test seam: the types are not on the package's face.
    */
@@ -243,7 +249,7 @@ class XdsClientImpl extends EventEmitter implements XdsClient {
       pool: this.pool,
       resourceTypes: this.resourceTypes,
       fallbackProbeCapMs: this.options.fallbackProbeCapMs ?? this.bootstrap.failout.fallbackProbeCapMs,
-      fallbackWhenCached: this.bootstrap.failout.fallbackWhenCached ?? false,
+      fallbackWhenCached: this.bootstrap.failout.fallbackWhenCached ?? this.options.fallbackWhenCached ?? false,
       onServerSwitch: (event) => this.emit('serverSwitch', event),
     });
   }

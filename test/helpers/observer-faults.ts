@@ -124,15 +124,19 @@ export class KillableObserver {
  * ZooKeeper view, so the client falls back even with everything cached (`fallbackWhenCached`), and
  * probes a higher-priority observer every 500 ms at most while a lower one serves, to return promptly.
  */
-export function observerBootstrap(addresses: readonly string[]): Record<string, unknown> {
-  return { ...bootstrapFor(addresses, 'observer-fault-test'), failout: { fallbackProbeCapMs: 500, fallbackWhenCached: true } };
+export function observerBootstrap(addresses: readonly string[], options: { fallbackWhenCached?: boolean } = { fallbackWhenCached: true }): Record<string, unknown> {
+  const failout = options.fallbackWhenCached === undefined ? { fallbackProbeCapMs: 500 } : { fallbackProbeCapMs: 500, fallbackWhenCached: options.fallbackWhenCached };
+  return { ...bootstrapFor(addresses, 'observer-fault-test'), failout };
 }
 
-/** A D2 client with failout reading `basePath` over xDS from `addresses` (A71 fallback, in order); `logs` keeps what it logged. */
-export function d2ClientOver(addresses: readonly string[], basePath: string): { client: BuiltD2Client; logs: LogLine[] } {
+/**
+ * A D2 client with failout reading `basePath` over xDS from `addresses` (A71 fallback, in order);
+ * `logs` keeps what it logged. `bootstrap` picks what the bootstrap says of `fallbackWhenCached`.
+ */
+export function d2ClientOver(addresses: readonly string[], basePath: string, bootstrap?: { fallbackWhenCached?: boolean }): { client: BuiltD2Client; logs: LogLine[] } {
   const { logger, lines } = capturingLogger();
   const client = buildD2Client({
-    discovery: { xds: { bootstrap: parseBootstrap(observerBootstrap(addresses)) }, basePath },
+    discovery: { xds: { bootstrap: parseBootstrap(observerBootstrap(addresses, bootstrap)) }, basePath },
     enableClusterFailout: true,
     failoutConfigProviderFactory: new ZooKeeperFailoutConfigProviderFactory(),
     failoutRedirectStrategy: (view) => new WeightedFailoutRedirectStrategy({ view }),

@@ -79,6 +79,27 @@ describe('D2 clients over two observers when one is killed', () => {
     expect(clientLogs.filter((l) => l.level === 'error')).toEqual([]);
   });
 
+  it.each([
+    ['does not say', {}, 'peer'],
+    ['says false (plain gRFC A71: wait on the cache while nothing is uncached)', { fallbackWhenCached: false }, 'home'],
+  ] as const)('falls back with everything cached when the bootstrap %s only if D2 discovery may (its default)', async (_case, bootstrap, expected) => {
+    // Prepare: a client whose bootstrap says what the case says, on the first observer, all cached
+    await client?.close();
+    ({ client } = d2ClientOver([first.address, second.address], base, bootstrap));
+    await resolvesTo(client, 'home');
+    await eventually(() => first.streams === 1 && second.streams === 0, 10_000, 'the client on the first observer');
+
+    // Act: the first observer dies; a failout is written while it is dead
+    await first.kill();
+    await writeFailout(writer, base, 'home', 'peer');
+    await new Promise((r) => setTimeout(r, 3000));
+    const during = await client.resolve('d2://greetings/hello', { routingKey: 'member-1' });
+
+    // Assess: D2 discovery falls back by default (failouts keep arriving); an explicit false keeps A71
+    expect(during.cluster).toBe(expected);
+    expect(second.streams).toBe(expected === 'peer' ? 1 : 0);
+  }, 30_000);
+
   it('keeps routing on its last good data while every observer is down, hears no removal, and recovers when one returns', async () => {
     // Prepare
     const before = await resolvesTo(client!, 'home');

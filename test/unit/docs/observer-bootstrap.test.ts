@@ -27,7 +27,7 @@ describe('docs/observer.md', () => {
     // Assess
     expect(bootstrap.xdsServers.map((s) => s.serverUri)).toEqual(['d2-observers.lor1.internal:32123', 'd2-observers.lva1.internal:32123']);
     expect(bootstrap.xdsServers.map((s) => s.channelCreds.type)).toEqual(['insecure', 'insecure']);
-    expect(bootstrap.failout).toEqual({ fallback: true, fallbackProbeCapMs: 5000, resourceDoesNotExistTimeoutMs: 15000 });
+    expect(bootstrap.failout).toEqual({ fallback: true, fallbackProbeCapMs: 5000, resourceDoesNotExistTimeoutMs: 15000, fallbackWhenCached: true });
     expect(bootstrap.node).toMatchObject({ id: 'greetings-lor1-host-17', locality: { zone: 'lor1' } });
   });
 
