@@ -23,7 +23,7 @@ import type { CheckResult, OperatorRequests, PreparedBody } from '../operator';
 
 const fieldText = z.string().max(2000).optional();
 const actionSchema = z.object({
-  action: z.enum(['failout', 'restore', 'extend']),
+  action: z.enum(['failout', 'restore', 'extend', 'rampHold', 'rampResume', 'rampAdvance', 'amend']),
   fields: z.object({
     cluster: z.string().max(300),
     peers: fieldText,
@@ -34,6 +34,7 @@ const actionSchema = z.object({
     buckets: fieldText,
     ramp: fieldText,
     stopAlarms: fieldText,
+    removeStopAlarms: fieldText,
     reason: fieldText,
     by: fieldText,
     force: z.boolean().optional(),

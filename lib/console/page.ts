@@ -13,6 +13,7 @@ import { escapeControlChars, formatRemaining } from '../text';
 import { FORCE_LABEL } from './diff';
 import { html, join, SafeHtml } from './html';
 import { countdown } from './countdown';
+import { renderRamp } from './ramp-view';
 import { liveKey } from './card-patches';
 import type { AlarmStatesView } from './alarms';
 import { shownWindowIndexes, type ClusterCard, type ConsoleSnapshot, type ServiceGroup } from './snapshot';
@@ -143,11 +144,11 @@ export function renderCard(c: ClusterCard, home: boolean, now: number, alarms: A
     ${st?.problem ? html`<p class="alert">${st.problem}</p>` : ''}
     ${windows.length > 0 ? html`<ul class="windows">${windows}</ul>` : ''}
     ${forced.length > 0 ? html`<p class="forced" data-forced="true">${forced.join('; ')}</p>` : ''}
-    ${st?.ramp ? html`<p class="ramp">ramp step ${st.ramp.step} of ${st.ramp.steps}: ${st.ramp.sharePct}% moved${st.ramp.nextAt !== null ? html`; next ${st.ramp.nextSharePct ?? 0}% in ${countdown(st.ramp.nextAt, now)}` : ' (last step)'}</p>` : ''}
+    ${st?.ramp ? renderRamp(c.name, st.ramp, now) : ''}
     ${st && st.peers.length > 0 ? html`<p class="peers">peers: ${join(st.peers.map((p) => html`<span class="peer">${p.cluster} ×${p.weight} (${Math.round((p.weight / totalWeight) * 100)}%)</span>`), ', ')}</p>` : ''}
     <div class="actions">
       <button type="button" data-act="failout" data-cluster="${c.name}">Fail out…</button>
-      ${canRestore ? html`<button type="button" data-act="extend" data-cluster="${c.name}">Extend…</button> <button type="button" data-act="restore" data-cluster="${c.name}">Restore…</button>` : ''}
+      ${canRestore ? html`<button type="button" data-act="extend" data-cluster="${c.name}">Extend…</button> <button type="button" data-act="amend" data-cluster="${c.name}">Stop alarms…</button> <button type="button" data-act="restore" data-cluster="${c.name}">Restore…</button>` : ''}
     </div>
   </article>`;
 }
@@ -320,7 +321,7 @@ ${s.traffic.map(
 <section id="act" aria-labelledby="act-h"><h2 id="act-h">Act</h2>
 <form id="action-form" novalidate>
 <fieldset><legend>Request</legend>
-<label>Action <select name="action" id="f-action"><option value="failout">fail out</option><option value="extend">extend</option><option value="restore">restore</option></select></label>
+<label>Action <select name="action" id="f-action"><option value="failout">fail out</option><option value="extend">extend</option><option value="restore">restore</option><option value="rampHold">hold the ramp</option><option value="rampResume">resume the ramp</option><option value="rampAdvance">next ramp step now</option><option value="amend">change stop alarms</option></select></label>
 <label>Cluster <input name="cluster" id="f-cluster" list="cluster-names" required autocomplete="off"></label>
 <datalist id="cluster-names">${clusterNames.map((n) => html`<option value="${n}"></option>`)}</datalist>
 <label data-for="failout">Peers <input name="peers" id="f-peers" placeholder="greetings-lva1:2, greetings-ltx1" autocomplete="off"></label>
@@ -330,7 +331,8 @@ ${s.traffic.map(
 <label data-for="failout">Share % <input name="share" id="f-share" inputmode="numeric" placeholder="100" autocomplete="off"></label>
 <label data-for="failout">or buckets <input name="buckets" id="f-buckets" placeholder="0-49" autocomplete="off"></label>
 <label data-for="failout">Ramp <input name="ramp" id="f-ramp" placeholder="10%:5m,50%:10m,100%" autocomplete="off"></label>
-<label data-for="failout">Stop alarms <input name="stopAlarms" id="f-alarms" placeholder="greetings-5xx, greetings-p99" autocomplete="off"></label>
+<label data-for="failout amend">Stop alarms <input name="stopAlarms" id="f-alarms" placeholder="greetings-5xx, greetings-p99" autocomplete="off"></label>
+<label data-for="amend">Remove stop alarms <input name="removeStopAlarms" id="f-remove-alarms" placeholder="greetings-p99" autocomplete="off"></label>
 <label>Reason <input name="reason" id="f-reason" placeholder="INC-4711" autocomplete="off"></label>
 <label>By <input name="by" id="f-by" value="${context.requester}" autocomplete="off"></label>
 <label data-for="failout" class="check"><input type="checkbox" name="force" id="f-force"> force: override the peer-state checks, the capacity guard and the stranding check (recorded)</label>

@@ -51,6 +51,11 @@ export interface RampStatus {
   readonly nextAt: string | null;
   /** Percentage of traffic moved once the next step starts, or null after the last one. */
   readonly nextSharePct: number | null;
+  /**
+   * Every scheduled step as the operator typed it: when it starts (ISO) and the cumulative share it
+   * moves from then (20 → 60 → 100, not the increments 20/40/40). Held steps are in `held`.
+   */
+  readonly scheduled: readonly { readonly at: string; readonly sharePct: number }[];
   /** Present while the ramp is held (issue 24, `failout ramp hold`): since when, by whom, and the shares its held steps would move. */
   readonly held?: HeldRampStatus;
 }
@@ -167,6 +172,7 @@ function rampStatus(props: FailoutProperties, now: number): RampStatus | undefin
     sharePct: sharePctAt(props, now),
     nextAt: next === undefined ? null : new Date(next).toISOString(),
     nextSharePct: next === undefined ? null : sharePctAt(props, next),
+    scheduled: starts.map((at) => ({ at: new Date(at).toISOString(), sharePct: sharePctAt(props, at) })),
   };
   if (hold === undefined) return status;
   // Each held step adds its buckets to what moves now (and to the held steps before it).

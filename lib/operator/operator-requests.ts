@@ -15,8 +15,9 @@ import { assertIsError, isOperatorError, OperatorError, type OperatorEnv } from 
 import { formatClusterStatus } from './format';
 import { buildFabricBody, judgeFabricBody } from './fabric-requests';
 import { validateLocally } from './local-check';
-import { buildExtendBody, buildFailoutBody, buildRestoreBody, type OutOptions, type RequestBody } from './request-bodies';
-import type { ActionFields, CheckResult, FabricCheckResult, OperatorAction, OperatorRequests, QueueProbe } from './requests-port';
+import { buildExtendBody, buildFailoutBody, buildRestoreBody, type OutOptions } from './request-bodies';
+import { buildAmendBody, buildRampBody } from './adjust';
+import type { ActionFields, CheckResult, FabricCheckResult, OperatorAction, OperatorRequests, PreparedBody, QueueProbe } from './requests-port';
 import { sendChangeRequest } from './send';
 import type { OperatorSettings } from './settings';
 
@@ -43,7 +44,7 @@ function outOptions(fields: ActionFields): OutOptions {
 }
 
 /** Builds the body the CLI would for this action. @throws OperatorError `usage`. */
-function buildBody(action: OperatorAction, fields: ActionFields, context: { requestId: string; now: number; requestedBy: string }): RequestBody {
+function buildBody(action: OperatorAction, fields: ActionFields, context: { requestId: string; now: number; requestedBy: string }): PreparedBody {
   const reasonBy = { ...(fields.reason === undefined ? {} : { reason: fields.reason }), ...(fields.by === undefined ? {} : { by: fields.by }) };
   switch (action) {
     case 'failout':
@@ -52,7 +53,21 @@ function buildBody(action: OperatorAction, fields: ActionFields, context: { requ
       return buildExtendBody(fields.cluster, { ...reasonBy, ...(fields.for === undefined ? {} : { for: fields.for }), ...(fields.until === undefined ? {} : { until: fields.until }) }, context);
     case 'restore':
       return buildRestoreBody(fields.cluster, reasonBy, context);
+    case 'rampHold':
+      return buildRampBody('hold', fields.cluster, reasonBy, context);
+    case 'rampResume':
+      return buildRampBody('resume', fields.cluster, reasonBy, context);
+    case 'rampAdvance':
+      return buildRampBody('advance', fields.cluster, reasonBy, context);
+    case 'amend':
+      return buildAmendBody(fields.cluster, { ...reasonBy, ...optionalList('stopAlarm', fields.stopAlarms), ...optionalList('removeStopAlarm', fields.removeStopAlarms) }, context);
   }
+}
+
+/** `{ [key]: values }` for a comma list with values, `{}` otherwise (an amend's two lists). */
+function optionalList<K extends string>(key: K, text: string | undefined): Partial<Record<K, string[]>> {
+  const values = list(text);
+  return values === undefined ? {} : ({ [key]: values } as Partial<Record<K, string[]>>);
 }
 
 /**
@@ -65,7 +80,7 @@ export function createOperatorRequests(settings: OperatorSettings, env: Operator
     queueUrl: settings.queueUrl,
     async check(action, fields, options): Promise<CheckResult> {
       const requestId = options.requestId ?? newRequestId(options.now);
-      let body: RequestBody;
+      let body: PreparedBody;
       let request;
       try {
         body = buildBody(action, fields, { requestId, now: options.now, requestedBy });

@@ -12,10 +12,14 @@ import type { OperatorAlarmSource } from './alarm-source';
 import type { ClusterStatus } from './cluster-status';
 import type { EvacuationSummary } from './evacuation-status';
 import type { EvacuateBody, RestoreFabricBody } from './fabric-bodies';
+import type { AdjustBody } from './adjust';
 import type { RequestBody } from './request-bodies';
 
-/** The three actions the page offers. */
-export type OperatorAction = 'failout' | 'restore' | 'extend';
+/**
+ * The actions the page offers: a failout, its extension and restore, and (issue 24) steering a
+ * running one: hold, resume or advance its ramp, add or remove stop alarms.
+ */
+export type OperatorAction = 'failout' | 'restore' | 'extend' | 'rampHold' | 'rampResume' | 'rampAdvance' | 'amend';
 
 /**
  * The form's fields, as text, named after the CLI's flags (`--peer`, `--for`, …) and read the same way.
@@ -32,13 +36,15 @@ export interface ActionFields {
   readonly ramp?: string | undefined;
   /** `--stop-alarm` values, comma-separated. */
   readonly stopAlarms?: string | undefined;
+  /** `failout amend --remove-stop-alarm` values, comma-separated. */
+  readonly removeStopAlarms?: string | undefined;
   readonly reason?: string | undefined;
   readonly by?: string | undefined;
   readonly force?: boolean | undefined;
 }
 
 /** A request body the worker's schema accepted, ready to send as it is. */
-export type PreparedBody = RequestBody;
+export type PreparedBody = RequestBody | AdjustBody;
 
 /**
  * The outcome of checking a request before it is sent:
@@ -84,6 +90,8 @@ export interface FabricFields {
   readonly ramp?: string | undefined;
   /** `--stop-alarm` values, comma-separated. */
   readonly stopAlarms?: string | undefined;
+  /** `failout amend --remove-stop-alarm` values, comma-separated. */
+  readonly removeStopAlarms?: string | undefined;
   /** `--exclude` values, comma-separated services. */
   readonly exclude?: string | undefined;
   readonly reason?: string | undefined;

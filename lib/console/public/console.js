@@ -274,7 +274,8 @@
     const action = $('f-action').value;
     const fields = { cluster: $('f-cluster').value.trim(), reason: value('f-reason'), by: value('f-by') };
     if (action === 'failout') Object.assign(fields, { peers: value('f-peers'), at: value('f-at'), share: value('f-share'), buckets: value('f-buckets'), ramp: value('f-ramp'), stopAlarms: value('f-alarms'), force: $('f-force').checked });
-    if (action !== 'restore') Object.assign(fields, { for: value('f-for'), until: value('f-until') });
+    if (action === 'failout' || action === 'extend') Object.assign(fields, { for: value('f-for'), until: value('f-until') });
+    if (action === 'amend') Object.assign(fields, { stopAlarms: value('f-alarms'), removeStopAlarms: value('f-remove-alarms') });
     return { action, fields };
   }
   async function post(path, body) {
@@ -454,7 +455,7 @@
     $('f-cluster').value = button.dataset.cluster;
     showFields();
     hideJudgement();
-    const first = button.dataset.act === 'failout' ? 'f-peers' : button.dataset.act === 'extend' ? 'f-for' : 'f-reason';
+    const first = { failout: 'f-peers', extend: 'f-for', amend: 'f-alarms' }[button.dataset.act] || 'f-reason';
     $('act').scrollIntoView({ block: 'start' });
     $(first).focus();
   });

@@ -55,7 +55,10 @@ describe('the page', () => {
     const text = renderClusters(withCluster(props)).text;
 
     // Assess
-    expect(text).toContain('ramp step 1 of 3: 10% moved; next 50% in <time');
+    // As one bar with the steps as typed (issue 24, item 6: ramp-view.ts)
+    expect(text).toContain('<span class="ramp-share">10% moved</span>, step 1 of 3');
+    expect(text).toMatch(/<li data-state="done">10%<\/li><li data-state="next">50%<\/li><li data-state="later">100%<\/li>/);
+    expect(text).toContain('next 50% in <time');
     expect(text).toContain('data-share="10"');
     expect(text).toContain('stops when an alarm fires: <span class="alarms">greetings-5xx</span>');
     expect(text).toContain('drill weekly-lor1');

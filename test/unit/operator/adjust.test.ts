@@ -65,6 +65,7 @@ describe('status of a held ramp', () => {
       sharePct: 20,
       nextAt: null,
       nextSharePct: null,
+      scheduled: [{ at: new Date(NOW - 10 * MINUTE).toISOString(), sharePct: 20 }],
       held: { since: new Date(NOW - 5 * MINUTE).toISOString(), heldSharePcts: [60, 100], requestId: 'hold-1', requestedBy: 'oncall@example.com', reason: null },
     });
   });

@@ -70,11 +70,18 @@ describe('failout status of a ramp', () => {
     },
   });
 
+  // The steps as the operator typed them (10 → 50 → 100 %), whatever the moment (issue 24: not the increments).
+  const scheduled = [
+    { at: new Date(NOW).toISOString(), sharePct: 10 },
+    { at: new Date(NOW + 5 * MINUTE).toISOString(), sharePct: 50 },
+    { at: new Date(NOW + 15 * MINUTE).toISOString(), sharePct: 100 },
+  ];
+
   it.each([
-    [NOW - MINUTE, { step: 0, steps: 3, sharePct: 0, nextAt: new Date(NOW).toISOString(), nextSharePct: 10 }],
-    [NOW + MINUTE, { step: 1, steps: 3, sharePct: 10, nextAt: new Date(NOW + 5 * MINUTE).toISOString(), nextSharePct: 50 }],
-    [NOW + 6 * MINUTE, { step: 2, steps: 3, sharePct: 50, nextAt: new Date(NOW + 15 * MINUTE).toISOString(), nextSharePct: 100 }],
-    [NOW + 20 * MINUTE, { step: 3, steps: 3, sharePct: 100, nextAt: null, nextSharePct: null }],
+    [NOW - MINUTE, { step: 0, steps: 3, sharePct: 0, nextAt: new Date(NOW).toISOString(), nextSharePct: 10, scheduled }],
+    [NOW + MINUTE, { step: 1, steps: 3, sharePct: 10, nextAt: new Date(NOW + 5 * MINUTE).toISOString(), nextSharePct: 50, scheduled }],
+    [NOW + 6 * MINUTE, { step: 2, steps: 3, sharePct: 50, nextAt: new Date(NOW + 15 * MINUTE).toISOString(), nextSharePct: 100, scheduled }],
+    [NOW + 20 * MINUTE, { step: 3, steps: 3, sharePct: 100, nextAt: null, nextSharePct: null, scheduled }],
   ])('at %d shows the current step and the next', (at, ramp) => {
     expect(describeCluster('greetings-lor1', text, at).ramp).toEqual(ramp);
   });
