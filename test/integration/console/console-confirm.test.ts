@@ -5,6 +5,7 @@ import type { FailoutProperties } from '../../../lib/d2';
 import { clusterDoc, putCluster, putService, putUri, serviceDoc } from '../../helpers/d2';
 import { cliEnvFor, queueDepth, useQueueFixture } from '../../helpers/requests-queue';
 import { eventually } from '../../helpers/zk';
+import { consolePoster } from '../../helpers/console-post';
 import { consoleServerOptions } from '../../../lib/console';
 
 // The console server sends only what the operator checked (issue 21, item 7): a Confirm carries the
@@ -41,11 +42,7 @@ describe('the console sends what was checked', () => {
     queueUrl = (await fx.sqs.createFifoQueuePair()).queueUrl;
     server = await ConsoleServer.start({ ...consoleServerOptions({ port: '0' }, cliEnvFor(fx, queueUrl), silentLogger), queueProbeMs: 60_000 });
     await eventually(async () => (await (await fetch(server!.url)).text()).includes('FAILED OUT'), 10_000, 'the failout on the page');
-    const token = /name="csrf-token" content="([^"]+)"/.exec(await (await fetch(server.url)).text())![1]!;
-    post = async (path, body) => {
-      const response = await fetch(`${server!.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': token }, body: JSON.stringify(body) });
-      return { status: response.status, json: (await response.json()) as Answer['json'] };
-    };
+    post = consolePoster<Answer['json']>(server.url, await (await fetch(server.url)).text());
   });
 
   afterEach(async () => {

@@ -5,6 +5,7 @@ import type { FailoutProperties } from '../../../lib/d2';
 import { clusterDoc, putCluster, putService, putUri, serviceDoc } from '../../helpers/d2';
 import { cliEnvFor, useQueueFixture } from '../../helpers/requests-queue';
 import { eventually } from '../../helpers/zk';
+import { consolePoster } from '../../helpers/console-post';
 
 // Issue 24, item 6, from the page: a running ramp held, resumed or advanced, and stop alarms added to
 // or removed from a running failout, each checked and confirmed like every request and sent as the
@@ -42,11 +43,7 @@ describe('steering a running failout from the console', () => {
     queueUrl = (await fx.sqs.createFifoQueuePair()).queueUrl;
     server = await ConsoleServer.start({ ...consoleServerOptions({ port: '0' }, cliEnvFor(fx, queueUrl), silentLogger), queueProbeMs: 60_000 });
     await eventually(async () => (page = await (await fetch(server!.url)).text()).includes('class="ramp"'), 10_000, 'the ramp on the page');
-    const token = /name="csrf-token" content="([^"]+)"/.exec(page)![1]!;
-    post = async (path, body) => {
-      const response = await fetch(`${server!.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': token }, body: JSON.stringify(body) });
-      return { status: response.status, json: (await response.json()) as Answer['json'] };
-    };
+    post = consolePoster<Answer['json']>(server.url, page);
   });
 
   afterEach(async () => {
