@@ -132,10 +132,13 @@ export class OutcomeTrails {
     let next = Number.POSITIVE_INFINITY;
     const out = cards.map((base) => {
       seen.add(base.name);
+      const known = this.decorated.get(base.name);
+      // The same card as last time, with no trail then, no record of the hour and no replacement seen:
+      // still no trail (a card's status changes only as a new object). Most of 3,000 cards, every render.
+      if (known !== undefined && known.base === base && known.id === undefined && !byCluster.has(base.name) && !this.replaced.has(base.name)) return known.card as C;
       this.watchReplacement(base, now);
       const trail = deriveTrail({ status: base.status, records: byCluster.get(base.name) ?? [], replaced: this.replaced.get(base.name), now });
       if (trail !== undefined) next = Math.min(next, trail.at + TRAIL_MS);
-      const known = this.decorated.get(base.name);
       if (known !== undefined && known.base === base && known.id === trail?.id) return known.card as C;
       const card: C = trail === undefined ? base : { ...base, trail };
       this.decorated.set(base.name, { base, id: trail?.id, card });
