@@ -64,7 +64,7 @@ describe('the local stack D2 observers', () => {
     expect({ address: o.address(1), accepts: await accepts(address), states: o.views().map((v) => v.state) }).toEqual({ address, accepts: true, states: ['serving', 'serving'] });
   });
 
-  it('moves a client to observer-2 once it needs an uncached resource while observer-1 is down, and back when observer-1 returns', async () => {
+  it('moves a client to observer-2 as soon as observer-1 dies, even with everything cached, and back when observer-1 returns', async () => {
     // Prepare
     const o = observers!;
     await putCluster(writer, base, clusterDoc('greetings-lor1'));
@@ -76,19 +76,20 @@ describe('the local stack D2 observers', () => {
     xds.watch('d2Node', `${base}/clusters/greetings-lor1`, home);
     expect((await home.next()).type).toBe('update');
 
-    // Act: observer-1 dies; everything is cached, so the client stays (A71); a new watch moves it
+    // Act: observer-1 dies with everything cached; the stack's bootstrap says fallbackWhenCached
+    // (observers are replicas of one view), so the client moves at once; a new watch is served there
     await o.stopObserver(1);
-    await new Promise((r) => setTimeout(r, 500));
-    const stayed = active();
+    await eventually(() => active() === o.address(2), 10_000, 'the fallback to observer-2');
+    const fellBackTo = active();
     const peer = recordingWatcher();
     xds.watch('d2Node', `${base}/clusters/greetings-lva1`, peer);
     const peerEvent = await peer.next();
-    const fellBackTo = active();
     await o.startObserver(1);
     await eventually(() => active() === o.address(1), 10_000, 'the return to observer-1');
 
     // Assess
-    expect({ stayed, peer: peerEvent.type, fellBackTo }).toEqual({ stayed: o.address(1), peer: 'update', fellBackTo: o.address(2) });
+    expect({ peer: peerEvent.type, fellBackTo }).toEqual({ peer: 'update', fellBackTo: o.address(2) });
+    expect(parseBootstrap(o.bootstrap('test')).failout.fallbackWhenCached).toBe(true);
     expect(o.views().map((v) => v.streams)).toEqual([1, expect.any(Number)]);
   });
 });
