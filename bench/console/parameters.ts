@@ -3,27 +3,10 @@
 // which `npm run bench -- --quick` and the unit test's smoke check use. A count given explicitly wins
 // over `--quick`'s.
 import { resolve } from 'node:path';
-import { parseIntOptions, type IntOption } from '../lib/args';
+import { parseIntOptions, takeString, type IntOption } from '../lib/args';
 
 /** This repository (whose lib/console runs unless `--console-from` names another checkout). */
 const REPOSITORY = resolve(__dirname, '..', '..');
-
-/** Removes `--name value` / `--name=value` from `args` and returns the value. */
-function takeString(args: string[], name: string): string | undefined {
-  let value: string | undefined;
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    if (arg === `--${name}`) {
-      value = args[i + 1];
-      if (value === undefined || value.startsWith('--')) throw new Error(`--${name} needs a value`);
-      args.splice(i--, 2);
-    } else if (arg.startsWith(`--${name}=`)) {
-      value = arg.slice(name.length + 3);
-      args.splice(i--, 1);
-    }
-  }
-  return value;
-}
 
 /** Everything the benchmark is run with; the names are the flags' (`--cpu-pages` → `cpuPages`). */
 export interface Parameters {

@@ -1,6 +1,6 @@
 // bench/evacuate: the command line. Integer counts as every benchmark takes them (bench/lib/args), plus
 // two words: which part runs and which writer judges and writes.
-import { FANOUT_OPTIONS, fanoutParameters, parseIntOptions, type FanoutParameters } from '../lib/args';
+import { FANOUT_OPTIONS, fanoutParameters, parseIntOptions, takeString, type FanoutParameters } from '../lib/args';
 
 /** Which parts run: A (SQS → clients, with the fan-out floor), B (the worker's judgement and write at scale), or both. */
 export type Part = 'all' | 'propagation' | 'judgement';
@@ -42,20 +42,9 @@ export interface Parameters {
 
 const WORDS = { part: ['all', 'propagation', 'judgement'], writer: ['real', 'stub'] } as const;
 
-/** Removes `--name value` / `--name=value` from `args`; the value must be one of `allowed`. */
+/** Removes `--name value` / `--name=value` from `args` (bench/lib/args `takeString`); the value must be one of `allowed`. */
 function takeWord<T extends string>(args: string[], name: string, allowed: readonly T[], fallback: T): T {
-  let value: string | undefined;
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    if (arg === `--${name}`) {
-      value = args[i + 1];
-      if (value === undefined) throw new Error(`--${name} needs a value: ${allowed.join(', ')}`);
-      args.splice(i--, 2);
-    } else if (arg.startsWith(`--${name}=`)) {
-      value = arg.slice(name.length + 3);
-      args.splice(i--, 1);
-    }
-  }
+  const value = takeString(args, name);
   if (value === undefined) return fallback;
   if (!(allowed as readonly string[]).includes(value)) throw new Error(`--${name} must be one of ${allowed.join(', ')}, got ${value}`);
   return value as T;

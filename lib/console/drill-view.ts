@@ -62,22 +62,15 @@ export interface HistoryLine {
   readonly run: OutcomeLine | undefined;
 }
 
-/** One drill as the page shows it. */
-export interface DrillRow {
+/** One drill as the page shows it: its schedule's fields as stored (`every` raw, as given), and what the page adds. */
+export interface DrillRow extends Pick<DrillDefinition, 'every' | 'durationMs' | 'outcomeAlarm' | 'blockingAlarms' | 'blockedDates' | 'blockedWindows'> {
   readonly name: string;
   readonly target: { readonly kind: 'cluster'; readonly name: string; readonly moves: string } | { readonly kind: 'fabric'; readonly name: string; readonly moves: string };
-  /** The raw expression, as given. */
-  readonly every: string;
   /** The expression in words (or why it does not parse). */
   readonly scheduleWords: string;
-  readonly durationMs: number;
   readonly next: NextRun;
   /** Scheduled: the runner will run it (a valid schedule with a time ahead); otherwise why not. */
   readonly enabled: boolean;
-  readonly outcomeAlarm: string;
-  readonly blockingAlarms: readonly string[];
-  readonly blockedDates: readonly string[];
-  readonly blockedWindows: readonly string[];
   readonly last: OutcomeLine | undefined;
   readonly history: readonly HistoryLine[];
   /** How many history lines there were before {@link MAX_DRILL_HISTORY}. */
