@@ -112,6 +112,12 @@ interface ExpiryGroup {
 interface NameState {
   state: WatchState;
   expiry: ExpiryGroup | undefined;
+  /**
+   * The bytes and value of this name's last accepted resource. A SotW server resends every
+   * subscribed resource in each response (the `indis` types, CDS, LDS), so most of a response is
+   * what the client already has: equal bytes decode to an equal value, and are not decoded again.
+   */
+  decoded: { readonly bytes: Buffer; readonly value: unknown } | undefined;
 }
 
 interface TypeState {
@@ -170,7 +176,7 @@ export class AdsStream {
   subscribe(typeUrl: string, name: string): void {
     const type = this.typeState(typeUrl);
     if (type.names.has(name)) return;
-    type.names.set(name, { state: WatchState.started, expiry: undefined });
+    type.names.set(name, { state: WatchState.started, expiry: undefined, decoded: undefined });
     this.markDirty(type);
   }
 
@@ -402,14 +408,18 @@ export class AdsStream {
     response.resources.forEach((raw, index) => {
       let result;
       let any: AnyMessage;
+      let wrapperName: string;
       try {
         const unwrapped = unwrapResource(raw);
         any = unwrapped.any;
+        wrapperName = unwrapped.name;
         if (any.type_url !== typeUrl) {
           errors.push({ name: undefined, error: validation(`resource index ${index}: type ${any.type_url} in a ${typeUrl} response`) });
           return;
         }
-        result = resourceType.decode(any, unwrapped.name);
+        const known = wrapperName === '' ? undefined : type.names.get(wrapperName)?.decoded;
+        if (known?.bytes.equals(any.value)) result = { ok: true as const, name: wrapperName, value: known.value, bytes: known.bytes };
+        else result = resourceType.decode(any, wrapperName);
       } catch (e) {
         assertIsError(e);
         errors.push({ name: undefined, error: validation(`resource index ${index}: ${e.message}`, undefined, e) });
@@ -426,10 +436,15 @@ export class AdsStream {
         stopTimer(entry);
         entry.state = WatchState.received;
       }
-      // A copy of the bytes: a view would keep the whole response alive for as long as any one of its
-      // resources stays cached, and a server sending subsets (EDS, RDS) could pile up old responses.
-      if (result.ok) updates.push({ name: result.name, value: result.value, raw: { type_url: any.type_url, value: Buffer.from(any.value) } });
-      else errors.push({ name: result.name, error: toValidationError(result.error, result.name, validation) });
+      if (result.ok) {
+        // A copy of the bytes (or the copy kept from before): a view would keep the whole response
+        // alive for as long as any one of its resources stays cached, and a server sending subsets
+        // (EDS, RDS) could pile up old responses.
+        const bytes = 'bytes' in result ? result.bytes : Buffer.from(any.value);
+        // Kept only for a resource named by its wrapper: the name is what finds it before decoding.
+        if (entry && result.name === wrapperName) entry.decoded = { bytes, value: result.value };
+        updates.push({ name: result.name, value: result.value, raw: { type_url: any.type_url, value: bytes } });
+      } else errors.push({ name: result.name, error: toValidationError(result.error, result.name, validation) });
     });
     return { typeUrl, version: response.version_info, updates, errors, names };
   }
