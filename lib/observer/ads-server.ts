@@ -9,6 +9,7 @@ import { loadXdsProtos } from '../xds/envoy-protos';
 import { ObserverError } from './errors';
 import { ObserverAdsStream, type AdsCall, type StreamHooks } from './ads-stream';
 import type { ResourceCache } from './resource-cache';
+import { ResponseEncoder } from './response-encoder';
 import type { Subscriptions } from './subscriptions';
 
 /** TLS for the ADS endpoint: PEM certificate chain and key; with `ca`, clients must present a certificate it signed. */
@@ -36,6 +37,8 @@ export interface AdsServerOptions {
   readonly subscriptions: Subscriptions;
   /** What streams report (pushes, NACKs); `closed` is the server's own. */
   readonly hooks: Omit<StreamHooks, 'closed'>;
+  /** A response was encoded (once for all the streams that get it). */
+  readonly responseEncoded?: (typeUrl: string) => void;
 }
 
 /** The observer's ADS endpoint. */
@@ -44,12 +47,15 @@ export class ObserverAdsServer {
   lifecycle: Lifecycle = 'running';
   private readonly streams = new Set<ObserverAdsStream>();
   private streamIds = 0;
+  private readonly encoder: ResponseEncoder;
 
   /** The bound port (0 until bound). */
   port = 0;
   private readonly server = new grpc.Server();
 
-  private constructor(private readonly options: AdsServerOptions) {}
+  private constructor(private readonly options: AdsServerOptions) {
+    this.encoder = new ResponseEncoder(options.responseEncoded);
+  }
 
   /**
    * Binds and serves.
@@ -101,6 +107,7 @@ export class ObserverAdsServer {
       id: ++this.streamIds,
       cache,
       subscriptions,
+      encoder: this.encoder,
       hooks: { ...hooks, closed: (s) => this.streams.delete(s) },
     });
     this.streams.add(stream);

@@ -14,9 +14,10 @@
  * - Changes are coalesced per type until the next turn of the event loop: a burst of writes is one
  *   response per stream, carrying the latest state. While grpc-js still buffers a response for a
  *   slow client, later ones wait for `drain` and go out as the latest state only (bounded memory).
- * - `version_info` counts this stream's responses of the type (resource versions live in the
- *   resources' stats); nonces are unique per stream. No wildcard: a request without names
- *   subscribes to nothing.
+ * - Streams with the same subscription get the same bytes, encoded once (`response-encoder.ts`):
+ *   `version_info` and `nonce` are both the observer-wide number of that encoding (resource
+ *   versions live in the resources' stats); nonces grow on each stream. No wildcard: a request
+ *   without names subscribes to nothing.
  *
  * Concurrency: event loop only; `types` changes in request handling and `flush`.
  */
@@ -24,11 +25,12 @@ import type * as grpc from '@grpc/grpc-js';
 import type { Lifecycle } from '../lifecycle';
 import type { AnyMessage, DiscoveryRequest, DiscoveryResponse } from '../xds/envoy-protos';
 import type { ResourceCache } from './resource-cache';
+import type { ResponseEncoder } from './response-encoder';
 import { isObservedTypeUrl, resourceKey } from './resource-names';
 import type { Subscriber, Subscriptions } from './subscriptions';
 
-/** The ADS call as grpc-js hands it to a handler. */
-export type AdsCall = grpc.ServerDuplexStream<DiscoveryRequest, DiscoveryResponse>;
+/** The ADS call as grpc-js hands it to a handler; responses go out encoded (bytes). */
+export type AdsCall = grpc.ServerDuplexStream<DiscoveryRequest, DiscoveryResponse | Buffer>;
 
 /** What a stream reports; the observer counts and logs it. */
 export interface StreamHooks {
@@ -46,6 +48,8 @@ export interface ObserverAdsStreamOptions {
   readonly id: number;
   readonly cache: ResourceCache;
   readonly subscriptions: Subscriptions;
+  /** Shared by the observer's streams. */
+  readonly encoder: ResponseEncoder;
   readonly hooks: StreamHooks;
 }
 
@@ -53,9 +57,7 @@ export interface ObserverAdsStreamOptions {
 interface TypeState {
   names: ReadonlySet<string>;
   /** The last nonce sent for this type; undefined before the first response. */
-  lastNonce: string | undefined;
-  /** Responses sent for this type (the `version_info`). */
-  sent: number;
+  lastNonce: number | undefined;
 }
 
 /** Serves one `StreamAggregatedResources` call. */
@@ -67,7 +69,6 @@ export class ObserverAdsStream implements Subscriber {
   private flushScheduled = false;
   /** True while grpc-js buffers a response the client has not taken yet (see {@link send}). */
   private blocked = false;
-  private nonces = 0;
   private node = '';
 
   constructor(
@@ -110,7 +111,7 @@ export class ObserverAdsStream implements Subscriber {
     if (this.lifecycle === 'closed' || !isObservedTypeUrl(req.type_url)) return;
     if (this.node === '' && req.node?.id) this.node = req.node.id;
     const state = this.types.get(req.type_url);
-    if (state?.lastNonce !== undefined && req.response_nonce !== state.lastNonce) return; // stale
+    if (state?.lastNonce !== undefined && req.response_nonce !== String(state.lastNonce)) return; // stale
     if (state?.lastNonce !== undefined && req.error_detail) {
       this.options.hooks.nacked({ streamId: this.id, nodeId: this.node, typeUrl: req.type_url, nonce: req.response_nonce, message: req.error_detail.message ?? '' });
     }
@@ -124,7 +125,7 @@ export class ObserverAdsStream implements Subscriber {
     for (const name of before) if (!names.has(name)) subscriptions.remove(typeUrl, name, this);
     const changed = !state || before.size !== names.size || [...names].some((n) => !before.has(n));
     if (state) state.names = names;
-    else this.types.set(typeUrl, { names, lastNonce: undefined, sent: 0 });
+    else this.types.set(typeUrl, { names, lastNonce: undefined });
     if (changed) this.markDirty(typeUrl);
   }
 
@@ -165,9 +166,9 @@ export class ObserverAdsStream implements Subscriber {
   }
 
   private send(typeUrl: string, state: TypeState, resources: AnyMessage[]): void {
-    state.sent++;
-    state.lastNonce = String(++this.nonces);
-    const accepted = this.call.write({ version_info: String(state.sent), resources, type_url: typeUrl, nonce: state.lastNonce });
+    const response = this.options.encoder.encode(typeUrl, state.names, resources, state.lastNonce ?? 0);
+    state.lastNonce = response.nonce;
+    const accepted = this.call.write(response.bytes);
     this.options.hooks.pushed(typeUrl, resources.length);
     if (accepted) return;
     // A slow client: hold further responses until grpc-js drained this one. Changes meanwhile only

@@ -27,6 +27,7 @@ export class ObserverMetrics {
   private readonly pushes: Counter<'type'>;
   private readonly pushedResources: Counter<'type'>;
   private readonly encodes: Counter<'type'>;
+  private readonly encodedResponses: Counter<'type'>;
   private readonly nacks: Counter<'type'>;
   private readonly malformed: Counter;
 
@@ -51,6 +52,7 @@ export class ObserverMetrics {
     this.pushes = new Counter({ name: 'd2_observer_pushes_total', help: 'ADS responses sent', labelNames: ['type'], registers });
     this.pushedResources = new Counter({ name: 'd2_observer_pushed_resources_total', help: 'Resources sent in ADS responses', labelNames: ['type'], registers });
     this.encodes = new Counter({ name: 'd2_observer_encodes_total', help: 'Resources encoded (once per change, for every subscriber)', labelNames: ['type'], registers });
+    this.encodedResponses = new Counter({ name: 'd2_observer_encoded_responses_total', help: 'ADS responses encoded (once for all the streams with the same subscription; pushes over this is the sharing)', labelNames: ['type'], registers });
     this.nacks = new Counter({ name: 'd2_observer_nacks_total', help: 'Responses clients rejected', labelNames: ['type'], registers });
     this.malformed = new Counter({ name: 'd2_observer_malformed_nodes_total', help: 'Znode reads not served (not JSON or not a valid D2 document); the last good version stays', registers });
   }
@@ -65,6 +67,11 @@ export class ObserverMetrics {
   /** A resource of `typeUrl` was encoded. */
   encoded(typeUrl: string): void {
     this.encodes.inc({ type: shortType(typeUrl) });
+  }
+
+  /** A response of `typeUrl` was encoded. */
+  responseEncoded(typeUrl: string): void {
+    this.encodedResponses.inc({ type: shortType(typeUrl) });
   }
 
   /** A client NACKed a response of `typeUrl`. */

@@ -130,6 +130,7 @@ export class D2Observer {
             observer.log.warn(info, 'client NACKed a response; still serving');
           },
         },
+        responseEncoded: (typeUrl) => observer.metrics.responseEncoded(typeUrl),
       });
       if (options.admin) observer.admin = await ObserverAdminServer.start({ ...options.admin, source: observer.adminSource() });
     } catch (err) {

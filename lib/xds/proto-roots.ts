@@ -49,10 +49,13 @@ export const TO_OBJECT: protobuf.IConversionOptions = { longs: String, enums: St
 
 /**
  * A gRPC method whose messages are (de)serialized with `request` and `response`: plain objects with
- * the .proto's field names in, {@link TO_OBJECT} objects out. `streaming` is 'bidi' or 'unary'.
+ * the .proto's field names in, {@link TO_OBJECT} objects out. `streaming` is 'bidi' or 'unary'. A
+ * message written as bytes is taken as already encoded and sent as it is.
  */
 export function methodDefinition(methodPath: string, request: protobuf.Type, response: protobuf.Type, streaming: 'bidi' | 'unary'): grpc.MethodDefinition<object, object> {
-  const serialize = (type: protobuf.Type) => (obj: object): Buffer => Buffer.from(type.encode(type.fromObject(obj)).finish());
+  // Bytes are a message someone already encoded (a server sending one response to many streams).
+  const serialize = (type: protobuf.Type) => (obj: object): Buffer =>
+    obj instanceof Uint8Array ? Buffer.from(obj.buffer, obj.byteOffset, obj.byteLength) : Buffer.from(type.encode(type.fromObject(obj)).finish());
   const deserialize = (type: protobuf.Type) => (bytes: Buffer): object => type.toObject(type.decode(bytes), TO_OBJECT);
   return {
     path: methodPath,

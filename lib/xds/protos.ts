@@ -269,6 +269,15 @@ export function packAny(typeUrl: string, obj: object): AnyMessage {
   return { type_url: typeUrl, value };
 }
 
+/**
+ * Encodes a SotW response as the ADS service's serializer would. A server that sends the same response
+ * to many streams encodes it once and writes the bytes (the service definition sends bytes as they are).
+ */
+export function encodeDiscoveryResponse(response: DiscoveryResponse): Buffer {
+  const type = rootOf('full').lookupType('envoy.service.discovery.v3.DiscoveryResponse');
+  return Buffer.from(type.encode(type.fromObject(response)).finish());
+}
+
 /** Decodes an Any into a plain object with every field; throws `XdsError` 'validation' on undecodable bytes. */
 export function unpackAny(any: AnyMessage): Record<string, unknown> {
   const type = lookupType(any.type_url);

@@ -10,6 +10,7 @@
 export {
   ADS_METHOD_PATH,
   LRS_METHOD_PATH,
+  encodeDiscoveryResponse,
   loadXdsProtos,
   packAny,
   unpackAny,

@@ -7,10 +7,13 @@
 import { EventEmitter } from 'node:events';
 import { ObserverAdsStream, type AdsCall, type StreamHooks } from '../../../lib/observer/ads-stream';
 import { ResourceCache } from '../../../lib/observer/resource-cache';
+import { ResponseEncoder } from '../../../lib/observer/response-encoder';
 import { resourceKey, type NodeTarget } from '../../../lib/observer/resource-names';
 import { Subscriptions } from '../../../lib/observer/subscriptions';
 import { indis } from '../../../lib/xds';
-import type { DiscoveryRequest, DiscoveryResponse } from '../../../lib/xds/envoy-protos';
+import { loadXdsProtos, type DiscoveryRequest, type DiscoveryResponse } from '../../../lib/xds/envoy-protos';
+
+const decodeDiscoveryResponse = (bytes: Buffer): DiscoveryResponse => loadXdsProtos().adsService.StreamAggregatedResources!.responseDeserialize(bytes) as DiscoveryResponse;
 import type { Stat } from '../../../lib/zk';
 
 const NODE = indis.D2_NODE_TYPE_URL;
@@ -20,10 +23,14 @@ const B = '/d2/clusters/b';
 /** A fake duplex call: requests in by `request`, responses out in `written`. */
 class FakeCall extends EventEmitter {
   readonly written: DiscoveryResponse[] = [];
+  /** The bytes as written. */
+  readonly bytes: Buffer[] = [];
   /** What `write` answers: false plays a client that does not read (grpc-js buffering). */
   accepting = true;
-  write(response: DiscoveryResponse): boolean {
-    this.written.push(response);
+  write(response: DiscoveryResponse | Buffer): boolean {
+    // The observer writes encoded responses: read them back as a client would.
+    if (Buffer.isBuffer(response)) this.bytes.push(response);
+    this.written.push(Buffer.isBuffer(response) ? decodeDiscoveryResponse(response) : response);
     return this.accepting;
   }
   end(): void {}
@@ -43,6 +50,8 @@ let subscriptions: Subscriptions;
 let call: FakeCall;
 let nacks: string[];
 let closed: number;
+let encoder: ResponseEncoder;
+let encodes: number;
 
 function write(path: string, mzxid: bigint, v: string): void {
   cache.putNode(resourceKey(NODE, path), NODE, target(path), { exists: true, data: Buffer.from(JSON.stringify({ clusterName: path.split('/').pop(), properties: { v } })), stat: stat(mzxid) });
@@ -55,14 +64,19 @@ function names(response: DiscoveryResponse | undefined): string[] {
   });
 }
 
+function streamHooks(): StreamHooks {
+  return { pushed: () => undefined, nacked: (info) => nacks.push(info.message), closed: () => void closed++ };
+}
+
 beforeEach(() => {
   cache = new ResourceCache({ encoded: () => undefined, malformed: () => undefined });
   subscriptions = new Subscriptions({ cache, basePath: '/d2', lingerMs: 0, watch: () => ({ close: () => undefined }) });
   call = new FakeCall();
   nacks = [];
   closed = 0;
-  const hooks: StreamHooks = { pushed: () => undefined, nacked: (info) => nacks.push(info.message), closed: () => void closed++ };
-  new ObserverAdsStream(call as unknown as AdsCall, { id: 1, cache, subscriptions, hooks });
+  encodes = 0;
+  encoder = new ResponseEncoder(() => void encodes++);
+  new ObserverAdsStream(call as unknown as AdsCall, { id: 1, cache, subscriptions, encoder, hooks: streamHooks() });
 });
 
 afterEach(() => subscriptions.close());
@@ -167,5 +181,40 @@ describe('an observer ADS stream', () => {
     // Assess
     expect(whileBlocked).toBe(1);
     expect(call.written.map(names)).toEqual([[`${A}@1`], [`${A}@3`]]);
+  });
+
+  it('encodes a change once for every stream with the same subscription, with nonces growing on each stream', async () => {
+    // Prepare: two more streams, one subscribed as the first, one to more names
+    const same = new FakeCall();
+    const other = new FakeCall();
+    for (const [id, c] of [[2, same], [3, other]] as const) new ObserverAdsStream(c as unknown as AdsCall, { id, cache, subscriptions, encoder, hooks: streamHooks() });
+    write(A, 1n, '1');
+    write(B, 1n, '1');
+    call.request({ resource_names: [A] });
+    same.request({ resource_names: [A] });
+    other.request({ resource_names: [A, B] });
+    await turns();
+    const initial = encodes;
+
+    // Act: a change to A reaches all three; then the first stream adds B and drops it again
+    write(A, 2n, '2');
+    await turns();
+    const afterChange = encodes;
+    for (const c of [call, same, other]) c.request({ resource_names: c === other ? [A, B] : [A], response_nonce: c.written.at(-1)!.nonce });
+    call.request({ resource_names: [A, B], response_nonce: call.written.at(-1)!.nonce });
+    await turns();
+    call.request({ resource_names: [A], response_nonce: call.written.at(-1)!.nonce });
+    await turns();
+
+    // Assess
+    expect([initial, afterChange - initial]).toEqual([2, 2]);
+    expect(same.bytes[1]).toBe(call.bytes[1]);
+    expect(same.written.map(names)).toEqual([[`${A}@1`], [`${A}@2`]]);
+    expect(other.written.map(names)).toEqual([[`${A}@1`, `${B}@1`], [`${A}@2`, `${B}@1`]]);
+    const nonces = call.written.map((r) => Number(r.nonce));
+    expect(call.written.map(names)).toEqual([[`${A}@1`], [`${A}@2`], [`${A}@2`, `${B}@1`], [`${A}@2`]]);
+    expect(nonces).toEqual([...nonces].sort((x, y) => x - y));
+    expect(new Set(nonces).size).toBe(4);
+    expect(call.written.every((r) => r.version_info === r.nonce)).toBe(true);
   });
 });

@@ -5,7 +5,8 @@
  */
 import { AdsStream, type AdsResponseEvent } from '../../../lib/xds/ads-stream';
 import { packAny, wrapResource } from '../../../lib/xds/protos';
-import { buildD2Node, D2_NODE_TYPE_URL, d2NodeType, type AnyResourceType } from '../../../lib/xds/resource-types';
+import type { AnyResourceType } from '../../../lib/xds/resource-state';
+import { buildD2Node, D2_NODE_TYPE_URL, d2NodeType } from '../../../lib/xds/resource-types';
 import { FakeAdsTransport } from '../../helpers/xds-fakes';
 
 beforeEach(() => jest.useFakeTimers());
@@ -17,7 +18,7 @@ const node = (path: string, data: object, mzxid = 1n) => wrapResource(buildD2Nod
 function fixture() {
   const transport = new FakeAdsTransport();
   const decoded: string[] = [];
-  const counting: AnyResourceType = { ...(d2NodeType as unknown as AnyResourceType), decode: (any, name) => (decoded.push(name ?? ''), d2NodeType.decode(any, name)) };
+  const counting: AnyResourceType = { ...(d2NodeType as AnyResourceType), decode: (any, name) => (decoded.push(name ?? ''), d2NodeType.decode(any, name)) };
   const responses: AdsResponseEvent[] = [];
   const stream = new AdsStream({
     serverUri: 'observer:1',
@@ -45,7 +46,7 @@ describe('AdsStream decodes only what changed', () => {
     expect(second!.updates.map((u) => u.name)).toEqual(['/d2/clusters/a', '/d2/clusters/b']);
     // The same value as before, and the same bytes as the response carried.
     expect(second!.updates[0]!.value).toBe(first!.updates[0]!.value);
-    expect(second!.updates[0]!.raw.value.equals(first!.updates[0]!.raw.value)).toBe(true);
+    expect(Buffer.compare(second!.updates[0]!.raw.value, first!.updates[0]!.raw.value)).toBe(0);
     expect((second!.updates[1]!.value as { data: unknown }).data).toEqual({ y: 2 });
     expect(second!.errors).toEqual([]);
     stream.close();
