@@ -335,7 +335,7 @@ ${s.traffic.map(
 <label data-for="amend">Remove stop alarms <input name="removeStopAlarms" id="f-remove-alarms" placeholder="greetings-p99" autocomplete="off"></label>
 <label>Reason <input name="reason" id="f-reason" placeholder="INC-4711" autocomplete="off"></label>
 <label>By <input name="by" id="f-by" value="${context.requester}" autocomplete="off"></label>
-<label data-for="failout" class="check"><input type="checkbox" name="force" id="f-force"> force: override the peer-state checks, the capacity guard and the stranding check (recorded)</label>
+<label data-for="failout extend rampHold rampResume rampAdvance amend" class="check"><input type="checkbox" name="force" id="f-force"> force: override the peer-state checks, the capacity guard and the stranding check (recorded)</label>
 </fieldset>
 <button type="submit" id="check">Check</button>
 </form>

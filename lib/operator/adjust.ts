@@ -31,6 +31,8 @@ export interface AdjustBody extends SendableBody {
 export interface AdjustOptions {
   reason?: string;
   by?: string;
+  /** Override the judgement's peer-state, capacity and stranding checks (recorded), as for `out --force`. */
+  force?: boolean;
 }
 
 /** What every body is built with: its id, the time, and the default requester. */
@@ -42,7 +44,7 @@ export interface AdjustContext {
 /** The body of `failout ramp hold|resume|advance <cluster>`. */
 export function buildRampBody(command: RampCommand, cluster: string, options: AdjustOptions, context: AdjustContext): AdjustBody {
   const action = RAMP_COMMANDS[command];
-  return { version: 1, requestId: context.requestId, action, cluster, requestedBy: options.by ?? context.requestedBy, ...(options.reason === undefined ? {} : { reason: options.reason }) };
+  return { version: 1, requestId: context.requestId, action, cluster, requestedBy: options.by ?? context.requestedBy, ...(options.reason === undefined ? {} : { reason: options.reason }), ...(options.force === true ? { force: true } : {}) };
 }
 
 /**
@@ -65,5 +67,6 @@ export function buildAmendBody(cluster: string, options: AdjustOptions & { stopA
     ...(add.length === 0 ? {} : { addStopAlarms: [...add] }),
     ...(remove.length === 0 ? {} : { removeStopAlarms: [...remove] }),
     ...(options.reason === undefined ? {} : { reason: options.reason }),
+    ...(options.force === true ? { force: true } : {}),
   };
 }

@@ -65,9 +65,10 @@ export function projectByRates(capacity: CapacityProjection, rates: RequestRates
  * The projections as text: from request rates first when there is one, then the worker's (host
  * counts), saying which one the worker judges by; or why measured rates were not used.
  */
-export function formatProjections(result: { readonly capacity?: CapacityProjection | undefined; readonly capacityByRates?: CapacityProjection | undefined; readonly ratesUnused?: string | undefined }): string {
+export function formatProjections(result: { readonly ok?: boolean; readonly capacity?: CapacityProjection | undefined; readonly capacityByRates?: CapacityProjection | undefined; readonly ratesUnused?: string | undefined }): string {
   if (result.capacity === undefined) return '';
-  const hosts = formatCapacity(result.capacity);
+  // Over the limit and applied: only force gets there. Rejected: force was not used (yet).
+  const hosts = formatCapacity(result.capacity, { applied: result.ok === true });
   if (result.capacityByRates !== undefined) return `${formatCapacity(result.capacityByRates)}\nthe worker judges by host counts (it cannot see request rates): ${hosts}`;
   if (result.ratesUnused !== undefined) return `request rates not used (${result.ratesUnused}): ${hosts}`;
   return hosts;
@@ -83,10 +84,10 @@ export function projectionJson(capacity: CapacityProjection | undefined): Omit<C
 /**
  * A failout's projection, one line per peer: hosts, load moved to it and the load factor against the
  * limit, marked when over. From host counts, load is in units of "one host's load of the failed-out
- * cluster" (only a forced request gets this far over the limit); from request rates, in requests/s
+ * cluster" (an `applied` request this far over the limit was forced: marked so); from request rates, in requests/s
  * (over the limit there is a warning only: the worker judges by host counts).
  */
-export function formatCapacity(capacity: CapacityProjection): string {
+export function formatCapacity(capacity: CapacityProjection, options: { readonly applied?: boolean } = {}): string {
   if (capacity.basis === 'requestRates') {
     const lines = capacity.peers.map((p) => {
       const factor = p.loadFactor === null ? 'no hosts, gets nothing' : `×${round(p.loadFactor)}${p.over ? ' OVER THE LIMIT' : ''}`;
@@ -99,7 +100,7 @@ export function formatCapacity(capacity: CapacityProjection): string {
     return `projection from request rates (${source}${round(capacity.movedLoad)} req/s${of} move, limit ×${capacity.maxPeerLoadFactor}):\n${lines.join('\n')}`;
   }
   const lines = capacity.peers.map((p) => {
-    const factor = p.loadFactor === null ? 'no hosts, gets nothing' : `×${round(p.loadFactor)}${p.over ? ' OVER THE LIMIT (forced)' : ''}`;
+    const factor = p.loadFactor === null ? 'no hosts, gets nothing' : `×${round(p.loadFactor)}${p.over ? ` OVER THE LIMIT${options.applied === true ? ' (forced)' : ''}` : ''}`;
     const other = p.otherLoad === undefined ? '' : `${p.otherLoad >= 0 ? '+' : ''}${round(p.otherLoad)} hosts' load from other failouts, `;
     return `  ${p.cluster}: ${p.hosts} hosts, ${other}+${round(p.addedLoad)} hosts' load → ${factor}`;
   });

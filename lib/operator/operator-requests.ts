@@ -45,22 +45,24 @@ function outOptions(fields: ActionFields): OutOptions {
 
 /** Builds the body the CLI would for this action. @throws OperatorError `usage`. */
 function buildBody(action: OperatorAction, fields: ActionFields, context: { requestId: string; now: number; requestedBy: string }): PreparedBody {
+  // Force travels with every action the judgement can refuse for peers, capacity or stranding.
   const reasonBy = { ...(fields.reason === undefined ? {} : { reason: fields.reason }), ...(fields.by === undefined ? {} : { by: fields.by }) };
+  const forced = fields.force === true ? { force: true } : {};
   switch (action) {
     case 'failout':
       return buildFailoutBody(fields.cluster, outOptions(fields), context);
     case 'extend':
-      return buildExtendBody(fields.cluster, { ...reasonBy, ...(fields.for === undefined ? {} : { for: fields.for }), ...(fields.until === undefined ? {} : { until: fields.until }) }, context);
+      return buildExtendBody(fields.cluster, { ...reasonBy, ...forced, ...(fields.for === undefined ? {} : { for: fields.for }), ...(fields.until === undefined ? {} : { until: fields.until }) }, context);
     case 'restore':
       return buildRestoreBody(fields.cluster, reasonBy, context);
     case 'rampHold':
-      return buildRampBody('hold', fields.cluster, reasonBy, context);
+      return buildRampBody('hold', fields.cluster, { ...reasonBy, ...forced }, context);
     case 'rampResume':
-      return buildRampBody('resume', fields.cluster, reasonBy, context);
+      return buildRampBody('resume', fields.cluster, { ...reasonBy, ...forced }, context);
     case 'rampAdvance':
-      return buildRampBody('advance', fields.cluster, reasonBy, context);
+      return buildRampBody('advance', fields.cluster, { ...reasonBy, ...forced }, context);
     case 'amend':
-      return buildAmendBody(fields.cluster, { ...reasonBy, ...optionalList('stopAlarm', fields.stopAlarms), ...optionalList('removeStopAlarm', fields.removeStopAlarms) }, context);
+      return buildAmendBody(fields.cluster, { ...reasonBy, ...forced, ...optionalList('stopAlarm', fields.stopAlarms), ...optionalList('removeStopAlarm', fields.removeStopAlarms) }, context);
   }
 }
 

@@ -77,7 +77,7 @@ export function buildFailoutBody(cluster: string, options: OutOptions, context: 
  */
 export function buildExtendBody(
   cluster: string,
-  options: { for?: string; until?: string; reason?: string; by?: string },
+  options: { for?: string; until?: string; reason?: string; by?: string; force?: boolean },
   context: { requestId: string; now: number; requestedBy: string },
 ): RequestBody {
   if (options.for !== undefined && options.until !== undefined) throw inputError('give either --for <duration> or --until <time>, not both', 'for');
@@ -86,6 +86,7 @@ export function buildExtendBody(
   if (options.until !== undefined) body.onlineAt = new Date(parseTime(options.until, context.now, '--until')).toISOString();
   else if (options.for !== undefined) body.duration = formatIsoDuration(parseDuration(options.for, '--for'));
   if (options.reason !== undefined) body.reason = options.reason;
+  if (options.force === true) body.force = true;
   return body;
 }
 

@@ -12,7 +12,7 @@ Examples:
   failout amend greetings-lor1 --remove-stop-alarm greetings-lor1-latency --reason "alarm retuned"
 `;
 
-type Flags = SendOptions & ConnectionFlags & AlarmSourceFlags & { stopAlarm?: string[]; removeStopAlarm?: string[]; reason?: string; by?: string; requestId?: string };
+type Flags = SendOptions & ConnectionFlags & AlarmSourceFlags & { stopAlarm?: string[]; removeStopAlarm?: string[]; reason?: string; by?: string; force?: boolean; requestId?: string };
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
@@ -29,7 +29,8 @@ export function amendCommand(rt: CommandRuntime): Command {
     .option('--stop-alarm <name>', 'a CloudWatch alarm to add: the failout ends when it goes to ALARM; it must exist and not be in ALARM already; repeat for several (at most 5 in all)', collect)
     .option('--remove-stop-alarm <name>', 'a stop alarm to remove; repeat for several', collect)
     .option('--reason <text>', 'why, recorded with the request')
-    .option('--by <who>', 'who asks (default: $FAILOUT_USER or user@host)');
+    .option('--by <who>', 'who asks (default: $FAILOUT_USER or user@host)')
+    .option('--force', 'override the peer-state checks, the capacity guard and the stranding check (recorded with the request)');
   addConnectionOptions(addAlarmSourceOptions(addSendOptions(command))).addHelpText('after', EXAMPLES);
   return command.action(async (cluster: string, flags: Flags) => {
     const now = rt.io.now();

@@ -11,7 +11,7 @@ Examples:
   failout extend greetings-lor1 --until 2026-11-30T20:00:00Z --reason "INC-4711 still open"
 `;
 
-type Flags = SendOptions & ConnectionFlags & { for?: string; until?: string; reason?: string; by?: string; requestId?: string };
+type Flags = SendOptions & ConnectionFlags & { for?: string; until?: string; reason?: string; by?: string; force?: boolean; requestId?: string };
 
 /** `failout extend <cluster>`: move the end of a cluster's active failout (every window of it), nothing else. */
 export function extendCommand(rt: CommandRuntime): Command {
@@ -21,7 +21,8 @@ export function extendCommand(rt: CommandRuntime): Command {
     .addOption(new Option('--for <duration>', 'the new end, from when the worker applies it (1h, 90m, PT1H)').conflicts('until'))
     .addOption(new Option('--until <time>', 'the new end (2026-11-30T20:00:00Z, +1h)').conflicts('for'))
     .option('--reason <text>', 'why, recorded with the request')
-    .option('--by <who>', 'who asks (default: $FAILOUT_USER or user@host)');
+    .option('--by <who>', 'who asks (default: $FAILOUT_USER or user@host)')
+    .option('--force', 'override the peer-state checks, the capacity guard and the stranding check (recorded with the request)');
   addConnectionOptions(addSendOptions(command)).addHelpText('after', EXAMPLES);
   return command.action(async (cluster: string, flags: Flags) => {
     const now = rt.io.now();

@@ -24,7 +24,7 @@ const DESCRIPTIONS: Readonly<Record<adjust.RampCommand, string>> = {
   advance: 'start the next step of a ramp now (on a held ramp: the next held step; the rest stay held)',
 };
 
-type Flags = SendOptions & ConnectionFlags & { reason?: string; by?: string; requestId?: string };
+type Flags = SendOptions & ConnectionFlags & { reason?: string; by?: string; force?: boolean; requestId?: string };
 
 function wired(rt: CommandRuntime, command: Command): Command {
   return command
@@ -38,7 +38,8 @@ function stepCommand(rt: CommandRuntime, word: adjust.RampCommand): Command {
     .description(DESCRIPTIONS[word])
     .argument('<cluster>', 'the D2 cluster whose failout ramps')
     .option('--reason <text>', 'why, recorded with the request')
-    .option('--by <who>', 'who asks (default: $FAILOUT_USER or user@host)');
+    .option('--by <who>', 'who asks (default: $FAILOUT_USER or user@host)')
+    .option('--force', 'override the peer-state checks, the capacity guard and the stranding check (recorded with the request)');
   addConnectionOptions(addSendOptions(command));
   return command.action(async (cluster: string, flags: Flags) => {
     const now = rt.io.now();

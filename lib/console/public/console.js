@@ -273,7 +273,9 @@
     };
     const action = $('f-action').value;
     const fields = { cluster: $('f-cluster').value.trim(), reason: value('f-reason'), by: value('f-by') };
-    if (action === 'failout') Object.assign(fields, { peers: value('f-peers'), at: value('f-at'), share: value('f-share'), buckets: value('f-buckets'), ramp: value('f-ramp'), stopAlarms: value('f-alarms'), force: $('f-force').checked });
+    if (action === 'failout') Object.assign(fields, { peers: value('f-peers'), at: value('f-at'), share: value('f-share'), buckets: value('f-buckets'), ramp: value('f-ramp'), stopAlarms: value('f-alarms') });
+    // Force is shown (and so sent) for every action the judgement can refuse; a restore it never refuses.
+    if (action !== 'restore') fields.force = $('f-force').checked;
     if (action === 'failout' || action === 'extend') Object.assign(fields, { for: value('f-for'), until: value('f-until') });
     if (action === 'amend') Object.assign(fields, { stopAlarms: value('f-alarms'), removeStopAlarms: value('f-remove-alarms') });
     return { action, fields };

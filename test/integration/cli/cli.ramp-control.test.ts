@@ -7,7 +7,7 @@
 import { useCliQueueTestbed } from '../../helpers/cli';
 import { queueDepth, realHandler, startPollers } from '../../helpers/requests-queue';
 
-const bed = useCliQueueTestbed();
+const bed = useCliQueueTestbed(['greetings-lor1', 'greetings-lva1', 'greetings-ltx1']);
 const cli = bed.cli;
 
 const poll = (): void => void startPollers(1, { client: bed.sqs.client, queueUrl: bed.queue.queueUrl, handler: () => realHandler(bed.session, bed.paths) });
@@ -55,4 +55,36 @@ it.each([
   const out = await cli(...argv);
   expect(out.code).toBe(2);
   expect(out.stderr).toMatch(message);
+});
+
+it('refuses to advance a ramp onto a peer another forced failout has filled, and advances it with --force (recorded)', async () => {
+  poll();
+  expect((await cli('out', 'greetings-lor1', '--peer', 'greetings-lva1', '--for', '2h', '--ramp', '20%:10m,60%:10m,100%', '--wait')).code).toBe(0);
+  expect((await cli('ramp', 'hold', 'greetings-lor1', '--wait')).code).toBe(0);
+  expect((await cli('out', 'greetings-ltx1', '--peer', 'greetings-lva1', '--for', '1h', '--force', '--wait')).code).toBe(0);
+
+  const refused = await cli('ramp', 'advance', 'greetings-lor1');
+  const depthAfterRefusal = await queueDepth(bed.sqs.client, bed.queue.queueUrl);
+  const forced = await cli('ramp', 'advance', 'greetings-lor1', '--force', '--reason', 'lva1 has room, checked by hand', '--wait');
+
+  expect(refused.code).toBe(1);
+  expect(refused.stdout).toMatch(/would push "greetings-lva1" to .* \(force overrides\)/);
+  expect(depthAfterRefusal).toBe(0);
+  expect(forced).toMatchObject({ code: 0, stdout: expect.stringMatching(/applied \(rampAdvance greetings-lor1\)/) });
+  expect((await cli('status', 'greetings-lor1')).stdout).toMatch(/held at 60% since .*; 100% held/);
+  // An amend of the other failout moves no traffic: it is not refused for the load already there.
+  const amend = await cli('amend', 'greetings-ltx1', '--stop-alarm', 'ltx1-errors', '--wait');
+  expect(amend.stdout + amend.stderr).toMatch(/applied \(amend greetings-ltx1\)/);
+});
+
+it('amends the stop alarms of a forced failout whose peer also carries a held ramp (no traffic moves: not refused)', async () => {
+  poll();
+  expect((await cli('out', 'greetings-lor1', '--peer', 'greetings-lva1', '--for', '2h', '--ramp', '20%:10m,60%:10m,100%', '--wait')).code).toBe(0);
+  expect((await cli('out', 'greetings-ltx1', '--peer', 'greetings-lva1', '--for', '1h', '--force', '--wait')).code).toBe(0);
+  expect((await cli('ramp', 'hold', 'greetings-lor1', '--wait')).code).toBe(0);
+  expect((await cli('ramp', 'advance', 'greetings-lor1', '--force', '--wait')).code).toBe(0);
+
+  const amend = await cli('amend', 'greetings-ltx1', '--stop-alarm', 'ltx1-errors', '--wait');
+
+  expect(amend.stdout + amend.stderr).toMatch(/applied \(amend greetings-ltx1\)/);
 });
