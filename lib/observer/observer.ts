@@ -5,7 +5,8 @@
  *
  * Composition only: the cache encodes (`resource-cache.ts`), the subscription table starts and
  * lingers watches (`subscriptions.ts`, `resource-watches.ts`), streams speak ADS (`ads-stream.ts`,
- * `ads-server.ts`), the admin HTTP shows health, readiness and metrics (`admin-server.ts`).
+ * `ads-server.ts`), the admin HTTP shows health, readiness, metrics and CSDS (`admin-server.ts`,
+ * `client-status.ts`; CSDS also over gRPC on the ADS port, behind the admin token).
  *
  * Readiness: the ZooKeeper session is connected and the base path was read once (an observer whose
  * session never came up must not take clients from one that works).
