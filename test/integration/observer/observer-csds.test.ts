@@ -145,6 +145,37 @@ describe('CSDS on the D2 observer', () => {
     }
   });
 
+  it('ends a StreamClientStatus without the token UNAUTHENTICATED, and answers each request on one with it', async () => {
+    // Prepare
+    csds = new CsdsTestClient(observer.grpcPort, `Bearer ${TOKEN}`);
+    const anonymous = new CsdsTestClient(observer.grpcPort);
+
+    try {
+      // Act
+      const refused = await new Promise<grpc.ServiceError>((resolve) => {
+        const stream = anonymous.stream();
+        stream.on('data', () => undefined);
+        stream.on('error', (err: grpc.ServiceError) => resolve(err));
+        stream.write({});
+      });
+      const answered = await new Promise<string[]>((resolve, reject) => {
+        const stream = csds!.stream();
+        stream.on('data', (response: { config: Array<{ client_scope: string }> }) => {
+          resolve(response.config.map((c) => c.client_scope));
+          stream.end();
+        });
+        stream.on('error', reject);
+        stream.write({});
+      });
+
+      // Assess
+      expect(refused.code).toBe(grpc.status.UNAUTHENTICATED);
+      expect(answered).toEqual(['#observer']);
+    } finally {
+      anonymous.close();
+    }
+  });
+
   it('answers 401 on /config_dump without the token or with a wrong one, and the token shows in no body and no log line', async () => {
     // Prepare
     const wrongToken = 'z'.repeat(40);
