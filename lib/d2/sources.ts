@@ -7,7 +7,9 @@ import type { ClusterProperties, MergedUriProperties, ServiceProperties } from '
 import { clusterPath, servicePath, urisPath } from './paths';
 import { ZooKeeperPropertyStore, type PropertySource, type PropertyStoreStats } from './property-store';
 import { ZooKeeperUriStore, type UriStoreStats } from './uri-store';
+import { SymlinkSource, type LinkWatcher } from './symlink-source';
 import { XdsPropertyStore, type D2XdsPort } from './xds-property-store';
+import { currentWatcher, isResourceRejection } from './xds-port';
 import { XdsUriStore } from './xds-uri-store';
 
 /** A {@link PropertySource} that also keeps counters (what `LoadBalancerState.stats()` reports). */
@@ -46,9 +48,57 @@ export interface D2SourceContext {
 /** Builds the sources of one `LoadBalancerState`; the state closes them when it closes. */
 export type D2SourceFactory = (context: D2SourceContext) => D2Sources;
 
-/** The ZooKeeper sources (the default): watches on `session`, which stays the caller's. */
+/** Link nodes over ZooKeeper: a data watch; the data is the target path (rest.li `SymlinkAwareZooKeeper`). */
+function zooKeeperLinks(session: ZkWatcher): LinkWatcher {
+  return (path, onState) => {
+    const watch = session.watchData(path, (state) =>
+      onState(state.exists ? { kind: 'target', path: state.data.toString('utf8'), version: state.stat.mzxid } : { kind: 'absent' }),
+    );
+    return () => watch.close();
+  };
+}
+
+/** Link nodes over xDS: `indis.D2SymlinkNode` watches; a NACKed link is unreadable, connectivity errors keep what was read. */
+function xdsLinks(xds: D2XdsPort): LinkWatcher {
+  return (path, onState) => {
+    let active = true;
+    const cancel = xds.watch(
+      'd2SymlinkNode',
+      path,
+      currentWatcher(() => active, {
+        update: (link) => onState({ kind: 'target', path: link.masterClusterNodePath, version: link.stat.mzxid }),
+        absent: () => onState({ kind: 'absent' }),
+        error: (error) => {
+          if (isResourceRejection(error)) onState({ kind: 'invalid', error });
+        },
+      }),
+    );
+    return () => {
+      active = false;
+      cancel();
+    };
+  };
+}
+
+/**
+ * The cluster and URI sources of `inner`, resolving `$` symlinks through `watchLink` (`symlink-source.ts`):
+ * a service whose cluster is `$FooClusterMaster` reads the cluster and hosts the links point at.
+ */
+function withSymlinks(inner: D2Sources, watchLink: LinkWatcher, { basePath, onMalformed, logger }: D2SourceContext): D2Sources {
+  return {
+    services: inner.services,
+    clusters: new SymlinkSource({ inner: inner.clusters, watchLink, directory: clusterPath(basePath), kind: 'cluster', onMalformed: (name, error) => onMalformed('cluster', name, error), logger }),
+    uris: new SymlinkSource({ inner: inner.uris, watchLink, directory: urisPath(basePath), kind: 'uri', onMalformed: (name, error) => onMalformed('uri', name, error), logger }),
+  };
+}
+
+/** The ZooKeeper sources (the default): watches on `session`, which stays the caller's; `$` symlinks resolved. */
 export function zooKeeperSources(session: ZkWatcher): D2SourceFactory {
-  return ({ basePath, onMalformed, logger }) => ({
+  return (context) => withSymlinks(plainZooKeeperSources(session, context), zooKeeperLinks(session), context);
+}
+
+function plainZooKeeperSources(session: ZkWatcher, { basePath, onMalformed, logger }: D2SourceContext): D2Sources {
+  return {
     clusters: new ZooKeeperPropertyStore({
       session,
       directory: clusterPath(basePath),
@@ -71,16 +121,20 @@ export function zooKeeperSources(session: ZkWatcher): D2SourceFactory {
       onMalformed: (cluster, child, error) => onMalformed('uri', `${cluster}/${child}`, error),
       logger,
     }),
-  });
+  };
 }
 
 /**
  * The xDS sources (rest.li's D2 over xDS, `XdsToD2PropertiesAdaptor`): `indis.D2Node` watches of
  * `<base>/services/<s>` and `<base>/clusters/<c>`, `indis.D2URIMap` watches of `<base>/uris/<c>`,
- * through `xds` (an `XdsClient`), which stays the caller's.
+ * `indis.D2SymlinkNode` watches of `$` names, through `xds` (an `XdsClient`), which stays the caller's.
  */
 export function xdsSources(xds: D2XdsPort): D2SourceFactory {
-  return ({ basePath, onMalformed, logger }) => ({
+  return (context) => withSymlinks(plainXdsSources(xds, context), xdsLinks(xds), context);
+}
+
+function plainXdsSources(xds: D2XdsPort, { basePath, onMalformed, logger }: D2SourceContext): D2Sources {
+  return {
     clusters: new XdsPropertyStore({
       xds,
       directory: clusterPath(basePath),
@@ -103,5 +157,5 @@ export function xdsSources(xds: D2XdsPort): D2SourceFactory {
       onMalformed: (cluster, child, error) => onMalformed('uri', `${cluster}/${child}`, error),
       logger,
     }),
-  });
+  };
 }

@@ -10,6 +10,8 @@ export interface D2XdsPort {
   watch(kind: 'd2Node', name: string, watcher: XdsWatcher<indis.D2Node>): () => void;
   /** Watches one cluster's announcements (`<base>/uris/<c>`); returns the cancel function. */
   watch(kind: 'd2UriMap', name: string, watcher: XdsWatcher<indis.D2UriMap>): () => void;
+  /** Watches one D2 symlink (`<base>/clusters/$<c>`, `<base>/uris/$<c>`); returns the cancel function. */
+  watch(kind: 'd2SymlinkNode', name: string, watcher: XdsWatcher<indis.D2SymlinkNode>): () => void;
 }
 
 /**

@@ -2,14 +2,15 @@
  * The observer's admin HTTP: `lib/admin-http`'s server with the observer's realm and errors.
  * `/healthz` (200 while the process can do its job; open without the token, as for the bridge: a
  * health probe carries no secret), `/readyz` (200 once the ZooKeeper session is connected and the base
- * path was read), `/status` (JSON) and `/metrics` (Prometheus text); no `/config_dump`. GET only.
+ * path was read), `/status` (JSON), `/config_dump` (CSDS as proto3 JSON, `client-status.ts`) and
+ * `/metrics` (Prometheus text). GET only.
  * Access rules in `admin-access.ts`.
  */
 import { AdminHttpServer, type AdminHttpBinding, type AdminHttpSource } from '../admin-http';
 import { adminAccessError, OBSERVER_ADMIN_TOKEN_VARIABLE } from './admin-access';
 
-/** What the admin endpoints show: no `/config_dump`. */
-export type AdminSource = Omit<AdminHttpSource, 'configDump'>;
+/** What the admin endpoints show. */
+export type AdminSource = AdminHttpSource;
 
 /** Options of {@link ObserverAdminServer.start}: where to bind, the token, and what the endpoints show. */
 export interface AdminServerOptions extends AdminHttpBinding {
@@ -26,7 +27,6 @@ export const ObserverAdminServer = {
    * @throws ObserverError `config` (field `admin.token`) when the access rules refuse; nothing is bound then.
    */
   start(options: AdminServerOptions): Promise<ObserverAdminServer> {
-    // An observer's source has no configDump, so /config_dump answers 404 as any unknown path.
     return AdminHttpServer.start({ ...options, realm: 'd2-observer', tokenVariable: OBSERVER_ADMIN_TOKEN_VARIABLE, refuse: adminAccessError });
   },
 };

@@ -5,6 +5,7 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import type { Lifecycle } from '../lifecycle';
+import { addCsdsService, type CsdsClients } from '../xds';
 import { loadXdsProtos } from '../xds/envoy-protos';
 import { ObserverError } from './errors';
 import { ObserverAdsStream, type AdsCall, type StreamHooks } from './ads-stream';
@@ -39,6 +40,11 @@ export interface AdsServerOptions {
   readonly hooks: Omit<StreamHooks, 'closed'>;
   /** A response was encoded (once for all the streams that get it). */
   readonly responseEncoded?: (typeUrl: string) => void;
+  /**
+   * CSDS on the same port (`ClientStatusDiscoveryService`): what it reports and who may read it (ADS
+   * stays open to every client, so the guard is per call, not a server-wide interceptor). None without.
+   */
+  readonly csds?: { readonly clients: CsdsClients; readonly authorize: (metadata: grpc.Metadata) => boolean };
 }
 
 /** The observer's ADS endpoint. */
@@ -73,6 +79,7 @@ export class ObserverAdsServer {
       },
     });
     /* eslint-enable @typescript-eslint/no-explicit-any */
+    if (options.csds) addCsdsService(server, options.csds.clients, { authorize: options.csds.authorize });
     self.port = await new Promise<number>((resolve, reject) =>
       server.bindAsync(`${host}:${options.port ?? 0}`, serverCredentials(options.tls), (err, bound) => (err ? reject(err) : resolve(bound))),
     ).catch((err: unknown) => {
@@ -85,6 +92,11 @@ export class ObserverAdsServer {
   /** ADS streams open now. */
   get activeStreams(): number {
     return this.streams.size;
+  }
+
+  /** The open streams (CSDS reads their subscriptions). */
+  openStreams(): Iterable<ObserverAdsStream> {
+    return this.streams;
   }
 
   /** Fails every stream (UNAVAILABLE, so clients move on to another observer) and stops listening. Idempotent. */

@@ -53,11 +53,32 @@ export interface ObserverAdsStreamOptions {
   readonly hooks: StreamHooks;
 }
 
+/** One response as CSDS reports it: each name's resource version in it (undefined: left out, absent) and when. */
+export interface SentResponse {
+  readonly versions: ReadonlyMap<string, string | undefined>;
+  /** When (ms since the epoch) it was sent, ACKed or NACKed. */
+  readonly at: number;
+}
+
+/** What the client said of this type's responses (CSDS per stream). */
+export interface TypeStatus {
+  /** The subscribed names. */
+  readonly names: ReadonlySet<string>;
+  /** The last response the client ACKed; undefined before one. */
+  readonly acked: SentResponse | undefined;
+  /** The last response it NACKed, while no later one was ACKed, and its error message. */
+  readonly nacked: (SentResponse & { readonly message: string }) | undefined;
+}
+
 /** One type's state on the stream. */
 interface TypeState {
   names: ReadonlySet<string>;
   /** The last nonce sent for this type; undefined before the first response. */
   lastNonce: number | undefined;
+  /** The last response sent, awaiting its ACK or NACK. */
+  inFlight: SentResponse | undefined;
+  acked: SentResponse | undefined;
+  nacked: (SentResponse & { readonly message: string }) | undefined;
 }
 
 /** Serves one `StreamAggregatedResources` call. */
@@ -95,6 +116,11 @@ export class ObserverAdsStream implements Subscriber {
     return this.node;
   }
 
+  /** Per subscribed type URL, the names and what the client ACKed or NACKed last (CSDS). */
+  typeStatuses(): ReadonlyMap<string, TypeStatus> {
+    return this.types;
+  }
+
   /** Ends the stream with an error status (the observer closing). */
   fail(code: grpc.status, details: string): void {
     if (this.lifecycle === 'closed') return;
@@ -114,7 +140,12 @@ export class ObserverAdsStream implements Subscriber {
     if (state?.lastNonce !== undefined && req.response_nonce !== String(state.lastNonce)) return; // stale
     if (state?.lastNonce !== undefined && req.error_detail) {
       this.options.hooks.nacked({ streamId: this.id, nodeId: this.node, typeUrl: req.type_url, nonce: req.response_nonce, message: req.error_detail.message ?? '' });
+      if (state.inFlight) state.nacked = { ...state.inFlight, at: Date.now(), message: req.error_detail.message ?? '' };
+    } else if (state?.inFlight) {
+      state.acked = { ...state.inFlight, at: Date.now() };
+      state.nacked = undefined;
     }
+    if (state) state.inFlight = undefined;
     this.resubscribe(req.type_url, state, new Set(req.resource_names));
   }
 
@@ -125,7 +156,7 @@ export class ObserverAdsStream implements Subscriber {
     for (const name of before) if (!names.has(name)) subscriptions.remove(typeUrl, name, this);
     const changed = !state || before.size !== names.size || [...names].some((n) => !before.has(n));
     if (state) state.names = names;
-    else this.types.set(typeUrl, { names, lastNonce: undefined });
+    else this.types.set(typeUrl, { names, lastNonce: undefined, inFlight: undefined, acked: undefined, nacked: undefined });
     if (changed) this.markDirty(typeUrl);
   }
 
@@ -149,25 +180,28 @@ export class ObserverAdsStream implements Subscriber {
       this.dirty.delete(typeUrl);
       const state = this.types.get(typeUrl);
       if (!state || state.names.size === 0) continue; // no interest left in the type
-      const resources = this.compose(typeUrl, state);
-      if (resources) this.send(typeUrl, state, resources);
+      const composed = this.compose(typeUrl, state);
+      if (composed) this.send(typeUrl, state, composed);
     }
   }
 
-  /** Every existing subscribed resource of the type, or undefined while one is still pending. */
-  private compose(typeUrl: string, state: TypeState): AnyMessage[] | undefined {
+  /** Every existing subscribed resource of the type and each name's version, or undefined while one is still pending. */
+  private compose(typeUrl: string, state: TypeState): { resources: AnyMessage[]; versions: Map<string, string | undefined> } | undefined {
     const resources: AnyMessage[] = [];
+    const versions = new Map<string, string | undefined>();
     for (const name of state.names) {
       const entry = this.options.cache.get(resourceKey(typeUrl, name));
       if (entry.status === 'pending') return undefined; // sent when its first read comes in
+      versions.set(name, entry.status === 'present' ? entry.version : undefined);
       if (entry.status === 'present') resources.push(entry.resource);
     }
-    return resources;
+    return { resources, versions };
   }
 
-  private send(typeUrl: string, state: TypeState, resources: AnyMessage[]): void {
+  private send(typeUrl: string, state: TypeState, { resources, versions }: { resources: AnyMessage[]; versions: Map<string, string | undefined> }): void {
     const response = this.options.encoder.encode(typeUrl, state.names, resources, state.lastNonce ?? 0);
     state.lastNonce = response.nonce;
+    state.inFlight = { versions, at: Date.now() };
     const accepted = this.call.write(response.bytes);
     this.options.hooks.pushed(typeUrl, resources.length);
     if (accepted) return;

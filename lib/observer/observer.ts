@@ -5,7 +5,8 @@
  *
  * Composition only: the cache encodes (`resource-cache.ts`), the subscription table starts and
  * lingers watches (`subscriptions.ts`, `resource-watches.ts`), streams speak ADS (`ads-stream.ts`,
- * `ads-server.ts`), the admin HTTP shows health, readiness and metrics (`admin-server.ts`).
+ * `ads-server.ts`), the admin HTTP shows health, readiness, metrics and CSDS (`admin-server.ts`,
+ * `client-status.ts`; CSDS also over gRPC on the ADS port, behind the admin token).
  *
  * Readiness: the ZooKeeper session is connected and the base path was read once (an observer whose
  * session never came up must not take clients from one that works).
@@ -13,11 +14,15 @@
  * Concurrency: event loop only. Fixed after `start`: the parts. `disconnectedSince`, `baseRead`,
  * `lastReadAt` and `unservable` change in session events and watch deliveries.
  */
+import type * as grpc from '@grpc/grpc-js';
+import { adminTokenDigest, bearerMatches, isLoopbackHost } from '../admin-http';
 import type { Lifecycle } from '../lifecycle';
 import { createLogger, type Logger } from '../logging';
+import { buildClientStatusResponse, clientStatusJson, type ClientStatusResponse } from '../xds';
 import type { ConnectionState, SessionEvent, ZkReader, ZkWatcher } from '../zk';
 import { ObserverAdminServer, type AdminSource } from './admin-server';
 import { ObserverAdsServer, type ObserverTls } from './ads-server';
+import { servedDump, streamDump } from './client-status';
 import { assertIsError, ObserverError } from './errors';
 import { ObserverMetrics } from './metrics';
 import { ResourceCache } from './resource-cache';
@@ -60,6 +65,24 @@ export interface ObserverStatus {
 }
 
 const DEFAULT_LINGER_MS = 10_000;
+
+/**
+ * Who may read CSDS on the ADS port (the admin rules, `admin-access.ts`): with an admin token, a call
+ * carrying it as `authorization: Bearer <token>`; without one, any call while ADS listens on loopback
+ * only (as the admin HTTP would), none off loopback (ADS is open to every client there).
+ */
+function csdsGuard(options: D2ObserverOptions): (metadata: grpc.Metadata) => boolean {
+  const token = options.admin?.token;
+  if (token === undefined) {
+    const loopback = isLoopbackHost(options.grpc?.host ?? '127.0.0.1');
+    return () => loopback;
+  }
+  const digest = adminTokenDigest(token);
+  return (metadata) => {
+    const values = metadata.get('authorization');
+    return values.length === 1 && typeof values[0] === 'string' && bearerMatches(values[0], digest);
+  };
+}
 
 /** A running observer; {@link D2Observer.start} makes one, `close()` ends it (not the session). */
 export class D2Observer {
@@ -123,6 +146,7 @@ export class D2Observer {
         ...options.grpc,
         cache: observer.cache,
         subscriptions: observer.subscriptions,
+        csds: { clients: () => observer.csdsClients(), authorize: csdsGuard(options) },
         hooks: {
           pushed: (typeUrl, n) => observer.metrics.pushed(typeUrl, n),
           nacked: (info) => {
@@ -183,11 +207,25 @@ export class D2Observer {
     this.lifecycle = 'closed';
   }
 
+  /**
+   * What the observer serves and what each connected client ACKed or NACKed, as CSDS reports it
+   * (`client-status.ts`): on `/config_dump` and the gRPC `ClientStatusDiscoveryService` of the ADS port.
+   */
+  clientStatus(): ClientStatusResponse {
+    return buildClientStatusResponse([...this.csdsClients()].map((client) => client.dump()));
+  }
+
+  private csdsClients(): Array<{ dump(): ReturnType<typeof servedDump> }> {
+    const streams = [...(this.ads?.openStreams() ?? [])].map((s) => ({ dump: () => streamDump({ id: s.id, nodeId: s.nodeId, types: s.typeStatuses() }) }));
+    return [{ dump: () => servedDump(this.cache.settled()) }, ...streams];
+  }
+
   private adminSource(): AdminSource {
     return {
       healthy: () => this.lifecycle === 'running',
       ready: () => this.ready,
       status: () => this.status(),
+      configDump: () => clientStatusJson(this.clientStatus()),
       metrics: () => this.metrics.render(),
     };
   }

@@ -26,14 +26,23 @@ import type { NodeTarget } from './resource-names';
 /** One cached resource (see the header for the states). */
 export type CacheEntry =
   | { readonly status: 'pending' }
-  | { readonly status: 'absent' }
+  | {
+      readonly status: 'absent';
+      /** When (ms since the epoch) the observer learnt the node is absent (CSDS `last_updated`). */
+      readonly updatedAt: number;
+    }
   | {
       readonly status: 'present';
+      /** When (ms since the epoch) this version was encoded (CSDS `last_updated`). */
+      readonly updatedAt: number;
       /** The resource's version (decimal zxid). */
       readonly version: string;
       /** The resource packed and wrapped in `envoy.service.discovery.v3.Resource` named by its path. */
       readonly resource: AnyMessage;
     };
+
+/** An entry whose first read came in. */
+export type SettledEntry = Exclude<CacheEntry, { readonly status: 'pending' }>;
 
 /** What the cache reports; the observer counts and logs it. */
 export interface CacheHooks {
@@ -46,7 +55,7 @@ export interface CacheHooks {
 }
 
 const PENDING: CacheEntry = { status: 'pending' };
-const ABSENT: CacheEntry = { status: 'absent' };
+const absent = (): SettledEntry => ({ status: 'absent', updatedAt: Date.now() });
 
 /** Throws when a D2 document would not be read by lib/d2 (so no client reads a node it rejects). */
 function validateDocument(target: NodeTarget, data: Buffer): void {
@@ -65,7 +74,7 @@ function encodeNode(target: NodeTarget, data: Buffer, stat: Stat): AnyMessage {
 
 /** Resources by key ({@link resourceKey}), with one change listener per cache. */
 export class ResourceCache {
-  private readonly entries = new Map<string, CacheEntry>();
+  private readonly entries = new Map<string, SettledEntry>();
   private readonly listeners = new Set<(key: string) => void>();
 
   /** @param hooks What the cache reports (fixed after construction). */
@@ -74,6 +83,11 @@ export class ResourceCache {
   /** The entry of `key`; `pending` when nothing was read for it yet. */
   get(key: string): CacheEntry {
     return this.entries.get(key) ?? PENDING;
+  }
+
+  /** Every entry read so far (pending ones excluded), by key: what CSDS shows the observer serves. */
+  settled(): IterableIterator<[string, SettledEntry]> {
+    return this.entries.entries();
   }
 
   /** Keys with an entry (pending ones excluded). */
@@ -89,14 +103,14 @@ export class ResourceCache {
 
   /** Marks a resource the observer does not serve (no watch behind it) as absent. */
   putAbsent(key: string): void {
-    this.settle(key, ABSENT);
+    this.settle(key, absent());
   }
 
   /** A node's new state: encodes it once, or keeps the last good entry when it is malformed. */
   putNode(key: string, typeUrl: string, target: NodeTarget, state: DataState): void {
     if (!state.exists) {
       this.hooks.servable?.(target.path);
-      return this.settle(key, ABSENT);
+      return this.settle(key, absent());
     }
     const current = this.entries.get(key);
     const version = indis.d2NodeVersion(state.stat);
@@ -108,12 +122,12 @@ export class ResourceCache {
       assertIsError(err);
       this.hooks.malformed(new ObserverError('malformed', `${target.path}: not served, ${err.message}`, { path: target.path, cause: err }));
       // Never a half-good state: the last good one stays, and with none the node reads as absent.
-      if (current === undefined || current.status === 'pending') this.settle(key, ABSENT);
+      if (current === undefined) this.settle(key, absent());
       return;
     }
     this.hooks.encoded(typeUrl);
     this.hooks.servable?.(target.path);
-    this.settle(key, { status: 'present', version, resource });
+    this.settle(key, { status: 'present', updatedAt: Date.now(), version, resource });
   }
 
   /**
@@ -121,7 +135,7 @@ export class ResourceCache {
    * servable data (the watch keeps each child's last good data).
    */
   putUriMap(key: string, path: string, parent: Stat | undefined, children: readonly indis.D2UriChild[]): void {
-    if (!parent) return this.settle(key, ABSENT);
+    if (!parent) return this.settle(key, absent());
     const current = this.entries.get(key);
     const version = indis.d2UriMapVersion(parent, children);
     if (current?.status === 'present' && current.version === version) return;
@@ -132,7 +146,7 @@ export class ResourceCache {
       path,
     );
     this.hooks.encoded(indis.D2_URI_MAP_TYPE_URL);
-    this.settle(key, { status: 'present', version, resource });
+    this.settle(key, { status: 'present', updatedAt: Date.now(), version, resource });
   }
 
   /** Forgets `key` (its watch stopped): it reads as pending again. */
@@ -140,7 +154,7 @@ export class ResourceCache {
     this.entries.delete(key);
   }
 
-  private settle(key: string, entry: CacheEntry): void {
+  private settle(key: string, entry: SettledEntry): void {
     const current = this.entries.get(key);
     if (current === entry || (current?.status === 'absent' && entry.status === 'absent')) return;
     this.entries.set(key, entry);

@@ -1,12 +1,13 @@
 /**
  * Which znodes a subscribed resource name stands for. Names are the ZooKeeper paths themselves
  * (rest.li `XdsToD2PropertiesAdaptor`): `<base>/services/<s>` and `<base>/clusters/<c>` as
- * `indis.D2Node`, `<base>/clusters/<$name>` as `indis.D2SymlinkNode`, `<base>/uris/<c>` as
+ * `indis.D2Node`, `<base>/clusters/$<name>` and `<base>/uris/$<name>` (a name starting with `$`, rest.li
+ * `SymlinkUtil`) as `indis.D2SymlinkNode`, `<base>/uris/<c>` as
  * `indis.D2URIMap`. Anything else (another type, a path outside the base, a deeper path) is no
  * resource the observer serves: it is never watched and reads as absent, so a client sees
  * does-not-exist instead of the observer following arbitrary paths for it.
  */
-import { D2_DIRECTORIES } from '../d2/data';
+import { D2_DIRECTORIES, isSymlinkName } from '../d2/data';
 import { indis } from '../xds';
 
 /** The `indis` type URLs the observer serves. */
@@ -47,7 +48,7 @@ export function targetOf(typeUrl: string, name: string, basePath: string): Resou
   const parts = name.slice(prefix.length).split('/');
   if (parts.length !== 2 || parts[1] === '' || parts[1] === '.' || parts[1] === '..') return { kind: 'none' };
   const [dir, node] = parts as [string, string];
-  const symlink = node.includes('$');
+  const symlink = isSymlinkName(node);
   if (typeUrl === indis.D2_NODE_TYPE_URL && !symlink) {
     if (dir === D2_DIRECTORIES.services) return { kind: 'service', path: name };
     if (dir === D2_DIRECTORIES.clusters) return { kind: 'cluster', path: name };

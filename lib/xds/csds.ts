@@ -20,7 +20,8 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import * as protobuf from 'protobufjs/light';
-import type { XdsClient, XdsClientDump } from './client';
+import type { AuthorityDump } from './authority';
+import type { XdsClientDump } from './client';
 import { assertIsError } from './errors';
 import { toProtoJson, type JsonObject } from './proto-json';
 import { methodDefinition, rootOf } from './proto-roots';
@@ -104,8 +105,20 @@ export interface ClientStatusOptions {
   readonly excludeResourceContents?: boolean;
 }
 
-/** The xDS clients a CSDS service reports, asked on each request; each is one `ClientConfig`. */
-export type CsdsClients = () => Iterable<Pick<XdsClient, 'dump'>>;
+/**
+ * What one `ClientConfig` is built from: the parts of an `XdsClient`'s `dump()` CSDS shows. A client's
+ * dump is one; a server reporting its own streams (the D2 observer) builds one per stream, so both
+ * share this one rendering of the format.
+ */
+export interface CsdsDump extends Pick<XdsClientDump, 'clientScope' | 'node'> {
+  /** The watched resources, grouped as the client groups them (by authority). */
+  readonly authorities: ReadonlyArray<{
+    readonly resources: ReadonlyArray<Pick<AuthorityDump['resources'][number], 'typeUrl' | 'name' | 'status' | 'version' | 'error' | 'raw' | 'lastUpdated' | 'rejected'>>;
+  }>;
+}
+
+/** The xDS clients a CSDS service reports, asked on each request; each is one `ClientConfig` (an `XdsClient` is one). */
+export type CsdsClients = () => Iterable<{ dump(): CsdsDump }>;
 
 const CLIENT_STATUS: Readonly<Record<ResourceStatus, ClientResourceStatusName>> = {
   [ResourceStatus.requested]: 'REQUESTED',
@@ -121,7 +134,7 @@ function timestamp(ms: number | undefined): TimestampMessage | null {
   return ms === undefined ? null : { seconds: Math.floor(ms / 1000), nanos: (ms % 1000) * 1_000_000 };
 }
 
-function clientConfig(dump: XdsClientDump, options: ClientStatusOptions): ClientConfig {
+function clientConfig(dump: CsdsDump, options: ClientStatusOptions): ClientConfig {
   return {
     node: dump.node,
     client_scope: dump.clientScope,
@@ -143,7 +156,7 @@ function clientConfig(dump: XdsClientDump, options: ClientStatusOptions): Client
 }
 
 /** The CSDS response for `dumps`, one `ClientConfig` each, in order. */
-export function buildClientStatusResponse(dumps: readonly XdsClientDump[], options: ClientStatusOptions = {}): ClientStatusResponse {
+export function buildClientStatusResponse(dumps: readonly CsdsDump[], options: ClientStatusOptions = {}): ClientStatusResponse {
   return { config: dumps.map((dump) => clientConfig(dump, options)) };
 }
 
@@ -193,19 +206,36 @@ function answer(request: ClientStatusRequest, clients: CsdsClients): Answer {
   }
 }
 
+/** Options of {@link addCsdsService}. */
+export interface CsdsServiceOptions {
+  /**
+   * Decides from a call's metadata whether it may read the state; a refused call ends UNAUTHENTICATED
+   * ("unauthorized", nothing of the metadata echoed) before anything is read. For a server that shares
+   * its port with services open to everyone (the D2 observer's ADS port), where a server-wide
+   * interceptor would guard them all. Default: every call may.
+   */
+  readonly authorize?: (metadata: grpc.Metadata) => boolean;
+}
+
 /**
  * The handlers of the CSDS service over `clients`: `FetchClientStatus` answers once;
  * `StreamClientStatus` answers every request on the stream with the state at that moment, and ends
  * when the client half-closes.
  */
-export function csdsServiceImplementation(clients: CsdsClients): grpc.UntypedServiceImplementation {
+export function csdsServiceImplementation(clients: CsdsClients, options: CsdsServiceOptions = {}): grpc.UntypedServiceImplementation {
+  const refused = (metadata: grpc.Metadata): Partial<grpc.StatusObject> | undefined =>
+    options.authorize === undefined || options.authorize(metadata) ? undefined : { code: grpc.status.UNAUTHENTICATED, details: 'unauthorized' };
   return {
     FetchClientStatus: (call: grpc.ServerUnaryCall<ClientStatusRequest, ClientStatusResponse>, callback: grpc.sendUnaryData<ClientStatusResponse>) => {
+      const refusal = refused(call.metadata);
+      if (refusal) return void callback(refusal);
       const result = answer(call.request, clients);
       if (result.ok) callback(null, result.response);
       else callback(result.status);
     },
     StreamClientStatus: (call: grpc.ServerDuplexStream<ClientStatusRequest, ClientStatusResponse>) => {
+      const refusal = refused(call.metadata);
+      if (refusal) return void call.emit('error', refusal);
       let state: 'open' | 'failed' = 'open';
       call.on('data', (request: ClientStatusRequest) => {
         if (state !== 'open') return; // requests already in flight when the call failed
@@ -231,6 +261,6 @@ export function csdsServiceImplementation(clients: CsdsClients): grpc.UntypedSer
  * server.bindAsync('127.0.0.1:9902', grpc.ServerCredentials.createInsecure(), () => {});
  * ```
  */
-export function addCsdsService(server: grpc.Server, clients: CsdsClients): void {
-  server.addService(csdsServiceDefinition(), csdsServiceImplementation(clients));
+export function addCsdsService(server: grpc.Server, clients: CsdsClients, options: CsdsServiceOptions = {}): void {
+  server.addService(csdsServiceDefinition(), csdsServiceImplementation(clients, options));
 }

@@ -1,7 +1,7 @@
 import type { D2XdsPort } from '../../lib/d2/xds-port';
 import { XdsError, type indis, type JsonObject, type XdsWatcher } from '../../lib/xds';
 
-type Kind = 'd2Node' | 'd2UriMap';
+type Kind = 'd2Node' | 'd2UriMap' | 'd2SymlinkNode';
 type Event = (watcher: XdsWatcher<never>, done: () => void) => void;
 
 interface WatchEntry {
@@ -34,6 +34,7 @@ export function d2Stat(mzxid: bigint, czxid = mzxid): indis.D2Stat {
 export class FakeD2Xds implements D2XdsPort {
   private readonly nodes = new Map<string, indis.D2Node>();
   private readonly maps = new Map<string, Map<string, indis.D2UriNode>>();
+  private readonly links = new Map<string, indis.D2SymlinkNode>();
   private readonly entries = new Set<WatchEntry>();
   private zxid = 100n;
   /** Every watch ever started, `<kind> <name>`, in order. */
@@ -43,6 +44,7 @@ export class FakeD2Xds implements D2XdsPort {
 
   watch(kind: 'd2Node', name: string, watcher: XdsWatcher<indis.D2Node>): () => void;
   watch(kind: 'd2UriMap', name: string, watcher: XdsWatcher<indis.D2UriMap>): () => void;
+  watch(kind: 'd2SymlinkNode', name: string, watcher: XdsWatcher<indis.D2SymlinkNode>): () => void;
   watch(kind: Kind, name: string, watcher: XdsWatcher<never>): () => void {
     const entry: WatchEntry = { kind, name, watcher, queue: [], running: false, cancelled: false };
     this.entries.add(entry);
@@ -75,6 +77,19 @@ export class FakeD2Xds implements D2XdsPort {
   removeNode(path: string): void {
     this.nodes.delete(path);
     this.push('d2Node', path, (w, done) => w.onResourceDoesNotExist(done));
+  }
+
+  /** Writes a D2 symlink (`/d2/clusters/$x`, `/d2/uris/$x`) pointing at `target` and pushes it. */
+  putLink(path: string, target: string): void {
+    const link: indis.D2SymlinkNode = { name: path, stat: d2Stat(this.next()), masterClusterNodePath: target };
+    this.links.set(path, link);
+    this.push('d2SymlinkNode', path, (w, done) => w.onUpdate(link as never, done));
+  }
+
+  /** Deletes a D2 symlink: its watchers hear that it does not exist. */
+  removeLink(path: string): void {
+    this.links.delete(path);
+    this.push('d2SymlinkNode', path, (w, done) => w.onResourceDoesNotExist(done));
   }
 
   /** Writes one announcement of `/d2/uris/<c>` (creating the map) and pushes the whole map. */
@@ -136,8 +151,9 @@ export class FakeD2Xds implements D2XdsPort {
     throw new Error('FakeD2Xds not idle after 1000 turns');
   }
 
-  private current(kind: Kind, name: string): indis.D2Node | indis.D2UriMap | undefined {
+  private current(kind: Kind, name: string): indis.D2Node | indis.D2UriMap | indis.D2SymlinkNode | undefined {
     if (kind === 'd2Node') return this.nodes.get(name);
+    if (kind === 'd2SymlinkNode') return this.links.get(name);
     const map = this.maps.get(name);
     return map && { name, nodes: [...map.values()].sort((a, b) => (a.name < b.name ? -1 : 1)) };
   }

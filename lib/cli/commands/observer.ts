@@ -62,7 +62,7 @@ export function observerCommand(rt: ObserverCommandRuntime): Command {
     .option('--listen <address>', 'ADS address to listen on (default $OBSERVER_GRPC_HOST or 127.0.0.1)')
     .option('--port <port>', 'ADS port (default $OBSERVER_GRPC_PORT or 32123; 0 picks a free one)')
     .option('--admin-listen <address>', 'admin HTTP address (default $OBSERVER_ADMIN_HOST or 127.0.0.1); anything but loopback needs a token')
-    .option('--admin-port <port>', 'admin HTTP port: /healthz, /readyz, /status, /metrics (default $OBSERVER_ADMIN_PORT or 9901; 0 picks one)')
+    .option('--admin-port <port>', 'admin HTTP port: /healthz, /readyz, /status, /config_dump (CSDS), /metrics (default $OBSERVER_ADMIN_PORT or 9901; 0 picks one)')
     .option('--admin-token-file <file>', 'file holding the admin bearer token, at least 32 characters (default $OBSERVER_ADMIN_TOKEN)')
     .option('--tls-cert <file>', 'PEM certificate: serve ADS over TLS (with --tls-key; default $OBSERVER_GRPC_TLS_CERT)')
     .option('--tls-key <file>', 'PEM private key of --tls-cert (default $OBSERVER_GRPC_TLS_KEY)')

@@ -24,6 +24,8 @@ export { D2_DIRECTORIES, DEFAULT_BASE_PATH, assertNodeName, clusterPath, service
 // The grants of the URI nodes D2 creates (the access table's `uri` row).
 export { URI_NODE_GRANTS } from '../acl-grants';
 export { MAX_CLUSTER_NAME_LENGTH, clusterNameProblem } from '../names';
+// What a `$` symlink name is (rest.li SymlinkUtil), so the observer and the client agree.
+export { isSymlinkName } from '../symlinks';
 export { parseClusterProperties, serializeClusterProperties } from '../codecs/cluster';
 export {
   ALL_BUCKETS,

@@ -10,6 +10,7 @@ const source: AdminSource = {
   healthy: () => true,
   ready: () => true,
   status: () => ({ ready: true }),
+  configDump: () => ({ config: [{ client_scope: '#observer' }] }),
   metrics: () => Promise.resolve({ contentType: 'text/plain; version=0.0.4', text: 'd2_observer_up 1\n' }),
 };
 
@@ -32,7 +33,7 @@ describe('observer admin server access', () => {
     expect(() => assertBridgeAdminAccess({ host: '0.0.0.0' })).toThrow('admin.token: binding 0.0.0.0 (not loopback) needs a bearer token (BRIDGE_ADMIN_TOKEN)');
   });
 
-  it('answers 401 with the d2-observer realm without the token, and has no /config_dump with it', async () => {
+  it('answers 401 with the d2-observer realm without the token, and serves /config_dump (CSDS) only with it', async () => {
     // Prepare
     const server = await ObserverAdminServer.start({ host: '127.0.0.1', port: 0, token: TOKEN, source });
     servers.push(server);
@@ -40,12 +41,14 @@ describe('observer admin server access', () => {
 
     // Act
     const refused = await fetch(url('/status'));
+    const refusedDump = await fetch(url('/config_dump'));
     const dump = await fetch(url('/config_dump'), { headers: { authorization: `Bearer ${TOKEN}` } });
     const status = await fetch(url('/status'), { headers: { authorization: `Bearer ${TOKEN}` } });
 
     // Assess
     expect([refused.status, refused.headers.get('www-authenticate')]).toEqual([401, 'Bearer realm="d2-observer"']);
-    expect(dump.status).toBe(404);
+    expect(refusedDump.status).toBe(401);
+    expect(await dump.json()).toEqual({ config: [{ client_scope: '#observer' }] });
     expect(await status.json()).toEqual({ ready: true });
   });
 });

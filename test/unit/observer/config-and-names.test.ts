@@ -15,6 +15,10 @@ describe('resource names', () => {
     [URIS, '/d2/uris/greetings-lor1', 'uriMap'],
     [LINK, '/d2/clusters/$GreetingsMaster', 'symlink'],
     [NODE, '/d2/clusters/$GreetingsMaster', 'none'],
+    [LINK, '/d2/uris/$GreetingsMaster', 'symlink'],
+    // Only a leading `$` makes a link (rest.li SymlinkUtil), as the client reads it.
+    [NODE, '/d2/clusters/greetings$lor1', 'cluster'],
+    [LINK, '/d2/clusters/greetings$lor1', 'none'],
     [NODE, '/d2/uris/greetings-lor1', 'none'],
     [URIS, '/d2/uris/greetings-lor1/h1', 'none'],
     [NODE, '/failout/requests/r1', 'none'],

@@ -1,0 +1,133 @@
+/**
+ * D2 symlinks (`$` clusters) in LoadBalancerState, over ZooKeeper and over xDS alike (house rule: the
+ * xDS-fed state passes the ZooKeeper-fed one's cases): a service whose cluster is `$greetingsMaster`
+ * reads the cluster and the hosts its links point at, follows a re-pointed link, reads a link to a
+ * missing node as removed, and keeps the last good state over a cycle (reported as malformed).
+ */
+import { LoadBalancerState, serializeClusterProperties, serializeServiceProperties, serializeUriProperties, xdsSources } from '../../../lib/d2';
+import { clusterPath, servicePath, urisPath } from '../../../lib/d2/paths';
+import { changeRecorder } from '../../helpers/cluster-changes';
+import { clusterDoc, put, serviceDoc } from '../../helpers/d2';
+import { FakeD2Xds } from '../../helpers/d2-xds-fake';
+import { InMemoryZk } from '../../helpers/in-memory-zk';
+import { capturingLogger } from '../../helpers/logging';
+
+const BASE = '/d2';
+const LINK = '$greetingsMaster';
+
+interface World {
+  readonly state: LoadBalancerState;
+  write(path: string, text: string): Promise<void>;
+  link(path: string, target: string): Promise<void>;
+  settle(): Promise<void>;
+  close(): void;
+}
+
+const turns = async (n: number): Promise<void> => {
+  for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
+};
+
+function zooKeeperWorld(): World {
+  const zk = new InMemoryZk();
+  const writer = zk.session();
+  const state = new LoadBalancerState({ session: zk.session(), basePath: BASE, logger: capturingLogger().logger });
+  return {
+    state,
+    write: (path, text) => put(writer, path, text),
+    link: (path, target) => put(writer, path, target), // a link node's data is its target path
+    settle: async () => {
+      for (let i = 0; i < 3; i++) {
+        await zk.idle();
+        await turns(3);
+      }
+    },
+    close: () => state.close(),
+  };
+}
+
+function xdsWorld(): World {
+  const xds = new FakeD2Xds();
+  const state = new LoadBalancerState({ sources: xdsSources(xds), basePath: BASE, logger: capturingLogger().logger });
+  const uriPrefix = `${urisPath(BASE)}/`;
+  return {
+    state,
+    write: (path, text) => {
+      const json = JSON.parse(text) as Record<string, unknown>;
+      if (path.startsWith(uriPrefix)) {
+        const [cluster, child] = path.slice(uriPrefix.length).split('/');
+        xds.putUri(`${uriPrefix}${cluster}`, child!, json);
+      } else xds.putNode(path, json);
+      return Promise.resolve();
+    },
+    link: (path, target) => Promise.resolve(xds.putLink(path, target)),
+    settle: async () => {
+      for (let i = 0; i < 3; i++) await xds.idle();
+    },
+    close: () => state.close(),
+  };
+}
+
+const cluster = (name: string, v: string): [string, string] => [clusterPath(BASE, name), serializeClusterProperties(clusterDoc(name, { properties: { v } }))];
+const uri = (name: string, host: string): [string, string] => [`${urisPath(BASE, name)}/h1`, serializeUriProperties({ clusterName: name, partitionDesc: { [host]: { 0: 1 } }, uriSpecificProperties: {} })];
+
+async function run(world: World): Promise<{ events: string[]; kept: unknown; malformed: number; end: unknown }> {
+  const listener = changeRecorder();
+  world.state.registerClusterListener(listener);
+  const step = async (action: () => Promise<unknown>): Promise<void> => {
+    await action();
+    await world.settle();
+  };
+  await step(() => world.write(servicePath(BASE, 'greetings'), serializeServiceProperties(serviceDoc('greetings', LINK))));
+  await step(() => world.write(...cluster('lor1', '1')));
+  await step(() => world.write(...uri('lor1', 'http://lor1:80')));
+  await step(() => world.write(...cluster('lva1', '1')));
+  await step(() => world.write(...uri('lva1', 'http://lva1:80')));
+  await step(() => world.link(clusterPath(BASE, LINK), clusterPath(BASE, 'lor1')));
+  await step(() => world.link(urisPath(BASE, LINK), urisPath(BASE, 'lor1')));
+  await step(() => world.state.listenToService('greetings'));
+  await step(() => world.write(...cluster('lor1', '2')));
+  // Re-pointed: the master moves to lva1.
+  await step(() => world.link(clusterPath(BASE, LINK), clusterPath(BASE, 'lva1')));
+  await step(() => world.link(urisPath(BASE, LINK), urisPath(BASE, 'lva1')));
+  await step(() => world.write(...cluster('lor1', '3'))); // no longer followed: nothing heard
+  // A cycle through a second link: malformed, lva1's state kept.
+  await step(() => world.link(clusterPath(BASE, '$other'), clusterPath(BASE, LINK)));
+  await step(() => world.link(clusterPath(BASE, LINK), clusterPath(BASE, '$other')));
+  const kept = world.state.getClusterProperties(LINK)?.properties.v;
+  // Back to a good chain (the same target: nothing to tell), then to a node that does not exist.
+  await step(() => world.link(clusterPath(BASE, LINK), clusterPath(BASE, 'lva1')));
+  await step(() => world.link(clusterPath(BASE, LINK), clusterPath(BASE, 'nowhere')));
+  const end = world.state.getClusterProperties(LINK);
+  return { events: [...listener.events], kept, malformed: world.state.stats().clusters.malformed, end };
+}
+
+describe('LoadBalancerState with D2 symlinks', () => {
+  it('resolves a $ cluster to its target, follows a re-pointed link, keeps the last good over a cycle and reads a missing target as removed, over ZooKeeper and xDS alike', async () => {
+    // Prepare
+    const zk = zooKeeperWorld();
+    const xds = xdsWorld();
+
+    // Act
+    const overZooKeeper = await run(zk);
+    const overXds = await run(xds);
+    zk.close();
+    xds.close();
+
+    // Assess
+    expect(overXds).toEqual(overZooKeeper);
+    expect(overZooKeeper).toEqual({
+      events: [
+        `properties:${LINK}:v=1`,
+        `uris:${LINK}:http://lor1:80*1`,
+        `properties:${LINK}:v=2`,
+        `properties:${LINK}:v=1`,
+        `uris:${LINK}:http://lva1:80*1`,
+        `malformed:${LINK}`,
+        `removed:${LINK}`,
+      ],
+      kept: '1',
+      malformed: 1,
+      end: undefined,
+    });
+  });
+});
