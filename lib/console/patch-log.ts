@@ -74,7 +74,11 @@ export class PatchLog {
       for (const [name, touch] of touches.lists) {
         let merged = lists.get(name);
         if (merged === undefined) lists.set(name, (merged = { keys: new Set(), removed: new Set(), reordered: false }));
-        for (const key of touch.keys) if (!merged.keys.has(key)) (merged.keys.add(key), count++);
+        for (const key of touch.keys) {
+          if (merged.keys.has(key)) continue;
+          merged.keys.add(key);
+          count++;
+        }
         for (const key of touch.removed) merged.removed.add(key);
         merged.reordered ||= touch.reordered;
       }

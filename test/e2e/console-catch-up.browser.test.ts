@@ -29,7 +29,7 @@ function failout(reason: string): FailoutProperties {
 
 /** A page whose EventSource only delivers what the test hands it (`window.feed(event, data)`). */
 async function heldPage(page: Page, url: string): Promise<Page> {
-  const held = await page.context().newPage();
+  const held = await page.context().browser()!.newPage();
   await held.addInitScript(() => {
     const listeners: Record<string, ((e: { data: string }) => void)[]> = {};
     window.EventSource = class {
