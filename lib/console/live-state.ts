@@ -6,7 +6,9 @@
  * lost nor applied on top of a state it was not made from.
  *
  * Pieces (made by page.ts, escaped by construction):
- * - the small sections (`status`, `planes`, `fabrics`, `drills`, `clusters-note`): whole, when changed;
+ * - the small sections (`status`, `planes`, `drills`, `clusters-note`): whole, when changed;
+ * - the fabric section (fabric-page.ts `FabricPieces`): its table's rows (by service) and its fabric
+ *   cards (by fabric) when only they changed, the whole section when its frame changed;
  * - the service groups (keyed by service, `''` for the clusters no service claims): the shell of the
  *   group (its heading), when changed; their order when it changed;
  * - the cards of each group (keyed by cluster name): only those whose HTML changed;
@@ -15,6 +17,9 @@
  *
  * A card is rendered again only when its card object (card-cache.ts), its home tag or the states of
  * the alarms it shows changed; a row only for a record not rendered before (records never change).
+ *
+ * Every patch's keys go to a {@link PatchLog}, so a page that stopped reading catches up with one
+ * patch of the pieces touched since its version ({@link LiveState.patchSince}).
  *
  * Concurrency: event loop only.
  */
