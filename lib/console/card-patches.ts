@@ -115,4 +115,31 @@ export class KeyedList {
     if (reordered) patch.order = nextIds;
     return upsert.length > 0 || remove.length > 0 || reordered ? patch : undefined;
   }
+
+  /**
+   * What takes a page from an earlier state of this list to this one, when between the two only the
+   * pieces `touched` were upserted or removed (patch-log.ts gathers them): each touched piece that is
+   * here now, in order, after the one before it (replaced in place when the page has it), each one
+   * gone removed, and the whole order when `reordered` (pieces that stay changed places, or a piece
+   * was removed and came back elsewhere). Undefined when that is nothing.
+   */
+  catchUp(touched: ReadonlySet<string>, reordered: boolean): KeyedPatch | undefined {
+    const remove = [...touched].filter((id) => !this.items.has(id));
+    const upsert: UpsertItem[] = [];
+    let previous: string | null = null;
+    for (const id of this.order) {
+      if (touched.has(id)) upsert.push({ id, html: this.items.get(id)!.html, after: previous });
+      previous = id;
+    }
+    const patch: KeyedPatch = {};
+    if (upsert.length > 0) patch.upsert = upsert;
+    if (remove.length > 0) patch.remove = remove;
+    if (reordered) patch.order = [...this.order];
+    return upsert.length > 0 || remove.length > 0 || reordered ? patch : undefined;
+  }
+
+  /** True while the list holds the piece `id`. */
+  has(id: string): boolean {
+    return this.items.has(id);
+  }
 }

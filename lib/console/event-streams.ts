@@ -10,9 +10,11 @@
  * - `paused`: nothing more is written to it (neither frames nor heartbeats), so what the server holds
  *   for it stays at the high-water mark plus the one frame that filled it. The patches (issue 24) only
  *   make sense in sequence, so a client that missed one must not get the next: on `drain`, a client
- *   that missed a state frame gets the whole current state once (`catchUp`: live-state.ts's `full`,
- *   which every patch so far led to, so the patches after it apply on top) and flows again; the
- *   traffic points it missed are a gap in its chart.
+ *   that missed a state frame gets one frame from the version it has to the current one (`catchUp`:
+ *   live-state.ts's `patchSince`, only the latest of what changed per piece, or its `full` state when
+ *   too much changed), after which the patches apply on top, and flows again; the traffic points it
+ *   missed are a gap in its chart. All it holds meanwhile is the version it has: what changed is
+ *   kept once for every client (patch-log.ts), within bounds.
  * - A client paused for longer than `stallMs` is dropped: its socket is reset (the unsent bytes are
  *   freed at once, the kernel's included). A browser's EventSource reconnects by itself and gets the
  *   full state, so dropping costs a live browser nothing; a client that never reads again is gone.
@@ -28,8 +30,11 @@ export interface EventStreamsOptions {
   readonly stallMs?: number | undefined;
   /** Period of the keep-alive comment. Default 15 s. */
   readonly heartbeatMs?: number | undefined;
-  /** The full current state as one frame, for a client that catches up after a pause. */
-  readonly catchUp: () => string;
+  /**
+   * One frame that takes a client from the state version `since` (undefined: none known) to the
+   * current one, for a client that catches up after a pause; with the version it leads to.
+   */
+  readonly catchUp: (since: string | undefined) => { readonly frame: string; readonly version: string };
   readonly logger: Logger;
 }
 
@@ -44,6 +49,8 @@ export interface StreamClientView {
 /** A client's state: flowing, or paused since a time (with the timer that drops it). */
 interface Client {
   readonly raw: ServerResponse;
+  /** The version of the last state frame written to it (what it shows once it has read it). */
+  version: string | undefined;
   /** Paused: since when, the timer that drops it, and whether a state frame was skipped meanwhile. */
   state: { readonly kind: 'flowing' } | { readonly kind: 'paused'; readonly since: number; readonly timer: NodeJS.Timeout; missedState: boolean };
   readonly heartbeat: NodeJS.Timeout;
@@ -57,24 +64,28 @@ export class EventStreams {
   constructor(private readonly options: EventStreamsOptions) {}
 
   /**
-   * Adopts a response whose headers are written: `first` (the retry hint and the full state) goes out
-   * at once, and the client is forgotten when its connection closes.
+   * Adopts a response whose headers are written: `first` (the retry hint and the full state, at
+   * `version`) goes out at once, and the client is forgotten when its connection closes.
    */
-  add(raw: ServerResponse, first: string): void {
+  add(raw: ServerResponse, first: string, version?: string): void {
     const heartbeat = setInterval(() => this.write(client, ': keep-alive\n\n'), this.options.heartbeatMs ?? 15_000);
     heartbeat.unref();
-    const client: Client = { raw, state: { kind: 'flowing' }, heartbeat };
+    const client: Client = { raw, version, state: { kind: 'flowing' }, heartbeat };
     this.clientSet.add(client);
     raw.on('drain', () => this.resume(client));
     raw.on('close', () => this.forget(client));
     this.write(client, first);
   }
 
-  /** Writes a state frame (a patch) to every flowing client; a paused one catches up on drain. */
-  broadcastState(frame: string): void {
+  /** Writes a state frame (a patch, to state `version`) to every flowing client; a paused one catches up on drain. */
+  broadcastState(frame: string, version?: string): void {
     for (const client of this.clientSet) {
-      if (client.state.kind === 'paused') client.state.missedState = true;
-      else this.write(client, frame);
+      if (client.state.kind === 'paused') {
+        client.state.missedState = true;
+      } else {
+        this.write(client, frame);
+        client.version = version;
+      }
     }
   }
 
@@ -110,13 +121,16 @@ export class EventStreams {
     client.state = { kind: 'paused', since, timer, missedState: false };
   }
 
-  /** The client read what was buffered: the whole current state if it missed some, then every frame again. */
+  /** The client read what was buffered: what it missed of the state if any, then every frame again. */
   private resume(client: Client): void {
     if (client.state.kind !== 'paused') return;
     const missed = client.state.missedState;
     clearTimeout(client.state.timer);
     client.state = { kind: 'flowing' };
-    if (missed) this.write(client, this.options.catchUp());
+    if (!missed) return;
+    const { frame, version } = this.options.catchUp(client.version);
+    this.write(client, frame);
+    client.version = version;
   }
 
   private drop(client: Client, since: number): void {

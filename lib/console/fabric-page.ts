@@ -10,6 +10,7 @@
 import type { evacuation } from '../operator';
 import { html, join, type SafeHtml } from './html';
 import { countdown } from './countdown';
+import { liveKey, type KeyedItem } from './card-patches';
 import type { FabricCell, FabricCellState, FabricColumn, FabricServiceRow, FabricTable } from './fabric-view';
 
 const CELL_LABEL: Record<FabricCellState, string> = {
@@ -75,7 +76,7 @@ function lastEvacuation(summary: evacuation.EvacuationSummary): SafeHtml {
 }
 
 function fabricCard(fabric: FabricColumn, now: number): SafeHtml {
-  return html`<article class="card fabric${fabric.evacuation ? ' evacuating' : ''}" data-fabric="${fabric.name}">
+  return html`<article class="card fabric${fabric.evacuation ? ' evacuating' : ''}" data-fabric="${fabric.name}" data-key="${liveKey(fabric.name)}">
     <h3>Fabric ${fabric.name}</h3>
     <p>${fabric.clusters} cluster${fabric.clusters === 1 ? '' : 's'}, ${fabric.hosts} host${fabric.hosts === 1 ? '' : 's'}${fabric.movedOut > 0 ? html`; <strong>${fabric.movedOut} moved out</strong>` : ''}</p>
     ${fabric.evacuation ? evacuationBlock(fabric.evacuation, now) : ''}
@@ -98,24 +99,93 @@ function problems(table: FabricTable): SafeHtml {
   return lines.length === 0 ? html`` : html`<ul class="fabric-problems">${lines}</ul>`;
 }
 
+/**
+ * The live fabric section in pieces (issue 24 item 1): the table's rows (`tr[data-key]` in
+ * `#fabric-table > tbody`) and the fabric cards (`article.card.fabric[data-key]` in `div.fabric-cards`),
+ * each keyed by {@link liveKey} of its service or fabric, so a change patches only the pieces that
+ * changed; and the frame around them (the shares' source, the table's head, what could not be
+ * placed), which is sent whole when it changes. {@link joinFabricPieces} makes the section of them.
+ */
+export interface FabricPieces {
+  /** Everything before the first row (the whole section when there is no table). */
+  readonly head: string;
+  readonly rows: readonly KeyedItem[];
+  /** Between the last row and the first card. */
+  readonly middle: string;
+  readonly cards: readonly KeyedItem[];
+  /** After the last card. */
+  readonly tail: string;
+}
+
+/** The section's HTML from its pieces. */
+export function joinFabricPieces(pieces: FabricPieces): string {
+  return `${pieces.head}${pieces.rows.map((r) => r.html).join('')}${pieces.middle}${pieces.cards.map((c) => c.html).join('')}${pieces.tail}`;
+}
+
+/**
+ * Each service row's HTML, made again only for a row object not seen before (fabric-view.ts's
+ * {@link FabricTables} keeps an unchanged row the same object) or when the fabrics (the columns) changed.
+ */
+export class FabricRowHtml {
+  private columns = '';
+  private byRow = new WeakMap<FabricServiceRow, SafeHtml>();
+
+  /** The row's `<tr>` under `fabrics`' columns. */
+  html(row: FabricServiceRow, fabrics: readonly FabricColumn[]): SafeHtml {
+    const columns = fabrics.map((f) => f.name).join('\u0000');
+    if (columns !== this.columns) {
+      this.columns = columns;
+      this.byRow = new WeakMap();
+    }
+    let text = this.byRow.get(row);
+    if (text === undefined) this.byRow.set(row, (text = serviceRowHtml(row, fabrics)));
+    return text;
+  }
+}
+
+function serviceRowHtml(row: FabricServiceRow, fabrics: readonly FabricColumn[]): SafeHtml {
+  return html`<tr data-service="${row.service}" data-key="${liveKey(row.service)}"><th scope="row">${row.service}</th>${fabrics.map((f, i) => cell(row, f, i))}</tr>`;
+}
+
 /** The live fabric section. */
 export function renderFabrics(table: FabricTable, now: number, connected: boolean): SafeHtml {
+  const p = safePieces(table, now, connected, new FabricRowHtml());
+  return html`${p.head}${p.rows.map((r) => r.html)}${p.middle}${p.cards.map((c) => c.html)}${p.tail}`;
+}
+
+/** The live fabric section in pieces; `rows` reuses the HTML of unchanged rows. */
+export function fabricPieces(table: FabricTable, now: number, connected: boolean, rows: FabricRowHtml): FabricPieces {
+  const p = safePieces(table, now, connected, rows);
+  const text = (items: readonly { readonly id: string; readonly html: SafeHtml }[]): KeyedItem[] => items.map((i) => ({ id: i.id, html: i.html.text }));
+  return { head: p.head.text, rows: text(p.rows), middle: p.middle.text, cards: text(p.cards), tail: p.tail.text };
+}
+
+/** {@link FabricPieces} as safe HTML. */
+function safePieces(table: FabricTable, now: number, connected: boolean, rows: FabricRowHtml) {
+  const none: { readonly id: string; readonly html: SafeHtml }[] = [];
   if (table.fabrics.length === 0) {
-    return html`${connected ? html`<p>No fabrics: no cluster is named <code>&lt;service&gt;-&lt;fabric&gt;</code> and no fabric map exists.</p>` : html`<p class="warn">No fabric state yet: waiting for ZooKeeper.</p>`}${problems(table)}`;
+    const head = html`${connected ? html`<p>No fabrics: no cluster is named <code>&lt;service&gt;-&lt;fabric&gt;</code> and no fabric map exists.</p>` : html`<p class="warn">No fabric state yet: waiting for ZooKeeper.</p>`}${problems(table)}`;
+    return { head, rows: none, middle: html``, cards: none, tail: html`` };
   }
   const byHosts = table.services.some((s) => s.shareBy !== 'rates');
   const source =
     table.ratesSource === undefined
       ? html`<p class="note" data-share-source="hosts">No request rates (no service metrics configured, or a scrape is missing or stale): shares are each fabric's share of the service's hosts, not of its traffic.</p>`
       : html`<p class="note" data-share-source="rates">Shares of each service's traffic from request rates by target cluster (${table.ratesSource})${byHosts ? '; a service without rates is shared by hosts' : ''}.</p>`;
-  return html`${source}
+  return {
+    head: html`${source}
   <div class="scroll"><table class="fabrics" id="fabric-table">
     <caption>Fabrics × services: each service's cluster in each fabric, its hosts and state, and the share of the service's traffic it serves</caption>
     <thead><tr><th scope="col">service</th>${table.fabrics.map((f) => html`<th scope="col" data-fabric="${f.name}">${f.name}${f.evacuation ? html` <span class="badge alert">evacuating</span>` : ''}</th>`)}</tr></thead>
-    <tbody>${table.services.map((row) => html`<tr data-service="${row.service}"><th scope="row">${row.service}</th>${table.fabrics.map((f, i) => cell(row, f, i))}</tr>`)}</tbody>
+    <tbody>`,
+    rows: table.services.map((row) => ({ id: liveKey(row.service), html: rows.html(row, table.fabrics) })),
+    middle: html`</tbody>
   </table></div>
-  <div class="cards fabric-cards">${table.fabrics.map((f) => fabricCard(f, now))}</div>
-  ${problems(table)}`;
+  <div class="cards fabric-cards">`,
+    cards: table.fabrics.map((f) => ({ id: liveKey(f.name), html: fabricCard(f, now) })),
+    tail: html`</div>
+  ${problems(table)}`,
+  };
 }
 
 /** The evacuate / restore form and its result box (static: the live section never replaces it). */

@@ -6,12 +6,14 @@
  * evacuated); each fabric's share of a service's traffic comes from the request rates the console
  * scrapes (by target cluster), or, without rates, from the hosts; and each fabric's evacuation is
  * its node described as `failout status` describes it (lib/operator's `describeEvacuation`).
- * Pure: the server builds one per render.
+ * {@link buildFabricTable} is pure; the server keeps a {@link FabricTables}, which makes again only
+ * what a change touched.
  */
 import type { FailoutProperties } from '../d2';
-import { deriveFabrics, type FabricMap, type FabricMapConflict, type MissingMappedCluster } from '../fabrics';
+import { deriveFabrics, type DerivedFabrics, type FabricMap, type FabricMapConflict, type MissingMappedCluster } from '../fabrics';
 import { evacuation, type ClusterStatus } from '../operator';
 import type { EvacuationNode, RequestRates } from '../requests';
+import { failoutBoundary } from './boundaries';
 import type { FabricMapEntry } from './fabric-watch';
 import type { ClusterEntry } from './zk-view';
 
@@ -84,44 +86,147 @@ export interface FabricTableInputs {
   readonly now: number;
 }
 
-/** The fabric table at `inputs.now`. */
+/** The fabric table at `inputs.now`, made from nothing (a one-off; the server keeps a {@link FabricTables}). */
 export function buildFabricTable(inputs: FabricTableInputs): FabricTable {
-  const { now } = inputs;
-  const maps = inputs.maps.flatMap((m): FabricMap[] => ('map' in m ? [m.map] : []));
-  const derived = deriveFabrics({ services: inputs.services, clusters: inputs.clusters.map((c) => c.name), maps });
-  const entries = new Map(inputs.clusters.map((c) => [c.name, c]));
-  const cellOf = (cluster: string): FabricCell => {
-    const entry = entries.get(cluster);
-    if (entry === undefined || entry.failout === undefined) return { cluster, hosts: entry?.hosts ?? 0, state: 'loading' };
-    return cellState(entry, inputs.describe(cluster, entry.failout), now);
-  };
-  const described = new Map(inputs.evacuations.map((node) => [node.fabric, evacuation.describeEvacuation(node, now)]));
-  // A fabric with an open evacuation stays listed even when its clusters are gone (it still moves traffic).
-  const names = [...new Set([...derived.fabrics.map((f) => f.name), ...[...described.values()].filter((e) => e.open).map((e) => e.fabric)])].sort(compare);
-  const members = new Map(derived.fabrics.map((f) => [f.name, f.clusters]));
-  const cellsByFabric = new Map(names.map((name) => [name, (members.get(name) ?? []).map((m) => ({ service: m.service, cell: cellOf(m.cluster) }))]));
-  const fabrics = names.map((name): FabricColumn => {
-    const cells = cellsByFabric.get(name)!.map((c) => c.cell);
-    const summary = described.get(name);
+  return new FabricTables().build(inputs);
+}
+
+/** The derivation over the names and maps, with each service's clusters per fabric laid out once. */
+interface Layout {
+  readonly services: readonly string[];
+  readonly clusterNames: readonly string[];
+  readonly maps: readonly FabricMapEntry[];
+  readonly derived: DerivedFabrics;
+  /** Fabric names the derivation gives (sorted). */
+  readonly fabricNames: readonly string[];
+  /** Sorted service names, each with its clusters per derived fabric (by {@link fabricNames}' index). */
+  readonly rows: readonly { readonly service: string; readonly clusters: ReadonlyMap<string, readonly string[]> }[];
+  /** Per derived fabric: its clusters, in the derivation's order. */
+  readonly members: ReadonlyMap<string, readonly string[]>;
+}
+
+/** A cluster's cell and what it was made of, valid until its next boundary (boundaries.ts). */
+interface CachedCell {
+  readonly failout: FailoutProperties | null | undefined;
+  readonly hosts: number;
+  readonly validUntil: number;
+  readonly cell: FabricCell;
+}
+
+/** A service's row and what it was made of: its unrated cells and their rates. */
+interface CachedRow {
+  readonly cells: readonly (readonly FabricCell[])[];
+  readonly rated: boolean;
+  readonly rates: readonly number[];
+  readonly row: FabricServiceRow;
+}
+
+/**
+ * Fabric tables made one after another (the server's: one per render), each reusing what the one
+ * before made from the same inputs (issue 24 item 1: at 3,000 clusters a change must not remake the
+ * table): the derivation while the service and cluster names and the maps are the same; a cluster's
+ * cell while its failout object and hosts are and its next boundary is ahead; a service's row while
+ * its cells are the same objects with the same rates. A row that comes out as the same object as last
+ * time is unchanged, which fabric-page.ts's {@link FabricRowHtml} relies on to reuse its HTML.
+ *
+ * Concurrency: event loop only.
+ */
+export class FabricTables {
+  private layout: Layout | undefined;
+  private readonly cells = new Map<string, CachedCell>();
+  private readonly rows = new Map<string, CachedRow>();
+
+  /** The fabric table at `inputs.now`. */
+  build(inputs: FabricTableInputs): FabricTable {
+    const { now } = inputs;
+    const layout = this.layoutOf(inputs);
+    const entries = new Map(inputs.clusters.map((c) => [c.name, c]));
+    const cellOf = (cluster: string): FabricCell => this.cell(cluster, entries.get(cluster), inputs);
+    const described = new Map(inputs.evacuations.map((node) => [node.fabric, evacuation.describeEvacuation(node, now)]));
+    // A fabric with an open evacuation stays listed even when its clusters are gone (it still moves traffic).
+    const names = [...new Set([...layout.fabricNames, ...[...described.values()].filter((e) => e.open).map((e) => e.fabric)])].sort(compare);
+    const fabrics = names.map((name): FabricColumn => {
+      const cells = (layout.members.get(name) ?? []).map(cellOf);
+      const summary = described.get(name);
+      return {
+        name,
+        clusters: cells.length,
+        hosts: cells.reduce((sum, c) => sum + c.hosts, 0),
+        movedOut: cells.filter((c) => c.state === 'failed-out' || c.state === 'evacuated').length,
+        ...(summary === undefined ? {} : summary.open ? { evacuation: summary } : { lastEvacuation: summary }),
+      };
+    });
+    const services = layout.rows.map(({ service, clusters }) => this.row(service, names.map((name) => (clusters.get(name) ?? []).map(cellOf)), inputs.rates));
     return {
-      name,
-      clusters: cells.length,
-      hosts: cells.reduce((sum, c) => sum + c.hosts, 0),
-      movedOut: cells.filter((c) => c.state === 'failed-out' || c.state === 'evacuated').length,
-      ...(summary === undefined ? {} : summary.open ? { evacuation: summary } : { lastEvacuation: summary }),
+      fabrics,
+      services,
+      ratesSource: inputs.rates?.source,
+      unassigned: layout.derived.unassigned,
+      brokenMaps: inputs.maps.flatMap((m) => ('problem' in m ? [{ fabric: m.fabric, problem: m.problem }] : [])),
+      conflicts: layout.derived.conflicts,
+      missing: layout.derived.missing,
     };
-  });
-  const serviceNames = [...new Set(derived.fabrics.flatMap((f) => f.services))].sort(compare);
-  const services = serviceNames.map((service) => serviceRow(service, names.map((name) => cellsByFabric.get(name)!.filter((c) => c.service === service).map((c) => c.cell)), inputs.rates));
-  return {
-    fabrics,
-    services,
-    ratesSource: inputs.rates?.source,
-    unassigned: derived.unassigned,
-    brokenMaps: inputs.maps.flatMap((m) => ('problem' in m ? [{ fabric: m.fabric, problem: m.problem }] : [])),
-    conflicts: derived.conflicts,
-    missing: derived.missing,
-  };
+  }
+
+  /** The derivation of last time when the service names, cluster names and maps are the same. */
+  private layoutOf(inputs: FabricTableInputs): Layout {
+    const clusterNames = inputs.clusters.map((c) => c.name);
+    const known = this.layout;
+    if (known !== undefined && sameItems(known.services, inputs.services) && sameItems(known.clusterNames, clusterNames) && sameItems(known.maps, inputs.maps)) return known;
+    const maps = inputs.maps.flatMap((m): FabricMap[] => ('map' in m ? [m.map] : []));
+    const derived = deriveFabrics({ services: inputs.services, clusters: clusterNames, maps });
+    const byService = new Map<string, Map<string, string[]>>();
+    for (const fabric of derived.fabrics) {
+      for (const member of fabric.clusters) {
+        let row = byService.get(member.service);
+        if (row === undefined) byService.set(member.service, (row = new Map()));
+        const list = row.get(fabric.name);
+        if (list === undefined) row.set(fabric.name, [member.cluster]);
+        else list.push(member.cluster);
+      }
+    }
+    // Names changed: forget the cells and rows of clusters and services that are gone.
+    const present = new Set(clusterNames);
+    for (const name of this.cells.keys()) if (!present.has(name)) this.cells.delete(name);
+    for (const service of this.rows.keys()) if (!byService.has(service)) this.rows.delete(service);
+    this.layout = {
+      services: inputs.services,
+      clusterNames,
+      maps: inputs.maps,
+      derived,
+      fabricNames: derived.fabrics.map((f) => f.name),
+      rows: [...byService.keys()].sort(compare).map((service) => ({ service, clusters: byService.get(service)! })),
+      members: new Map(derived.fabrics.map((f) => [f.name, f.clusters.map((m) => m.cluster)])),
+    };
+    return this.layout;
+  }
+
+  /** A cluster's cell: the one of last time while its failout object and hosts are the same and its next boundary is ahead. */
+  private cell(cluster: string, entry: ClusterEntry | undefined, inputs: FabricTableInputs): FabricCell {
+    const known = this.cells.get(cluster);
+    if (known !== undefined && entry !== undefined && known.failout === entry.failout && known.hosts === entry.hosts && inputs.now < known.validUntil) return known.cell;
+    const cell = entry === undefined || entry.failout === undefined ? { cluster, hosts: entry?.hosts ?? 0, state: 'loading' as const } : cellState(entry, inputs.describe(cluster, entry.failout), inputs.now);
+    if (entry !== undefined) this.cells.set(cluster, { failout: entry.failout, hosts: entry.hosts, validUntil: failoutBoundary(entry.failout, inputs.now), cell });
+    return cell;
+  }
+
+  /** A service's row: the one of last time while its cells are the same objects with the same rates. */
+  private row(service: string, cells: readonly (readonly FabricCell[])[], rates: RequestRates | undefined): FabricServiceRow {
+    const rateList = rates === undefined ? [] : cells.flatMap((list) => list.map((c) => rates.byCluster.get(c.cluster) ?? 0));
+    const known = this.rows.get(service);
+    if (known !== undefined && known.rated === (rates !== undefined) && sameItems(known.rates, rateList) && known.cells.length === cells.length && known.cells.every((list, i) => sameItems(list, cells[i]!))) return known.row;
+    const row = serviceRow(service, cells, rates);
+    this.rows.set(service, { cells, rated: rates !== undefined, rates: rateList, row });
+    return row;
+  }
+}
+
+/** True when two lists hold the same items (`===`) in the same order. */
+function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /**

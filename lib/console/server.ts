@@ -32,10 +32,13 @@
  * - `sections` (with `id: <version>`): the whole state, `{status, clusters, fabrics, drills, planes,
  *   "history-rows"}`, each the `innerHTML` of the element with that id. Sent first on every connection
  *   (unless the browser already has that version: its page was served with it, `?v=`, or its last event
- *   had it, `Last-Event-ID`) and to a stream that catches up after a stall (event-streams.ts).
+ *   had it, `Last-Event-ID`) and to a stream that catches up after a stall when the patch log cannot
+ *   say what it missed (event-streams.ts, patch-log.ts; otherwise it gets one `patch` of what changed).
  * - `patch` (with `id: <version>`): what changed since the previous version, as JSON
  *   `{sections?: {status?|planes?|fabrics?|drills?|"clusters-note"?: html}, groups?: K, cards?: {<service>: K},
- *   rows?: K, records?: <count>}` (`records`: how many records the console holds, when that changed;
+ *   rows?: K, records?: <count>, fabrics?: {rows?: K, cards?: K}}` (`fabrics`: the fabric table's rows
+ *   by service and the fabric cards by fabric, both by `data-key`, when the rest of that section is
+ *   unchanged; otherwise `sections.fabrics` whole) (`records`: how many records the console holds, when that changed;
  *   the rows are only the newest page) where K is `{upsert?: [{id, html, after?}], remove?: [id], order?: [id]}`
  *   (card-patches.ts; `after` on a new piece: the key it follows, null when first):
  *   groups keyed by service (`''`: other clusters; html: the group with no card), cards by cluster
@@ -71,11 +74,11 @@ import { EventStreams, type StreamClientView } from './event-streams';
 import { FabricActions, parseFabricCheck, parseFabricSend } from './fabric-actions';
 import { DrillActions, parseDrillCheck, parseDrillSend } from './drill-actions';
 import { drillsSection } from './drill-page';
-import { buildFabricTable, EMPTY_FABRIC_TABLE, fabricFingerprint, type FabricTable } from './fabric-view';
+import { EMPTY_FABRIC_TABLE, fabricFingerprint, FabricTables, type FabricTable } from './fabric-view';
 import { DEFAULT_FABRICS_PATH } from '../fabrics';
 import { DEFAULT_DRILLS_PATH, DEFAULT_EVACUATIONS_PATH } from '../requests';
 import type { AlarmReader } from '../alarms';
-import { renderFabrics } from './fabric-page';
+import { fabricPieces, FabricRowHtml, type FabricPieces } from './fabric-page';
 import { evacuationBoundary } from './boundaries';
 import { RenderSchedule } from './render-schedule';
 import { ClusterCards } from './card-cache';
@@ -169,6 +172,9 @@ export class ConsoleServer {
   // A change renders the cards first and the fabric table (a pass over every cluster) just after, so
   // a card's change never waits for the table; see renderAll.
   private readonly schedule = new RenderSchedule({ renderAll: () => this.renderAll(false), renderFabrics: () => this.renderFabrics() });
+  /** The fabric tables, made again only where a change touched them, and their rows' HTML (fabric-view.ts, fabric-page.ts). */
+  private readonly fabricTables = new FabricTables();
+  private readonly fabricRows = new FabricRowHtml();
   /** When the fabric table was first left behind by a render (0: it is current). */
   private fabricsBehindSince = 0;
   private readonly timers: NodeJS.Timeout[] = [];
@@ -210,9 +216,10 @@ export class ConsoleServer {
     });
     this.streams = new EventStreams({
       stallMs: options.streamStallMs,
-      // A client back from a pause gets the whole state (state, not a log): exactly what every patch so
-      // far led to, so the next patch applies on top of it.
-      catchUp: () => this.fullFrame(),
+      // A client back from a pause gets what changed since the version it has, each piece as it is now
+      // (live-state.ts patchSince), or the whole state when that cannot be told: either way exactly
+      // what every patch so far led to, so the next patch applies on top of it.
+      catchUp: (since) => this.catchUpFrame(since),
       logger: log,
     });
     this.actions = new ConsoleActions({
@@ -306,7 +313,7 @@ export class ConsoleServer {
   private fabrics(now: number): FabricTable {
     const view = this.zkView;
     if (view === undefined) return EMPTY_FABRIC_TABLE;
-    return buildFabricTable({
+    return this.fabricTables.build({
       services: view.services().map((s) => s.name),
       clusters: view.clusters(),
       maps: view.fabricMaps(),
@@ -382,7 +389,8 @@ export class ConsoleServer {
       this.liveState().update({
         now,
         alarms: snapshot.alarms,
-        sections: fabricsNow ? { ...sections, fabrics: this.fabricsSection(snapshot.fabrics, now) } : sections,
+        sections,
+        ...(fabricsNow ? { fabrics: this.fabricsSection(snapshot.fabrics, now) } : {}),
         groups: snapshot.groups,
         records: snapshot.records,
         recordCount: this.zkView?.requestRecords().length ?? 0,
@@ -410,11 +418,11 @@ export class ConsoleServer {
   private renderFabrics(): void {
     const now = Date.now();
     this.fabricsBehindSince = 0;
-    this.send(this.liveState().update({ now, alarms: this.alarmsView(), sections: { fabrics: this.fabricsSection(this.fabrics(now), now) } }));
+    this.send(this.liveState().update({ now, alarms: this.alarmsView(), fabrics: this.fabricsSection(this.fabrics(now), now) }));
   }
 
-  private fabricsSection(table: FabricTable, now: number): string {
-    return renderFabrics(table, now, this.zkView?.connection().state === 'connected').text;
+  private fabricsSection(table: FabricTable, now: number): FabricPieces {
+    return fabricPieces(table, now, this.zkView?.connection().state === 'connected', this.fabricRows);
   }
 
   private liveState(): LiveState {
@@ -422,7 +430,14 @@ export class ConsoleServer {
   }
 
   private send(patch: LivePatch | undefined): void {
-    if (patch !== undefined && !this.closing) this.streams.broadcastState(sseFrame('patch', patch, this.live!.version));
+    if (patch !== undefined && !this.closing) this.streams.broadcastState(sseFrame('patch', patch, this.live!.version), this.live!.version);
+  }
+
+  /** What a stream that has `since` needs to be current: a patch when the live state can tell it, else the whole state. */
+  private catchUpFrame(since: string | undefined): { readonly frame: string; readonly version: string } {
+    const live = this.currentLive();
+    const patch = since === undefined ? undefined : live.patchSince(since);
+    return { frame: patch === undefined ? this.fullFrame() : sseFrame('patch', patch, live.version), version: live.version };
   }
 
   /** The whole live state as one `sections` frame, with its version as the event id. */
@@ -558,7 +573,7 @@ export class ConsoleServer {
     // The full state first, so a browser that reconnects after a gap catches up at once; none when it
     // has the current version already (its page was rendered from it, or nothing changed while away).
     const live = this.currentLive();
-    this.streams.add(raw, `retry: 1000\n\n${known === live.version ? '' : sseFrame('sections', live.full(), live.version)}`);
+    this.streams.add(raw, `retry: 1000\n\n${known === live.version ? '' : sseFrame('sections', live.full(), live.version)}`, live.version);
   }
 }
 

@@ -1,6 +1,6 @@
 // The failout console's front end: no build step, no framework. The server renders every piece
 // (escaped); this script puts in what the event stream sends (the whole state in a `sections` event,
-// then `patch` events with only the cards, groups, rows and small sections that changed: server.ts
+// then `patch` events with only the cards, groups, rows, fabric rows and small sections that changed: server.ts
 // says the format), counts windows down, draws the traffic charts (uPlot) and runs the request form.
 // Text from data is only ever set with textContent.
 /* global document, window, EventSource, fetch, uPlot, requestAnimationFrame, setInterval */
@@ -130,6 +130,13 @@
       }
     }
     if (patch.rows) applyKeyed(history.live, patch.rows, rowKey, replaceWhole, null);
+    // The fabric table's rows and the fabric cards, keyed like the cards (data-key).
+    if (patch.fabrics) {
+      const table = $('fabric-table');
+      const fabricCards = $('fabrics').querySelector('div.fabric-cards');
+      if (patch.fabrics.rows && table && table.tBodies[0]) applyKeyed(table.tBodies[0], patch.fabrics.rows, cardKey, replaceWhole, null);
+      if (patch.fabrics.cards && fabricCards) applyKeyed(fabricCards, patch.fabrics.cards, cardKey, replaceWhole, null);
+    }
     afterUpdate(key);
     if (patch.rows || patch.records !== undefined) history.onLiveRows(patch.records);
   }

@@ -138,7 +138,11 @@ describe('the console server', () => {
     // Prepare
     await pageShowing('FAILED OUT');
     const session = await openSession();
-    const fabricsOf = (data: string): string | undefined => (JSON.parse(data) as { sections?: { fabrics?: string } }).sections?.fabrics;
+    // The fabric section comes whole (sections.fabrics) or as the rows and cards that changed (fabrics).
+    const fabricsOf = (data: string): string | undefined => {
+      const patch = JSON.parse(data) as { sections?: { fabrics?: string }; fabrics?: { rows?: { upsert?: { html: string }[] } } };
+      return patch.sections?.fabrics ?? patch.fabrics?.rows?.upsert?.map((row) => row.html).join('');
+    };
     let cardSeen = false;
     const events = readEvents(`${server!.url}events`, (event, data) => {
       if (event !== 'patch') return false;

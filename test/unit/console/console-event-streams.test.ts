@@ -26,31 +26,31 @@ class FakeResponse extends EventEmitter {
 }
 
 describe('the event streams', () => {
-  it('skips the patches of a client that stopped reading and gives it the whole state, then the next patches, when it reads again', () => {
+  it('skips the patches of a client that stopped reading and gives it one catch-up from the version it has, then the next patches, when it reads again', () => {
     // Prepare
-    let state = 'full@0';
-    const streams = new EventStreams({ catchUp: () => state, logger: pino({ level: 'silent' }), heartbeatMs: 60_000, stallMs: 60_000 });
+    let current = 'v0';
+    const streams = new EventStreams({ catchUp: (since) => ({ frame: `catch-up ${since}→${current}`, version: current }), logger: pino({ level: 'silent' }), heartbeatMs: 60_000, stallMs: 60_000 });
     const raw = new FakeResponse();
-    streams.add(raw as unknown as ServerResponse, 'first');
+    streams.add(raw as unknown as ServerResponse, 'first', 'v0');
 
     // Act: p1 read; p2 fills the buffers; p3 while paused; drained; p4
-    streams.broadcastState('p1');
+    streams.broadcastState('p1', 'v1');
     raw.full = true;
-    streams.broadcastState('p2');
-    state = 'full@3';
-    streams.broadcastState('p3');
+    streams.broadcastState('p2', 'v2');
+    current = 'v3';
+    streams.broadcastState('p3', 'v3');
     raw.full = false;
     raw.emit('drain');
-    streams.broadcastState('p4');
+    streams.broadcastState('p4', 'v4');
     streams.close();
 
-    // Assess: p2 was written before the pause (the state after it is in full@3 too); p3 never was
-    expect(raw.written).toEqual(['first', 'p1', 'p2', 'full@3', 'p4']);
+    // Assess: p2 was written before the pause (the client has v2 once it reads it); p3 never was
+    expect(raw.written).toEqual(['first', 'p1', 'p2', 'catch-up v2→v3', 'p4']);
   });
 
   it('gives a client that missed nothing no catch-up', () => {
     // Prepare
-    const streams = new EventStreams({ catchUp: () => 'full', logger: pino({ level: 'silent' }), heartbeatMs: 60_000, stallMs: 60_000 });
+    const streams = new EventStreams({ catchUp: () => ({ frame: 'full', version: 'v9' }), logger: pino({ level: 'silent' }), heartbeatMs: 60_000, stallMs: 60_000 });
     const raw = new FakeResponse();
     streams.add(raw as unknown as ServerResponse, 'first');
 

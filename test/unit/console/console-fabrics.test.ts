@@ -160,7 +160,7 @@ describe('the fabric section', () => {
   it('shows the evacuation: request id, stage, the next stage and the end as absolute times counted down, and Restore instead of Evacuate', () => {
     // Act
     const text = renderFabrics(buildFabricTable(inputs()), NOW, true).text;
-    const lor1 = text.slice(text.indexOf('<article class="card fabric evacuating" data-fabric="lor1">'), text.indexOf('<article class="card fabric" data-fabric="lva1">'));
+    const lor1 = text.slice(text.indexOf('<article class="card fabric evacuating" data-fabric="lor1"'), text.indexOf('<article class="card fabric" data-fabric="lva1"'));
 
     // Assess
     expect(lor1).toContain(`data-request="${EVACUATION_ID}"`);
