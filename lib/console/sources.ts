@@ -231,7 +231,7 @@ export class HttpSources {
           if (found.source !== 'none') source = source === 'traffic' || found.source === 'traffic' ? 'traffic' : 'redirected';
           for (const [target, value] of found.totals) totals.set(target, (totals.get(target) ?? 0) + value);
         } catch (err) {
-          errors.push(`${url}: ${err instanceof Error ? (err.name === 'TimeoutError' ? 'timed out' : err.message) : String(err)}`);
+          errors.push(`${url}: ${scrapeError(err)}`);
         }
       }),
     );
@@ -304,6 +304,12 @@ export class HttpSources {
       this.bridgesValue[index] = { ...current, error: err instanceof Error ? err.message : String(err) };
     }
   }
+}
+
+/** A failed scrape for people: `timed out` for fetch's timeout (a DOMException: not always `instanceof Error`). */
+function scrapeError(err: unknown): string {
+  if (typeof err === 'object' && err !== null && (err as { name?: unknown }).name === 'TimeoutError') return 'timed out';
+  return err instanceof Error ? err.message : String(err);
 }
 
 /** `type.googleapis.com/envoy.config.cluster.v3.Cluster` → `Cluster`. */
