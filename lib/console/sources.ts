@@ -306,10 +306,16 @@ export class HttpSources {
   }
 }
 
-/** A failed scrape for people: `timed out` for fetch's timeout (a DOMException: not always `instanceof Error`). */
+/**
+ * A failed scrape for people: `timed out` for fetch's timeout, else the message and its cause's
+ * (`fetch failed: connect ECONNREFUSED …`). Read by shape: fetch's errors (a DOMException, undici's
+ * TypeError) are not `instanceof Error` in every realm.
+ */
 function scrapeError(err: unknown): string {
-  if (typeof err === 'object' && err !== null && (err as { name?: unknown }).name === 'TimeoutError') return 'timed out';
-  return err instanceof Error ? err.message : String(err);
+  const { name, message, cause } = (typeof err === 'object' && err !== null ? err : {}) as { name?: unknown; message?: unknown; cause?: { message?: unknown } };
+  if (name === 'TimeoutError') return 'timed out';
+  if (typeof message !== 'string') return String(err);
+  return typeof cause?.message === 'string' ? `${message}: ${cause.message}` : message;
 }
 
 /** `type.googleapis.com/envoy.config.cluster.v3.Cluster` → `Cluster`. */
