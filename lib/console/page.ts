@@ -24,6 +24,8 @@ import { renderDrillConfirm } from './drill-page';
 import { cardStates, clusterHref } from './cluster-filter';
 import { renderFindForm } from './find-view';
 import { renderTrail } from './outcome-trail';
+import { renderOwnHealth, renderPeersHealth, shownLegend } from './health-view';
+import { HEALTH_WINDOW_MS } from './sources';
 
 /** The sections of the whole state (the `sections` event replaces them all), by element id. */
 export type SectionId = 'status' | 'clusters' | 'fabrics' | 'drills' | 'planes' | 'history-rows';
@@ -139,6 +141,7 @@ export function renderCard(c: ClusterCard, home: boolean, now: number, alarms: A
     <h3 id="c-${c.name}"><a href="${clusterHref(c.name)}">${c.name}</a>${home ? html` <span class="tag">home</span>` : ''}</h3>
     <p><span class="badge" data-state="${state}">${label}</span> <span class="hosts">${c.hosts} host${c.hosts === 1 ? '' : 's'}</span>
       ${st && (st.state === 'failed-out' || st.state === 'scheduled') ? html` <span class="share" data-share="${share}">${share}% moved</span>` : ''}</p>
+    ${c.health ? renderOwnHealth(c.health.service, c.health.own) : ''}
     ${c.trail ? renderTrail(c.trail, c.name) : ''}
     ${c.problem ? html`<p class="alert">Latest write unreadable (the last good state stays in effect): ${c.problem}</p>` : ''}
     ${st?.problem ? html`<p class="alert">${st.problem}</p>` : ''}
@@ -146,6 +149,7 @@ export function renderCard(c: ClusterCard, home: boolean, now: number, alarms: A
     ${forced.length > 0 ? html`<p class="forced" data-forced="true">${forced.join('; ')}</p>` : ''}
     ${st?.ramp ? renderRamp(c.name, st.ramp, now) : ''}
     ${st && st.peers.length > 0 ? html`<p class="peers">peers: ${join(st.peers.map((p) => html`<span class="peer">${p.cluster} ×${p.weight} (${Math.round((p.weight / totalWeight) * 100)}%)</span>`), ', ')}</p>` : ''}
+    ${c.health && c.health.peers.length > 0 ? renderPeersHealth(c.health.service, c.health.peers) : ''}
     <div class="actions">
       <button type="button" data-act="failout" data-cluster="${c.name}">Fail out…</button>
       ${canRestore ? html`<button type="button" data-act="extend" data-cluster="${c.name}">Extend…</button> <button type="button" data-act="amend" data-cluster="${c.name}">Stop alarms…</button> <button type="button" data-act="restore" data-cluster="${c.name}">Restore…</button>` : ''}
@@ -292,7 +296,7 @@ export function renderPage(s: ConsoleSnapshot, context: PageContext, live?: Live
 <meta name="csrf-token" content="${context.csrfToken}">${live === undefined ? '' : html`<meta name="console-version" content="${live.version}">`}
 <title>failout console</title>
 <link rel="stylesheet" href="/static/uplot/uPlot.min.css"><link rel="stylesheet" href="/static/console.css">
-<script src="/static/uplot/uPlot.iife.min.js" defer></script><script src="/static/history.js" defer></script><script src="/static/console.js" defer></script><script src="/static/fabrics.js" defer></script>
+<script src="/static/uplot/uPlot.iife.min.js" defer></script><script src="/static/history.js" defer></script><script src="/static/health.js" defer></script><script src="/static/console.js" defer></script><script src="/static/fabrics.js" defer></script>
 </head><body>
 <a class="skip" href="#act">Skip to the request form</a>
 <header><h1>failout console</h1><nav aria-label="sections"><a href="#clusters-h">Clusters</a> <a href="#fabrics-h">Fabrics</a> <a href="#drills-h">Drills</a> <a href="#traffic-h">Traffic</a> <a href="#act">Act</a> <a href="#history-h">History</a> <a href="#planes-h">Control planes</a></nav>
@@ -314,10 +318,11 @@ ${renderDrillConfirm()}<script src="/static/drills.js" defer></script>
 <div id="traffic">${s.traffic.length === 0 ? html`<p>No service metrics configured (--metrics service=URL or FAILOUT_METRICS_URLS).</p>` : ''}
 ${s.traffic.map(
   (t) => html`<figure class="chart" data-service="${t.service}"><figcaption>${t.service}${t.source === 'redirected' ? ' (moved traffic only: requests redirected by FailoutClient, by peer)' : ''}</figcaption>
-  <div class="plot" aria-hidden="true"></div><table class="legend"><caption>Latest requests/s by target cluster</caption><tbody></tbody></table>
+  <div class="plot" aria-hidden="true"></div><table class="legend"><caption>Latest requests/s by target cluster, and each target's health over the last ${HEALTH_WINDOW_MS / 1000} s</caption>
+  <thead><tr><th scope="col">target</th><th scope="col">req/s</th><th scope="col">health: req/s, errors, p99</th></tr></thead><tbody></tbody></table>
   <p class="source-error" role="status">${t.error ?? ''}</p></figure>`,
 )}</div>
-<script type="application/json" id="initial-traffic">${jsonForScript(s.traffic.map((t) => ({ service: escapeControlChars(t.service), points: t.points.map(shownPoint) })))}</script>
+<script type="application/json" id="initial-traffic">${jsonForScript(s.traffic.map((t) => ({ service: escapeControlChars(t.service), points: t.points.map(shownPoint), health: shownLegend(s.trafficHealth?.get(t.service) ?? {}) })))}</script>
 <section id="act" aria-labelledby="act-h"><h2 id="act-h">Act</h2>
 <form id="action-form" novalidate>
 <fieldset><legend>Request</legend>

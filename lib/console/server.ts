@@ -48,7 +48,9 @@
  *   The page applies `sections`, then `groups`, then each group's `cards`, then `rows`; in each list
  *   `remove`, then `upsert` (replace in place, or insert after `after`), then `order`. Nothing
  *   changed: nothing is sent.
- * - `traffic`: one chart point, `{service, point, error}`.
+ * - `traffic`: one chart point, `{service, point, error, health}` (`health`: per target the legend's
+ *   texts, health-view.ts `HealthTexts`). A card's health comes with the card, in a `patch`, and only
+ *   when a value it shows changed (health-board.ts): a scrape that changed none renders no card.
  * The countdowns count in the browser from `<time data-until>`; the server renders again only on a
  * change and at the next window or evacuation boundary (one timer: render-schedule.ts, boundaries.ts),
  * never every second, and then only the cards whose inputs changed (card-cache.ts, live-state.ts).
@@ -89,6 +91,8 @@ import { registerHistoryRoutes } from './history-routes';
 import { CardFabrics } from './cluster-filter';
 import { registerClusterPage } from './cluster-page';
 import { OutcomeTrails } from './outcome-trail';
+import { HealthBoard } from './health-board';
+import { shownLegend } from './health-view';
 
 /** Options of {@link ConsoleServer.start}. */
 export interface ConsoleServerOptions {
@@ -168,6 +172,8 @@ export class ConsoleServer {
   private readonly cardFabrics = new CardFabrics();
   /** Why each card's last failout ended, for an hour (outcome-trail.ts). */
   private readonly trails = new OutcomeTrails();
+  /** Each target's health as the cards and charts show it (health-board.ts). */
+  private readonly health: HealthBoard;
   /** When to render: after changes, and at the next boundary (render-schedule.ts). */
   // A change renders the cards first and the fabric table (a pass over every cluster) just after, so
   // a card's change never waits for the table; see renderAll.
@@ -187,6 +193,7 @@ export class ConsoleServer {
     this.csrfDigest = digest(this.csrfToken);
     this.tokenDigest = options.token === undefined ? undefined : digest(options.token);
     this.cards = new ClusterCards((cluster, properties, now) => options.requests.describe(cluster, properties, now));
+    this.health = new HealthBoard([...(options.metricsUrls?.keys() ?? [])]);
     const log = options.logger;
     this.zkView = options.zk
       ? new ZkView({
@@ -209,9 +216,12 @@ export class ConsoleServer {
       logger: log,
       onBridges: () => this.schedule.request(),
       onTraffic: (service, point) => {
-        this.onTraffic(service, point);
-        // The fabric table's shares come from the rates: only it is rendered again for a scrape.
-        this.schedule.request(false);
+        const traffic = this.sources.services().find((t) => t.service === service);
+        // The cards are rendered again only when a health they show changed (its rounded text, its
+        // verdict or its reason: health-board.ts); else the fabric table's shares alone.
+        const healthChanged = traffic !== undefined && this.health.update(traffic);
+        this.onTraffic(service, point, traffic?.error);
+        this.schedule.request(healthChanged);
       },
     });
     this.streams = new EventStreams({
@@ -304,6 +314,7 @@ export class ConsoleServer {
       records: view?.requestRecords().slice(0, HISTORY_PAGE_SIZE) ?? [],
       bridges: this.sources.bridges(),
       traffic: this.sources.services(),
+      trafficHealth: new Map(this.sources.services().map((t) => [t.service, this.health.legend(t.service, new Set(t.points.flatMap((p) => Object.keys(p.rates))))])),
       alarms: this.alarmsView(),
       fabrics: withFabrics ? this.fabrics(now) : EMPTY_FABRIC_TABLE,
     };
@@ -336,7 +347,7 @@ export class ConsoleServer {
     const services = view?.services() ?? [];
     const withFabrics = this.cardFabrics.decorate(this.cards.cards(view?.clusters() ?? [], now), services.map((s) => s.name), view?.fabricMaps() ?? []);
     const cards = this.trails.decorate(withFabrics, view?.requestRecords() ?? [], now);
-    return groupClusters(services, cards);
+    return this.health.decorate(groupClusters(services, cards));
   }
 
   private alarmsView(): AlarmStatesView {
@@ -452,10 +463,10 @@ export class ConsoleServer {
     return this.live!;
   }
 
-  private onTraffic(service: string, point: RatePoint | undefined): void {
-    const error = this.sources.services().find((s) => s.service === service)?.error;
+  private onTraffic(service: string, point: RatePoint | undefined, error: string | undefined): void {
     // Names and errors come from the services' metrics: shown as text, control characters escaped.
-    this.streams.broadcastPoint(sseFrame('traffic', { service: escapeControlChars(service), point: point === undefined ? null : shownPoint(point), error: error === undefined ? null : escapeControlChars(error) }));
+    const health = shownLegend(this.health.legend(service, point === undefined ? [] : Object.keys(point.rates)));
+    this.streams.broadcastPoint(sseFrame('traffic', { service: escapeControlChars(service), point: point === undefined ? null : shownPoint(point), error: error === undefined ? null : escapeControlChars(error), health }));
   }
 
   private buildApp(host: string): FastifyInstance {

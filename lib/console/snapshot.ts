@@ -9,6 +9,7 @@ import type { AlarmStatesView } from './alarms';
 import type { QueueProbe } from '../operator';
 import type { FabricTable } from './fabric-view';
 import type { OutcomeTrail } from './outcome-trail';
+import type { CardHealth, HealthTexts } from './health-view';
 import type { BridgeSource, ServiceTraffic } from './sources';
 import type { ClusterEntry, ZkViewState } from './zk-view';
 
@@ -33,6 +34,8 @@ export interface ClusterCard {
   readonly fabric?: string;
   /** Why its last failout ended, for an hour (outcome-trail.ts `OutcomeTrails`). */
   readonly trail?: OutcomeTrail;
+  /** Its health as a target of its group's service, and its peers' (health-board.ts), when metrics are configured. */
+  readonly health?: CardHealth;
 }
 
 /** Clusters shown together: a service's home cluster and the clusters named after it (`<service>-…`) or peering with it. */
@@ -52,6 +55,8 @@ export interface ConsoleSnapshot {
   readonly records: readonly RequestRecord[];
   readonly bridges: readonly BridgeSource[];
   readonly traffic: readonly ServiceTraffic[];
+  /** Per service, its chart legend's health texts by target (health-board.ts `legend`); absent: none. */
+  readonly trafficHealth?: ReadonlyMap<string, Readonly<Record<string, HealthTexts>>>;
   /** The states of the alarms the cards show, or why there are none. */
   readonly alarms: AlarmStatesView;
   /** Fabrics × services and each fabric's evacuation (issue 23; fabric-view.ts). */

@@ -9,7 +9,14 @@ import type { Lifecycle } from '../lifecycle';
 import { z } from 'zod';
 import type { Logger } from '../logging';
 import type { RequestRates } from '../requests';
-import { parsePrometheusText, RateSeries, readText, TargetHealthSeries, totalsByTarget, type PromSample, type RatePoint, type TargetHealth } from '../metrics';
+import { D2_REQUESTS_METRIC, parsePrometheusText, RateSeries, readText, TargetHealthSeries, totalsByTarget, type PromSample, type RatePoint, type TargetHealth } from '../metrics';
+
+/**
+ * The window of the health numbers (requests/s, failed share, p99 per target): long enough that steady
+ * traffic gives steady numbers (the cards change only when a shown value does), short enough that a
+ * peer starting to answer 500s shows within a scrape or two.
+ */
+export const HEALTH_WINDOW_MS = 10_000;
 
 /** A bridge replica as its `/status` says (lib/bridge `BridgeStatus`, the fields the console shows). */
 const bridgeStatusSchema = z.object({
@@ -81,9 +88,16 @@ export interface ServiceTraffic {
   readonly points: readonly RatePoint[];
   /**
    * Per target cluster over the last scrape interval: requests/s, the failed share and p99, from the
-   * service's D2 request metrics (lib/metrics `request-metrics.ts`); empty when it exports none.
+   * service's D2 request metrics (lib/metrics `request-metrics.ts`), over {@link HEALTH_WINDOW_MS};
+   * empty when it exports none.
    */
   readonly health: ReadonlyMap<string, TargetHealth>;
+  /**
+   * Why {@link health} says nothing now, for people: an endpoint not answering (the health is unknown
+   * rather than undercounted), no D2 request metrics in what they answered, or no second scrape yet.
+   * Undefined when the last scrape of every endpoint gave them.
+   */
+  readonly healthProblem: string | undefined;
 }
 
 /** Options of {@link HttpSources}. */
@@ -107,17 +121,30 @@ export interface HttpSourcesOptions {
   readonly onTraffic: (service: string, point: RatePoint | undefined) => void;
 }
 
+/** One service's series and the state of its last scrape. */
+interface ServiceEntry {
+  readonly series: RateSeries;
+  readonly health: TargetHealthSeries;
+  source: ServiceTraffic['source'];
+  error: string | undefined;
+  healthProblem: string | undefined;
+  /** A scrape of this service is under way: a slow endpoint delays only its own service's next one. */
+  busy: boolean;
+}
+
 /** The timers that read the HTTP sources. Lifecycle: latent → started → closed. */
 export class HttpSources {
   private lifecycle: Lifecycle = 'idle';
   private readonly timers: NodeJS.Timeout[] = [];
   private bridgesValue: BridgeSource[];
-  private readonly traffic = new Map<string, { series: RateSeries; health: TargetHealthSeries; source: ServiceTraffic['source']; error: string | undefined }>();
-  private busy = { metrics: false, bridges: false };
+  private readonly traffic = new Map<string, ServiceEntry>();
+  private busy = { bridges: false };
 
   constructor(private readonly options: HttpSourcesOptions) {
     this.bridgesValue = this.bridgeUrls().map((url) => ({ url, status: undefined, resources: [], error: undefined, readAt: 0 }));
-    for (const service of options.metricsUrls.keys()) this.traffic.set(service, { series: new RateSeries(), health: new TargetHealthSeries(), source: 'none', error: undefined });
+    for (const service of options.metricsUrls.keys()) {
+      this.traffic.set(service, { series: new RateSeries(), health: new TargetHealthSeries({ windowMs: HEALTH_WINDOW_MS }), source: 'none', error: undefined, healthProblem: 'not scraped yet', busy: false });
+    }
   }
 
   /** Starts both timers (the first reads at once). */
@@ -141,7 +168,7 @@ export class HttpSources {
 
   /** Every configured service's traffic. */
   services(): ServiceTraffic[] {
-    return [...this.traffic].map(([service, t]) => ({ service, urls: this.options.metricsUrls.get(service) ?? [], source: t.source, error: t.error, points: t.series.points(), health: t.health.latest() }));
+    return [...this.traffic].map(([service, t]) => ({ service, urls: this.options.metricsUrls.get(service) ?? [], source: t.source, error: t.error, points: t.series.points(), health: t.health.latest(), healthProblem: t.healthProblem }));
   }
 
   /**
@@ -170,17 +197,22 @@ export class HttpSources {
   }
 
   private async scrapeMetrics(): Promise<void> {
-    if (this.busy.metrics || this.lifecycle !== 'running') return;
-    this.busy.metrics = true;
-    try {
-      await Promise.all([...this.options.metricsUrls].map(([service, urls]) => this.scrapeService(service, urls)));
-    } finally {
-      this.busy.metrics = false;
-    }
+    if (this.lifecycle !== 'running') return;
+    await Promise.all(
+      [...this.options.metricsUrls].map(async ([service, urls]) => {
+        const entry = this.traffic.get(service)!;
+        if (entry.busy) return;
+        entry.busy = true;
+        try {
+          await this.scrapeService(entry, service, urls);
+        } finally {
+          entry.busy = false;
+        }
+      }),
+    );
   }
 
-  private async scrapeService(service: string, urls: readonly string[]): Promise<void> {
-    const entry = this.traffic.get(service)!;
+  private async scrapeService(entry: ServiceEntry, service: string, urls: readonly string[]): Promise<void> {
     const at = Date.now();
     const totals = new Map<string, number>();
     const errors: string[] = [];
@@ -190,13 +222,16 @@ export class HttpSources {
     await Promise.all(
       urls.map(async (url) => {
         try {
-          const scraped = parsePrometheusText(await readText(url));
+          const text = await readText(url);
+          const scraped = parsePrometheusText(text);
+          // Text in which no line is a sample is not the exposition format (an error page, garbage).
+          if (scraped.length === 0 && text.trim() !== '') throw new Error('answered no Prometheus sample (not the text format?)');
           for (const sample of scraped) samples.push(sample);
           const found = totalsByTarget(scraped, this.options.trafficMetric);
           if (found.source !== 'none') source = source === 'traffic' || found.source === 'traffic' ? 'traffic' : 'redirected';
           for (const [target, value] of found.totals) totals.set(target, (totals.get(target) ?? 0) + value);
         } catch (err) {
-          errors.push(`${url}: ${err instanceof Error ? err.message : String(err)}`);
+          errors.push(`${url}: ${scrapeError(err)}`);
         }
       }),
     );
@@ -205,11 +240,28 @@ export class HttpSources {
     if (errors.length === urls.length) {
       entry.series.gap();
       entry.health.gap();
+      entry.healthProblem = `metrics not answering: ${entry.error}`;
       this.options.onTraffic(service, undefined);
       return;
     }
-    entry.health.add(at, samples);
+    entry.healthProblem = this.addHealth(entry, at, samples, errors.length, urls.length);
     this.options.onTraffic(service, entry.series.add(at, totals));
+  }
+
+  /**
+   * Adds a scrape to the service's health; returns why it says nothing now. An instance that did not
+   * answer leaves the health unknown (its requests would be missing from the sums) until all answer.
+   */
+  private addHealth(entry: ServiceEntry, at: number, samples: readonly PromSample[], failed: number, endpoints: number): string | undefined {
+    if (failed > 0) {
+      entry.health.gap();
+      return `${failed} of ${endpoints} metrics endpoints not answering: ${entry.error}`;
+    }
+    if (!samples.some((s) => s.name === D2_REQUESTS_METRIC)) {
+      entry.health.gap();
+      return `no ${D2_REQUESTS_METRIC} in its metrics (a D2 client built with a registry exports it)`;
+    }
+    return entry.health.add(at, samples) === undefined ? 'waiting for a second scrape' : undefined;
   }
 
   private bridgeUrls(): readonly string[] {
@@ -252,6 +304,18 @@ export class HttpSources {
       this.bridgesValue[index] = { ...current, error: err instanceof Error ? err.message : String(err) };
     }
   }
+}
+
+/**
+ * A failed scrape for people: `timed out` for fetch's timeout, else the message and its cause's
+ * (`fetch failed: connect ECONNREFUSED …`). Read by shape: fetch's errors (a DOMException, undici's
+ * TypeError) are not `instanceof Error` in every realm.
+ */
+function scrapeError(err: unknown): string {
+  const { name, message, cause } = (typeof err === 'object' && err !== null ? err : {}) as { name?: unknown; message?: unknown; cause?: { message?: unknown } };
+  if (name === 'TimeoutError') return 'timed out';
+  if (typeof message !== 'string') return String(err);
+  return typeof cause?.message === 'string' ? `${message}: ${cause.message}` : message;
 }
 
 /** `type.googleapis.com/envoy.config.cluster.v3.Cluster` → `Cluster`. */

@@ -8,20 +8,30 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Counter, Registry } from 'prom-client';
+import { Counter, Histogram, Registry } from 'prom-client';
 import { LoadBalancerState } from '../d2';
 import { buildD2Client, WeightedFailoutRedirectStrategy, ZooKeeperFailoutConfigProviderFactory, type BuiltD2Client, type D2ClientConfig } from '../failout';
 import { createLogger, type Logger } from '../logging';
+import { D2_REQUEST_SECONDS_METRIC, D2_REQUESTS_METRIC, outcomeOf, REQUEST_SECONDS_BUCKETS } from '../metrics';
 import { createXdsClient, parseBootstrap, type XdsClient } from '../xds';
 import { ZkSession } from '../zk';
 import { SERVICE, SERVICES } from './topology';
 
 /**
  * The counter of every request the generator sent, by the cluster it went to: what the console charts
- * (`--traffic-metric`), next to FailoutClient's own `failout_client_redirected_total` in the same
- * registry (`/metrics`, every service); `/metrics/<service>` has it for one service's requests only.
+ * (`--traffic-metric`), next to FailoutClient's own `failout_client_redirected_total` and the D2
+ * client's request metrics in the same registry (`/metrics`, every service); `/metrics/<service>` has
+ * it and the D2 request metrics for one service's requests only (the console's health per target).
  */
 export const LOCAL_TRAFFIC_METRIC = 'failout_local_requests_total';
+
+/** One service's own metrics (`/metrics/<service>`). */
+interface ServiceMetrics {
+  readonly registry: Registry;
+  readonly byTarget: Counter<'cluster'>;
+  readonly requests: Counter<'cluster' | 'outcome'>;
+  readonly seconds: Histogram<'cluster'>;
+}
 
 /** One request's outcome. */
 export interface Sample {
@@ -128,8 +138,8 @@ export class TrafficGenerator {
   private ticks = 0;
   private metricsServer: Server | undefined;
   private readonly byTarget: Counter<'cluster'>;
-  /** Per service: a registry of its own holding the same counter for its requests only (`/metrics/<service>`). */
-  private readonly perService = new Map<string, { readonly registry: Registry; readonly byTarget: Counter<'cluster'> }>();
+  /** Per service: a registry of its own holding the same counters for its requests only (`/metrics/<service>`). */
+  private readonly perService = new Map<string, ServiceMetrics>();
 
   private constructor(
     private readonly options: Required<Omit<TrafficOptions, 'logger' | 'xdsBootstrap'>>,
@@ -143,7 +153,16 @@ export class TrafficGenerator {
     this.byTarget = new Counter({ name: LOCAL_TRAFFIC_METRIC, help, labelNames: ['cluster'], registers: [client.registry] });
     for (const service of options.services) {
       const registry = new Registry();
-      this.perService.set(service, { registry, byTarget: new Counter({ name: LOCAL_TRAFFIC_METRIC, help: `${help} (service ${service})`, labelNames: ['cluster'], registers: [registry] }) });
+      this.perService.set(service, {
+        registry,
+        byTarget: new Counter({ name: LOCAL_TRAFFIC_METRIC, help: `${help} (service ${service})`, labelNames: ['cluster'], registers: [registry] }),
+        // The D2 client's request metrics (lib/metrics request-metrics.ts) for this service alone: one
+        // client calls both services here, where each service's own process would export its own. A
+        // request with no response is counted in `/metrics` only (the client's own: the caller is not
+        // told which cluster it was for).
+        requests: new Counter({ name: D2_REQUESTS_METRIC, help: `D2 requests of service ${service} by target cluster and outcome`, labelNames: ['cluster', 'outcome'], registers: [registry] }),
+        seconds: new Histogram({ name: D2_REQUEST_SECONDS_METRIC, help: `Time to response headers of service ${service}'s D2 requests, by target cluster`, labelNames: ['cluster'], buckets: [...REQUEST_SECONDS_BUCKETS], registers: [registry] }),
+      });
     }
   }
 
@@ -325,6 +344,9 @@ export class TrafficGenerator {
     const done = this.client
       .request(`d2://${service}/hello`, { routingKey, headersTimeout: 2000, bodyTimeout: 2000 })
       .then(async (response) => {
+        const metrics = this.perService.get(service);
+        metrics?.requests.inc({ cluster: response.target.cluster, outcome: outcomeOf(response.statusCode) });
+        metrics?.seconds.observe({ cluster: response.target.cluster }, (Date.now() - at) / 1000);
         await response.body.dump();
         const ok = response.statusCode < 500;
         this.record({ at, service, cluster: response.target.cluster, host: response.target.host, ok, latencyMs: Date.now() - at, error: ok ? undefined : `HTTP ${response.statusCode}` });

@@ -11,5 +11,5 @@ export { hasCredentials, measureRates, readText, redactUrl } from './scrape';
 export { D2_REQUEST_SECONDS_METRIC, D2_REQUESTS_METRIC, FAILED_OUTCOMES, outcomeOf, REQUEST_SECONDS_BUCKETS } from './request-metrics';
 export type { RequestOutcome } from './request-metrics';
 export { histogramQuantile, TargetHealthSeries } from './target-health';
-export type { TargetHealth } from './target-health';
+export type { TargetHealth, TargetHealthOptions } from './target-health';
 export type { MeasuredRates, MeasureRatesOptions } from './scrape';

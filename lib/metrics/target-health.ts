@@ -1,9 +1,10 @@
 /**
  * The health of each target cluster of a service, from successive scrapes of its D2 clients'
  * request metrics (`request-metrics.ts`): requests per second, the share that failed (5xx or no
- * response) and the p99 time to headers, each over the time between two scrapes. Several instances
- * of one service are summed before the scrape is given here. A counter that went down (a restart)
- * counts from zero, as {@link RateSeries} does.
+ * response) and the p99 time to headers, each over the time between two scrapes, or with a window
+ * from the oldest scrape inside it (steadier numbers for a display that must not change every second).
+ * Several instances of one service are summed before the scrape is given here. A counter that went
+ * down (a restart) counts from zero, as {@link RateSeries} does.
  */
 import type { PromSample } from './prometheus';
 import { D2_REQUEST_SECONDS_METRIC, D2_REQUESTS_METRIC, FAILED_OUTCOMES } from './request-metrics';
@@ -81,17 +82,37 @@ function increase(before: number | undefined, after: number): number {
   return before === undefined || after < before ? after : after - before;
 }
 
-/** Successive scrapes of one service → each target's health over the last interval. */
+/** Options of {@link TargetHealthSeries}. */
+export interface TargetHealthOptions {
+  /**
+   * Measure from the oldest scrape at most this long before the new one (its previous one at least);
+   * default 0: from the previous scrape.
+   */
+  readonly windowMs?: number;
+}
+
+/** Successive scrapes of one service → each target's health over the last interval (or window). */
 export class TargetHealthSeries {
-  private previous: { at: number; totals: Map<string, TargetTotals> } | undefined;
+  /** The scrapes kept, oldest first: the previous one, and those inside the window. */
+  private kept: { at: number; totals: Map<string, TargetTotals> }[] = [];
   private latestValue: ReadonlyMap<string, TargetHealth> = new Map();
+
+  constructor(private readonly options: TargetHealthOptions = {}) {}
 
   /** Adds a scrape taken at `at` (epoch ms); returns the health over the interval, if there was one. */
   add(at: number, samples: readonly PromSample[]): ReadonlyMap<string, TargetHealth> | undefined {
     const totals = requestTotals(samples);
-    const previous = this.previous;
-    this.previous = { at, totals };
-    if (previous === undefined || at <= previous.at) return undefined;
+    const last = this.kept[this.kept.length - 1];
+    if (last === undefined || at <= last.at) {
+      // The first scrape, or the clock went back: start over from this one.
+      this.kept = [{ at, totals }];
+      return undefined;
+    }
+    // Measure from the oldest scrape inside the window; with none inside it, from the previous one.
+    const since = at - (this.options.windowMs ?? 0);
+    while (this.kept.length > 1 && this.kept[0]!.at < since) this.kept.shift();
+    const previous = this.kept[0]!;
+    this.kept.push({ at, totals });
     const seconds = (at - previous.at) / 1000;
     const health = new Map<string, TargetHealth>();
     for (const [cluster, now] of totals) {
@@ -118,6 +139,6 @@ export class TargetHealthSeries {
 
   /** Forgets the last scrape (the source was unreachable): the next one starts a new interval. */
   gap(): void {
-    this.previous = undefined;
+    this.kept = [];
   }
 }

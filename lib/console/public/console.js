@@ -241,6 +241,8 @@
       row.append(th, td);
       body.append(row);
     }
+    // Each target's health beside its rate (health.js; the texts come with the traffic points).
+    if (window.failoutHealth) window.failoutHealth.legend(body, chart.health, targets);
   }
   function addPoint(chart, point) {
     chart.points.push(point);
@@ -253,6 +255,7 @@
     if (!chart) return;
     const note = chart.figure.querySelector('.source-error');
     note.textContent = message.error ? 'Metrics not answering: ' + message.error : '';
+    chart.health = message.health || {};
     if (message.point) addPoint(chart, message.point);
     draw(chart);
   }
@@ -262,6 +265,7 @@
       const chart = chartFor(entry.service);
       if (!chart) continue;
       for (const point of entry.points) addPoint(chart, point);
+      chart.health = entry.health || {};
       draw(chart);
     }
     window.addEventListener('resize', () => requestAnimationFrame(() => charts.forEach(draw)));

@@ -69,4 +69,47 @@ describe("the console's scrape gives each target cluster's health", () => {
     expect(health.get('greetings-lva1')).toMatchObject({ errorPct: 50 });
     expect(health.get('greetings-lva1')!.p99Ms).toBeLessThanOrEqual(5);
   });
+
+  it('says why the health is unknown: an instance down, no D2 request metrics, a slow service delaying only itself', async () => {
+    // Prepare: greetings has one instance up and one refusing; hello answers without the D2 metrics; hola hangs
+    const up = new Instance({ 'greetings-lor1': { ok: 10, failed: 0 } });
+    instances.push(up);
+    const refused = createServer();
+    await new Promise<void>((resolve) => refused.listen(0, '127.0.0.1', resolve));
+    const refusedUrl = `http://127.0.0.1:${(refused.address() as AddressInfo).port}/metrics`;
+    await new Promise((resolve) => refused.close(resolve));
+    const plain = createServer((_req, res) => res.end('failout_local_requests_total{cluster="hello-lor1"} 5\n'));
+    const hanging = createServer(() => undefined);
+    for (const server of [plain, hanging]) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = (server: Server): string => `http://127.0.0.1:${(server.address() as AddressInfo).port}/metrics`;
+    const scrapes = new Map<string, number>();
+    sources = new HttpSources({
+      bridgeUrls: [],
+      metricsUrls: new Map([['greetings', [await up.start(), refusedUrl]], ['hello', [url(plain)]], ['hola', [url(hanging)]]]),
+      metricsPeriodMs: 100,
+      logger: pino({ level: 'silent' }),
+      onBridges: () => undefined,
+      onTraffic: (service) => void scrapes.set(service, (scrapes.get(service) ?? 0) + 1),
+    });
+
+    try {
+      // Act
+      sources.start();
+      while ((scrapes.get('hello') ?? 0) < 3) await new Promise((r) => setTimeout(r, 20));
+      const before = sources.services().find((t) => t.service === 'hola')!.healthProblem;
+      const problems = Object.fromEntries(sources.services().map((t) => [t.service, t.healthProblem]));
+
+      // Assess: hello and greetings were scraped while hola's first scrape still waits for its timeout
+      expect(problems.greetings).toMatch(/^1 of 2 metrics endpoints not answering: http:\/\/127\.0\.0\.1:\d+\/metrics: fetch failed/);
+      expect(problems.hello).toBe('no d2_client_requests_total in its metrics (a D2 client built with a registry exports it)');
+      expect(before).toBe('not scraped yet');
+      while (scrapes.get('hola') === undefined) await new Promise((r) => setTimeout(r, 50));
+      expect(sources.services().find((t) => t.service === 'hola')!.healthProblem).toMatch(/^metrics not answering: .*: timed out$/);
+    } finally {
+      for (const server of [plain, hanging]) {
+        server.closeAllConnections();
+        server.close();
+      }
+    }
+  });
 });

@@ -101,4 +101,21 @@ describe('TargetHealthSeries', () => {
     expect(restarted?.get('idle')).toEqual({ rps: 0, errorPct: undefined, p99Ms: undefined });
     expect(afterGap).toBeUndefined();
   });
+
+  it('with a window, measures from the oldest scrape inside it, so one quiet second does not swing the numbers', () => {
+    // Prepare: 10 requests/s to a for 4 s, one of them failing each second; scrapes every second
+    const series = new TargetHealthSeries({ windowMs: 3_000 });
+    const at = (second: number): PromSample[] => scrape({ a: { outcomes: { '2xx': 9 * second, '5xx': second }, seconds: Array(10 * second).fill(0.004) } });
+
+    // Act
+    const results = [0, 1, 2, 3, 4].map((second) => series.add(second * 1000, at(second)));
+
+    // Assess: the interval grows to the window, then slides (from second 1 at second 4)
+    expect(results[0]).toBeUndefined();
+    expect(results[1]?.get('a')).toMatchObject({ rps: 10, errorPct: 10 });
+    expect(results[4]?.get('a')).toMatchObject({ rps: 10, errorPct: 10 });
+    // A restart inside the window counts from zero, as without one
+    const restarted = series.add(5_000, scrape({ a: { outcomes: { '2xx': 3 }, seconds: [] } }));
+    expect(restarted?.get('a')).toMatchObject({ rps: 1, errorPct: 0 });
+  });
 });
