@@ -49,7 +49,7 @@ describe('the console meets WCAG 2.1 AA (axe-core)', () => {
   it('reports nothing serious or critical with a failed-out card, a scheduled one and the fabric table', async () => {
     // Act + Assess
     expect(await seriousViolations(page)).toEqual([]);
-  });
+  }, 30_000);
 
   it('marks a refused input with the page\'s words, and reports nothing serious or critical then', async () => {
     // Prepare: a failout without peers, which the page refuses
@@ -64,7 +64,7 @@ describe('the console meets WCAG 2.1 AA (axe-core)', () => {
     expect(note).toContain('“Peers”');
     expect(note).not.toContain('--peer');
     expect(await seriousViolations(page)).toEqual([]);
-  });
+  }, 30_000);
 
   it('reports nothing serious or critical in the history filtered, and matching nothing', async () => {
     // Prepare: the history filtered by cluster and outcome
@@ -82,7 +82,7 @@ describe('the console meets WCAG 2.1 AA (axe-core)', () => {
     // Assess
     expect(filtered).toEqual([]);
     expect(empty).toEqual([]);
-  });
+  }, 30_000);
 
   it('reports nothing serious or critical with the clusters filtered, matching and matching nothing (issue 24, item 2)', async () => {
     // Prepare: the clusters filtered by a part of the name and a state
