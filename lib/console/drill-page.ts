@@ -10,6 +10,7 @@
 import { html, type SafeHtml } from './html';
 import { countdown } from './countdown';
 import { clockTime } from './clock-time';
+import { DECIDED_HEADER } from './habits-view';
 import type { RequestRecord } from '../requests';
 import { buildDrillsView, earliestNextRun, type DrillRow, type DrillsView, type HistoryLine, type NextRun, type OutcomeLine } from './drill-view';
 import type { DrillEntry } from './drill-watch';
@@ -41,7 +42,7 @@ function historyHtml(row: DrillRow): SafeHtml {
   if (row.history.length === 0) return html`<p class="history-empty">No runs yet.</p>`;
   const more = row.historyCount > row.history.length ? html`<p>The newest ${row.history.length} of ${row.historyCount}; the history below filters by drill as well.</p>` : '';
   return html`<details class="drill-history" data-drill="${row.name}"><summary>History: ${row.historyCount} run${row.historyCount === 1 ? '' : 's'} and records</summary>${more}
-<div class="scroll"><table><caption>Runs of drill ${row.name}, newest first</caption><thead><tr><th scope="col">decided</th><th scope="col">action</th><th scope="col">record</th><th scope="col">run</th><th scope="col">request id</th></tr></thead><tbody>${row.history.map(historyRow)}</tbody></table></div></details>`;
+<div class="scroll"><table><caption>Runs of drill ${row.name}, newest first</caption><thead><tr>${DECIDED_HEADER}<th scope="col">action</th><th scope="col">record</th><th scope="col">run</th><th scope="col">request id</th></tr></thead><tbody>${row.history.map(historyRow)}</tbody></table></div></details>`;
 }
 
 function list(values: readonly string[]): string {

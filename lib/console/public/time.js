@@ -82,16 +82,16 @@
     const title = formatFull(ms, timeZone(), shown);
     if (el.title !== title) el.title = title;
   }
+  // The times under `root`, and the labels that name the zone (a live section's table heading too).
   function renderIn(root) {
     const now = Date.now();
     const shown = label();
     if (root.matches && root.matches('time[data-clock]')) renderTime(root, now, shown);
     for (const el of root.querySelectorAll('time[data-clock]')) renderTime(el, now, shown);
+    for (const el of root.querySelectorAll('[data-tz-label]')) setText(el, shown);
   }
   function renderSwitch() {
     for (const button of document.querySelectorAll('#tz button[data-tz]')) button.setAttribute('aria-pressed', String(button.dataset.tz === zone));
-    const shown = label();
-    for (const el of document.querySelectorAll('[data-tz-label]')) setText(el, shown);
   }
   function set(next) {
     if (next !== 'utc' && next !== 'local') return;
