@@ -21,3 +21,21 @@ export function clockTime(at: number | string, text: string = isoText(at)): Safe
   if (!Number.isFinite(ms)) return html`${text}`;
   return html`<time datetime="${new Date(ms).toISOString()}" data-clock="${ms}">${text}</time>`;
 }
+
+/** An instant as {@link isoText} writes it. */
+const ISO_INSTANT = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z/g;
+
+/**
+ * A line the console composed with {@link isoText} (a drill run's outcome: "ended 2026-12-01T15:00:00Z
+ * by request …"), escaped, each instant in it a {@link clockTime}.
+ */
+export function withClockTimes(text: string): SafeHtml {
+  const parts: SafeHtml[] = [];
+  let from = 0;
+  for (const match of text.matchAll(ISO_INSTANT)) {
+    parts.push(html`${text.slice(from, match.index)}`, clockTime(match[0]));
+    from = match.index + match[0].length;
+  }
+  parts.push(html`${text.slice(from)}`);
+  return html`${parts}`;
+}

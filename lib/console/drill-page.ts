@@ -9,7 +9,7 @@
  */
 import { html, type SafeHtml } from './html';
 import { countdown } from './countdown';
-import { clockTime } from './clock-time';
+import { clockTime, withClockTimes } from './clock-time';
 import { DECIDED_HEADER } from './habits-view';
 import type { RequestRecord } from '../requests';
 import { buildDrillsView, earliestNextRun, type DrillRow, type DrillsView, type HistoryLine, type NextRun, type OutcomeLine } from './drill-view';
@@ -30,7 +30,7 @@ function nextRunHtml(next: NextRun, now: number): SafeHtml {
 function outcomeHtml(line: OutcomeLine | undefined): SafeHtml {
   if (line === undefined) return html`<span class="outcome" data-status="none">no runs yet</span>`;
   const alarms = line.alarms.length === 0 ? '' : html` <span class="outcome-alarms" data-alarms="${line.alarms.join(' ')}">alarm: ${line.alarms.join(', ')}</span>`;
-  return html`<span class="outcome outcome-${line.status}" data-status="${line.status}" data-run="${line.runId}">${line.status.toUpperCase()}</span> at ${clockTime(line.at)}${line.text === '' ? '' : html` — ${line.text}`}${alarms}`;
+  return html`<span class="outcome outcome-${line.status}" data-status="${line.status}" data-run="${line.runId}">${line.status.toUpperCase()}</span> at ${clockTime(line.at)}${line.text === '' ? '' : html` — ${withClockTimes(line.text)}`}${alarms}`;
 }
 
 function historyRow(line: HistoryLine): SafeHtml {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runInNewContext } from 'node:vm';
-import { clockTime, isoText } from '../../../lib/console/clock-time';
+import { clockTime, isoText, withClockTimes } from '../../../lib/console/clock-time';
 import { renderTrail } from '../../../lib/console/outcome-trail';
 import { renderShortcuts, renderZoneSwitch, SHORTCUTS } from '../../../lib/console/habits-view';
 
@@ -46,6 +46,17 @@ describe('an instant as the server renders it', () => {
   it('shows a text that is no time as escaped text, with no datetime for the script to misread', () => {
     // Act + Assess
     expect(clockTime('<b>soon</b>').text).toBe('&lt;b&gt;soon&lt;/b&gt;');
+  });
+
+  it("puts each instant of a composed line in a <time>, the rest escaped", () => {
+    // Act
+    const text = withClockTimes('stopped by <x> (in ALARM at 2026-12-01T14:05:00.250Z); ended 2026-12-01T15:00:00Z by request r-1').text;
+
+    // Assess
+    expect(text).toBe(
+      `stopped by &lt;x&gt; (in ALARM at <time datetime="2026-12-01T14:05:00.250Z" data-clock="${Date.parse('2026-12-01T14:05:00.250Z')}">2026-12-01T14:05:00.250Z</time>); ` +
+        `ended <time datetime="2026-12-01T15:00:00.000Z" data-clock="${Date.parse('2026-12-01T15:00:00Z')}">2026-12-01T15:00:00Z</time> by request r-1`,
+    );
   });
 
   it("puts the outcome trail's time in a <time>, keeping its words", () => {
