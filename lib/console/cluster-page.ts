@@ -17,6 +17,7 @@ import type { RequestRecord } from '../requests';
 import type { AlarmStatesView } from './alarms';
 import { clusterHref } from './cluster-filter';
 import { filterRecords } from './history-query';
+import { DECIDED_HEADER, renderZoneSwitch } from './habits-view';
 import { html, join, type SafeHtml } from './html';
 import { renderCard, renderRecordRow } from './page';
 import { shownWindowIndexes, type ClusterCard, type ServiceGroup } from './snapshot';
@@ -84,7 +85,7 @@ function history(name: string, records: readonly RequestRecord[]): SafeHtml {
   if (own.length === 0) return html`<p class="empty-state">No request records for this cluster.</p>`;
   const shown = own.slice(0, CLUSTER_HISTORY_ROWS);
   return html`<p id="cluster-history-count">${own.length === shown.length ? `${own.length} record${own.length === 1 ? '' : 's'}.` : `The newest ${shown.length} of ${own.length} records.`}</p>
-<div class="scroll"><table id="history"><thead><tr><th scope="col">decided</th><th scope="col">action</th><th scope="col">cluster</th><th scope="col">by</th><th scope="col">why</th><th scope="col">outcome</th><th scope="col">rejection</th><th scope="col">request id</th></tr></thead>
+<div class="scroll"><table id="history"><thead><tr>${DECIDED_HEADER}<th scope="col">action</th><th scope="col">cluster</th><th scope="col">by</th><th scope="col">why</th><th scope="col">outcome</th><th scope="col">rejection</th><th scope="col">request id</th></tr></thead>
 <tbody>${join(shown.map(renderRecordRow))}</tbody></table></div>`;
 }
 
@@ -98,9 +99,9 @@ function notFound(name: string, connected: boolean): string {
 function shell(title: string, heading: SafeHtml, body: SafeHtml): string {
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title} · failout console</title><link rel="stylesheet" href="/static/console.css"><script src="/static/trail.js" defer></script>
+<title>${title} · failout console</title><link rel="stylesheet" href="/static/console.css"><script src="/static/time.js" defer></script><script src="/static/trail.js" defer></script>
 </head><body class="cluster-page">
-<header><p class="crumb"><a href="/">failout console</a></p><h1>${heading}</h1>${title === 'not found' ? '' : html`<nav aria-label="sections"><a href="#failout-h">Failout</a> <a href="#peers-h">Peers</a> <a href="#alarms-h">Stop alarms</a> <a href="#hosts-h">Hosts</a> <a href="#history-h">History</a></nav>`}</header>
+<header><p class="crumb"><a href="/">failout console</a></p><h1>${heading}</h1>${title === 'not found' ? '' : html`<nav aria-label="sections"><a href="#failout-h">Failout</a> <a href="#peers-h">Peers</a> <a href="#alarms-h">Stop alarms</a> <a href="#hosts-h">Hosts</a> <a href="#history-h">History</a></nav>${renderZoneSwitch()}`}</header>
 ${body}
 </body></html>`.text;
 }

@@ -9,11 +9,12 @@
  */
 import { html, type SafeHtml } from './html';
 import { countdown } from './countdown';
+import { clockTime, withClockTimes } from './clock-time';
+import { DECIDED_HEADER } from './habits-view';
 import type { RequestRecord } from '../requests';
 import { buildDrillsView, earliestNextRun, type DrillRow, type DrillsView, type HistoryLine, type NextRun, type OutcomeLine } from './drill-view';
 import type { DrillEntry } from './drill-watch';
 
-const iso = (ms: number): string => new Date(ms).toISOString().replace('.000Z', 'Z');
 
 
 function duration(ms: number): string {
@@ -22,26 +23,26 @@ function duration(ms: number): string {
 
 function nextRunHtml(next: NextRun, now: number): SafeHtml {
   if (next.kind === 'none') return html`<span class="next-run" data-next="none">not scheduled: ${next.why}</span>`;
-  const passed = next.passedOver.length === 0 ? '' : html`<br><span class="passed-over">passed over: ${next.passedOver.map((p, i) => html`${i > 0 ? '; ' : ''}${iso(p.at)} (${p.why})`)}</span>`;
-  return html`<span class="next-run" data-next="${next.at}">${iso(next.at)}, in ${countdown(next.at, now)}</span>${passed}`;
+  const passed = next.passedOver.length === 0 ? '' : html`<br><span class="passed-over">passed over: ${next.passedOver.map((p, i) => html`${i > 0 ? '; ' : ''}${clockTime(p.at)} (${p.why})`)}</span>`;
+  return html`<span class="next-run" data-next="${next.at}">${clockTime(next.at)}, in ${countdown(next.at, now)}</span>${passed}`;
 }
 
 function outcomeHtml(line: OutcomeLine | undefined): SafeHtml {
   if (line === undefined) return html`<span class="outcome" data-status="none">no runs yet</span>`;
   const alarms = line.alarms.length === 0 ? '' : html` <span class="outcome-alarms" data-alarms="${line.alarms.join(' ')}">alarm: ${line.alarms.join(', ')}</span>`;
-  return html`<span class="outcome outcome-${line.status}" data-status="${line.status}" data-run="${line.runId}">${line.status.toUpperCase()}</span> at ${iso(line.at)}${line.text === '' ? '' : html` — ${line.text}`}${alarms}`;
+  return html`<span class="outcome outcome-${line.status}" data-status="${line.status}" data-run="${line.runId}">${line.status.toUpperCase()}</span> at ${clockTime(line.at)}${line.text === '' ? '' : html` — ${withClockTimes(line.text)}`}${alarms}`;
 }
 
 function historyRow(line: HistoryLine): SafeHtml {
   const outcome = line.outcome === null ? '—' : line.outcome;
-  return html`<tr data-request="${line.requestId}"><td>${iso(line.at)}</td><td>${line.action ?? '—'}</td><td class="outcome-${line.outcome ?? 'none'}">${outcome}${line.rejection === undefined ? '' : html`<br>${line.rejection}`}</td><td>${line.run === undefined ? '—' : outcomeHtml(line.run)}</td><td class="rid">${line.requestId}</td></tr>`;
+  return html`<tr data-request="${line.requestId}"><td>${clockTime(line.at)}</td><td>${line.action ?? '—'}</td><td class="outcome-${line.outcome ?? 'none'}">${outcome}${line.rejection === undefined ? '' : html`<br>${line.rejection}`}</td><td>${line.run === undefined ? '—' : outcomeHtml(line.run)}</td><td class="rid">${line.requestId}</td></tr>`;
 }
 
 function historyHtml(row: DrillRow): SafeHtml {
   if (row.history.length === 0) return html`<p class="history-empty">No runs yet.</p>`;
   const more = row.historyCount > row.history.length ? html`<p>The newest ${row.history.length} of ${row.historyCount}; the history below filters by drill as well.</p>` : '';
   return html`<details class="drill-history" data-drill="${row.name}"><summary>History: ${row.historyCount} run${row.historyCount === 1 ? '' : 's'} and records</summary>${more}
-<div class="scroll"><table><caption>Runs of drill ${row.name}, newest first</caption><thead><tr><th scope="col">decided</th><th scope="col">action</th><th scope="col">record</th><th scope="col">run</th><th scope="col">request id</th></tr></thead><tbody>${row.history.map(historyRow)}</tbody></table></div></details>`;
+<div class="scroll"><table><caption>Runs of drill ${row.name}, newest first</caption><thead><tr>${DECIDED_HEADER}<th scope="col">action</th><th scope="col">record</th><th scope="col">run</th><th scope="col">request id</th></tr></thead><tbody>${row.history.map(historyRow)}</tbody></table></div></details>`;
 }
 
 function list(values: readonly string[]): string {

@@ -18,6 +18,7 @@ import { runStatusAt, type DrillDefinition, type DrillNode, type DrillRun, type 
 import { blockedDateAt, blockedWindowOverlapping, nextDueAfter, parseBlockedWindow, parseSchedule, type BlockedWindow, type Schedule } from '../schedule';
 import type { DrillEntry } from './drill-watch';
 import { filterRecords } from './history-query';
+import { isoText } from './clock-time';
 
 /** Due times looked at for the next run that is not blocked (every minute for a week, and then some). */
 const MAX_DUE_TIMES = 12_000;
@@ -163,14 +164,14 @@ export function outcomeLine(drill: DrillDefinition, run: DrillRun, now: number):
   const parts: string[] = [];
   if (run.buckets !== undefined && run.peers !== undefined) parts.push(`moved ${run.buckets.to - run.buckets.from + 1}% to ${run.peers.map((p) => `${p.cluster}×${p.weight}`).join(', ')}`);
   if (run.clusters !== undefined) parts.push(`evacuated ${run.clusters} cluster${run.clusters === 1 ? '' : 's'}`);
-  if (run.endsAt !== undefined && (status === 'running' || status === 'passed')) parts.push(`${status === 'running' ? 'until' : 'ended'} ${iso(run.endsAt)}`);
+  if (run.endsAt !== undefined && (status === 'running' || status === 'passed')) parts.push(`${status === 'running' ? 'until' : 'ended'} ${isoText(run.endsAt)}`);
   if (run.skipReason !== undefined) parts.push(`${SKIP_WORDS[run.skipReason]}${run.detail === undefined ? '' : `: ${run.detail}`}`);
   else if (run.detail !== undefined) parts.push(run.detail);
   if (run.stoppedByAlarm !== undefined) {
-    const seen = run.alarmAt === undefined ? '' : ` (in ALARM at ${iso(run.alarmAt)})`;
+    const seen = run.alarmAt === undefined ? '' : ` (in ALARM at ${isoText(run.alarmAt)})`;
     parts.push(status === 'interrupted' ? `interrupted by blocking alarm ${run.stoppedByAlarm}${seen}: no verdict on the peers` : `stopped by ${run.stoppedByAlarm === drill.outcomeAlarm ? 'outcome ' : ''}alarm ${run.stoppedByAlarm}${seen}`);
   }
-  if (run.endedBy !== undefined && run.stoppedByAlarm === undefined) parts.push(`ended ${iso(run.endedAt ?? run.at)} by request ${run.endedBy}`);
+  if (run.endedBy !== undefined && run.stoppedByAlarm === undefined) parts.push(`ended ${isoText(run.endedAt ?? run.at)} by request ${run.endedBy}`);
   return { runId: run.runId, status, at: run.at, text: parts.join('; '), alarms: runAlarms(drill, run) };
 }
 
@@ -280,4 +281,3 @@ function list(values: readonly string[], count: number): string {
 }
 
 const pad = (n: number): string => String(n).padStart(2, '0');
-const iso = (ms: number): string => new Date(ms).toISOString().replace('.000Z', 'Z');

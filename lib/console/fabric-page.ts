@@ -11,6 +11,7 @@ import type { evacuation } from '../operator';
 import { html, join, type SafeHtml } from './html';
 import { countdown } from './countdown';
 import { liveKey, type KeyedItem } from './card-patches';
+import { clockTime } from './clock-time';
 import type { FabricCell, FabricCellState, FabricColumn, FabricServiceRow, FabricTable } from './fabric-view';
 
 const CELL_LABEL: Record<FabricCellState, string> = {
@@ -64,15 +65,15 @@ function evacuationBlock(summary: evacuation.EvacuationSummary, now: number): Sa
   return html`<div class="evacuation" data-request="${summary.requestId}" data-phase="${summary.phase}">
     <p><span class="badge alert">EVACUATION</span> <span class="stage">${stage}${stage === '' ? '' : ', '}${PHASE_LABEL[summary.phase]}</span></p>
     <p>request <span class="rid">${summary.requestId}</span>${summary.requestedBy === undefined ? '' : html` by <span class="who">${summary.requestedBy}</span>`}${summary.reason === undefined ? '' : html` — <span class="reason">${summary.reason}</span>`}</p>
-    ${summary.phase === 'scheduled' ? html`<p class="starts">starts ${summary.offlineAt} (in ${countdown(summary.offlineAt, now)})</p>` : ''}
-    ${summary.nextStageAt !== undefined && summary.phase !== 'scheduled' ? html`<p class="next-stage">next stage starts ${summary.nextStageAt} (in ${countdown(summary.nextStageAt, now)})</p>` : ''}
-    <p class="ends">ends ${summary.onlineAt} (${countdown(summary.onlineAt, now)} left); ${summary.clusters} cluster${summary.clusters === 1 ? '' : 's'}</p>
+    ${summary.phase === 'scheduled' ? html`<p class="starts">starts ${clockTime(summary.offlineAt)} (in ${countdown(summary.offlineAt, now)})</p>` : ''}
+    ${summary.nextStageAt !== undefined && summary.phase !== 'scheduled' ? html`<p class="next-stage">next stage starts ${clockTime(summary.nextStageAt)} (in ${countdown(summary.nextStageAt, now)})</p>` : ''}
+    <p class="ends">ends ${clockTime(summary.onlineAt)} (${countdown(summary.onlineAt, now)} left); ${summary.clusters} cluster${summary.clusters === 1 ? '' : 's'}</p>
   </div>`;
 }
 
 function lastEvacuation(summary: evacuation.EvacuationSummary): SafeHtml {
   const how = summary.status === 'stopped' ? `stopped${summary.stoppedByAlarm === undefined ? '' : ` by alarm ${summary.stoppedByAlarm}`}` : summary.status === 'restored' ? 'restored' : 'ended';
-  return html`<p class="last-evacuation" data-request="${summary.requestId}" data-status="${summary.status}">Last evacuation <span class="rid">${summary.requestId}</span>: ${how}${summary.endedAt === undefined ? html` at ${summary.onlineAt}` : html` at ${summary.endedAt}`}${summary.endedBy === undefined ? '' : html` by <span class="who">${summary.endedBy}</span>`}.</p>`;
+  return html`<p class="last-evacuation" data-request="${summary.requestId}" data-status="${summary.status}">Last evacuation <span class="rid">${summary.requestId}</span>: ${how}${summary.endedAt === undefined ? html` at ${clockTime(summary.onlineAt)}` : html` at ${clockTime(summary.endedAt)}`}${summary.endedBy === undefined ? '' : html` by <span class="who">${summary.endedBy}</span>`}.</p>`;
 }
 
 function fabricCard(fabric: FabricColumn, now: number): SafeHtml {

@@ -24,6 +24,7 @@
 import type { ClusterStatus } from '../operator';
 import type { RequestRecord } from '../requests';
 import { GUARD_REQUESTER } from '../safety';
+import { clockTime } from './clock-time';
 import { html, type SafeHtml } from './html';
 
 /** How long a trail stays on its card unless acknowledged: one hour. */
@@ -101,9 +102,17 @@ export function deriveTrail(inputs: TrailInputs): OutcomeTrail | undefined {
   return undefined;
 }
 
+/** The trail's text with its time (every kind says `clock(at)` once) as a `<time>` the page shows in the operator's zone. */
+function trailText(trail: OutcomeTrail): SafeHtml {
+  const stamp = clock(trail.at);
+  const i = trail.text.indexOf(stamp);
+  if (i < 0) return html`${trail.text}`;
+  return html`${trail.text.slice(0, i)}${clockTime(trail.at, stamp)}${trail.text.slice(i + stamp.length)}`;
+}
+
 /** The trail's line on its card: the text, and the OK that hides it in this browser (public/trail.js). */
 export function renderTrail(trail: OutcomeTrail, cluster: string): SafeHtml {
-  return html`<p class="trail trail-${trail.kind}" data-trail="${trail.id}" role="note"><span class="trail-text">${trail.text}</span> <button type="button" class="trail-ok" data-trail-ok="${trail.id}" aria-label="OK, hide this line on ${cluster}">OK</button></p>`;
+  return html`<p class="trail trail-${trail.kind}" data-trail="${trail.id}" role="note"><span class="trail-text">${trailText(trail)}</span> <button type="button" class="trail-ok" data-trail-ok="${trail.id}" aria-label="OK, hide this line on ${cluster}">OK</button></p>`;
 }
 
 /** The little of a card the trails read and write. */

@@ -13,6 +13,7 @@ import { escapeControlChars, formatRemaining } from '../text';
 import { FORCE_LABEL } from './diff';
 import { html, join, SafeHtml } from './html';
 import { countdown } from './countdown';
+import { clockTime } from './clock-time';
 import { renderRamp } from './ramp-view';
 import { liveKey } from './card-patches';
 import type { AlarmStatesView } from './alarms';
@@ -24,6 +25,7 @@ import { renderDrillConfirm } from './drill-page';
 import { cardStates, clusterHref } from './cluster-filter';
 import { renderFindForm } from './find-view';
 import { renderTrail } from './outcome-trail';
+import { DECIDED_HEADER, renderShortcuts, renderZoneSwitch } from './habits-view';
 import { renderOwnHealth, renderPeersHealth, shownLegend } from './health-view';
 import { HEALTH_WINDOW_MS } from './sources';
 
@@ -41,8 +43,6 @@ const STATE_LABEL: Record<ClusterStatus['state'], string> = {
   malformed: 'malformed failout',
 };
 
-const iso = (ms: number): string => new Date(ms).toISOString().replace('.000Z', 'Z');
-
 
 /** `1h 30m`, `45s`: as `failout status` says it (the same function). */
 export const remaining: (ms: number) => string = formatRemaining;
@@ -55,7 +55,7 @@ export function renderStatus(s: ConsoleSnapshot): SafeHtml {
       ? html`<p class="ok" data-zk="connected">ZooKeeper ${zk.connect}: connected.</p>`
       : zk.state === 'connecting'
         ? html`<p class="warn" data-zk="connecting">Connecting to ZooKeeper at ${zk.connect}…</p>`
-        : html`<p class="alert" role="alert" data-zk="${zk.state}"><strong>ZooKeeper at ${zk.connect} is not reachable</strong> (${zk.state}${zk.error ? html`: ${zk.error}` : ''}) since ${iso(zk.since)}.
+        : html`<p class="alert" role="alert" data-zk="${zk.state}"><strong>ZooKeeper at ${zk.connect} is not reachable</strong> (${zk.state}${zk.error ? html`: ${zk.error}` : ''}) since ${clockTime(zk.since)}.
             The clusters below are the last state seen${zk.state === 'unreachable' ? ' (none yet)' : ''}; the console reconnects by itself.
             Check ZK_CONNECT / --zk, the network or the ssh tunnel. Requests can still be sent: the worker checks them against ZooKeeper when they arrive.</p>`;
   const q = s.queue;
@@ -123,7 +123,7 @@ export function renderCard(c: ClusterCard, home: boolean, now: number, alarms: A
   const totalWeight = st?.peers.reduce((sum, p) => sum + p.weight, 0) ?? 0;
   const windows = shown.map(({ w, safety }) => {
     return html`<li class="window${w.active ? ' active' : ''}">
-      <span class="when">${w.active ? 'active' : Date.parse(w.offlineAt) > now ? 'starts' : 'ended'}: ${w.offlineAt} → ${w.onlineAt ?? 'until restored'}</span>
+      <span class="when">${w.active ? 'active' : Date.parse(w.offlineAt) > now ? 'starts' : 'ended'}: ${clockTime(w.offlineAt)} → ${w.onlineAt === null ? 'until restored' : clockTime(w.onlineAt)}</span>
       ${w.active && w.onlineAt !== null ? html` <span class="left">(${countdown(w.onlineAt, now)} left)</span>` : ''}
       ${!w.active && Date.parse(w.offlineAt) > now ? html` <span class="left">(starts in ${countdown(w.offlineAt, now)})</span>` : ''}
       <br>buckets ${w.buckets.from}–${w.buckets.to} (${w.sharePct}%)
@@ -231,7 +231,7 @@ export function renderRecordRow(r: RequestRecord): SafeHtml {
   // A fabric action (evacuate, restoreFabric, a map change) names a fabric, not a cluster.
   const target = r.cluster ?? (r.fabric === undefined ? '?' : `fabric ${r.fabric}`);
   return html`<tr data-cluster="${r.cluster ?? ''}" data-fabric="${r.fabric ?? ''}" data-by="${r.requestedBy ?? ''}" data-outcome="${r.status}" data-action="${r.action ?? ''}" data-at="${r.appliedAt}" data-request="${r.requestId}">
-    <td><time datetime="${iso(r.appliedAt)}">${iso(r.appliedAt)}</time></td><td>${r.action ?? '?'}</td><td>${target}</td><td>${r.requestedBy ?? ''}</td><td class="why">${r.requestReason ?? ''}</td>
+    <td>${clockTime(r.appliedAt)}</td><td>${r.action ?? '?'}</td><td>${target}</td><td>${r.requestedBy ?? ''}</td><td class="why">${r.requestReason ?? ''}</td>
     <td class="outcome-${r.status}">${outcome}${r.forced !== undefined ? html`<br><span class="forced">${forcedText(r.forced)}</span>` : ''}</td><td>${r.reason ? html`<span class="reason">${r.reason}</span>${r.message ? html` — ${r.message}` : ''}` : ''}</td><td class="rid">${r.requestId}</td></tr>`;
 }
 
@@ -296,10 +296,11 @@ export function renderPage(s: ConsoleSnapshot, context: PageContext, live?: Live
 <meta name="csrf-token" content="${context.csrfToken}">${live === undefined ? '' : html`<meta name="console-version" content="${live.version}">`}
 <title>failout console</title>
 <link rel="stylesheet" href="/static/uplot/uPlot.min.css"><link rel="stylesheet" href="/static/console.css">
-<script src="/static/uplot/uPlot.iife.min.js" defer></script><script src="/static/history.js" defer></script><script src="/static/health.js" defer></script><script src="/static/console.js" defer></script><script src="/static/fabrics.js" defer></script>
+<script src="/static/uplot/uPlot.iife.min.js" defer></script><script src="/static/time.js" defer></script><script src="/static/history.js" defer></script><script src="/static/health.js" defer></script><script src="/static/console.js" defer></script><script src="/static/fabrics.js" defer></script><script src="/static/shortcuts.js" defer></script>
 </head><body>
 <a class="skip" href="#act">Skip to the request form</a>
-<header><h1>failout console</h1><nav aria-label="sections"><a href="#clusters-h">Clusters</a> <a href="#fabrics-h">Fabrics</a> <a href="#drills-h">Drills</a> <a href="#traffic-h">Traffic</a> <a href="#act">Act</a> <a href="#history-h">History</a> <a href="#planes-h">Control planes</a></nav>
+<header><h1>failout console</h1><nav aria-label="sections"><a href="#clusters-h">Clusters</a> <a href="#fabrics-h">Fabrics</a> <a href="#drills-h">Drills</a> <a href="#traffic-h">Traffic</a> <a href="#act">Act</a> <a href="#history-h">History</a> <a href="#planes-h">Control planes</a> <a href="#keys-h">Shortcuts</a></nav>
+${renderZoneSwitch()}
 <p id="live" class="live" role="status" aria-live="polite">Live updates: connecting…</p></header>
 <main>
 <section id="status" aria-label="connections">${section('status')}</section>
@@ -354,10 +355,11 @@ ${s.traffic.map(
 </section>
 <section aria-labelledby="history-h"><h2 id="history-h">History</h2>
 ${renderHistoryControls([...new Set(s.records.flatMap((r) => (r.action === null ? [] : [r.action])))].sort())}
-<div class="scroll"><table id="history"><thead><tr><th scope="col">decided</th><th scope="col">action</th><th scope="col">cluster</th><th scope="col">by</th><th scope="col">why</th><th scope="col">outcome</th><th scope="col">rejection</th><th scope="col">request id</th></tr></thead>
+<div class="scroll"><table id="history"><thead><tr>${DECIDED_HEADER}<th scope="col">action</th><th scope="col">cluster</th><th scope="col">by</th><th scope="col">why</th><th scope="col">outcome</th><th scope="col">rejection</th><th scope="col">request id</th></tr></thead>
 <tbody id="history-rows">${section('history-rows')}</tbody></table></div>
 </section>
 <section aria-labelledby="planes-h"><h2 id="planes-h">Control planes</h2><div id="planes">${section('planes')}</div></section>
+${renderShortcuts()}
 </main></body></html>`;
   return page.text;
 }

@@ -7,6 +7,7 @@
  */
 import type { ClusterStatus } from '../operator';
 import { countdown } from './countdown';
+import { clockTime } from './clock-time';
 import { html, join, type SafeHtml } from './html';
 
 /** `failout status`'s ramp (the face keeps its type off the budget). */
@@ -17,8 +18,6 @@ interface ShownStep {
   readonly sharePct: number;
   readonly state: 'done' | 'next' | 'later' | 'held';
 }
-
-const iso = (text: string): string => text.replace('.000Z', 'Z');
 
 /** The steps in order: the scheduled ones (started, next, later), then the held ones. */
 function steps(ramp: RampStatus): ShownStep[] {
@@ -33,10 +32,10 @@ function nextLine(ramp: RampStatus, now: number): SafeHtml {
   if (held !== undefined) {
     const who = held.requestedBy === null ? '' : html` by <span class="who">${held.requestedBy}</span>`;
     const why = held.reason === null ? '' : html` — <span class="reason">${held.reason}</span>`;
-    return html`<span class="ramp-next" data-held="true">held at ${ramp.sharePct}% since ${iso(held.since)}${who}${why}; ${held.heldSharePcts.join(' → ')}% wait for Resume or Advance</span>`;
+    return html`<span class="ramp-next" data-held="true">held at ${ramp.sharePct}% since ${clockTime(held.since)}${who}${why}; ${held.heldSharePcts.join(' → ')}% wait for Resume or Advance</span>`;
   }
   if (ramp.nextAt === null) return html`<span class="ramp-next" data-next="none">last step on</span>`;
-  return html`<span class="ramp-next" data-next="${ramp.nextAt}">next ${ramp.nextSharePct ?? 0}% in ${countdown(ramp.nextAt, now)} (at ${iso(ramp.nextAt)})</span>`;
+  return html`<span class="ramp-next" data-next="${ramp.nextAt}">next ${ramp.nextSharePct ?? 0}% in ${countdown(ramp.nextAt, now)} (at ${clockTime(ramp.nextAt)})</span>`;
 }
 
 /** The ramp block of `cluster`'s card. */

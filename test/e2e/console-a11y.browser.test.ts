@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import type { FailoutProperties } from '../../lib/d2';
+import { seriousViolations } from '../helpers/axe';
 import { ConsoleWorld } from '../helpers/console-world';
 import { checkForm, fillForm } from '../helpers/console-page';
 import { clusterDoc, putCluster, putService, putUri, serviceDoc } from '../helpers/d2';
@@ -16,30 +16,6 @@ import { OPEN_ACL } from '../../lib/zk';
 
 const MIN = 60_000;
 const DRILLS = '/console-a11y/drills';
-const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-
-/** What axe reports of one violated rule (the little this test reads). */
-interface Violation {
-  readonly id: string;
-  readonly impact: string | null;
-  readonly help: string;
-  readonly nodes: readonly { readonly target: readonly unknown[] }[];
-}
-
-declare const axe: { run(context: unknown, options: unknown): Promise<{ violations: Violation[] }> };
-declare const document: unknown;
-
-/** The serious and critical WCAG 2.1 A/AA violations of the page as it is now, one line each. */
-async function seriousViolations(page: Page): Promise<string[]> {
-  // evaluate runs outside the page's Content-Security-Policy, which forbids injected scripts.
-  await page.evaluate(AXE_SOURCE);
-  const violations = await page.evaluate(async () => (await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } })).violations);
-  const lesser = violations.filter((v) => v.impact !== 'serious' && v.impact !== 'critical');
-  if (lesser.length > 0) console.info(`axe, lesser findings: ${lesser.map((v) => `${v.id} (${v.impact ?? 'n/a'})`).join(', ')}`);
-  return violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.impact}: ${v.id} (${v.help}) at ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`);
-}
 
 function failout(peer: string, offlineAt: number, onlineAt: number, stopAlarms: string[]): FailoutProperties {
   return { redirects: [{ peer, weight: 1 }], ignoredRedirectEntries: 0, buckets: [{ offlineAt, onlineAt, requestedBy: 'oncall@example.com', reason: 'INC-24 contrast', requestId: '0194f3b2-bbbb-7000-8000-00000000a11e', stopAlarms }] };
@@ -73,7 +49,7 @@ describe('the console meets WCAG 2.1 AA (axe-core)', () => {
   it('reports nothing serious or critical with a failed-out card, a scheduled one and the fabric table', async () => {
     // Act + Assess
     expect(await seriousViolations(page)).toEqual([]);
-  });
+  }, 30_000);
 
   it('marks a refused input with the page\'s words, and reports nothing serious or critical then', async () => {
     // Prepare: a failout without peers, which the page refuses
@@ -88,7 +64,7 @@ describe('the console meets WCAG 2.1 AA (axe-core)', () => {
     expect(note).toContain('“Peers”');
     expect(note).not.toContain('--peer');
     expect(await seriousViolations(page)).toEqual([]);
-  });
+  }, 30_000);
 
   it('reports nothing serious or critical in the history filtered, and matching nothing', async () => {
     // Prepare: the history filtered by cluster and outcome
@@ -106,7 +82,7 @@ describe('the console meets WCAG 2.1 AA (axe-core)', () => {
     // Assess
     expect(filtered).toEqual([]);
     expect(empty).toEqual([]);
-  });
+  }, 30_000);
 
   it('reports nothing serious or critical with the clusters filtered, matching and matching nothing (issue 24, item 2)', async () => {
     // Prepare: the clusters filtered by a part of the name and a state

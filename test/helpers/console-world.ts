@@ -35,13 +35,14 @@ export class ConsoleWorld {
   /**
    * Starts the console on `d2Base` and `requestsBase`, waits until its view shows `lastCluster`'s card
    * (it reads ZooKeeper in the background), and opens the page at 1280 × 800. `env`: more of the
-   * console's environment (a queue, the drills path, an alarm source).
+   * console's environment (a queue, the drills path, an alarm source). `timezoneId`: the browser's
+   * local zone (an IANA name; default the machine's).
    */
-  async open(d2Base: string, requestsBase: string, lastCluster: string, env: Readonly<Record<string, string>> = {}): Promise<Page> {
+  async open(d2Base: string, requestsBase: string, lastCluster: string, env: Readonly<Record<string, string>> = {}, timezoneId?: string): Promise<Page> {
     const consoleEnv = { ZK_CONNECT: this.zk!.connectString, D2_BASE_PATH: d2Base, FAILOUT_REQUESTS_PATH: requestsBase, FAILOUT_USER: 'tester', ...env };
     this.serverValue = await ConsoleServer.start({ ...consoleServerOptions({ port: '0' }, consoleEnv, pino({ level: 'silent' })), queueProbeMs: 60_000 });
     this.browser = await launchBrowser();
-    const page = await this.browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const page = await this.browser.newPage({ viewport: { width: 1280, height: 800 }, ...(timezoneId === undefined ? {} : { timezoneId }) });
     const deadline = Date.now() + 20_000;
     while (!(await (await fetch(this.serverValue.url)).text()).includes(`data-cluster="${lastCluster}"`) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     await page.goto(this.serverValue.url);

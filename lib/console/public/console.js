@@ -218,7 +218,9 @@
       const series = [{}].concat(targets.map((name, i) => ({ label: name, stroke: COLORS[i % COLORS.length], width: 2 })));
       // The y-axis starts at 0: a drop from 50 to 45 req/s must not look like traffic vanishing.
       const y = { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] };
-      chart.plot = new uPlot({ width, height: 220, series, scales: { x: { time: true }, y }, axes: [{}, { label: 'req/s' }] }, data, holder);
+      // The time axis in the zone the header's switch shows (time.js).
+      const time = window.failoutTime;
+      chart.plot = new uPlot({ width, height: 220, series, scales: { x: { time: true }, y }, axes: [time ? time.axis() : {}, { label: 'req/s' }], ...(time ? time.plotOptions() : {}) }, data, holder);
       chart.plotTargets = targets.join('\n');
     } else {
       chart.plot.setData(data);
@@ -269,6 +271,15 @@
       draw(chart);
     }
     window.addEventListener('resize', () => requestAnimationFrame(() => charts.forEach(draw)));
+    // Another zone: every chart is made again with its time axis in it.
+    if (window.failoutTime) {
+      window.failoutTime.onChange(() =>
+        charts.forEach((chart) => {
+          chart.plotTargets = null;
+          draw(chart);
+        }),
+      );
+    }
   }
 
   // ---- the request form ----------------------------------------------------------------------

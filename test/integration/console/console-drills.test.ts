@@ -97,7 +97,7 @@ describe("the console's drills", () => {
     expect(weekly).toContain('data-target-kind="cluster" data-target="greetings-lor1"');
     expect(weekly).toContain('at 14:00 UTC on Tuesday <code>cron(0 14 ? * TUE *)</code>');
     expect(weekly).toContain(`data-next="${blocked + 7 * DAY}"`);
-    expect(weekly).toContain(`passed over: ${new Date(blocked).toISOString().replace('.000Z', 'Z')} (${new Date(blocked).toISOString().slice(0, 10)} is a blocked date)`);
+    expect(weekly).toContain(`passed over: <time datetime="${new Date(blocked).toISOString()}" data-clock="${blocked}">${new Date(blocked).toISOString().replace('.000Z', 'Z')}</time> (${new Date(blocked).toISOString().slice(0, 10)} is a blocked date)`);
     expect(weekly).toContain('Fri:16:00-Mon:08:00 (UTC)');
     expect(weekly).toContain('data-status="failed"');
     expect(weekly).toContain('data-alarms="greetings-lor1-errors"');

@@ -239,7 +239,7 @@ describe('the drills section', () => {
     expect(markup).toContain('data-drill="drain-lor1" data-target-kind="fabric" data-target="lor1"');
     expect(markup).toContain('fabric lor1 → lva1×2, ltx1×1');
     expect(markup).toContain(`data-next="${NEXT_TUESDAY_14}"`);
-    expect(markup).toContain('passed over: 2026-12-01T14:00:00Z (2026-12-01 is a blocked date)');
+    expect(markup).toContain(`passed over: <time datetime="2026-12-01T14:00:00.000Z" data-clock="${Date.parse('2026-12-01T14:00:00Z')}">2026-12-01T14:00:00Z</time> (2026-12-01 is a blocked date)`);
     expect(markup).toContain('at 14:00 UTC on Tuesday <code>cron(0 14 ? * TUE *)</code>');
     expect(markup).toContain('Fri:16:00-Mon:08:00 (UTC)');
     expect(markup).toContain('<button type="button" data-drill-run="weekly-lor1">Run now</button>');

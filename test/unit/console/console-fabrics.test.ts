@@ -165,8 +165,8 @@ describe('the fabric section', () => {
     // Assess
     expect(lor1).toContain(`data-request="${EVACUATION_ID}"`);
     expect(lor1).toContain('stage 1 of 2 (frontend), out');
-    expect(lor1).toContain(`next stage starts 2026-12-01T12:05:00.000Z (in <time datetime="2026-12-01T12:05:00.000Z" data-until="${NOW + 5 * MINUTE}">5m</time>)`);
-    expect(lor1).toContain(`ends 2026-12-01T13:30:00.000Z (<time datetime="2026-12-01T13:30:00.000Z" data-until="${NOW + 90 * MINUTE}">1h 30m</time> left)`);
+    expect(lor1).toContain(`next stage starts <time datetime="2026-12-01T12:05:00.000Z" data-clock="${NOW + 5 * MINUTE}">2026-12-01T12:05:00Z</time> (in <time datetime="2026-12-01T12:05:00.000Z" data-until="${NOW + 5 * MINUTE}">5m</time>)`);
+    expect(lor1).toContain(`ends <time datetime="2026-12-01T13:30:00.000Z" data-clock="${NOW + 90 * MINUTE}">2026-12-01T13:30:00Z</time> (<time datetime="2026-12-01T13:30:00.000Z" data-until="${NOW + 90 * MINUTE}">1h 30m</time> left)`);
     expect(lor1).toContain('data-fabric-act="restoreFabric" data-fabric="lor1"');
     expect(lor1).not.toContain('data-fabric-act="evacuate"');
     expect(text).toContain('data-fabric-act="evacuate" data-fabric="lva1"');
