@@ -118,7 +118,10 @@ export function renderCard(c: ClusterCard, home: boolean, now: number, alarms: A
   const state = st?.state ?? 'loading';
   const label = st ? STATE_LABEL[st.state] : 'loading…';
   const active = st?.windows.filter((w) => w.active) ?? [];
-  const shown = shownWindowIndexes(st).map((i) => ({ w: st!.windows[i]!, safety: c.safety[i] }));
+  // A ramp is one failout shown as one bar (renderRamp): its first window says when, by whom and why;
+  // its steps' windows are not listed one by one.
+  const indexes = shownWindowIndexes(st);
+  const shown = (st?.ramp ? indexes.slice(0, 1) : indexes).map((i) => ({ w: st!.windows[i]!, safety: c.safety[i] }));
   const share = st?.ramp?.sharePct ?? active.reduce((sum, w) => Math.max(sum, w.sharePct), 0);
   const totalWeight = st?.peers.reduce((sum, p) => sum + p.weight, 0) ?? 0;
   const windows = shown.map(({ w, safety }) => {
@@ -126,7 +129,7 @@ export function renderCard(c: ClusterCard, home: boolean, now: number, alarms: A
       <span class="when">${w.active ? 'active' : Date.parse(w.offlineAt) > now ? 'starts' : 'ended'}: ${clockTime(w.offlineAt)} → ${w.onlineAt === null ? 'until restored' : clockTime(w.onlineAt)}</span>
       ${w.active && w.onlineAt !== null ? html` <span class="left">(${countdown(w.onlineAt, now)} left)</span>` : ''}
       ${!w.active && Date.parse(w.offlineAt) > now ? html` <span class="left">(starts in ${countdown(w.offlineAt, now)})</span>` : ''}
-      <br>buckets ${w.buckets.from}–${w.buckets.to} (${w.sharePct}%)
+      ${st?.ramp ? '' : html`<br>buckets ${w.buckets.from}–${w.buckets.to} (${w.sharePct}%)`}
       <br>by <span class="who">${w.requestedBy ?? 'unknown'}</span>${w.reason !== null ? html` — <span class="reason">${w.reason}</span>` : ''}
       ${w.requestId !== null ? html`<br><span class="rid">request ${w.requestId}</span>` : ''}
       ${safety && safety.stopAlarms.length > 0 ? html`<br>stops when an alarm fires: <span class="alarms">${join(safety.stopAlarms.map((name) => alarmItem(name, alarms)), ', ')}</span>` : ''}

@@ -1,4 +1,3 @@
-import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { errorAlarmName } from '../../lib/local';
@@ -8,7 +7,6 @@ import { launchBrowser, screenshotDir } from '../helpers/browser';
 // The console in a real browser (Debian's Chromium through playwright-core) on the whole local stack:
 // real ZooKeeper, fauxqs, the request worker, bridges and FailoutClient traffic. One stack for the
 // file; the steps run in order (the failout, then the restore, then ZooKeeper going away).
-// FAILOUT_CONSOLE_README_SHOT=1 also writes docs/console.png (the README's picture).
 
 const XSS = '<img src=x onerror=alert(1)>';
 /** The local evaluator's error-rate alarm of the home cluster (OK while its traffic succeeds). */
@@ -89,14 +87,6 @@ describe('the console in a browser, on the local stack', () => {
     const alarmState = card.locator(`.alarm-state[data-alarm="${STOP_ALARM}"]`);
     await alarmState.waitFor({ timeout: 7_000 });
     await page.screenshot({ path: join(shots, 'failed-out-1280x800.png'), fullPage: true });
-    if (process.env.FAILOUT_CONSOLE_README_SHOT) {
-      // The README's picture: a few seconds later, when the chart shows the move whole.
-      await page.waitForTimeout(5_000);
-      await page.screenshot({ path: join(shots, 'readme.png'), fullPage: true });
-      copyFileSync(join(shots, 'readme.png'), join(__dirname, '../../docs/console.png'));
-      process.stderr.write(`console: traffic on the peers ${movedWithinMs} ms after the outcome was shown\n`);
-    }
-
     // Assess
     expect(movedWithinMs).toBeLessThan(2_000);
     // The chart's y-axis starts at 0 (issue 24, item 8): a dip must not look like traffic vanishing.

@@ -1,4 +1,5 @@
 import { describeCluster } from '../../../lib/operator/cluster-status';
+import { renderCard } from '../../../lib/console/page';
 import { renderRamp } from '../../../lib/console/ramp-view';
 
 // Issue 24, item 6: a ramp on its card as one progress bar with the steps as the operator typed them,
@@ -58,5 +59,21 @@ describe('a ramp on its card', () => {
     expect(text).toContain('data-act="rampResume"');
     expect(text).toContain('data-act="rampAdvance"');
     expect(text).not.toContain('data-act="rampHold"');
+  });
+});
+
+describe("a ramp's card", () => {
+  it('lists the ramp as one failout (when, by whom, why) and not its steps as windows with their shares', () => {
+    // Prepare
+    const status = describeCluster('greetings-lor1', JSON.stringify({ clusterName: 'greetings-lor1', failoutProperties: typed }), NOW + MINUTE);
+    const card = { name: 'greetings-lor1', hosts: 3, status, safety: status.windows.map(() => ({ stopAlarms: [], drill: undefined, forced: undefined })), problem: undefined };
+
+    // Act
+    const text = renderCard(card, true, NOW + MINUTE, { kind: 'off' }).text;
+
+    // Assess
+    expect(text.match(/<li class="window/g)).toHaveLength(1);
+    expect(text).not.toMatch(/buckets \d+–\d+ \(\d+%\)/);
+    expect(text).toContain('<progress max="100" value="20"');
   });
 });
