@@ -45,12 +45,12 @@ export interface SymlinkSourceOptions<T, S> {
 
 interface LinkWatch {
   state: LinkState;
-  readonly stop: () => void;
+  readonly close: () => void;
 }
 
 interface TargetFollow {
   readonly name: string;
-  stop: () => void;
+  close: () => void;
 }
 
 interface LinkEntry<T> extends PropertyEntry<T> {
@@ -99,9 +99,9 @@ export class SymlinkSource<T, S extends { malformed: number }> extends PropertyE
   }
 
   protected override stopWatching(entry: LinkEntry<T>): void {
-    for (const link of entry.links.values()) link.stop();
+    for (const link of entry.links.values()) link.close();
     entry.links.clear();
-    entry.target?.stop();
+    entry.target?.close();
     entry.target = undefined;
   }
 
@@ -110,7 +110,7 @@ export class SymlinkSource<T, S extends { malformed: number }> extends PropertyE
     const resolution = resolveLinks(this.options.directory, name, (link) => this.linkOf(name, entry, link));
     for (const [link, watch] of entry.links) {
       if (resolution.links.includes(link)) continue;
-      watch.stop(); // a link no longer on the chain (re-pointed past it)
+      watch.close(); // a link no longer on the chain (re-pointed past it)
       entry.links.delete(link);
     }
     switch (resolution.kind) {
@@ -136,12 +136,12 @@ export class SymlinkSource<T, S extends { malformed: number }> extends PropertyE
     const known = entry.links.get(link);
     if (known) return known.state;
     const holder: { watch?: LinkWatch } = {};
-    const stop = this.options.watchLink(`${this.options.directory}/${link}`, (state) => {
+    const close = this.options.watchLink(`${this.options.directory}/${link}`, (state) => {
       if (!holder.watch || !this.isCurrent(name, entry) || entry.links.get(link) !== holder.watch) return;
       holder.watch.state = state;
       this.resolve(name, entry);
     });
-    holder.watch = { state: { kind: 'loading' }, stop };
+    holder.watch = { state: { kind: 'loading' }, close };
     entry.links.set(link, holder.watch);
     return holder.watch.state;
   }
@@ -149,17 +149,17 @@ export class SymlinkSource<T, S extends { malformed: number }> extends PropertyE
   /** Follows `target` in the inner source (nothing when undefined), dropping the target followed before. */
   private follow(name: string, entry: LinkEntry<T>, target: string | undefined): void {
     if (entry.target?.name === target) return;
-    entry.target?.stop();
+    entry.target?.close();
     entry.target = undefined;
     if (target === undefined) return;
-    const follow: TargetFollow = { name: target, stop: () => undefined };
+    const follow: TargetFollow = { name: target, close: () => undefined };
     entry.target = follow;
     const heard = (value: T | undefined): void => {
       if (!this.isCurrent(name, entry) || entry.target !== follow) return;
       if (value === undefined) this.absent(name, entry);
       else this.accept(name, entry, value, this.options.inner.snapshot(target)?.version ?? 0n);
     };
-    follow.stop = this.options.inner.subscribe(target, {
+    follow.close = this.options.inner.subscribe(target, {
       onInitialize: (_target, value) => heard(value),
       onAdd: (_target, value) => heard(value),
       onRemove: () => heard(undefined),
