@@ -14,7 +14,7 @@ import { overRounds as stats, percentile, printTable, round, writeResults, type 
 import { calibrate, clock, sleep, spawnWorker, split, type BenchWorker } from '../lib/workers';
 import type { FromWorker, ToWorker } from '../failout-propagation/protocol';
 import { measureZkFanout } from '../zk-fanout';
-import { parameters, type ZooKeeperParameters } from './parameters';
+import { gcFlags, parameters, type ZooKeeperParameters } from './parameters';
 import { BASE, CLUSTER, runRound, seed, startRequestWorker, type RequestWorker, type Round } from './rounds';
 import { propagationOverXds } from './xds';
 
@@ -42,11 +42,11 @@ async function propagationOverZooKeeper(p: ZooKeeperParameters): Promise<void> {
   const workers: Worker[] = [];
   try {
     zk = await startZooKeeper();
-    const fanout = await measureZkFanout(zk.connectString, { watchers: p.clients, processes: p.processes, rounds: p.rounds, warmup: p.warmup, gapMs: p.gapMs, sessionTimeoutMs: p.sessionTimeoutMs, connectConcurrency: p.connectConcurrency, roundTimeoutMs: p.roundTimeoutMs }, log);
+    const fanout = await measureZkFanout(zk.connectString, { watchers: p.clients, processes: p.processes, rounds: p.rounds, warmup: p.warmup, gapMs: p.gapMs, sessionTimeoutMs: p.sessionTimeoutMs, connectConcurrency: p.connectConcurrency, roundTimeoutMs: p.roundTimeoutMs, nodeFlags: gcFlags(p) }, log);
     sqs = await startLocalSqs({ name: 'propagation-bench' });
     worker = await startRequestWorker(zk.connectString, sqs, log);
     await seed(worker.session);
-    split(p.clients, p.processes).forEach((n, i) => workers.push(spawnWorker<ToWorker, FromWorker>(join(__dirname, '..', 'failout-propagation', 'client-worker.ts'), i, n)));
+    split(p.clients, p.processes).forEach((n, i) => workers.push(spawnWorker<ToWorker, FromWorker>(join(__dirname, '..', 'failout-propagation', 'client-worker.ts'), i, n, 'tsx', gcFlags(p))));
     const init = { connectString: zk.connectString, basePath: BASE, cluster: CLUSTER, sessionTimeoutMs: p.sessionTimeoutMs, connectConcurrency: p.connectConcurrency, teardownDelayMs: 60_000 };
     await Promise.all(workers.map((w) => w.request({ type: 'init', ...init, clients: w.size }, 'ready', 60_000 + p.clients * 100)));
     for (const w of workers) await calibrate(w);

@@ -17,6 +17,8 @@ export const COMPARE_ZK_DEFAULT_MAX_CLIENTS = 4000;
 export interface ZooKeeperParameters extends FanoutParameters {
   readonly discovery: 'zookeeper';
   readonly clients: number;
+  /** `--max-semi-space-size` (MiB) of the client and the floor's watcher processes alike; 0 leaves node's default. */
+  readonly semiSpaceMb: number;
 }
 
 /** The xDS mode. */
@@ -31,13 +33,22 @@ export interface XdsParameters extends FanoutParameters {
    * {@link COMPARE_ZK_DEFAULT_MAX_CLIENTS} clients (see {@link compareZkAt}).
    */
   readonly compareZk: boolean | undefined;
-  /** `--max-semi-space-size` (MiB) of the client processes, both paths alike; 0 leaves node's default. */
+  /** `--max-semi-space-size` (MiB) of the client processes, both paths alike, and of the floor's watchers; 0 leaves node's default. */
   readonly semiSpaceMb: number;
   /** The providers' peer watch teardown delay (kept through restores, as in a service that has run a while). */
   readonly teardownDelayMs: number;
 }
 
 export type Parameters = ZooKeeperParameters | XdsParameters;
+
+/**
+ * The node flags of every measured process, clients and the floor's watchers alike: each holds
+ * hundreds of sessions' state, so a young generation sized for one service would promote what a
+ * service's own process collects young (the same setting in both, so a ratio compares the work).
+ */
+export function gcFlags(p: { readonly semiSpaceMb: number }): string[] {
+  return p.semiSpaceMb > 0 ? [`--max-semi-space-size=${p.semiSpaceMb}`] : [];
+}
 
 /** `1000,4000,10000` → [1000, 4000, 10000]: positive integers, strictly increasing. */
 export function parseSeries(text: string): number[] {
@@ -60,8 +71,8 @@ export function parameters(argv: readonly string[]): Parameters {
   const args = [...argv];
   const discovery = takeString(args, 'discovery') ?? 'zookeeper';
   if (discovery === 'zookeeper' || discovery === 'zk') {
-    const v = parseIntOptions(args, { clients: { default: 1000, min: 1 }, ...FANOUT_OPTIONS });
-    return { discovery: 'zookeeper', clients: v.clients, ...fanoutParameters(v, v.clients) };
+    const v = parseIntOptions(args, { clients: { default: 1000, min: 1 }, ...FANOUT_OPTIONS, 'semi-space-mb': { default: 64, min: 0 } });
+    return { discovery: 'zookeeper', clients: v.clients, semiSpaceMb: v['semi-space-mb'], ...fanoutParameters(v, v.clients) };
   }
   if (discovery !== 'xds') throw new Error(`--discovery must be zookeeper or xds, got ${discovery}`);
   const series = takeString(args, 'clients-series');

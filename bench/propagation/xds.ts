@@ -14,7 +14,7 @@ import { createLogger, type Logger } from '../../lib/logging';
 import { round } from '../lib/report';
 import { calibrate, clock, sleep, spawnWorker, split, type BenchWorker } from '../lib/workers';
 import { measureZkFanout } from '../zk-fanout';
-import { compareZkAt, type XdsParameters } from './parameters';
+import { compareZkAt, gcFlags, type XdsParameters } from './parameters';
 import type { ClientDiscovery, FromClientWorker, FromObserverWorker, MemoryReply, ToClientWorker, ToObserverWorker } from './protocol';
 import { BASE, CLUSTER, runRound, seed, startRequestWorker, type RequestWorker, type Round, type RoundWorker } from './rounds';
 import { summarizeSize, type ObserverSample, type SizeMeasurement } from './summary';
@@ -50,7 +50,7 @@ async function startObservers(connectString: string, p: XdsParameters): Promise<
 /** Starts `clients` clients over `p.processes` workers; the i-th client of the population is client i everywhere. */
 async function startClients(discovery: ClientDiscovery, clients: number, p: XdsParameters): Promise<ClientWorker[]> {
   // The same young generation for both paths, so the ratio compares where the data comes from.
-  const flags = ['--expose-gc', ...(p.semiSpaceMb > 0 ? [`--max-semi-space-size=${p.semiSpaceMb}`] : [])];
+  const flags = ['--expose-gc', ...gcFlags(p)];
   const workers = split(clients, Math.min(p.processes, clients)).map((n, i) => spawnWorker<ToClientWorker, FromClientWorker>(join(__dirname, 'client-worker.ts'), i, n, 'compiled', flags));
   try {
     let first = 0;
@@ -137,7 +137,7 @@ async function measureZkPath(zk: ZooKeeperServer, sqs: LocalSqs, writer: Request
 /** One size: the floor, the xDS path, then the ZooKeeper path if asked. */
 async function measureSize(zk: ZooKeeperServer, sqs: LocalSqs, writer: RequestWorker, clients: number, p: XdsParameters, log: Logger) {
   const processes = Math.min(p.processes, clients);
-  const floor = await measureZkFanout(zk.connectString, { watchers: clients, processes, rounds: p.rounds, warmup: p.warmup, gapMs: p.gapMs, sessionTimeoutMs: p.sessionTimeoutMs, connectConcurrency: p.connectConcurrency, roundTimeoutMs: p.roundTimeoutMs }, log);
+  const floor = await measureZkFanout(zk.connectString, { watchers: clients, processes, rounds: p.rounds, warmup: p.warmup, gapMs: p.gapMs, sessionTimeoutMs: p.sessionTimeoutMs, connectConcurrency: p.connectConcurrency, roundTimeoutMs: p.roundTimeoutMs, nodeFlags: gcFlags(p) }, log);
   const xds = await measureXdsPath(zk, sqs, writer, clients, p);
   const zkPath = compareZkAt(p, clients) ? await measureZkPath(zk, sqs, writer, clients, p) : undefined;
   const measurement: SizeMeasurement = { clients, observers: p.observers, xds: xds.rounds, floor: floor.results, zkPath: zkPath?.rounds, observerSamples: xds.samples };

@@ -14,6 +14,8 @@ import type { FromWorker, ToWorker } from './protocol';
 /** Parameters of a zk-fanout measurement. */
 export interface Parameters extends FanoutParameters {
   watchers: number;
+  /** Node flags of the watcher processes (a benchmark that compares gives its own clients the same ones). */
+  nodeFlags?: readonly string[];
 }
 
 /** The node written each round. */
@@ -80,7 +82,7 @@ export async function measureZkFanout(connectString: string, p: Parameters, log:
     if (!(await writer.exists(PATH))) await writer.create(PATH, Buffer.from('initial'), { parents: true, acl: OPEN_ACL });
 
     const setupStarted = clock();
-    split(p.watchers, p.processes).forEach((n, i) => workers.push(spawnWorker<ToWorker, FromWorker>(join(__dirname, 'watcher-worker.ts'), i, n)));
+    split(p.watchers, p.processes).forEach((n, i) => workers.push(spawnWorker<ToWorker, FromWorker>(join(__dirname, 'watcher-worker.ts'), i, n, 'tsx', p.nodeFlags ?? [])));
     const setupTimeoutMs = 60_000 + p.watchers * 100;
     const ready = await Promise.all(
       workers.map((w) =>

@@ -23,8 +23,9 @@ function xdsParameters(args: string[]): XdsParameters {
 }
 
 describe('propagation bench: parameters', () => {
-  it('keeps the ZooKeeper mode as it was when no discovery is given', () => {
-    expect(parameters([])).toEqual({ discovery: 'zookeeper', clients: 1000, processes: 4, rounds: 20, warmup: 2, gapMs: 100, sessionTimeoutMs: 30000, connectConcurrency: 20, roundTimeoutMs: 30000 });
+  it('keeps the ZooKeeper mode when no discovery is given, its processes with the young generation of the xDS mode', () => {
+    expect(parameters([])).toEqual({ discovery: 'zookeeper', clients: 1000, processes: 4, rounds: 20, warmup: 2, gapMs: 100, sessionTimeoutMs: 30000, connectConcurrency: 20, roundTimeoutMs: 30000, semiSpaceMb: 64 });
+    expect(parameters(['--semi-space-mb', '0'])).toMatchObject({ discovery: 'zookeeper', semiSpaceMb: 0 });
     expect(parameters(['--clients', '200', '--rounds', '4'])).toMatchObject({ discovery: 'zookeeper', clients: 200, rounds: 4 });
   });
 
