@@ -67,4 +67,23 @@ describe('AdsStream decodes only what changed', () => {
     expect(responses[3]!.updates[0]!.value).toBe(responses[0]!.updates[0]!.value);
     stream.close();
   });
+
+  it('finds each resource by its own wrapper when a server resends them in another order', () => {
+    const { stream, transport, decoded, responses } = fixture();
+    stream.start();
+    stream.subscribe(D2_NODE_TYPE_URL, '/d2/clusters/a');
+    stream.subscribe(D2_NODE_TYPE_URL, '/d2/clusters/b');
+    jest.advanceTimersByTime(0);
+    const a = node('/d2/clusters/a', { x: 1 });
+    const b = node('/d2/clusters/b', { y: 1 });
+    transport.current.respond({ type_url: D2_NODE_TYPE_URL, version_info: '1', nonce: 'n1', resources: [a, b] });
+    transport.current.respond({ type_url: D2_NODE_TYPE_URL, version_info: '2', nonce: 'n2', resources: [b, a] });
+    transport.current.respond({ type_url: D2_NODE_TYPE_URL, version_info: '3', nonce: 'n3', resources: [b, a] });
+    expect(decoded).toEqual(['/d2/clusters/a', '/d2/clusters/b']);
+    for (const r of responses.slice(1)) {
+      const byName = new Map(r.updates.map((u) => [u.name, (u.value as { data: unknown }).data]));
+      expect(byName).toEqual(new Map<string, unknown>([['/d2/clusters/b', { y: 1 }], ['/d2/clusters/a', { x: 1 }]]));
+    }
+    stream.close();
+  });
 });
