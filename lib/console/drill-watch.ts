@@ -11,6 +11,7 @@
 import type { Lifecycle } from '../lifecycle';
 import { decodeDrillNode, type DrillNode } from '../requests';
 import type { Watch, ZkSession } from '../zk';
+import { ChildDataWatches } from './child-watches';
 
 /** One drill node as read: decoded, or why it does not decode (shown on the page, as `failout drill history` names it). */
 export type DrillEntry = { readonly name: string; readonly node: DrillNode } | { readonly name: string; readonly problem: string };
@@ -26,18 +27,18 @@ export interface DrillWatchOptions {
 export class DrillWatch {
   private lifecycle: Lifecycle = 'running';
   private readonly parent: Watch;
-  private readonly drills = new Map<string, { entry: DrillEntry | undefined; watch: Watch }>();
+  private readonly drills: ChildDataWatches<DrillEntry>;
 
-  constructor(
-    private readonly session: ZkSession,
-    private readonly options: DrillWatchOptions,
-  ) {
-    this.parent = session.watchChildren(options.drillsBase, (children) => this.onNames(children.exists ? children.children : []));
+  constructor(session: ZkSession, options: DrillWatchOptions) {
+    this.drills = new ChildDataWatches(session, options.drillsBase, decodeEntry, options.onChange);
+    this.parent = session.watchChildren(options.drillsBase, (children) => {
+      if (this.lifecycle === 'running') this.drills.sync(children.exists ? children.children : []);
+    });
   }
 
   /** The drill nodes read so far, sorted by name. */
   entries(): DrillEntry[] {
-    return [...this.drills.values()].flatMap((d) => (d.entry === undefined ? [] : [d.entry])).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return this.drills.entries();
   }
 
   /** Closes every watch. */
@@ -45,29 +46,7 @@ export class DrillWatch {
     if (this.lifecycle === 'closed') return;
     this.lifecycle = 'closed';
     this.parent.close();
-    for (const d of this.drills.values()) d.watch.close();
-    this.drills.clear();
-  }
-
-  private onNames(names: readonly string[]): void {
-    if (this.lifecycle !== 'running') return;
-    for (const name of names) {
-      if (this.drills.has(name)) continue;
-      const state: { entry: DrillEntry | undefined; watch: Watch } = {
-        entry: undefined,
-        watch: this.session.watchData(`${this.options.drillsBase.replace(/\/+$/, '')}/${name}`, (node) => {
-          state.entry = node.exists ? decodeEntry(name, node.data) : undefined;
-          this.options.onChange();
-        }),
-      };
-      this.drills.set(name, state);
-    }
-    for (const [name, state] of this.drills) {
-      if (names.includes(name)) continue;
-      state.watch.close();
-      this.drills.delete(name);
-    }
-    this.options.onChange();
+    this.drills.close();
   }
 }
 

@@ -13,6 +13,7 @@ import type { Lifecycle } from '../lifecycle';
 import type { Logger } from '../logging';
 import { readEvacuations, type EvacuationNode } from '../requests';
 import { CoalescingTask, type Watch, type ZkSession } from '../zk';
+import { ChildDataWatches } from './child-watches';
 
 /** One map node as read: the map, or why it does not decode (its clusters then follow the rule). */
 export type FabricMapEntry = { readonly fabric: string; readonly map: FabricMap } | { readonly fabric: string; readonly problem: string };
@@ -35,7 +36,7 @@ export class FabricWatch {
   private lifecycle: Lifecycle = 'running';
   private retry: NodeJS.Timeout | undefined;
   private readonly watches: Watch[] = [];
-  private readonly maps = new Map<string, { entry: FabricMapEntry | undefined; watch: Watch }>();
+  private readonly maps: ChildDataWatches<FabricMapEntry>;
   private readonly evacuationWatches = new Map<string, Watch>();
   private evacuationNodes: readonly EvacuationNode[] = [];
   private readonly reread: CoalescingTask;
@@ -48,15 +49,18 @@ export class FabricWatch {
       () => this.readEvacuations(),
       () => this.lifecycle === 'running',
     );
+    this.maps = new ChildDataWatches(session, options.fabricsBase, decodeMap, options.onChange);
     this.watches.push(
-      session.watchChildren(options.fabricsBase, (children) => this.onMapNames(children.exists ? children.children : [])),
+      session.watchChildren(options.fabricsBase, (children) => {
+        if (this.lifecycle === 'running') this.maps.sync(children.exists ? children.children : []);
+      }),
       session.watchChildren(options.evacuationsBase, (children) => this.onEvacuationNames(children.exists ? children.children : [])),
     );
   }
 
   /** The map nodes read so far (decoded or with their problem), by fabric name. */
   fabricMaps(): FabricMapEntry[] {
-    return [...this.maps.values()].flatMap((m) => (m.entry === undefined ? [] : [m.entry])).sort((a, b) => (a.fabric < b.fabric ? -1 : a.fabric > b.fabric ? 1 : 0));
+    return this.maps.entries();
   }
 
   /** Every evacuation node that decodes, sorted by fabric. */
@@ -69,30 +73,9 @@ export class FabricWatch {
     if (this.lifecycle === 'closed') return;
     this.lifecycle = 'closed';
     clearTimeout(this.retry);
-    for (const watch of [...this.watches.splice(0), ...[...this.maps.values()].map((m) => m.watch), ...this.evacuationWatches.values()]) watch.close();
-    this.maps.clear();
+    for (const watch of [...this.watches.splice(0), ...this.evacuationWatches.values()]) watch.close();
+    this.maps.close();
     this.evacuationWatches.clear();
-  }
-
-  private onMapNames(names: readonly string[]): void {
-    if (this.lifecycle !== 'running') return;
-    for (const fabric of names) {
-      if (this.maps.has(fabric)) continue;
-      const state: { entry: FabricMapEntry | undefined; watch: Watch } = {
-        entry: undefined,
-        watch: this.session.watchData(`${this.options.fabricsBase.replace(/\/+$/, '')}/${fabric}`, (node) => {
-          state.entry = node.exists ? decodeMap(fabric, node.data) : undefined;
-          this.options.onChange();
-        }),
-      };
-      this.maps.set(fabric, state);
-    }
-    for (const [fabric, state] of this.maps) {
-      if (names.includes(fabric)) continue;
-      state.watch.close();
-      this.maps.delete(fabric);
-    }
-    this.options.onChange();
   }
 
   private onEvacuationNames(names: readonly string[]): void {

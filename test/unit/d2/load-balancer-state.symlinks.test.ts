@@ -4,68 +4,14 @@
  * reads the cluster and the hosts its links point at, follows a re-pointed link, reads a link to a
  * missing node as removed, and keeps the last good state over a cycle (reported as malformed).
  */
-import { LoadBalancerState, serializeClusterProperties, serializeServiceProperties, serializeUriProperties, xdsSources } from '../../../lib/d2';
+import { serializeClusterProperties, serializeServiceProperties, serializeUriProperties } from '../../../lib/d2';
 import { clusterPath, servicePath, urisPath } from '../../../lib/d2/paths';
 import { changeRecorder } from '../../helpers/cluster-changes';
-import { clusterDoc, put, serviceDoc } from '../../helpers/d2';
-import { FakeD2Xds } from '../../helpers/d2-xds-fake';
-import { InMemoryZk } from '../../helpers/in-memory-zk';
-import { capturingLogger } from '../../helpers/logging';
+import { clusterDoc, serviceDoc } from '../../helpers/d2';
+import { xdsWorld, zooKeeperWorld, type D2World as World } from '../../helpers/d2-worlds';
 
 const BASE = '/d2';
 const LINK = '$greetingsMaster';
-
-interface World {
-  readonly state: LoadBalancerState;
-  write(path: string, text: string): Promise<void>;
-  link(path: string, target: string): Promise<void>;
-  settle(): Promise<void>;
-  close(): void;
-}
-
-const turns = async (n: number): Promise<void> => {
-  for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
-};
-
-function zooKeeperWorld(): World {
-  const zk = new InMemoryZk();
-  const writer = zk.session();
-  const state = new LoadBalancerState({ session: zk.session(), basePath: BASE, logger: capturingLogger().logger });
-  return {
-    state,
-    write: (path, text) => put(writer, path, text),
-    link: (path, target) => put(writer, path, target), // a link node's data is its target path
-    settle: async () => {
-      for (let i = 0; i < 3; i++) {
-        await zk.idle();
-        await turns(3);
-      }
-    },
-    close: () => state.close(),
-  };
-}
-
-function xdsWorld(): World {
-  const xds = new FakeD2Xds();
-  const state = new LoadBalancerState({ sources: xdsSources(xds), basePath: BASE, logger: capturingLogger().logger });
-  const uriPrefix = `${urisPath(BASE)}/`;
-  return {
-    state,
-    write: (path, text) => {
-      const json = JSON.parse(text) as Record<string, unknown>;
-      if (path.startsWith(uriPrefix)) {
-        const [cluster, child] = path.slice(uriPrefix.length).split('/');
-        xds.putUri(`${uriPrefix}${cluster}`, child!, json);
-      } else xds.putNode(path, json);
-      return Promise.resolve();
-    },
-    link: (path, target) => Promise.resolve(xds.putLink(path, target)),
-    settle: async () => {
-      for (let i = 0; i < 3; i++) await xds.idle();
-    },
-    close: () => state.close(),
-  };
-}
 
 const cluster = (name: string, v: string): [string, string] => [clusterPath(BASE, name), serializeClusterProperties(clusterDoc(name, { properties: { v } }))];
 const uri = (name: string, host: string): [string, string] => [`${urisPath(BASE, name)}/h1`, serializeUriProperties({ clusterName: name, partitionDesc: { [host]: { 0: 1 } }, uriSpecificProperties: {} })];
@@ -104,8 +50,8 @@ async function run(world: World): Promise<{ events: string[]; kept: unknown; mal
 describe('LoadBalancerState with D2 symlinks', () => {
   it('resolves a $ cluster to its target, follows a re-pointed link, keeps the last good over a cycle and reads a missing target as removed, over ZooKeeper and xDS alike', async () => {
     // Prepare
-    const zk = zooKeeperWorld();
-    const xds = xdsWorld();
+    const zk = zooKeeperWorld(BASE);
+    const xds = xdsWorld(BASE);
 
     // Act
     const overZooKeeper = await run(zk);

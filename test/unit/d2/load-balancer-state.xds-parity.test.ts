@@ -4,75 +4,13 @@
  * the ZooKeeper-fed one's cases). One scenario runs against the in-memory ZooKeeper and against a
  * fake XdsClient serving the same documents as `indis` resources (decoded JSON objects).
  */
-import { LoadBalancerState, serializeClusterProperties, serializeServiceProperties, serializeUriProperties, xdsSources } from '../../../lib/d2';
+import { serializeClusterProperties, serializeServiceProperties, serializeUriProperties } from '../../../lib/d2';
 import { clusterPath, servicePath, urisPath } from '../../../lib/d2/paths';
 import { changeRecorder } from '../../helpers/cluster-changes';
-import { clusterDoc, put, serviceDoc } from '../../helpers/d2';
-import { FakeD2Xds } from '../../helpers/d2-xds-fake';
-import { InMemoryZk } from '../../helpers/in-memory-zk';
-import { capturingLogger } from '../../helpers/logging';
+import { clusterDoc, serviceDoc } from '../../helpers/d2';
+import { xdsWorld, zooKeeperWorld, type D2World as World } from '../../helpers/d2-worlds';
 
 const BASE = '/d2';
-
-/** The writes a scenario makes, as text (ZooKeeper holds text; the observer sends its JSON). */
-interface World {
-  readonly state: LoadBalancerState;
-  write(path: string, text: string): Promise<void>;
-  remove(path: string): Promise<void>;
-  settle(): Promise<void>;
-  close(): void;
-}
-
-const turns = async (n: number): Promise<void> => {
-  for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
-};
-
-function zooKeeperWorld(): World {
-  const zk = new InMemoryZk();
-  const writer = zk.session();
-  const state = new LoadBalancerState({ session: zk.session(), basePath: BASE, logger: capturingLogger().logger });
-  return {
-    state,
-    write: (path, text) => put(writer, path, text),
-    remove: (path) => writer.remove(path),
-    settle: async () => {
-      await zk.idle();
-      await turns(3);
-      await zk.idle();
-    },
-    close: () => state.close(),
-  };
-}
-
-function xdsWorld(): World {
-  const xds = new FakeD2Xds();
-  const state = new LoadBalancerState({ sources: xdsSources(xds), basePath: BASE, logger: capturingLogger().logger });
-  const uriPrefix = `${urisPath(BASE)}/`;
-  return {
-    state,
-    write: (path, text) => {
-      const json = JSON.parse(text) as Record<string, unknown>;
-      if (path.startsWith(uriPrefix)) {
-        const [cluster, child] = path.slice(uriPrefix.length).split('/');
-        xds.putUri(`${uriPrefix}${cluster}`, child!, json);
-      } else {
-        xds.putNode(path, json);
-      }
-      return Promise.resolve();
-    },
-    remove: (path) => {
-      if (path.startsWith(uriPrefix)) {
-        const [cluster, child] = path.slice(uriPrefix.length).split('/');
-        xds.removeUri(`${uriPrefix}${cluster}`, child!);
-      } else {
-        xds.removeNode(path);
-      }
-      return Promise.resolve();
-    },
-    settle: () => xds.idle(),
-    close: () => state.close(),
-  };
-}
 
 const cluster = (name: string, v: string): [string, string] => [clusterPath(BASE, name), serializeClusterProperties(clusterDoc(name, { properties: { v } }))];
 const uri = (name: string, child: string, host: string, weight = 1): [string, string] => [
@@ -109,8 +47,8 @@ async function run(world: World): Promise<{ events: string[]; malformed: { clust
 describe('LoadBalancerState over xDS sources', () => {
   it('tells the same cluster changes and counts the same unreadable documents as over ZooKeeper', async () => {
     // Prepare
-    const zk = zooKeeperWorld();
-    const xds = xdsWorld();
+    const zk = zooKeeperWorld(BASE);
+    const xds = xdsWorld(BASE);
 
     // Act
     const overZooKeeper = await run(zk);
@@ -136,7 +74,7 @@ describe('LoadBalancerState over xDS sources', () => {
   });
 
   it('resolves listenToCluster for a cluster that does not exist, as over ZooKeeper', async () => {
-    const xds = xdsWorld();
+    const xds = xdsWorld(BASE);
 
     await xds.state.listenToCluster('nowhere');
 

@@ -1,0 +1,55 @@
+/**
+ * A data watch on each child of one parent node, each child's data read with its codec: what the
+ * console's drill watch (drill-watch.ts) and fabric map watch (fabric-watch.ts) keep, one entry per
+ * child. The caller owns the parent's children watch and hands its names to {@link sync}.
+ *
+ * Lifecycle: running from construction → closed. Concurrency: event loop only; `onChange` after every
+ * change (the caller coalesces).
+ */
+import type { Watch, ZkSession } from '../zk';
+
+/** The children of `base`, each read with `decode` (which must not throw: it returns its problem). */
+export class ChildDataWatches<T> {
+  private readonly children = new Map<string, { entry: T | undefined; watch: Watch }>();
+
+  constructor(
+    private readonly session: ZkSession,
+    private readonly base: string,
+    private readonly decode: (name: string, data: Buffer) => T,
+    private readonly onChange: () => void,
+  ) {}
+
+  /** Watches the named children not watched yet and stops watching the others; then `onChange`. */
+  sync(names: readonly string[]): void {
+    for (const name of names) {
+      if (this.children.has(name)) continue;
+      const state: { entry: T | undefined; watch: Watch } = {
+        entry: undefined,
+        watch: this.session.watchData(`${this.base.replace(/\/+$/, '')}/${name}`, (node) => {
+          state.entry = node.exists ? this.decode(name, node.data) : undefined;
+          this.onChange();
+        }),
+      };
+      this.children.set(name, state);
+    }
+    for (const [name, state] of this.children) {
+      if (names.includes(name)) continue;
+      state.watch.close();
+      this.children.delete(name);
+    }
+    this.onChange();
+  }
+
+  /** The children read so far (absent ones left out), sorted by name. */
+  entries(): T[] {
+    return [...this.children]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .flatMap(([, child]) => (child.entry === undefined ? [] : [child.entry]));
+  }
+
+  /** Closes every child's watch. */
+  close(): void {
+    for (const child of this.children.values()) child.watch.close();
+    this.children.clear();
+  }
+}
