@@ -6,7 +6,7 @@
 // fabric) or home (not failed out). Started by index.ts with `fork` + tsx's loader.
 import { createLogger } from '../../lib/logging';
 import { closeFailoutClients, inLanes, startFailoutClient, type BenchFailoutClient } from '../lib/failout-client';
-import { clock, cpuSince, sendToParent, serveWorker } from '../lib/workers';
+import { clock, cpuSince, sendToParent, serveWorker, settleHeap } from '../lib/workers';
 import { evacuatedCluster, followedServices, serviceName } from './fabric';
 import type { FromWorker, ToClientWorker } from './protocol';
 import { evacuatedAt, homeAt, nextBoundary } from './routing';
@@ -75,6 +75,7 @@ async function setup(init: Init): Promise<void> {
   const started = clock();
   fabric = init.fabric;
   await inLanes(init.count, init.connectConcurrency, (index) => startClient(init, index));
+  settleHeap();
   send({ type: 'ready', count: init.count, setupMs: clock() - started });
 }
 

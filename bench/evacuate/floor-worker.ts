@@ -6,7 +6,7 @@
 import { createLogger } from '../../lib/logging';
 import { connectSession, type ZkSession } from '../../lib/zk';
 import { inLanes } from '../lib/failout-client';
-import { clock, cpuSince, sendToParent, serveWorker } from '../lib/workers';
+import { clock, cpuSince, sendToParent, serveWorker, settleHeap } from '../lib/workers';
 import { evacuatedCluster, followedServices } from './fabric';
 import type { FromWorker, ToFloorWorker } from './protocol';
 
@@ -51,6 +51,7 @@ async function startWatcher(init: Init, index: number): Promise<void> {
 async function setup(init: Init): Promise<void> {
   const started = clock();
   await inLanes(init.count, init.connectConcurrency, (index) => startWatcher(init, index));
+  settleHeap();
   send({ type: 'ready', count: init.count, setupMs: clock() - started });
 }
 

@@ -151,7 +151,8 @@ async function spawnAll<To extends ToClientWorker | ToFloorWorker>(script: strin
   // Compiled, as a service runs the library (tsx's per-closure `__name` is no part of the product);
   // the clients and the floor's watchers alike.
   // The same young generation for both, so the ratio compares the library with the bare watchers under one runtime.
-  const flags = p.semiSpaceMb > 0 ? [`--max-semi-space-size=${p.semiSpaceMb}`] : [];
+  // --expose-gc: every worker settles its heap after setup (`settleHeap`), before the rounds.
+  const flags = ['--expose-gc', ...(p.semiSpaceMb > 0 ? [`--max-semi-space-size=${p.semiSpaceMb}`] : [])];
   split(p.clients, p.processes).forEach((n, i) => workers.push(spawnWorker<To, FromWorker>(join(__dirname, script), i, n, 'compiled', flags)));
   try {
     let first = 0;

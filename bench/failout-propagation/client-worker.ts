@@ -3,7 +3,7 @@
 // when each client's routing decision flipped. Started by index.ts with `fork` + tsx's loader.
 import { createLogger } from '../../lib/logging';
 import { closeFailoutClients, inLanes, startFailoutClient, type BenchFailoutClient } from '../lib/failout-client';
-import { clock, sendToParent, serveWorker } from '../lib/workers';
+import { clock, sendToParent, serveWorker, settleHeap } from '../lib/workers';
 import type { FromWorker, ToWorker } from './protocol';
 
 type Init = Extract<ToWorker, { type: 'init' }>;
@@ -56,6 +56,7 @@ async function setup(init: Init): Promise<void> {
   cluster = init.cluster;
   clientCount = init.clients;
   await inLanes(init.clients, init.connectConcurrency, (index) => startClient(init, index));
+  settleHeap();
   send({ type: 'ready', clients: init.clients, setupMs: clock() - started });
 }
 

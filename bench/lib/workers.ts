@@ -216,11 +216,21 @@ export const sleep = (ms: number): Promise<void> => new Promise((resolve) => set
 export const mean = (xs: readonly number[]): number => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
 
 /**
+ * Inside a worker, once its setup is done and before it says ready: a full GC when node runs with
+ * `--expose-gc` (nothing without it). Connecting hundreds of sessions leaves a few hundred MiB of
+ * garbage whose mark-compact would otherwise land in the first measured rounds, on whichever side of
+ * a ratio set up the most; every measured process settles alike, so rounds measure the steady state.
+ */
+export function settleHeap(): void {
+  (globalThis as { gc?: () => void }).gc?.();
+}
+
+/**
  * Inside a worker: the process's RSS and used heap after a full GC when node runs with `--expose-gc`
  * (as taken, without it), so that deltas between two readings count live objects, not garbage.
  */
 export function memoryAfterGc(): { rssBytes: number; heapUsedBytes: number } {
-  (globalThis as { gc?: () => void }).gc?.();
+  settleHeap();
   const m = process.memoryUsage();
   return { rssBytes: m.rss, heapUsedBytes: m.heapUsed };
 }

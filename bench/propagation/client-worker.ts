@@ -9,7 +9,7 @@ import type { ZooKeeperFailoutConfigProvider } from '../../lib/failout';
 import { createLogger } from '../../lib/logging';
 import { closeFailoutClients, closeXdsFailoutClients, inLanes, startFailoutClient, startXdsFailoutClient, type BenchFailoutClient, type BenchXdsFailoutClient } from '../lib/failout-client';
 import { FlipRounds } from '../lib/flip-rounds';
-import { clock, memoryAfterGc, sendToParent, serveWorker } from '../lib/workers';
+import { clock, memoryAfterGc, sendToParent, serveWorker, settleHeap } from '../lib/workers';
 import { clientBootstrap, observerOrder } from './assignment';
 import type { FromClientWorker, ToClientWorker } from './protocol';
 
@@ -60,6 +60,7 @@ async function setup(init: Init): Promise<void> {
   const started = clock();
   clientCount = init.clients;
   await inLanes(init.clients, init.connectConcurrency, (index) => startClient(init, index));
+  settleHeap();
   send({ type: 'ready', clients: init.clients, setupMs: clock() - started });
 }
 

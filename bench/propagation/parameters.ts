@@ -47,7 +47,8 @@ export type Parameters = ZooKeeperParameters | XdsParameters;
  * service's own process collects young (the same setting in both, so a ratio compares the work).
  */
 export function gcFlags(p: { readonly semiSpaceMb: number }): string[] {
-  return p.semiSpaceMb > 0 ? [`--max-semi-space-size=${p.semiSpaceMb}`] : [];
+  // --expose-gc: each process settles its heap after setup (`settleHeap`) and reads memory after a full GC.
+  return ['--expose-gc', ...(p.semiSpaceMb > 0 ? [`--max-semi-space-size=${p.semiSpaceMb}`] : [])];
 }
 
 /** `1000,4000,10000` → [1000, 4000, 10000]: positive integers, strictly increasing. */

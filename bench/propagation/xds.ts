@@ -50,7 +50,7 @@ async function startObservers(connectString: string, p: XdsParameters): Promise<
 /** Starts `clients` clients over `p.processes` workers; the i-th client of the population is client i everywhere. */
 async function startClients(discovery: ClientDiscovery, clients: number, p: XdsParameters): Promise<ClientWorker[]> {
   // The same young generation for both paths, so the ratio compares where the data comes from.
-  const flags = ['--expose-gc', ...gcFlags(p)];
+  const flags = gcFlags(p);
   const workers = split(clients, Math.min(p.processes, clients)).map((n, i) => spawnWorker<ToClientWorker, FromClientWorker>(join(__dirname, 'client-worker.ts'), i, n, 'compiled', flags));
   try {
     let first = 0;

@@ -3,7 +3,7 @@
 import { createLogger } from '../../lib/logging';
 import { connectSession, type ZkSession } from '../../lib/zk';
 import { clock, type FromWorker, type ToWorker } from './protocol';
-import { sendToParent, serveWorker } from '../lib/workers';
+import { sendToParent, serveWorker, settleHeap } from '../lib/workers';
 
 type Init = Extract<ToWorker, { type: 'init' }>;
 
@@ -46,6 +46,7 @@ async function setup(init: Init): Promise<void> {
     while (next < init.watchers) await startWatcher(init, next++);
   };
   await Promise.all(Array.from({ length: Math.min(init.connectConcurrency, init.watchers) }, lane));
+  settleHeap();
   send({ type: 'ready', watchers: init.watchers, setupMs: clock() - started });
 }
 

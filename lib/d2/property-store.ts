@@ -8,8 +8,11 @@ import { assertIsError } from './errors';
 import type { PropertySource, PropertyStatus, PropertyStoreStats, PropertySubscriber } from './property-source';
 export type { PropertySnapshot, PropertySource, PropertyStatus, PropertyStoreStats, PropertySubscriber } from './property-source';
 
-/** Turns a znode's bytes into a property; throws (a `malformed` D2Error, ideally) when it cannot. */
-export type PropertyParser<T> = (data: Buffer, name: string, stat: Stat) => T;
+/**
+ * Turns a znode's bytes into a property; throws (a `malformed` D2Error, ideally) when it cannot. `previous`
+ * is the store's last good value for `name`, which a parser may build on (the text still decides).
+ */
+export type PropertyParser<T> = (data: Buffer, name: string, stat: Stat, previous: T | undefined) => T;
 
 /** What both property stores (ZooKeeper- and xDS-fed) are configured with, besides their source and parser. */
 export interface PropertyStoreCommonOptions {
@@ -96,7 +99,7 @@ export class ZooKeeperPropertyStore<T> extends PropertyEntries<T, Entry<T>> impl
     }
     let value: T;
     try {
-      value = this.options.parse(state.data, name, state.stat);
+      value = this.options.parse(state.data, name, state.stat, entry.value);
     } catch (err) {
       assertIsError(err);
       this.reject(name, entry, state.stat.mzxid, err);

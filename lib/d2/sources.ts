@@ -1,6 +1,6 @@
 import type { ZkWatcher } from '../zk';
 import type { Logger } from '../logging';
-import { parseClusterProperties } from './codecs/cluster';
+import { parseClusterProperties, parseClusterUpdate } from './codecs/cluster';
 import { parseServiceProperties } from './codecs/service';
 import type { D2Entity } from './errors';
 import type { ClusterProperties, MergedUriProperties, ServiceProperties } from './model';
@@ -99,11 +99,12 @@ export function zooKeeperSources(session: ZkWatcher): D2SourceFactory {
 
 function plainZooKeeperSources(session: ZkWatcher, { basePath, onMalformed, logger }: D2SourceContext): D2Sources {
   return {
-    clusters: new ZooKeeperPropertyStore({
+    clusters: new ZooKeeperPropertyStore<ClusterProperties>({
       session,
       directory: clusterPath(basePath),
       kind: 'cluster',
-      parse: (data) => parseClusterProperties(data),
+      // A failout write changes only the document's last member: parse just that when it can.
+      parse: (data, _name, _stat, previous) => parseClusterUpdate(data, previous),
       onMalformed: (name, error) => onMalformed('cluster', name, error),
       logger,
     }),

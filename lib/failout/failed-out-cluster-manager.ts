@@ -126,6 +126,8 @@ export class FailedoutClusterManager {
   /** The config every peer of which was found watched and loaded (the routing fast path); reset when a watch starts. */
   private loadedFor: FailoutConfig | undefined;
   private boundaryTimer: unknown;
+  /** When the boundary timer is due (epoch ms); meaningful while `boundaryTimer` is set. */
+  private boundaryAt = 0;
   private lifecycle: Lifecycle = 'running';
 
   constructor(options: FailedoutClusterManagerOptions) {
@@ -217,7 +219,6 @@ export class FailedoutClusterManager {
   /** Applies the stored config at the current time, and schedules the next window boundary. */
   private evaluate(): void {
     this.loadedFor = undefined;
-    this.clearBoundaryTimer();
     const config = this.config;
     const now = this.now();
     if (config === undefined || !this.activeOrImminent(config, now)) {
@@ -240,17 +241,29 @@ export class FailedoutClusterManager {
     return config.windows.some((w) => w.offlineAt > now && w.offlineAt - this.leadMs <= now && (w.onlineAt === undefined || w.onlineAt > now));
   }
 
-  /** Re-evaluates at the next time the answer of {@link activeOrImminent} can change. */
+  /**
+   * Re-evaluates at the next time the answer of {@link activeOrImminent} can change. A timer already
+   * due in the future and no later than that is kept: firing early only re-evaluates (and schedules
+   * again), so a write that moves the boundary later, or removes it, costs no timer churn. Every client
+   * evaluates on every write of a failed-out cluster, an evacuation's hundreds at once.
+   */
   private scheduleNextBoundary(config: FailoutConfig, now: number): void {
     let next = Infinity;
     for (const w of config.windows) {
-      for (const t of [w.offlineAt - this.leadMs, w.offlineAt, w.onlineAt ?? Infinity]) if (t > now && t < next) next = t;
+      const { offlineAt, onlineAt } = w;
+      if (offlineAt - this.leadMs > now && offlineAt - this.leadMs < next) next = offlineAt - this.leadMs;
+      if (offlineAt > now && offlineAt < next) next = offlineAt;
+      if (onlineAt !== undefined && onlineAt > now && onlineAt < next) next = onlineAt;
     }
     if (!Number.isFinite(next)) return;
+    if (this.boundaryTimer !== undefined && this.boundaryAt > now && this.boundaryAt <= next) return;
+    this.clearBoundaryTimer();
+    const delayMs = Math.min(MAX_TIMER_MS, next - now);
+    this.boundaryAt = now + delayMs;
     this.boundaryTimer = this.scheduler.setTimeout(() => {
       this.boundaryTimer = undefined;
       if (this.lifecycle === 'running') this.evaluate();
-    }, Math.min(MAX_TIMER_MS, next - now));
+    }, delayMs);
   }
 
   private clearBoundaryTimer(): void {
@@ -336,7 +349,8 @@ export class FailedoutClusterManager {
   }
 
   private removeAll(): void {
-    for (const peer of [...this.peers.keys()]) this.removePeer(peer);
+    // No copy of the keys: a Map's iteration tolerates removePeer deleting the entry it is on.
+    for (const peer of this.peers.keys()) this.removePeer(peer);
   }
 
   private removePeer(peer: string): void {

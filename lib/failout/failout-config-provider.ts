@@ -1,5 +1,5 @@
 import { Counter, Gauge, Registry } from 'prom-client';
-import type { ClusterChange, LoadBalancerClusterListener, LoadBalancerState } from '../d2';
+import type { ClusterChange, FailoutProperties, LoadBalancerClusterListener, LoadBalancerState } from '../d2';
 import { createLogger, type Logger } from '../logging';
 import { FailedoutClusterManager, type FailoutScheduler, type PeerWatchStatus } from './failed-out-cluster-manager';
 import { createFailoutConfig } from './failout-config';
@@ -141,7 +141,7 @@ export class ZooKeeperFailoutConfigProvider implements FailoutConfigProvider, Lo
     if (this.lifecycle !== 'running') return;
     switch (change.kind) {
       case 'properties':
-        this.propertiesChanged(change.cluster, createFailoutConfig(change.cluster, change.properties.failoutProperties));
+        this.propertiesChanged(change.cluster, change.properties.failoutProperties);
         this.tellPeerManagers(change.cluster);
         return;
       case 'uris':
@@ -156,8 +156,9 @@ export class ZooKeeperFailoutConfigProvider implements FailoutConfigProvider, Lo
     }
   }
 
-  private propertiesChanged(cluster: string, config: FailoutConfig | undefined): void {
+  private propertiesChanged(cluster: string, failout: FailoutProperties | null): void {
     let manager = this.managers.get(cluster);
+    const config = createFailoutConfig(cluster, failout, manager?.getFailoutConfig());
     if (!manager && config !== undefined) manager = this.createManager(cluster);
     manager?.updateFailoutConfig(config);
   }

@@ -24,10 +24,15 @@ export { ALL_BUCKETS, BUCKETS, DEFAULT_PARTITION } from '../d2/data';
  *
  * @param cluster - the cluster the properties belong to.
  * @param props - the cluster's typed failout properties, or null when it has none.
+ * @param previous - the cluster's config until now, if any: when its peers are the same (names and
+ * weights, in order), its frozen peer list and peer set are shared rather than built again. Every client
+ * builds a config for every write of every cluster it follows, and most writes (a window, a ramp step,
+ * a restore) leave the peers as they were.
  */
-export function createFailoutConfig(cluster: string, props: FailoutProperties | null): FailoutConfig | undefined {
+export function createFailoutConfig(cluster: string, props: FailoutProperties | null, previous?: FailoutConfig): FailoutConfig | undefined {
   if (props === null) return undefined;
-  const peers = props.redirects.map((r): FailoutPeer => Object.freeze({ cluster: r.peer, weight: redirectWeight(r) }));
+  const shared = previous instanceof TypedFailoutConfig && previous.cluster === cluster && samePeers(previous.peers, props) ? previous : undefined;
+  const peers = shared?.peers ?? props.redirects.map((r): FailoutPeer => Object.freeze({ cluster: r.peer, weight: redirectWeight(r) }));
   const windows = props.buckets.map((b): FailoutWindow => {
     const effective = effectiveBucket(b);
     return Object.freeze({
@@ -41,13 +46,26 @@ export function createFailoutConfig(cluster: string, props: FailoutProperties | 
     });
   });
   // The rules read the model's own shape; this copy holds only what they read, so the config stays
-  // immutable even if somebody mutates the state's cached properties.
+  // immutable even if somebody mutates the state's cached properties. It never leaves the config, so
+  // its entries need no freezing.
   const timing: FailoutProperties = {
     redirects: [],
     ignoredRedirectEntries: 0,
-    buckets: windows.map((w) => Object.freeze({ bucketOfflineRange: w.buckets, offlineAt: w.offlineAt, onlineAt: w.onlineAt })),
+    buckets: windows.map((w) => ({ bucketOfflineRange: w.buckets, offlineAt: w.offlineAt, onlineAt: w.onlineAt })),
   };
-  return new TypedFailoutConfig(cluster, timing, peers, windows);
+  return new TypedFailoutConfig(cluster, timing, peers, windows, shared?.getPeerClusters());
+}
+
+/** Whether `props` name the same peers with the same weights, in the same order, as `peers`. */
+function samePeers(peers: readonly FailoutPeer[], props: FailoutProperties): boolean {
+  const redirects = props.redirects;
+  if (redirects.length !== peers.length) return false;
+  for (let i = 0; i < redirects.length; i++) {
+    const r = redirects[i]!;
+    const p = peers[i]!;
+    if (r.peer !== p.cluster || redirectWeight(r) !== p.weight) return false;
+  }
+  return true;
 }
 
 /**
@@ -66,10 +84,12 @@ class TypedFailoutConfig implements FailoutConfig {
     private readonly timing: FailoutProperties,
     readonly peers: readonly FailoutPeer[],
     readonly windows: readonly FailoutWindow[],
+    /** The set of `peers`' names when a config with the same peers has built it already. */
+    peerClusters?: ReadonlySet<string>,
   ) {
     Object.freeze(peers);
     Object.freeze(windows);
-    this.peerClusters = new Set(peers.map((p) => p.cluster));
+    this.peerClusters = peerClusters ?? new Set(peers.map((p) => p.cluster));
   }
 
   isFailedOut(now: number = Date.now()): boolean {

@@ -10,7 +10,7 @@ import type {
   SlowStartProperties,
 } from '../model';
 import { appendCanary, CANARY_KEYS, readCanary } from './canary';
-import { failoutPropertiesToJson, readFailoutProperties } from './failout';
+import { failoutPropertiesToJson, parseFailoutProperties, readFailoutProperties } from './failout';
 import { isJavaUri } from './java-uri';
 import { decodeDocument, type ObjectReader } from './json';
 import { appendExtra, JavaDouble, writeJson } from './json-writer';
@@ -60,6 +60,67 @@ export function parseClusterProperties(input: unknown): ClusterProperties {
     props.failoutProperties = readFailoutProperties(root);
     return props;
   });
+}
+
+/** The member the writer puts last (`serializeClusterProperties`), as it writes it (ASCII: a byte is a character). */
+const FAILOUT_MEMBER = Buffer.from(',"failoutProperties":');
+
+/** Where a document read by {@link parseClusterUpdate} holds `failoutProperties` as its root's last member. */
+interface FailoutSplit {
+  /** The document's bytes. */
+  readonly bytes: Buffer;
+  /** Offset of {@link FAILOUT_MEMBER} in them. */
+  readonly at: number;
+}
+
+/** For a value read by {@link parseClusterUpdate} from such a document: where. Weak: it goes with the value. */
+const failoutSplits = new WeakMap<ClusterProperties, FailoutSplit>();
+
+/**
+ * {@link parseClusterProperties} for a new version of a cluster document whose `previous` version was
+ * read by this function (a store's last good value). A failout write changes only `failoutProperties`,
+ * the document's last member, yet every client reads every such write: when the new bytes are the
+ * previous ones up to that member, only the member is parsed and the rest is `previous`'s. Anything
+ * else (another change, a different layout, a member that does not read) parses the whole document,
+ * so the value and every error are exactly {@link parseClusterProperties}'s.
+ * @param input - UTF-8 bytes (a znode's data) or JSON text.
+ * @param previous - the value the store holds for the cluster, if any.
+ */
+export function parseClusterUpdate(input: Uint8Array | string, previous: ClusterProperties | undefined): ClusterProperties {
+  const bytes = typeof input === 'string' ? Buffer.from(input, 'utf8') : Buffer.isBuffer(input) ? input : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
+  const split = previous === undefined ? undefined : failoutSplits.get(previous);
+  if (split !== undefined && isSplitAt(bytes, split.at) && bytes.compare(split.bytes, 0, split.at, 0, split.at) === 0) {
+    const failout = failoutMember(bytes, split.at);
+    if (failout !== undefined) {
+      const props: ClusterProperties = { ...previous!, failoutProperties: failout.value };
+      failoutSplits.set(props, { bytes, at: split.at });
+      return props;
+    }
+  }
+  const props = parseClusterProperties(bytes);
+  // Remembered only when the member reads as one value on its own: then it is the root's last member
+  // (a nested one would leave unbalanced braces), and bytes with the same head differ only there.
+  const at = bytes.lastIndexOf(FAILOUT_MEMBER);
+  if (at > 0 && isSplitAt(bytes, at) && failoutMember(bytes, at) !== undefined) failoutSplits.set(props, { bytes, at });
+  return props;
+}
+
+/** Whether `bytes` hold the failout member at `at` and end with the root's closing brace. */
+function isSplitAt(bytes: Buffer, at: number): boolean {
+  const end = at + FAILOUT_MEMBER.length;
+  return bytes.length > end + 1 && bytes[bytes.length - 1] === 0x7d && bytes.compare(FAILOUT_MEMBER, 0, FAILOUT_MEMBER.length, at, end) === 0;
+}
+
+/**
+ * The failout member's value read on its own, or undefined when it does not read (the whole document is
+ * parsed then). Decoding from `at` gives the characters the whole text has there: the member starts with ASCII.
+ */
+function failoutMember(bytes: Buffer, at: number): { value: ClusterProperties['failoutProperties'] } | undefined {
+  try {
+    return { value: parseFailoutProperties(bytes.toString('utf8', at + FAILOUT_MEMBER.length, bytes.length - 1)) };
+  } catch {
+    return undefined;
+  }
 }
 
 /**

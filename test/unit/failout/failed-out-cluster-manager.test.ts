@@ -314,6 +314,47 @@ describe('FailedoutClusterManager (beyond rest.li)', () => {
     expect(manager.peerStates().get(P1)).toBe('warm');
   });
 
+  it('keeps its boundary timer when a write moves the window end later, and still ends the failout at the new end', async () => {
+    // Prepare: failed out until +60 s; every client re-evaluates each write, so the timer is not churned.
+    let now = 1_000_000;
+    const { state, scheduler, manager } = fixture({ peerWarmUpLeadMs: 0, peerWatchTeardownDelayMs: 0, now: () => now });
+    manager.updateFailoutConfig(scheduledConfig(CLUSTER, [P1], now - 1_000, now + 60_000));
+    await flush();
+
+    // Act: extended to +120 s, then the first timer fires at +60 s (early for the new end).
+    manager.updateFailoutConfig(scheduledConfig(CLUSTER, [P1], now - 1_000, now + 120_000));
+    const afterExtend = { pending: scheduler.pending(), scheduled: [...scheduler.scheduled] };
+    now += 60_000;
+    scheduler.runAll();
+    const atOldEnd = { held: state.holds.get(P1), pending: scheduler.pending() };
+    now += 60_000;
+    scheduler.runAll();
+
+    // Assess
+    expect(afterExtend).toEqual({ pending: [60_000], scheduled: [60_000] });
+    expect(atOldEnd).toEqual({ held: 1, pending: [60_000] });
+    expect(state.holds.has(P1)).toBe(false);
+  });
+
+  it('moves its boundary timer earlier when a write brings the window end forward', async () => {
+    // Prepare
+    let now = 1_000_000;
+    const { state, scheduler, manager } = fixture({ peerWarmUpLeadMs: 0, peerWatchTeardownDelayMs: 0, now: () => now });
+    manager.updateFailoutConfig(scheduledConfig(CLUSTER, [P1], now - 1_000, now + 60_000));
+    await flush();
+
+    // Act
+    manager.updateFailoutConfig(scheduledConfig(CLUSTER, [P1], now - 1_000, now + 10_000));
+    const pending = scheduler.pending();
+    now += 10_000;
+    scheduler.runAll();
+
+    // Assess
+    expect(pending).toEqual([10_000]);
+    expect(state.holds.has(P1)).toBe(false);
+    expect(scheduler.pending()).toEqual([]);
+  });
+
   it('watches the peers of a scheduled window before it starts, and tears them down when it ends, with no further update', async () => {
     // Prepare
     let now = 1_000_000;

@@ -64,6 +64,26 @@ describe('createFailoutConfig', () => {
     expect(config.peers).toEqual([{ cluster: 'testfabric', weight: 1 }]);
   });
 
+  it('shares the peer list and set of the previous config when the peers are the same, and only then', () => {
+    // Prepare
+    const first = createFailoutConfig('c1', props([{ peer: 'p1', weight: 2 }, { peer: 'p2' }], [{ offlineAt: 10 }]))!;
+
+    // Act
+    const restored = createFailoutConfig('c1', props([{ peer: 'p1', weight: 2 }, { peer: 'p2', weight: 1 }], [{ offlineAt: 10, onlineAt: 20 }]), first)!;
+    const reweighted = createFailoutConfig('c1', props([{ peer: 'p1', weight: 3 }, { peer: 'p2' }], [{ offlineAt: 10 }]), restored)!;
+    const reordered = createFailoutConfig('c1', props([{ peer: 'p2' }, { peer: 'p1', weight: 2 }], [{ offlineAt: 10 }]), first)!;
+    const otherCluster = createFailoutConfig('c2', props([{ peer: 'p1', weight: 2 }, { peer: 'p2' }], [{ offlineAt: 10 }]), first)!;
+
+    // Assess
+    expect(restored.peers).toBe(first.peers);
+    expect(restored.getPeerClusters()).toBe(first.getPeerClusters());
+    expect([restored.isFailedOut(15), restored.isFailedOut(25)]).toEqual([true, false]);
+    expect(reweighted.peers).toEqual([{ cluster: 'p1', weight: 3 }, { cluster: 'p2', weight: 1 }]);
+    expect(reordered.peers.map((p) => p.cluster)).toEqual(['p2', 'p1']);
+    expect([...reordered.getPeerClusters()]).toEqual(['p2', 'p1']);
+    expect(otherCluster.peers).not.toBe(first.peers);
+  });
+
   it('is immutable: later changes to the properties it was built from do not change it', () => {
     // Prepare
     const value = props([{ peer: 'p1' }], [{ offlineAt: 10, onlineAt: 20 }]);
