@@ -9,10 +9,21 @@ import type { PropertySource, PropertyStatus, PropertyStoreStats, PropertySubscr
 export type { PropertySnapshot, PropertySource, PropertyStatus, PropertyStoreStats, PropertySubscriber } from './property-source';
 
 /**
- * Turns a znode's bytes into a property; throws (a `malformed` D2Error, ideally) when it cannot. `previous`
- * is the store's last good value for `name`, which a parser may build on (the text still decides).
+ * What a {@link PropertyParser} is given of a name's earlier versions, for as long as the name is
+ * followed: the store's last good value, and a slot the parser alone reads and writes.
  */
-export type PropertyParser<T> = (data: Buffer, name: string, stat: Stat, previous: T | undefined) => T;
+export interface ParseMemory<T> {
+  /** The last good value (undefined before the first). */
+  readonly value: T | undefined;
+  /** The parser's own note about the version it last read; the store never looks at it. */
+  memo: unknown;
+}
+
+/**
+ * Turns a znode's bytes into a property; throws (a `malformed` D2Error, ideally) when it cannot. A parser
+ * may build on `last` (the bytes still decide the value).
+ */
+export type PropertyParser<T> = (data: Buffer, name: string, stat: Stat, last: ParseMemory<T>) => T;
 
 /** What both property stores (ZooKeeper- and xDS-fed) are configured with, besides their source and parser. */
 export interface PropertyStoreCommonOptions {
@@ -34,7 +45,7 @@ export interface PropertyStoreOptions<T> extends PropertyStoreCommonOptions {
   readonly parse: PropertyParser<T>;
 }
 
-interface Entry<T> {
+interface Entry<T> extends ParseMemory<T> {
   status: PropertyStatus;
   value: T | undefined;
   version: bigint | undefined;
@@ -87,7 +98,7 @@ export class ZooKeeperPropertyStore<T> extends PropertyEntries<T, Entry<T>> impl
     const watch = this.options.session.watchData(path, (state) => {
       if (holder.entry && this.isCurrent(name, holder.entry)) this.onState(name, holder.entry, state);
     });
-    const entry: Entry<T> = { status: 'loading', value: undefined, version: undefined, rejected: undefined, subscribers: new Set(), watch };
+    const entry: Entry<T> = { status: 'loading', value: undefined, memo: undefined, version: undefined, rejected: undefined, subscribers: new Set(), watch };
     holder.entry = entry;
     return entry;
   }
@@ -99,7 +110,7 @@ export class ZooKeeperPropertyStore<T> extends PropertyEntries<T, Entry<T>> impl
     }
     let value: T;
     try {
-      value = this.options.parse(state.data, name, state.stat, entry.value);
+      value = this.options.parse(state.data, name, state.stat, entry);
     } catch (err) {
       assertIsError(err);
       this.reject(name, entry, state.stat.mzxid, err);

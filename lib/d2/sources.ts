@@ -104,7 +104,7 @@ function plainZooKeeperSources(session: ZkWatcher, { basePath, onMalformed, logg
       directory: clusterPath(basePath),
       kind: 'cluster',
       // A failout write changes only the document's last member: parse just that when it can.
-      parse: (data, _name, _stat, previous) => parseClusterUpdate(data, previous),
+      parse: (data, _name, _stat, last) => parseClusterUpdate(data, last),
       onMalformed: (name, error) => onMalformed('cluster', name, error),
       logger,
     }),

@@ -65,44 +65,81 @@ export function parseClusterProperties(input: unknown): ClusterProperties {
 /** The member the writer puts last (`serializeClusterProperties`), as it writes it (ASCII: a byte is a character). */
 const FAILOUT_MEMBER = Buffer.from(',"failoutProperties":');
 
-/** Where a document read by {@link parseClusterUpdate} holds `failoutProperties` as its root's last member. */
+/**
+ * What {@link parseClusterUpdate} notes about the version it read: the value, and where its bytes hold
+ * `failoutProperties` as the root's last member.
+ */
 interface FailoutSplit {
+  /** The value read from `bytes`. */
+  readonly props: ClusterProperties;
   /** The document's bytes. */
   readonly bytes: Buffer;
   /** Offset of {@link FAILOUT_MEMBER} in them. */
   readonly at: number;
 }
 
-/** For a value read by {@link parseClusterUpdate} from such a document: where. Weak: it goes with the value. */
-const failoutSplits = new WeakMap<ClusterProperties, FailoutSplit>();
+/** Of one cluster, what {@link parseClusterUpdate} is given: the last good value and its own note on it (a store keeps both). */
+export interface ClusterParseMemory {
+  /** The last good value. */
+  readonly value: ClusterProperties | undefined;
+  /** {@link parseClusterUpdate}'s note; nobody else reads or writes it. */
+  memo: unknown;
+}
 
 /**
- * {@link parseClusterProperties} for a new version of a cluster document whose `previous` version was
- * read by this function (a store's last good value). A failout write changes only `failoutProperties`,
- * the document's last member, yet every client reads every such write: when the new bytes are the
- * previous ones up to that member, only the member is parsed and the rest is `previous`'s. Anything
- * else (another change, a different layout, a member that does not read) parses the whole document,
- * so the value and every error are exactly {@link parseClusterProperties}'s.
+ * {@link parseClusterProperties} for a new version of a cluster document, given what was read before
+ * (`last`, which the caller keeps per cluster). A failout write changes only `failoutProperties`, the
+ * document's last member, yet every client reads every such write: when the new bytes are those of the
+ * last good version up to that member, only the member is parsed and the rest is that version's.
+ * Anything else (another change, a different layout, a member that does not read) parses the whole
+ * document, so the value and every error are exactly {@link parseClusterProperties}'s.
  * @param input - UTF-8 bytes (a znode's data) or JSON text.
- * @param previous - the value the store holds for the cluster, if any.
+ * @param last - the cluster's last good value and this function's note on it; the note is updated.
  */
-export function parseClusterUpdate(input: Uint8Array | string, previous: ClusterProperties | undefined): ClusterProperties {
+export function parseClusterUpdate(input: Uint8Array | string, last: ClusterParseMemory): ClusterProperties {
   const bytes = typeof input === 'string' ? Buffer.from(input, 'utf8') : Buffer.isBuffer(input) ? input : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
-  const split = previous === undefined ? undefined : failoutSplits.get(previous);
-  if (split !== undefined && isSplitAt(bytes, split.at) && bytes.compare(split.bytes, 0, split.at, 0, split.at) === 0) {
+  const split = last.memo as FailoutSplit | undefined;
+  if (split !== undefined && split.props === last.value && isSplitAt(bytes, split.at) && bytes.compare(split.bytes, 0, split.at, 0, split.at) === 0) {
     const failout = failoutMember(bytes, split.at);
     if (failout !== undefined) {
-      const props: ClusterProperties = { ...previous!, failoutProperties: failout.value };
-      failoutSplits.set(props, { bytes, at: split.at });
+      const props = withFailout(split.props, failout.value);
+      last.memo = { props, bytes, at: split.at } satisfies FailoutSplit;
       return props;
     }
   }
   const props = parseClusterProperties(bytes);
-  // Remembered only when the member reads as one value on its own: then it is the root's last member
-  // (a nested one would leave unbalanced braces), and bytes with the same head differ only there.
+  // Noted only when the member reads as one value on its own: then it is the root's last member (a
+  // nested one would leave unbalanced braces), and bytes with the same head differ only there.
   const at = bytes.lastIndexOf(FAILOUT_MEMBER);
-  if (at > 0 && isSplitAt(bytes, at) && failoutMember(bytes, at) !== undefined) failoutSplits.set(props, { bytes, at });
+  last.memo = at > 0 && isSplitAt(bytes, at) && failoutMember(bytes, at) !== undefined ? ({ props, bytes, at } satisfies FailoutSplit) : undefined;
   return props;
+}
+
+/**
+ * `props` with other failout properties: every member listed, so that each value has the same shape
+ * (a spread of objects of varying shapes is slow) and a member added to the model fails to compile here.
+ */
+function withFailout(props: ClusterProperties, failoutProperties: ClusterProperties['failoutProperties']): ClusterProperties {
+  const copy: { [K in keyof Required<ClusterProperties>]: ClusterProperties[K] } = {
+    clusterName: props.clusterName,
+    prioritizedSchemes: props.prioritizedSchemes,
+    properties: props.properties,
+    bannedUris: props.bannedUris,
+    partitionProperties: props.partitionProperties,
+    sslSessionValidationStrings: props.sslSessionValidationStrings,
+    darkClusters: props.darkClusters,
+    delegated: props.delegated,
+    slowStartProperties: props.slowStartProperties,
+    connectionOptions: props.connectionOptions,
+    outlierDetectionConfig: props.outlierDetectionConfig,
+    loadBalancingPolicies: props.loadBalancingPolicies,
+    enableClusterSubsetting: props.enableClusterSubsetting,
+    minClusterSubsetSize: props.minClusterSubsetSize,
+    extra: props.extra,
+    canary: props.canary,
+    failoutProperties,
+  };
+  return copy;
 }
 
 /** Whether `bytes` hold the failout member at `at` and end with the root's closing brace. */

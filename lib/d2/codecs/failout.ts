@@ -252,8 +252,8 @@ function readBucket(e: ObjectReader): FailoutBucketConfig {
     bucket.bucketOfflineRange = withExtra({ from: range.raw('from'), to: range.raw('to') } as FailoutBucketRange, range.extra(RANGE_KEYS));
   }
   for (const [key] of BUCKET_RULES) {
-    if (e.has(key)) {
-      const value = e.raw(key);
+    const value = e.raw(key);
+    if (value !== undefined && value !== null) {
       // A copy: the model must not share a list with the parsed document.
       bucket[key] = Array.isArray(value) ? [...(value as unknown[])] : value;
     }

@@ -158,7 +158,9 @@ export class ObjectReader {
 
   /** The member's value; `undefined` when absent (inherited properties do not count). */
   raw(key: string): unknown {
-    return Object.hasOwn(this.object, key) ? this.object[key] : undefined;
+    // Most keys asked for are absent: undefined needs no ownership check (every read asks every key).
+    const value = this.object[key];
+    return value === undefined || Object.hasOwn(this.object, key) ? value : undefined;
   }
 
   /** True when the member is present and not null. */
