@@ -81,40 +81,72 @@ function readJson(input: unknown, entity: D2Entity, path: string): { value: unkn
       throw malformed(entity, path, `is not valid JSON (${e.message})`, e);
     }
   }
-  return { value: cloneJson(input, path, entity, 0), exactNumbers: false };
+  try {
+    return { value: cloneJson(input, 0), exactNumbers: false };
+  } catch (e) {
+    if (!(e instanceof NotJson)) throw e;
+    // The copy builds no paths (every client reads every version); the failure's path is found again.
+    const bad = findNotJson(input, path, 0);
+    throw malformed(entity, bad?.path ?? path, bad?.problem ?? e.message);
+  }
+}
+
+/** Thrown by {@link cloneJson} for a value JSON cannot hold; {@link findNotJson} then says where. */
+class NotJson extends Error {}
+
+/** Why `value` is not JSON as a leaf or container (not looking inside), or undefined when it may be. */
+function notJsonProblem(value: unknown, depth: number): string | undefined {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return undefined;
+  if (typeof value === 'number') return Number.isFinite(value) ? undefined : `is ${value}, which JSON cannot hold`;
+  if (typeof value !== 'object' || depth >= MAX_JSON_DEPTH) return 'is not a JSON value';
+  if (Array.isArray(value)) return undefined;
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto !== Object.prototype && proto !== null ? 'is not a plain JSON object' : undefined;
 }
 
 /**
  * Deep-copies an already-parsed value, checking that it is JSON: the model must not alias the caller's
  * objects, and a function or NaN must fail here rather than in the writer. `undefined` members are dropped.
+ * @throws NotJson, without a path ({@link findNotJson} finds it).
  */
-function cloneJson(value: unknown, path: string, entity: D2Entity, depth: number): unknown {
-  if (value === null || typeof value === 'string' || typeof value === 'boolean') {
+function cloneJson(value: unknown, depth: number): unknown {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))) {
     return value;
   }
-  if (typeof value === 'number') {
-    if (!Number.isFinite(value)) {
-      throw malformed(entity, path, `is ${value}, which JSON cannot hold`);
-    }
-    return value;
-  }
-  if (typeof value !== 'object' || depth >= MAX_JSON_DEPTH) {
-    throw malformed(entity, path, 'is not a JSON value');
-  }
+  const problem = notJsonProblem(value, depth);
+  if (problem !== undefined) throw new NotJson(problem);
   if (Array.isArray(value)) {
-    return value.map((item: unknown, i) => cloneJson(item, `${path}[${i}]`, entity, depth + 1));
+    // A hole stays a hole, as Array.prototype.map leaves it.
+    const copy = new Array<unknown>(value.length);
+    for (let i = 0; i < value.length; i++) if (i in value) copy[i] = cloneJson(value[i], depth + 1);
+    return copy;
   }
-  const proto: unknown = Object.getPrototypeOf(value);
-  if (proto !== Object.prototype && proto !== null) {
-    throw malformed(entity, path, 'is not a plain JSON object');
-  }
+  const object = value as Record<string, unknown>;
   const copy: Record<string, unknown> = {};
-  for (const [key, member] of Object.entries(value)) {
-    if (member !== undefined) {
-      defineEntry(copy, key, cloneJson(member, fieldPath(path, key), entity, depth + 1));
-    }
+  for (const key in object) {
+    if (!Object.hasOwn(object, key)) continue;
+    const member = object[key];
+    if (member !== undefined) defineEntry(copy, key, cloneJson(member, depth + 1));
   }
   return copy;
+}
+
+/** The first value {@link cloneJson} refuses, in its order, with its path and problem; undefined when none. */
+function findNotJson(value: unknown, path: string, depth: number): { path: string; problem: string } | undefined {
+  const problem = notJsonProblem(value, depth);
+  if (problem !== undefined) return { path, problem };
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const bad = i in value ? findNotJson(value[i], `${path}[${i}]`, depth + 1) : undefined;
+      if (bad) return bad;
+    }
+  } else if (typeof value === 'object' && value !== null) {
+    for (const [key, member] of Object.entries(value)) {
+      const bad = member === undefined ? undefined : findNotJson(member, fieldPath(path, key), depth + 1);
+      if (bad) return bad;
+    }
+  }
+  return undefined;
 }
 
 /** Whether a plain object has any key (without building the list of keys). */

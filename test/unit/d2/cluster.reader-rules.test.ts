@@ -224,6 +224,9 @@ describe('cluster codec: lenient cases (§1.1, §3.5)', () => {
     ['NaN', { clusterName: 't', outlierDetectionConfig: { x: Number.NaN } }, 'outlierDetectionConfig.x'],
     ['a function', { clusterName: 't', properties: { f: () => 1 } }, 'properties.f'],
     ['a Date', { clusterName: 't', properties: { d: new Date(0) } }, 'properties.d'],
+    ['Infinity in a list, after good members', { clusterName: 't', properties: { a: 1, b: [1, 'x', Number.POSITIVE_INFINITY], c: Number.NaN } }, 'properties.b[2]'],
+    ['undefined in a list', { clusterName: 't', loadBalancingPolicies: [1, undefined] }, 'loadBalancingPolicies[1]'],
+    ['nesting deeper than 1,000', { clusterName: 't', properties: { deep: nested(1_000) } }, `properties.deep${'.a'.repeat(998)}`],
   ])('rejects an already-parsed object holding %s', (_name, input, field) => {
     // Act
     const error = catchD2Error(() => parseClusterProperties(input));
@@ -231,4 +234,29 @@ describe('cluster codec: lenient cases (§1.1, §3.5)', () => {
     // Assess
     expect(error).toMatchObject({ kind: 'malformed', entity: 'cluster', field });
   });
+
+  it('copies an already-parsed object: no member shared, undefined members dropped, holes kept', () => {
+    // Prepare
+    const list = [1, 2, 3];
+    delete list[1];
+    const input = { clusterName: 't', properties: { a: { b: [1, { c: 'x' }] }, gone: undefined }, loadBalancingPolicies: list };
+
+    // Act
+    const props = parseClusterProperties(input);
+
+    // Assess
+    expect(props.properties).toEqual({ a: { b: [1, { c: 'x' }] } });
+    expect(props.properties).not.toBe(input.properties);
+    expect((props.properties.a as { b: unknown[] }).b).not.toBe(input.properties.a.b);
+    expect('gone' in props.properties).toBe(false);
+    expect(props.loadBalancingPolicies).toHaveLength(3);
+    expect(1 in props.loadBalancingPolicies!).toBe(false);
+  });
 });
+
+/** `{ a: { a: … } }`, `levels` objects deep. */
+function nested(levels: number): Record<string, unknown> {
+  let value: Record<string, unknown> = {};
+  for (let i = 1; i < levels; i++) value = { a: value };
+  return value;
+}
