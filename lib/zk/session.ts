@@ -71,6 +71,8 @@ export class ZkSession implements ZkReader, ZkWriter, ZkWatcher, ZkAclAccess {
   private stateValue: ConnectionState = 'idle';
   private everConnected = false;
   private readonly watches = new Set<Watch>();
+  /** Given to every watch (see `watchHost`); built on the first. */
+  private sharedWatchHost: ConstructorParameters<typeof DataWatch>[0] | undefined;
   private readonly counters = { sessions: 0, suspended: 0, expired: 0, lost: 0, reconnects: 0 };
   /** Set once a digest credential went over plain TCP and that was said (issue 21: warned once per ZkSession). */
   private plainCredentialWarned = false;
@@ -361,12 +363,14 @@ export class ZkSession implements ZkReader, ZkWriter, ZkWatcher, ZkAclAccess {
     return watch;
   }
 
+  /** What every watch of this session is given: one object for all (a D2 client holds hundreds of watches). */
   private watchHost(): ConstructorParameters<typeof DataWatch>[0] {
-    return {
+    this.sharedWatchHost ??= {
       client: () => this.connectedClient(),
       onSessionEvent: (listener) => this.on(listener),
       logger: this.log,
     };
+    return this.sharedWatchHost;
   }
 
   /** The current client once connected; waits up to `connectWaitMs`. */
