@@ -71,8 +71,8 @@ export class ZkSession implements ZkReader, ZkWriter, ZkWatcher, ZkAclAccess {
   private stateValue: ConnectionState = 'idle';
   private everConnected = false;
   private readonly watches = new Set<Watch>();
-  /** Given to every watch (see `watchHost`); built on the first. */
-  private sharedWatchHost: ConstructorParameters<typeof DataWatch>[0] | undefined;
+  /** What every watch of this session is given: one object for all (a D2 client holds hundreds of watches). */
+  private readonly watchHost: ConstructorParameters<typeof DataWatch>[0];
   private readonly counters = { sessions: 0, suspended: 0, expired: 0, lost: 0, reconnects: 0 };
   /** Set once a digest credential went over plain TCP and that was said (issue 21: warned once per ZkSession). */
   private plainCredentialWarned = false;
@@ -84,6 +84,7 @@ export class ZkSession implements ZkReader, ZkWriter, ZkWatcher, ZkAclAccess {
     this.credentials = [...(options.credentials ?? [])];
     if (options.tls) assertZkTlsOptions(options.tls);
     this.log = options.logger ?? createLogger('zk-session');
+    this.watchHost = { client: () => this.connectedClient(), onSessionEvent: (listener) => this.on(listener), logger: this.log };
     this.events.setMaxListeners(0);
   }
 
@@ -343,12 +344,12 @@ export class ZkSession implements ZkReader, ZkWriter, ZkWatcher, ZkAclAccess {
    * state twice. Returns the watch; `close()` stops it.
    */
   watchData(path: string, listener: (state: DataState) => void): DataWatch {
-    return this.track(new DataWatch(this.watchHost(), path, listener));
+    return this.track(new DataWatch(this.watchHost, path, listener));
   }
 
   /** Watches a node's children, with the guarantees of {@link watchData}. */
   watchChildren(path: string, listener: (state: ChildrenState) => void): ChildrenWatch {
-    return this.track(new ChildrenWatch(this.watchHost(), path, listener));
+    return this.track(new ChildrenWatch(this.watchHost, path, listener));
   }
 
   /** Number of open watches (for tests and metrics). */
@@ -361,16 +362,6 @@ export class ZkSession implements ZkReader, ZkWriter, ZkWatcher, ZkAclAccess {
     watch.onClose(() => this.watches.delete(watch));
     watch.start();
     return watch;
-  }
-
-  /** What every watch of this session is given: one object for all (a D2 client holds hundreds of watches). */
-  private watchHost(): ConstructorParameters<typeof DataWatch>[0] {
-    this.sharedWatchHost ??= {
-      client: () => this.connectedClient(),
-      onSessionEvent: (listener) => this.on(listener),
-      logger: this.log,
-    };
-    return this.sharedWatchHost;
   }
 
   /** The current client once connected; waits up to `connectWaitMs`. */

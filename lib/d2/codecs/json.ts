@@ -110,11 +110,9 @@ function notJsonProblem(value: unknown, depth: number): string | undefined {
  * @throws NotJson, without a path ({@link findNotJson} finds it).
  */
 function cloneJson(value: unknown, depth: number): unknown {
-  if (value === null || typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))) {
-    return value;
-  }
   const problem = notJsonProblem(value, depth);
   if (problem !== undefined) throw new NotJson(problem);
+  if (typeof value !== 'object' || value === null) return value;
   if (Array.isArray(value)) {
     // A hole stays a hole, as Array.prototype.map leaves it.
     const copy = new Array<unknown>(value.length);
