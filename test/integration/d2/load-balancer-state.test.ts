@@ -131,6 +131,36 @@ describe('LoadBalancerState', () => {
     expect(state.getClusterProperties('c1')?.properties).toEqual({});
   });
 
+  it('reads a chain of failout writes as whole documents would read, keeping the last good one past a bad failout', async () => {
+    // Prepare: documents as the request writer writes them (failoutProperties last), so a write that
+    // changes only the failout is read by parsing that member alone (parseClusterUpdate).
+    const failout = (onlineAt: number) => ({ redirects: [{ peer: 'c2', weight: 2 }], ignoredRedirectEntries: 0, buckets: [{ offlineAt: 1_000, onlineAt }] });
+    const text = (masterColo: string, onlineAt: number) => serializeClusterProperties(clusterDoc('c1', { properties: { masterColo }, failoutProperties: failout(onlineAt) }));
+    await put(session, clusterPath(base, 'c1'), text('lor1', 2_000));
+    await state.listenToCluster('c1');
+    const seen: unknown[] = [state.getClusterProperties('c1')];
+    const write = async (doc: string, check: () => boolean, what: string): Promise<void> => {
+      await put(session, clusterPath(base, 'c1'), doc);
+      await eventually(check, 5000, what);
+      seen.push(state.getClusterProperties('c1'));
+    };
+
+    // Act
+    await write(text('lor1', 3_000), () => state.getFailoutProperties('c1')?.buckets[0]?.onlineAt === 3_000, 'failout extended');
+    await write(text('lor1', 4_000).replace('"onlineAt":4000', '"onlineAt":500'), () => state.stats().clusters.malformed === 1, 'bad failout refused');
+    await write(text('lor1', 5_000), () => state.getFailoutProperties('c1')?.buckets[0]?.onlineAt === 5_000, 'failout after the bad one');
+    await write(text('lva1', 5_000), () => state.getClusterProperties('c1')?.properties.masterColo === 'lva1', 'other member changed');
+
+    // Assess
+    expect(seen).toEqual([
+      parseClusterProperties(text('lor1', 2_000)),
+      parseClusterProperties(text('lor1', 3_000)),
+      parseClusterProperties(text('lor1', 3_000)),
+      parseClusterProperties(text('lor1', 5_000)),
+      parseClusterProperties(text('lva1', 5_000)),
+    ]);
+  });
+
   it('tells removed when the cluster node is deleted', async () => {
     // Prepare
     await putCluster(session, base, clusterDoc('c1'));
