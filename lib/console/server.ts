@@ -470,7 +470,9 @@ export class ConsoleServer {
   }
 
   private buildApp(host: string): FastifyInstance {
-    const app = Fastify({ logger: false, bodyLimit: 64 * 1024 });
+    // Closing ends every connection, not only idle ones: a client that stops reading, or never finishes
+    // its request, must not keep `failout console` running after Ctrl-C (the streams are ended first).
+    const app = Fastify({ logger: false, bodyLimit: 64 * 1024, forceCloseConnections: true });
     const log = this.options.logger;
     app.addHook('onRequest', async (request, reply) => {
       reply.header('content-security-policy', CSP);

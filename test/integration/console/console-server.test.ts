@@ -3,6 +3,7 @@ import { ConsoleConfigError, ConsoleServer, consoleServerOptions } from '../../.
 import type { FailoutProperties } from '../../../lib/d2';
 import { clusterDoc, putCluster, putService, putUri, serviceDoc } from '../../helpers/d2';
 import { createServer, request } from 'node:http';
+import { connect as connect_, type Socket } from 'node:net';
 import pino from 'pino';
 import { closeSessions, openSession, sharedConnectString, uniqueBase } from '../../helpers/zk';
 
@@ -252,6 +253,37 @@ describe('the console server', () => {
     expect(await response.json()).toEqual(expect.objectContaining({ kind: 'rejected', reason: 'unknownPeer' }));
     // In the page's words, naming the field it marks (issue 24, item 8), not the CLI's flag.
     expect(await bad.json()).toEqual({ kind: 'invalid', message: '“For” "soon" is not a duration (examples: 90m, 2h, 1h30m, PT2H)', field: 'f-for' });
+  });
+
+  it('stops at once while a client stalls: one that reads none of its answers, one that sent half a request', async () => {
+    // Prepare: 40 pipelined requests for the chart library (about 2 MB) that the client never reads,
+    // so the server's writes back up; and a request whose headers never end. (Seen as `failout console`
+    // waiting tens of seconds after Ctrl-C for a fetch whose body nobody read.)
+    const { port } = new URL(server!.url);
+    const connect = (): Promise<Socket> =>
+      new Promise((resolve, reject) => {
+        const socket = connect_({ host: '127.0.0.1', port: Number(port) }, () => resolve(socket));
+        socket.once('error', reject);
+      });
+    const stalled = await connect();
+    stalled.pause();
+    stalled.write('GET /static/uplot/uPlot.iife.min.js HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'.repeat(40));
+    const halfSent = await connect();
+    halfSent.write('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+    const ended = [stalled, halfSent].map((socket) => new Promise<void>((resolve) => socket.once('close', () => resolve())));
+    await new Promise((r) => setTimeout(r, 300));
+
+    // Act
+    const closing = server!.close().then(() => 'closed');
+    const outcome = await Promise.race([closing, new Promise((r) => setTimeout(() => r('still waiting after 5 s'), 5000).unref())]);
+    stalled.destroy();
+    halfSent.destroy();
+    await Promise.all(ended);
+    await closing;
+    server = undefined;
+
+    // Assess
+    expect(outcome).toBe('closed');
   });
 
   it('answers only to a loopback Host (no DNS rebinding)', async () => {
