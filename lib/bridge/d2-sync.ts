@@ -84,7 +84,7 @@ export class D2Sync {
   private readonly mirror = new Map<EntityKey, View>();
   private readonly rechecks = new Map<EntityKey, NodeJS.Timeout>();
   private readonly bucket: TokenBucket;
-  private readonly task = new CoalescingTask(() => this.pass(), () => this.lifecycleValue === 'running');
+  private readonly task = new CoalescingTask({ pass: () => this.pass(), passWanted: () => this.lifecycleValue === 'running' });
   private readonly log: Logger;
   private retryTimer: NodeJS.Timeout | undefined;
   private retryDelayMs = RETRY_BASE_MS;

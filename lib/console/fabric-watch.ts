@@ -45,10 +45,10 @@ export class FabricWatch {
     private readonly session: ZkSession,
     private readonly options: FabricWatchOptions,
   ) {
-    this.reread = new CoalescingTask(
-      () => this.readEvacuations(),
-      () => this.lifecycle === 'running',
-    );
+    this.reread = new CoalescingTask({
+      pass: () => this.readEvacuations(),
+      passWanted: () => this.lifecycle === 'running',
+    });
     this.maps = new ChildDataWatches(session, options.fabricsBase, decodeMap, options.onChange);
     this.watches.push(
       session.watchChildren(options.fabricsBase, (children) => {

@@ -22,7 +22,7 @@ export type { ZkReader, ZkWriter, ZkWatcher, ZkAclAccess } from './ports';
 export type { ConnectionState, SessionEvent, ZkSessionOptions, CreateOptions } from './session';
 export type { Watch, DataWatch, ChildrenWatch } from './persistent-watch';
 export { LeaderElection } from './leader-election';
-export { CoalescingTask } from './coalescing-task';
+export { CoalescingTask, type CoalescedPass } from './coalescing-task';
 export type { LeaderElectionEvents, LeaderElectionOptions } from './leader-election';
 export { ZkError, isZkError } from './errors';
 // ZooKeeper over TLS (secureClientPort): options, loading them from files or ZK_TLS_*, failures.

@@ -58,10 +58,10 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
   private ownPath: string | undefined;
   private predecessorWatch: DataWatch | undefined;
   private unsubscribe: (() => void) | undefined;
-  private readonly evaluator = new CoalescingTask(
-    () => this.evaluateSafely(),
-    () => this.lifecycleValue === 'running',
-  );
+  private readonly evaluator = new CoalescingTask({
+    pass: () => this.evaluateSafely(),
+    passWanted: () => this.lifecycleValue === 'running',
+  });
   private readonly log: Logger;
 
   constructor(

@@ -1,18 +1,22 @@
 import type { Client, Event } from 'node-zookeeper-client';
 import { isOlderChildren, isOlderData, isSameChildren, isSameData } from './watch-order';
 import type { Logger } from '../logging';
-import { CoalescingTask } from './coalescing-task';
+import { CoalescingTask, type CoalescedPass } from './coalescing-task';
 import { assertIsError, isZkError } from './errors';
 import * as raw from './raw-ops';
 import type { ChildrenState, DataState } from './types';
 import type { Lifecycle } from '../lifecycle';
 
-/** What a watch needs from its session; keeps this module free of the session class. */
+/**
+ * What a watch needs from its session; keeps this module free of the session class. The session also
+ * calls {@link PersistentWatch.resync} on each reconnect and new session of the watches it tracks (a
+ * D2 client holds hundreds of watches: one call each, no listener each).
+ */
 export interface WatchHost {
   /** The current connected client (waits for a connection; rejects when closed or timed out). */
   client(): Promise<Client>;
-  /** Subscribes to session events (`connected`, `reset`, …); returns the unsubscribe function. */
-  onSessionEvent(listener: (event: string) => void): () => void;
+  /** Called once when a watch closes: the session stops tracking it. */
+  forget(watch: ResyncedWatch): void;
   /** Where read failures and listener errors are logged. */
   logger: Logger;
 }
@@ -33,52 +37,75 @@ export interface Watch {
   onClose(listener: () => void): void;
 }
 
+/** A watch its session tells of reconnects and new sessions. */
+export interface ResyncedWatch extends Watch {
+  /** Reads again (and re-arms) after the session reconnected or was replaced. */
+  resync(): void;
+}
+
+/** `ready` of a watch that has delivered (or closed): one settled promise for all of them. */
+const SETTLED: Promise<void> = Promise.resolve();
+
 /**
  * A watch that stays armed: node-zookeeper-client's watches fire once, so every event (and every
  * reconnect or new session) triggers a re-read that also re-arms. Re-reads of one watch are serial and
  * coalesced; a read result older than the last delivered state is dropped, and an unchanged one is
  * not delivered (Curator's PersistentWatcher + NodeCache, by hand).
  *
- * Concurrency: re-reads run through one CoalescingTask; `last` changes only in `deliver`.
+ * Memory: a client holds one of these per followed znode, so a watch keeps few objects of its own —
+ * its `ready` promise only while someone waits for it, close listeners only when registered.
+ *
+ * Concurrency: re-reads run through one CoalescingTask (this watch is its pass); `last` changes only
+ * in `deliver`.
  */
-abstract class PersistentWatch<S extends DataState | ChildrenState> implements Watch {
+abstract class PersistentWatch<S extends DataState | ChildrenState> implements ResyncedWatch, CoalescedPass {
   /** `idle` until started, `running` while armed, `closed` for good. */
   lifecycle: Lifecycle = 'idle';
-  /** Resolves once the listener heard the first state (or the watch closed). */
-  readonly ready: Promise<void>;
   /** The last state delivered to the listener. */
   last: S | undefined;
-  private resolveReady!: () => void;
-  private readonly refresher = new CoalescingTask(
-    () => this.refreshOnce(),
-    () => this.lifecycle === 'running',
-  );
-  private unsubscribe: (() => void) | undefined;
-  private readonly closeListeners: (() => void)[] = [];
+  /** Set once the listener heard the first state, or the watch closed: `ready` is settled. */
+  private settled = false;
+  /** `ready` while someone waits for it and it is not settled. */
+  private waiting: { readonly promise: Promise<void>; readonly resolve: () => void } | undefined;
+  private readonly refresher = new CoalescingTask(this);
+  private closeListeners: (() => void)[] | undefined;
   /** Bound once: registering the same function again does not pile up listeners (client issue #72). */
   protected readonly onEvent = (_event: Event): void => {
     void this.refresh();
   };
 
   constructor(
-    /** The session side: client, session events, logger. @internal */
+    /** The session side: client, logger, forget. @internal */
     protected readonly host: WatchHost,
     /** The watched znode. */
     readonly path: string,
     private readonly listener: (state: S) => void,
-  ) {
-    this.ready = new Promise((resolve) => (this.resolveReady = resolve));
+  ) {}
+
+  /** Resolves once the listener heard the first state (or the watch closed). */
+  get ready(): Promise<void> {
+    if (this.settled) return SETTLED;
+    if (this.waiting === undefined) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((r) => (resolve = r));
+      this.waiting = { promise, resolve };
+    }
+    return this.waiting.promise;
   }
 
   /** Arms the watch and reads the current state; does nothing unless `idle`. */
   start(): void {
     if (this.lifecycle !== 'idle') return;
     this.lifecycle = 'running';
-    this.unsubscribe = this.host.onSessionEvent((event) => {
-      // Same session: the client re-sent its watches, but events may have been missed while away.
-      // New session (reset): the server forgot every watch.
-      if (event === 'connected' || event === 'reset') void this.refresh();
-    });
+    void this.refresh();
+  }
+
+  /**
+   * Reads again after the session reconnected (`connected`: the client re-sent its watches, but events
+   * may have been missed while away) or was replaced (`reset`: the server forgot every watch). The
+   * session calls it; a watch not running ignores it.
+   */
+  resync(): void {
     void this.refresh();
   }
 
@@ -86,14 +113,27 @@ abstract class PersistentWatch<S extends DataState | ChildrenState> implements W
   close(): void {
     if (this.lifecycle === 'closed') return;
     this.lifecycle = 'closed';
-    this.unsubscribe?.();
-    this.resolveReady();
-    for (const listener of this.closeListeners.splice(0)) listener();
+    this.host.forget(this);
+    this.settle();
+    const listeners = this.closeListeners;
+    this.closeListeners = undefined;
+    if (listeners) for (const listener of listeners) listener();
   }
 
   /** Registers a listener called when the watch closes (never, if it is closed already). */
   onClose(listener: () => void): void {
-    this.closeListeners.push(listener);
+    if (this.lifecycle === 'closed') return;
+    (this.closeListeners ??= []).push(listener);
+  }
+
+  /** CoalescedPass: one re-read. @internal */
+  pass(): Promise<void> {
+    return this.refreshOnce();
+  }
+
+  /** CoalescedPass: re-reads only while running. @internal */
+  passWanted(): boolean {
+    return this.lifecycle === 'running';
   }
 
   /** Reads the current state and arms the next watch. */
@@ -136,7 +176,14 @@ abstract class PersistentWatch<S extends DataState | ChildrenState> implements W
     } catch (err) {
       this.host.logger.error({ err, path: this.path }, 'watch listener threw');
     }
-    this.resolveReady();
+    this.settle();
+  }
+
+  private settle(): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.waiting?.resolve();
+    this.waiting = undefined;
   }
 }
 

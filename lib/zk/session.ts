@@ -3,7 +3,7 @@ import { createClient, State, type Client } from 'node-zookeeper-client';
 import { resolveAcl } from './acl';
 import { isZkError, ZkError } from './errors';
 import { createLogger, type Logger } from '../logging';
-import { ChildrenWatch, DataWatch, type Watch } from './persistent-watch';
+import { ChildrenWatch, DataWatch, type ResyncedWatch, type WatchHost } from './persistent-watch';
 import * as raw from './raw-ops';
 import type { ZkAclAccess, ZkReader, ZkWatcher, ZkWriter } from './ports';
 import type { AclEntry, AclSource, ChildrenState, CreateOptions, DataState, DigestCredential, MultiOp, Stat } from './types';
@@ -70,9 +70,10 @@ export class ZkSession implements ZkReader, ZkWriter, ZkWatcher, ZkAclAccess {
   private kickTimer: NodeJS.Timeout | undefined;
   private stateValue: ConnectionState = 'idle';
   private everConnected = false;
-  private readonly watches = new Set<Watch>();
+  /** The open watches: told of every reconnect and new session (`resync`), closed with the session. */
+  private readonly watches = new Set<ResyncedWatch>();
   /** What every watch of this session is given: one object for all (a D2 client holds hundreds of watches). */
-  private readonly watchHost: ConstructorParameters<typeof DataWatch>[0];
+  private readonly watchHost: WatchHost;
   private readonly counters = { sessions: 0, suspended: 0, expired: 0, lost: 0, reconnects: 0 };
   /** Set once a digest credential went over plain TCP and that was said (issue 21: warned once per ZkSession). */
   private plainCredentialWarned = false;
@@ -84,7 +85,7 @@ export class ZkSession implements ZkReader, ZkWriter, ZkWatcher, ZkAclAccess {
     this.credentials = [...(options.credentials ?? [])];
     if (options.tls) assertZkTlsOptions(options.tls);
     this.log = options.logger ?? createLogger('zk-session');
-    this.watchHost = { client: () => this.connectedClient(), onSessionEvent: (listener) => this.on(listener), logger: this.log };
+    this.watchHost = { client: () => this.connectedClient(), forget: (watch) => this.watches.delete(watch), logger: this.log };
     this.events.setMaxListeners(0);
   }
 
@@ -357,9 +358,8 @@ export class ZkSession implements ZkReader, ZkWriter, ZkWatcher, ZkAclAccess {
     return this.watches.size;
   }
 
-  private track<W extends Watch>(watch: W): W {
+  private track<W extends ResyncedWatch>(watch: W): W {
     this.watches.add(watch);
-    watch.onClose(() => this.watches.delete(watch));
     watch.start();
     return watch;
   }
@@ -517,6 +517,9 @@ export class ZkSession implements ZkReader, ZkWriter, ZkWatcher, ZkAclAccess {
 
   private emit(event: SessionEvent): void {
     this.events.emit('event', event);
+    // Same session (`connected`): events may have been missed while away. New session (`reset`): the
+    // server forgot every watch. Either way each watch reads again (and re-arms).
+    if (event === 'connected' || event === 'reset') for (const watch of this.watches) watch.resync();
   }
 }
 

@@ -81,6 +81,33 @@ describe('persistent data watch', () => {
     expect(seen).toHaveLength(1);
     expect(session.watchCount).toBe(0);
   });
+
+  it('settles `ready` after the first state however late it is asked, and on close before any read; runs close listeners once', async () => {
+    // Prepare
+    const path = `${base}/ready`;
+    const seen: DataState[] = [];
+    const read = session.watchData(path, (s) => seen.push(s));
+    const early = read.ready;
+    const unread = session.watchData(`${base}/never-read`, () => undefined);
+    const closes: string[] = [];
+    unread.onClose(() => closes.push('first'));
+
+    // Act
+    unread.close();
+    unread.close();
+    unread.onClose(() => closes.push('after close'));
+    await early;
+    const late = read.ready;
+
+    // Assess
+    expect(seen).toEqual([{ exists: false }]);
+    await expect(Promise.race([late.then(() => 'settled'), new Promise((r) => setImmediate(() => r('pending')))])).resolves.toBe('settled');
+    await expect(Promise.race([unread.ready.then(() => 'settled'), new Promise((r) => setImmediate(() => r('pending')))])).resolves.toBe('settled');
+    expect(closes).toEqual(['first']);
+    expect(session.watchCount).toBe(1);
+    read.close();
+    expect(session.watchCount).toBe(0);
+  });
 });
 
 describe('persistent children watch', () => {
