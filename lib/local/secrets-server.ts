@@ -56,7 +56,12 @@ export async function startLocalSecrets(secrets: ReadonlyMap<string, string>): P
   return {
     endpoint: `http://127.0.0.1:${port}`,
     reads,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    // Every connection ends with it: a client mid-request must not hold up the stack's stop.
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
