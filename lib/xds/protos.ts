@@ -231,11 +231,23 @@ export function loadXdsProtos(): XdsProtos {
   return loaded;
 }
 
+/**
+ * Types found so far, by root and type URL. A root does not change once built, and protobufjs walks
+ * its namespaces on every `lookup`: a client looks a type up for every resource it decodes. Only
+ * types found are kept (a peer's unknown type URLs do not grow it).
+ */
+const typesByKind = new Map<RootKind, Map<string, protobuf.Type>>();
+
 function lookupType(typeUrl: string, kind: RootKind = 'full'): protobuf.Type {
+  let types = typesByKind.get(kind);
+  if (types === undefined) typesByKind.set(kind, (types = new Map()));
+  const known = types.get(typeUrl);
+  if (known !== undefined) return known;
   const type = rootOf(kind).lookup(messageNameOf(typeUrl));
   if (!(type instanceof protobuf.Type)) {
     throw new XdsError('resourceTypeUnsupported', `unknown resource type ${typeUrl}`, { typeUrl });
   }
+  types.set(typeUrl, type);
   return type;
 }
 
@@ -274,9 +286,11 @@ export function packAny(typeUrl: string, obj: object): AnyMessage {
  * to many streams encodes it once and writes the bytes (the service definition sends bytes as they are).
  */
 export function encodeDiscoveryResponse(response: DiscoveryResponse): Buffer {
-  const type = rootOf('full').lookupType('envoy.service.discovery.v3.DiscoveryResponse');
+  const type = lookupType(DISCOVERY_RESPONSE_TYPE_URL);
   return Buffer.from(type.encode(type.fromObject(response)).finish());
 }
+
+const DISCOVERY_RESPONSE_TYPE_URL = 'type.googleapis.com/envoy.service.discovery.v3.DiscoveryResponse';
 
 /** Decodes an Any into a plain object with every field; throws `XdsError` 'validation' on undecodable bytes. */
 export function unpackAny(any: AnyMessage): Record<string, unknown> {
