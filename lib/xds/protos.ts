@@ -238,6 +238,8 @@ export function loadXdsProtos(): XdsProtos {
  */
 const typesByKind = new Map<RootKind, Map<string, protobuf.Type>>();
 
+const DISCOVERY_RESPONSE_TYPE_URL = 'type.googleapis.com/envoy.service.discovery.v3.DiscoveryResponse';
+
 function lookupType(typeUrl: string, kind: RootKind = 'full'): protobuf.Type {
   let types = typesByKind.get(kind);
   if (types === undefined) typesByKind.set(kind, (types = new Map()));
@@ -289,8 +291,6 @@ export function encodeDiscoveryResponse(response: DiscoveryResponse): Buffer {
   const type = lookupType(DISCOVERY_RESPONSE_TYPE_URL);
   return Buffer.from(type.encode(type.fromObject(response)).finish());
 }
-
-const DISCOVERY_RESPONSE_TYPE_URL = 'type.googleapis.com/envoy.service.discovery.v3.DiscoveryResponse';
 
 /** Decodes an Any into a plain object with every field; throws `XdsError` 'validation' on undecodable bytes. */
 export function unpackAny(any: AnyMessage): Record<string, unknown> {

@@ -516,10 +516,11 @@ export class ZkSession implements ZkReader, ZkWriter, ZkWatcher, ZkAclAccess {
   }
 
   private emit(event: SessionEvent): void {
-    this.events.emit('event', event);
     // Same session (`connected`): events may have been missed while away. New session (`reset`): the
-    // server forgot every watch. Either way each watch reads again (and re-arms).
+    // server forgot every watch. Either way each watch reads again (and re-arms); first, so that a
+    // listener that throws cannot keep them from it (their reads go out after this turn anyway).
     if (event === 'connected' || event === 'reset') for (const watch of this.watches) watch.resync();
+    this.events.emit('event', event);
   }
 }
 
