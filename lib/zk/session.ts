@@ -155,10 +155,20 @@ export class ZkSession implements ZkReader, ZkWriter, ZkWatcher, ZkAclAccess {
     return { ...this.counters, watches: this.watches.size };
   }
 
-  /** Subscribes to session events; returns the unsubscribe function. */
+  /**
+   * Subscribes to session events; returns the unsubscribe function. A listener that throws is logged
+   * and skipped: it cannot keep the session from recovering or the other listeners from hearing.
+   */
   on(listener: (event: SessionEvent) => void): () => void {
-    this.events.on('event', listener);
-    return () => this.events.off('event', listener);
+    const safe = (event: SessionEvent): void => {
+      try {
+        listener(event);
+      } catch (err) {
+        this.log.error({ err, event }, 'session listener threw');
+      }
+    };
+    this.events.on('event', safe);
+    return () => this.events.off('event', safe);
   }
 
   /** Connects; resolves on the first `connected`. Rejects (and closes) after `timeoutMs`. */

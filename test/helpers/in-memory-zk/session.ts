@@ -141,9 +141,21 @@ export class InMemoryZkSession implements ZkReader, ZkWriter, ZkWatcher, ZkAclAc
 
   /** Subscribes to session events, as ZkSession.on; returns the unsubscribe function. */
   on(listener: (event: SessionEvent) => void): () => void {
-    this.events.on('event', listener);
-    return () => this.events.off('event', listener);
+    // As ZkSession: a listener that throws is skipped (the real session logs it; this one keeps it in
+    // `listenerErrors`), so it cannot keep the others from hearing.
+    const safe = (event: SessionEvent): void => {
+      try {
+        listener(event);
+      } catch (err) {
+        this.listenerErrors.push(err);
+      }
+    };
+    this.events.on('event', safe);
+    return () => this.events.off('event', safe);
   }
+
+  /** What session listeners threw (ZkSession logs these). */
+  readonly listenerErrors: unknown[] = [];
 
   // ---- ZkReader ----
 

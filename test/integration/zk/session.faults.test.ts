@@ -1,6 +1,7 @@
 import { startEnsemble, startZooKeeper, type ZooKeeperEnsemble, type ZooKeeperServer } from '../../../lib/local/zookeeper';
 import { fourLetterWord } from '../../../lib/local/net';
 import { OPEN_ACL, ZkSession, type DataState, type SessionEvent } from '../../../lib/zk';
+import pino from 'pino';
 import { closeSessions, eventually, expireSession, openSession } from '../../helpers/zk';
 
 // lib/zk has no default ACL: this test plays an unconstrained writer and passes the open ACL explicitly
@@ -75,6 +76,35 @@ describe('session faults on a standalone server', () => {
     await eventually(() => lastValue(states.get(paths[1]!)!) === 'after-expiry', 10000, 'write on b');
     // c never changed: its listener heard it once, not again after the new session.
     expect(states.get(paths[2]!)).toHaveLength(1);
+  });
+
+  it('lives through a session listener that throws: the others still hear every event, watches re-read, and the error is logged', async () => {
+    // Prepare
+    const logged: string[] = [];
+    const logger = pino({ level: 'error' }, { write: (line: string) => void logged.push(line) });
+    const watcher = await openSession({ connectString: server.connectString, sessionTimeoutMs: 4000, logger });
+    const writer = await session(10000);
+    await writer.create('/throwing/a', Buffer.from('0'), { parents: true, acl: OPEN_ACL }).catch(() => undefined);
+    const events: SessionEvent[] = [];
+    watcher.on(() => {
+      throw new Error('listener bug');
+    });
+    watcher.on((e) => events.push(e));
+    const states: DataState[] = [];
+    const watch = watcher.watchData('/throwing/a', (s) => states.push(s));
+    await watch.ready;
+
+    // Act
+    await expireSession(watcher);
+    await eventually(() => events.includes('reset'), 15000, 'a new session');
+    await writer.set('/throwing/a', Buffer.from('after-expiry'));
+
+    // Assess
+    await eventually(() => lastValue(states) === 'after-expiry', 10000, 'the write after expiry');
+    expect(events).toEqual(expect.arrayContaining(['expired', 'connected', 'reset']));
+    expect(watcher.stats()).toMatchObject({ sessions: 2, expired: 1 });
+    expect(logged.join('\n')).toContain('session listener threw');
+    expect(logged.join('\n')).toContain('listener bug');
   });
 
   it('keeps the session and its watches through a restart shorter than the session timeout', async () => {

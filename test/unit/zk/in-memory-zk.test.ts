@@ -248,6 +248,19 @@ describe('InMemoryZk connection states', () => {
     expect(s.sessionId).toBe(id);
   });
 
+  it('skips a session listener that throws, as ZkSession does: the others still hear every event', () => {
+    const s = open();
+    const events: SessionEvent[] = [];
+    s.on(() => {
+      throw new Error('listener bug');
+    });
+    s.on((e) => events.push(e));
+    s.disconnect();
+    s.reconnect();
+    expect(events).toEqual(['suspended', 'connected']);
+    expect(s.listenerErrors).toHaveLength(2);
+  });
+
   it('lets a request wait up to connectWaitMs for the connection to come back', async () => {
     const s = open({ connectWaitMs: 1_000 });
     s.disconnect();
