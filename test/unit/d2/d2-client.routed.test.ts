@@ -24,7 +24,9 @@ beforeEach(async () => {
   session = zk.session();
   writer = zk.session();
   state = new LoadBalancerState({ session, basePath: BASE });
-  client = new D2Client({ state, discoveryTimeoutMs: 100, random: () => 0 });
+  // Loads here never wait long, but a loaded machine can stall them past a short bound: only the
+  // timeout test below uses one (its own client).
+  client = new D2Client({ state, discoveryTimeoutMs: 10_000, random: () => 0 });
   await putHomeAndPeer(writer, BASE);
 });
 
@@ -138,14 +140,16 @@ describe('D2Client.resolveRouted', () => {
     const stuck = new Promise<void>((resolve) => (release = resolve));
     session.inject({ op: ['exists', 'getData'], path: servicePath(BASE, 'greetings'), source: 'watch', before: () => stuck });
     const router = recordingRouter(() => 'peer');
+    const impatient = new D2Client({ state, discoveryTimeoutMs: 100, random: () => 0 });
 
     // Act
-    const outcome = client.resolveRouted(URL, router, undefined);
+    const outcome = impatient.resolveRouted(URL, router, undefined);
 
     // Assess
     await expect(outcome).rejects.toMatchObject({ name: 'D2Error', kind: 'discoveryTimeout' });
     expect(router.calls).toEqual([]);
     release();
+    await impatient.close();
   });
 
   it.each<[string, () => ReturnType<ClusterRouter['route']> | Error]>([
