@@ -126,9 +126,10 @@ abstract class PersistentWatch<S extends DataState | ChildrenState> implements R
     (this.closeListeners ??= []).push(listener);
   }
 
-  /** CoalescedPass: one re-read. @internal */
-  pass(): Promise<void> {
-    return this.refreshOnce();
+  /** CoalescedPass: one re-read, delivered unless the watch closed meanwhile. @internal */
+  async pass(): Promise<void> {
+    const state = await this.readOnce();
+    if (state && this.lifecycle === 'running') this.deliver(state);
   }
 
   /** CoalescedPass: re-reads only while running. @internal */
@@ -147,11 +148,6 @@ abstract class PersistentWatch<S extends DataState | ChildrenState> implements R
 
   private refresh(): Promise<void> {
     return this.refresher.run();
-  }
-
-  private async refreshOnce(): Promise<void> {
-    const state = await this.readOnce();
-    if (state && this.lifecycle === 'running') this.deliver(state);
   }
 
   private async readOnce(): Promise<S | undefined> {
