@@ -16,6 +16,7 @@ const QUICK_ARGS: Record<string, string[]> = {
   evacuate: ['--services', '20', '--clients', '200', '--rounds', '4', '--judge-services', '200', '--judge-rounds', '5'],
   'failout-overhead': ['--batches', '10', '--http-batches', '5'],
   'failout-propagation': ['--clients', '200', '--rounds', '6'],
+  'grpc-fanout': ['--clients', '200', '--rounds', '6'],
   'lambda-bundle': ['--runs', '2'],
   propagation: ['--clients', '200', '--rounds', '6'],
   worker: ['--requests', '200'],

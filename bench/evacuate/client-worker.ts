@@ -5,8 +5,8 @@
 // evacuated (the service's lor1 cluster failed out in all 100 buckets, to peers all outside the
 // fabric) or home (not failed out). Started by index.ts with `fork` + tsx's loader.
 import { createLogger } from '../../lib/logging';
-import { closeFailoutClients, inLanes, startFailoutClient, type BenchFailoutClient } from '../lib/failout-client';
-import { clock, cpuSince, sendToParent, serveWorker, settleHeap } from '../lib/workers';
+import { closeFailoutClients, startFailoutClient, type BenchFailoutClient } from '../lib/failout-client';
+import { clock, cpuSince, inLanes, sendToParent, serveWorker, settleHeap } from '../lib/workers';
 import { evacuatedCluster, followedServices, serviceName } from './fabric';
 import type { FromWorker, ToClientWorker } from './protocol';
 import { evacuatedAt, homeAt, nextBoundary } from './routing';

@@ -5,8 +5,7 @@
 // it follows. Started by index.ts with `fork` + tsx's loader.
 import { createLogger } from '../../lib/logging';
 import { connectSession, type ZkSession } from '../../lib/zk';
-import { inLanes } from '../lib/failout-client';
-import { clock, cpuSince, sendToParent, serveWorker, settleHeap } from '../lib/workers';
+import { clock, cpuSince, inLanes, sendToParent, serveWorker, settleHeap } from '../lib/workers';
 import { evacuatedCluster, followedServices } from './fabric';
 import type { FromWorker, ToFloorWorker } from './protocol';
 

@@ -2,8 +2,8 @@
 // LoadBalancerState and ZooKeeperFailoutConfigProvider following one cluster, and reports per round
 // when each client's routing decision flipped. Started by index.ts with `fork` + tsx's loader.
 import { createLogger } from '../../lib/logging';
-import { closeFailoutClients, inLanes, startFailoutClient, type BenchFailoutClient } from '../lib/failout-client';
-import { clock, sendToParent, serveWorker, settleHeap } from '../lib/workers';
+import { closeFailoutClients, startFailoutClient, type BenchFailoutClient } from '../lib/failout-client';
+import { clock, inLanes, sendToParent, serveWorker, settleHeap } from '../lib/workers';
 import type { FromWorker, ToWorker } from './protocol';
 
 type Init = Extract<ToWorker, { type: 'init' }>;

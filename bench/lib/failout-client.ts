@@ -86,12 +86,3 @@ export function closeXdsFailoutClients(clients: readonly BenchXdsFailoutClient[]
     client.xds.close();
   }
 }
-
-/** Runs `start(0 … count-1)` with at most `concurrency` at once (sessions connected while setting up). */
-export async function inLanes(count: number, concurrency: number, start: (index: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  const lane = async (): Promise<void> => {
-    while (next < count) await start(next++);
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, lane));
-}

@@ -206,6 +206,15 @@ export async function calibrate<To extends WorkerMessage, From extends WorkerMes
   return { ...best, applied };
 }
 
+/** Runs `start(0 … count-1)` with at most `concurrency` at once (sessions connected while setting up). */
+export async function inLanes(count: number, concurrency: number, start: (index: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < count) await start(next++);
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, lane));
+}
+
 /** `total` split into `parts` near-equal integers. */
 export function split(total: number, parts: number): number[] {
   return Array.from({ length: parts }, (_, i) => Math.floor(total / parts) + (i < total % parts ? 1 : 0));

@@ -7,11 +7,12 @@
 import type { LoadBalancerState } from '../../lib/d2';
 import type { ZooKeeperFailoutConfigProvider } from '../../lib/failout';
 import { createLogger } from '../../lib/logging';
-import { closeFailoutClients, closeXdsFailoutClients, inLanes, startFailoutClient, startXdsFailoutClient, type BenchFailoutClient, type BenchXdsFailoutClient } from '../lib/failout-client';
+import { indis, type XdsClient } from '../../lib/xds';
+import { closeFailoutClients, closeXdsFailoutClients, startFailoutClient, startXdsFailoutClient, type BenchFailoutClient, type BenchXdsFailoutClient } from '../lib/failout-client';
 import { FlipRounds } from '../lib/flip-rounds';
-import { clock, memoryAfterGc, sendToParent, serveWorker, settleHeap } from '../lib/workers';
+import { clock, inLanes, memoryAfterGc, sendToParent, serveWorker, settleHeap } from '../lib/workers';
 import { clientBootstrap, observerOrder } from './assignment';
-import type { FromClientWorker, ToClientWorker } from './protocol';
+import type { FromClientWorker, SotwBytes, ToClientWorker } from './protocol';
 
 type Init = Extract<ToClientWorker, { type: 'init' }>;
 
@@ -64,6 +65,33 @@ async function setup(init: Init): Promise<void> {
   send({ type: 'ready', clients: init.clients, setupMs: clock() - started });
 }
 
+/** Bytes of a length-delimited protobuf field of `length` bytes: tag, length varint, payload. */
+function fieldBytes(length: number): number {
+  let varint = 1;
+  for (let n = length; n >= 0x80; n >>>= 7) varint++;
+  return 1 + varint + length;
+}
+
+/**
+ * The encoded sizes of the SotW exchange of `indis.D2Node` (the type a failout write changes: the
+ * observer resends every one the client holds, and the client ACKs naming them all), from the client's
+ * cached resources; versions and nonces counted as the observer's short sequence numbers.
+ */
+function d2NodeExchangeBytes(xds: XdsClient): SotwBytes {
+  const typeUrl = indis.D2_NODE_TYPE_URL;
+  const envelope = fieldBytes(typeUrl.length) + 2 * fieldBytes(8);
+  let response = envelope;
+  let ack = envelope;
+  for (const authority of xds.dump().authorities) {
+    for (const r of authority.resources) {
+      if (r.typeUrl !== typeUrl) continue;
+      ack += fieldBytes(r.name.length);
+      if (r.raw) response += fieldBytes(fieldBytes(r.raw.type_url.length) + fieldBytes(r.raw.value.length));
+    }
+  }
+  return { response, ack };
+}
+
 serveWorker<ToClientWorker>({
   onMessage: (message) => {
     if (message.type === 'init') return setup(message);
@@ -72,6 +100,9 @@ serveWorker<ToClientWorker>({
       send({ type: 'armed', round: message.round });
     } else if (message.type === 'memory') {
       send({ type: 'memory', ...memoryAfterGc() });
+    } else if (message.type === 'sotwBytes') {
+      const first = xdsClients[0];
+      send({ type: 'sotwBytes', ...(first ? d2NodeExchangeBytes(first.xds) : { response: 0, ack: 0 }) });
     }
   },
   close: async () => {

@@ -37,6 +37,11 @@ export interface XdsParameters extends FanoutParameters {
   readonly semiSpaceMb: number;
   /** The providers' peer watch teardown delay (kept through restores, as in a service that has run a while). */
   readonly teardownDelayMs: number;
+  /**
+   * Whether to measure the transport floor at each size (bench/grpc-fanout: the same servers, clients
+   * and processes, raw messages of the response's size and ACKs; on unless `--no-grpc-floor`).
+   */
+  readonly grpcFloor: boolean;
 }
 
 export type Parameters = ZooKeeperParameters | XdsParameters;
@@ -78,6 +83,7 @@ export function parameters(argv: readonly string[]): Parameters {
   if (discovery !== 'xds') throw new Error(`--discovery must be zookeeper or xds, got ${discovery}`);
   const series = takeString(args, 'clients-series');
   const compareZk = takeFlag(args, 'compare-zk');
+  const grpcFloor = takeFlag(args, 'grpc-floor') ?? true;
   if (series !== undefined && args.some((a) => a === '--clients' || a.startsWith('--clients='))) throw new Error('give --clients or --clients-series, not both');
   const v = parseIntOptions(args, {
     clients: { default: 1000, min: 1 },
@@ -93,6 +99,7 @@ export function parameters(argv: readonly string[]): Parameters {
     sizes,
     observers: Math.min(v.observers, smallest),
     compareZk,
+    grpcFloor,
     semiSpaceMb: v['semi-space-mb'],
     teardownDelayMs: v['teardown-delay-ms'],
     // Never more processes than the smallest size has clients: every worker runs at least one.

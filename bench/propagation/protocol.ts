@@ -35,10 +35,18 @@ export type ToClientWorker =
       readonly teardownDelayMs: number;
     }
   | ArmClients
-  | { readonly type: 'memory' };
+  | { readonly type: 'memory' }
+  /** Over xDS: the sizes of the SotW response of the type a failout write changes and of its ACK, as the first client has them. */
+  | { readonly type: 'sotwBytes' };
 
 /** Worker → parent: bench/failout-propagation's replies, and the process's memory. */
-export type FromClientWorker = FailoutFromWorker | MemoryReply;
+export type FromClientWorker = FailoutFromWorker | MemoryReply | ({ readonly type: 'sotwBytes' } & SotwBytes);
+
+/** Encoded sizes of one SotW exchange: the response a client receives and the ACK it sends back. */
+export interface SotwBytes {
+  readonly response: number;
+  readonly ack: number;
+}
 
 /** A process's memory after a full GC (when node runs with --expose-gc). */
 export interface MemoryReply {

@@ -37,12 +37,26 @@ export interface FloorRound {
   readonly latencies: readonly number[];
 }
 
+/**
+ * The transport floor at one size (bench/grpc-fanout): raw messages of the xDS response's size pushed
+ * to as many streams, each acknowledged with a message of the ACK's size.
+ */
+export interface TransportFloor {
+  readonly rounds: readonly { readonly allReceivedMs: number; readonly latencies: readonly number[] }[];
+  /** Bytes of each pushed message: the encoded SotW response the xDS clients received. */
+  readonly response: number;
+  /** Bytes of each acknowledgement: the clients' ACK. */
+  readonly ack: number;
+}
+
 /** What was measured at one size. */
 export interface SizeMeasurement {
   readonly clients: number;
   readonly observers: number;
   readonly xds: readonly Round[];
   readonly floor: readonly FloorRound[];
+  /** The transport floor, when it ran. */
+  readonly transportFloor?: TransportFloor;
   /** The ZooKeeper-discovery path, when it ran. */
   readonly zkPath: readonly Round[] | undefined;
   readonly observerSamples: readonly ObserverSample[];
@@ -114,6 +128,11 @@ export function summarizeSize(m: SizeMeasurement) {
   const ratioToFloor = { p50: ratio(xds.writeToRerouted.allP50, floor.allP50), p99: ratio(xds.writeToRerouted.allP99, floor.allP99) };
   const xdsOverZk = zk ? { p50: ratio(xds.writeToRerouted.allP50, zk.writeToRerouted.allP50), p99: ratio(xds.writeToRerouted.allP99, zk.writeToRerouted.allP99) } : undefined;
   const zkOverFloor = zk ? { p50: ratio(zk.writeToRerouted.allP50, floor.allP50), p99: ratio(zk.writeToRerouted.allP99, floor.allP99) } : undefined;
+  const t = m.transportFloor;
+  const transport = t && { ...stats(t.rounds.map((r) => r.allReceivedMs), t.rounds.flatMap((r) => r.latencies)), responseBytes: t.response, ackBytes: t.ack };
+  // What the transport alone leaves of the targets: over xDS against it, and it against the ZooKeeper floor.
+  const xdsOverTransport = transport && { p50: ratio(xds.writeToRerouted.allP50, transport.allP50), p99: ratio(xds.writeToRerouted.allP99, transport.allP99) };
+  const transportOverFloor = transport && { p50: ratio(transport.allP50, floor.allP50), p99: ratio(transport.allP99, floor.allP99) };
   const atScale = m.clients === XDS_TARGET.atClients;
   const met: { writeToReroutedP99: Verdict; floorRatioP99: Verdict; zkPathRatioP99: Verdict } = {
     writeToReroutedP99: atScale ? xds.writeToRerouted.allP99 <= XDS_TARGET.writeToReroutedP99Ms : null,
@@ -127,9 +146,12 @@ export function summarizeSize(m: SizeMeasurement) {
     xds,
     floor,
     zkPath: zk,
+    transport,
     ratioToFloor,
     xdsOverZk,
     zkOverFloor,
+    xdsOverTransport,
+    transportOverFloor,
     met,
     perObserver: observerSummaries(m),
   };

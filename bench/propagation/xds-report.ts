@@ -29,6 +29,14 @@ function summaryRows(s: SizeSummary): Row[] {
     line('floor: setData → all watchers notified (zk-fanout)', s.floor),
     { measurement: `ratio over xDS / floor (target p99 ≤ ${XDS_TARGET.floorRatioP99} at ${XDS_TARGET.atClients.toLocaleString('en-US')})`, ...blank, allP50: s.ratioToFloor.p50, allP99: s.ratioToFloor.p99 },
   ];
+  if (s.transport && s.xdsOverTransport && s.transportOverFloor) {
+    const { responseBytes, ackBytes, ...transport } = s.transport;
+    rows.push(
+      line(`transport floor: gRPC push of ${responseBytes} bytes (+ ${ackBytes}-byte ACK) → all clients have it (grpc-fanout)`, transport),
+      { measurement: 'ratio over xDS / transport floor', ...blank, allP50: s.xdsOverTransport.p50, allP99: s.xdsOverTransport.p99 },
+      { measurement: 'ratio transport floor / ZooKeeper floor', ...blank, allP50: s.transportOverFloor.p50, allP99: s.transportOverFloor.p99 },
+    );
+  }
   if (s.zkPath && s.xdsOverZk && s.zkOverFloor) {
     rows.push(
       line('over ZooKeeper: ZooKeeper write → all clients rerouted', s.zkPath.writeToRerouted),
@@ -64,6 +72,7 @@ function roundRows(m: SizeMeasurement): Row[] {
     xdsP50Ms: round(percentile(r.fromWrite, 50)),
     xdsAllMs: round(Math.max(...r.fromWrite)),
     floorAllMs: m.floor[i] ? round(m.floor[i].allNotifiedMs) : '',
+    transportAllMs: m.transportFloor?.rounds[i] ? round(m.transportFloor.rounds[i].allReceivedMs) : '',
     zkPathAllMs: m.zkPath?.[i] ? round(Math.max(...m.zkPath[i].fromWrite)) : '',
   }));
 }
@@ -91,7 +100,7 @@ export async function reportXds(sizes: readonly { measurement: SizeMeasurement; 
     parameters: { ...p },
     rows,
     // The headline (`npm run bench`'s summary reads it): the largest size.
-    summary: { clients: last.clients, writeToRerouted: last.xds.writeToRerouted, ratioToFloor: last.ratioToFloor, xdsOverZk: last.xdsOverZk, met: last.met, targets: XDS_TARGET },
+    summary: { clients: last.clients, writeToRerouted: last.xds.writeToRerouted, ratioToFloor: last.ratioToFloor, xdsOverZk: last.xdsOverZk, transportOverFloor: last.transportOverFloor, met: last.met, targets: XDS_TARGET },
     sizes: sizes.map(({ summary, setup }) => ({ ...summary, setupMs: { floor: round(setup.floorMs), xdsClients: round(setup.xdsClientsMs), zkClients: setup.zkClientsMs === undefined ? null : round(setup.zkClientsMs) }, clientRssMiB: setup.clientRssBytes.map(mib) })),
     elapsedMs: round(elapsedMs),
     note:
@@ -102,7 +111,9 @@ export async function reportXds(sizes: readonly { measurement: SizeMeasurement; 
       'Memory per client: the observer process\'s RSS and heap after a GC once its clients subscribed, minus before they came, divided by its ' +
       'clients. CPU per update per 1,000 clients: the observer process\'s CPU from just before the write until every client had the change, ' +
       'divided by its clients / 1,000. The floor (zk-fanout\'s watchers, under tsx as in the ZooKeeper mode) and the ZooKeeper path ' +
-      '(the same compiled client worker, each client its own session) run against the same ZooKeeper in the same run.',
+      '(the same compiled client worker, each client its own session) run against the same ZooKeeper in the same run. The transport ' +
+      'floor (grpc-fanout): as many gRPC servers as observers push raw messages of the response\'s size to as many clients, each its own ' +
+      'connection and stream, which ACK with messages of the ACK\'s size; from just before the push until the last client has it.',
   });
   if (sizes.length >= 2) {
     // Drawn from the file just written, through the chart's own reader: what `npm run bench -- charts` draws from its copy.

@@ -3,19 +3,23 @@
 // (over P processes, each client its own XdsClient) reading the D2 tree from N observers (each in its
 // own process, all watching the same ZooKeeper, on loopback) until every client routes to the peers
 // (and back on restore rounds). At each size, in the same run and against the same ZooKeeper: the
-// ZooKeeper fan-out floor (bench/zk-fanout's measureZkFanout) first, then the xDS path, then (with
-// --compare-zk) the ZooKeeper-discovery path with the same client worker. Each observer reports its
-// memory before and after its clients subscribed and its CPU per round.
+// ZooKeeper fan-out floor (bench/zk-fanout's measureZkFanout) first, then the xDS path, then the
+// transport floor (bench/grpc-fanout's measureGrpcFanout: as many servers as observers, the same
+// clients and processes, raw messages the size of the response the xDS clients received, and ACKs the
+// size of theirs; off with --no-grpc-floor), then (with --compare-zk) the ZooKeeper-discovery path
+// with the same client worker. Each observer reports its memory before and after its clients
+// subscribed and its CPU per round.
 // `npm run bench -- propagation --discovery xds [--clients 1000 | --clients-series 1000,4000,10000]
-// [--observers 4] [--processes 4] [--rounds 20] [--compare-zk | --no-compare-zk]`.
+// [--observers 4] [--processes 4] [--rounds 20] [--compare-zk | --no-compare-zk] [--no-grpc-floor]`.
 import { join } from 'node:path';
 import { startLocalSqs, startZooKeeper, type LocalSqs, type ZooKeeperServer } from '../../lib/local';
 import { createLogger, type Logger } from '../../lib/logging';
 import { round } from '../lib/report';
 import { calibrate, clock, sleep, spawnWorker, split, type BenchWorker } from '../lib/workers';
+import { measureGrpcFanout } from '../grpc-fanout';
 import { measureZkFanout } from '../zk-fanout';
 import { compareZkAt, gcFlags, type XdsParameters } from './parameters';
-import type { ClientDiscovery, FromClientWorker, FromObserverWorker, MemoryReply, ToClientWorker, ToObserverWorker } from './protocol';
+import type { ClientDiscovery, FromClientWorker, FromObserverWorker, MemoryReply, SotwBytes, ToClientWorker, ToObserverWorker } from './protocol';
 import { BASE, CLUSTER, runRound, seed, startRequestWorker, type RequestWorker, type Round, type RoundWorker } from './rounds';
 import { summarizeSize, type ObserverSample, type SizeMeasurement } from './summary';
 import { reportXds, type SizeSetup } from './xds-report';
@@ -113,7 +117,9 @@ async function measureXdsPath(zk: ZooKeeperServer, sqs: LocalSqs, writer: Reques
       },
     });
     const samples: ObserverSample[] = observers.map((_, o) => ({ before: tier!.before[o]!, after: after[o]!, streams: after[o]!.streams, cpuMs: cpuMs[o]! }));
-    return { rounds, samples, setupMs, clientRssBytes: clientMemory.map((m) => m.rssBytes) };
+    // After the rounds: the clients follow the cluster's peers too by then, so the response is the one they received.
+    const { type: _type, ...sotw } = await workers[0]!.request({ type: 'sotwBytes' }, 'sotwBytes', 10_000);
+    return { rounds, samples, setupMs, clientRssBytes: clientMemory.map((m) => m.rssBytes), sotw: sotw satisfies SotwBytes };
   } finally {
     await Promise.all(workers.map((w) => w.close()));
     await Promise.all((tier?.workers ?? []).map((w) => w.close()));
@@ -134,13 +140,23 @@ async function measureZkPath(zk: ZooKeeperServer, sqs: LocalSqs, writer: Request
   }
 }
 
-/** One size: the floor, the xDS path, then the ZooKeeper path if asked. */
+/** One size: the floor, the xDS path, the transport floor, then the ZooKeeper path if asked. */
 async function measureSize(zk: ZooKeeperServer, sqs: LocalSqs, writer: RequestWorker, clients: number, p: XdsParameters, log: Logger) {
   const processes = Math.min(p.processes, clients);
-  const floor = await measureZkFanout(zk.connectString, { watchers: clients, processes, rounds: p.rounds, warmup: p.warmup, gapMs: p.gapMs, sessionTimeoutMs: p.sessionTimeoutMs, connectConcurrency: p.connectConcurrency, roundTimeoutMs: p.roundTimeoutMs, nodeFlags: gcFlags(p) }, log);
+  const fanout = { processes, rounds: p.rounds, warmup: p.warmup, gapMs: p.gapMs, sessionTimeoutMs: p.sessionTimeoutMs, connectConcurrency: p.connectConcurrency, roundTimeoutMs: p.roundTimeoutMs };
+  const floor = await measureZkFanout(zk.connectString, { watchers: clients, ...fanout, nodeFlags: gcFlags(p) }, log);
   const xds = await measureXdsPath(zk, sqs, writer, clients, p);
+  const transport = p.grpcFloor ? await measureGrpcFanout({ clients, servers: p.observers, bytes: xds.sotw.response, ackBytes: xds.sotw.ack, ...fanout, clientFlags: gcFlags(p) }, log) : undefined;
   const zkPath = compareZkAt(p, clients) ? await measureZkPath(zk, sqs, writer, clients, p) : undefined;
-  const measurement: SizeMeasurement = { clients, observers: p.observers, xds: xds.rounds, floor: floor.results, zkPath: zkPath?.rounds, observerSamples: xds.samples };
+  const measurement: SizeMeasurement = {
+    clients,
+    observers: p.observers,
+    xds: xds.rounds,
+    floor: floor.results,
+    transportFloor: transport && { rounds: transport.rounds, ...xds.sotw },
+    zkPath: zkPath?.rounds,
+    observerSamples: xds.samples,
+  };
   const setup: SizeSetup = { floorMs: floor.setupMs, xdsClientsMs: xds.setupMs, zkClientsMs: zkPath?.setupMs, clientRssBytes: xds.clientRssBytes };
   return { measurement, summary: summarizeSize(measurement), setup };
 }

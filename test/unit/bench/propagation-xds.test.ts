@@ -45,6 +45,12 @@ describe('propagation bench: parameters', () => {
     expect(parseSeries(' 5, 50 ')).toEqual([5, 50]);
   });
 
+  it('measures the transport floor unless told not to', () => {
+    expect(xdsParameters([]).grpcFloor).toBe(true);
+    expect(xdsParameters(['--no-grpc-floor']).grpcFloor).toBe(false);
+    expect(() => parameters(['--no-grpc-floor'])).toThrow();
+  });
+
   it('compares with the ZooKeeper path up to 4,000 clients unless told', () => {
     const auto = xdsParameters([]);
     expect([compareZkAt(auto, 1000), compareZkAt(auto, 4000), compareZkAt(auto, 10000)]).toEqual([true, true, false]);
@@ -116,6 +122,16 @@ describe('propagation bench: the summary of a size', () => {
     expect(s.ratioToFloor).toEqual({ p50: 0.5, p99: 0.5 });
     expect(s.xdsOverZk).toEqual({ p50: 0.8, p99: 1.053 });
     expect(s.xds.endToEnd.allP99).toBe(410);
+  });
+
+  it('sets over xDS against the transport floor, and the transport floor against the ZooKeeper floor', () => {
+    const transportFloor = { rounds: [{ allReceivedMs: 200, latencies: [150, 200] }, { allReceivedMs: 40, latencies: [30, 40] }], response: 2100, ack: 180 };
+    const s = summarizeSize(measurement(4, { transportFloor }));
+    expect(s.transport).toMatchObject({ allP50: 40, allP99: 200, responseBytes: 2100, ackBytes: 180 });
+    expect(s.xdsOverTransport).toEqual({ p50: 2, p99: 2 });
+    expect(s.transportOverFloor).toEqual({ p50: 0.25, p99: 0.25 });
+    const without = summarizeSize(measurement(4));
+    expect([without.transport, without.xdsOverTransport, without.transportOverFloor]).toEqual([undefined, undefined, undefined]);
   });
 
   it('judges a target only at the size the issue states it for', () => {
