@@ -3,11 +3,18 @@
  * (rest.li `XdsToD2PropertiesAdaptor`): `<base>/services/<s>` and `<base>/clusters/<c>` as
  * `indis.D2Node`, `<base>/clusters/$<name>` and `<base>/uris/$<name>` (a name starting with `$`, rest.li
  * `SymlinkUtil`) as `indis.D2SymlinkNode`, `<base>/uris/<c>` as
- * `indis.D2URIMap`. Anything else (another type, a path outside the base, a deeper path) is no
- * resource the observer serves: it is never watched and reads as absent, so a client sees
- * does-not-exist instead of the observer following arbitrary paths for it.
+ * `indis.D2URIMap`. Anything else (another type, a path outside the base, a deeper path, a node name
+ * ZooKeeper cannot hold or longer than {@link MAX_NODE_NAME_LENGTH}) is no resource the observer
+ * serves: it is never watched and reads as absent, so a client sees does-not-exist instead of the
+ * observer following arbitrary paths for it.
+ *
+ * Why names are checked before ZooKeeper sees them: ADS is open to every client, and one name is
+ * enough to hurt every other one. ZooKeeper fails the read of a path with a NUL for good, and a
+ * pending resource holds back the stream's whole response of its type; a path past ZooKeeper's packet
+ * limit (1 MiB, `jute.maxbuffer`) makes the server drop the observer's connection, again on every
+ * reconnect, so the whole view would stall.
  */
-import { D2_DIRECTORIES, isSymlinkName } from '../d2/data';
+import { D2_DIRECTORIES, isSymlinkName, znodeNameProblem } from '../d2/data';
 import { indis } from '../xds';
 
 /** The `indis` type URLs the observer serves. */
@@ -36,6 +43,12 @@ export interface NodeTarget {
   readonly path: string;
 }
 
+/**
+ * The longest node name (the part after `<base>/<directory>/`) the observer reads, in characters: eight
+ * times the longest cluster name a change request may carry, far below ZooKeeper's packet limit.
+ */
+export const MAX_NODE_NAME_LENGTH = 1024;
+
 /** The cache key of one resource: its type URL and name. */
 export function resourceKey(typeUrl: string, name: string): string {
   return `${typeUrl} ${name}`;
@@ -46,8 +59,9 @@ export function targetOf(typeUrl: string, name: string, basePath: string): Resou
   const prefix = `${basePath}/`;
   if (!name.startsWith(prefix)) return { kind: 'none' };
   const parts = name.slice(prefix.length).split('/');
-  if (parts.length !== 2 || parts[1] === '' || parts[1] === '.' || parts[1] === '..') return { kind: 'none' };
+  if (parts.length !== 2) return { kind: 'none' };
   const [dir, node] = parts as [string, string];
+  if (node.length > MAX_NODE_NAME_LENGTH || znodeNameProblem(node) !== undefined) return { kind: 'none' };
   const symlink = isSymlinkName(node);
   if (typeUrl === indis.D2_NODE_TYPE_URL && !symlink) {
     if (dir === D2_DIRECTORIES.services) return { kind: 'service', path: name };

@@ -23,7 +23,7 @@ export type {
 export { D2_DIRECTORIES, DEFAULT_BASE_PATH, assertNodeName, clusterPath, servicePath, urisPath } from '../paths';
 // The grants of the URI nodes D2 creates (the access table's `uri` row).
 export { URI_NODE_GRANTS } from '../acl-grants';
-export { MAX_CLUSTER_NAME_LENGTH, clusterNameProblem } from '../names';
+export { MAX_CLUSTER_NAME_LENGTH, clusterNameProblem, znodeNameProblem } from '../names';
 // What a `$` symlink name is (rest.li SymlinkUtil), so the observer and the client agree.
 export { isSymlinkName } from '../symlinks';
 export { parseClusterProperties, serializeClusterProperties } from '../codecs/cluster';

@@ -139,6 +139,26 @@ describe('the D2 observer over ADS, real ZooKeeper and gRPC', () => {
   });
 
 
+  it('answers names ZooKeeper cannot hold as absent, serves the rest of the subscription, and keeps its session', async () => {
+    // Prepare
+    const good = `${base}/clusters/greetings-lor1`;
+    await putCluster(writer, base, clusterDoc('greetings-lor1'));
+    const hostile = [`${base}/clusters/a\u0000b`, `${base}/clusters/${'x'.repeat(1_200_000)}`];
+    const events: string[] = [];
+    session.on((event) => void events.push(event));
+    raw = new RawAdsStream(`127.0.0.1:${observer.grpcPort}`);
+
+    // Act
+    raw.send({ type_url: indis.D2_NODE_TYPE_URL, resource_names: [good, ...hostile] });
+    const response = await raw.next();
+    await new Promise((r) => setTimeout(r, 500));
+
+    // Assess: the good node only (SotW: the others do not exist), and ZooKeeper never dropped the session
+    expect(nodesOf(response).map((n) => n.name)).toEqual([good]);
+    expect(events).toEqual([]);
+    expect(session.state).toBe('connected');
+  });
+
   it('encodes a write once and pushes it on every stream subscribed to the node', async () => {
     // Prepare
     const path = `${base}/clusters/greetings-lsg1`;

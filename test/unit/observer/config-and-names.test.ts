@@ -23,6 +23,13 @@ describe('resource names', () => {
     [URIS, '/d2/uris/greetings-lor1/h1', 'none'],
     [NODE, '/failout/requests/r1', 'none'],
     [NODE, '/d2/clusters/..', 'none'],
+    // Names ZooKeeper cannot hold: never sent to it (a NUL read fails for good, a path past its 1 MiB
+    // packet limit drops the session), so they read as absent instead of holding a response back.
+    [NODE, '/d2/clusters/a\u0000b', 'none'],
+    [URIS, '/d2/uris/a\u0001b', 'none'],
+    [LINK, '/d2/clusters/$a\ud800', 'none'],
+    [NODE, `/d2/clusters/${'x'.repeat(1024)}`, 'cluster'],
+    [NODE, `/d2/clusters/${'x'.repeat(1025)}`, 'none'],
     [NODE, '/d2x/clusters/a', 'none'],
     ['type.googleapis.com/envoy.config.cluster.v3.Cluster', '/d2/clusters/a', 'none'],
   ])('%s %s is %s', (typeUrl, name, kind) => {
