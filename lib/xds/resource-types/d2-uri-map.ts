@@ -128,7 +128,12 @@ const objectOrEmpty = (value: unknown, field: string, fail: Fail): Array<[string
   return Object.entries(value);
 };
 
-const weight = (value: unknown, field: string, fail: Fail): number => (typeof value === 'number' ? value : fail(field, 'must be a number'));
+// Finite as the decoder requires: JSON text such as `1e999` parses to Infinity, and a map carrying it
+// would be NACKed by every client (the observer must never serve what its clients reject).
+function weight(value: unknown, field: string, fail: Fail): number {
+  if (typeof value !== 'number') return fail(field, 'must be a number');
+  return Number.isFinite(value) ? value : fail(field, `is ${value}, not a finite number`);
+}
 
 /** One URI JSON document as a D2URI object for `packAny` (the table in the header). */
 function d2UriObject(doc: Record<string, unknown>, stat: ZnodeStat, fail: Fail): Record<string, unknown> {

@@ -153,6 +153,28 @@ describe('the observer cache', () => {
     expect(malformed.map((e) => e.path)).toEqual([`${URIS}/h2`]);
   });
 
+  it('keeps a URI child whose weight JSON reads as infinite at its last good data, so the map it serves decodes', async () => {
+    // Prepare
+    await put(writer, `${URIS}/h1`, uri('h1'));
+    await put(writer, `${URIS}/h2`, uri('h2'));
+    subscriptions.add(indis.D2_URI_MAP_TYPE_URL, URIS, counter());
+    await zk.idle();
+
+    // Act: 1e999 is valid JSON text, and JSON.parse reads it as Infinity, which no D2URI may carry
+    await put(writer, `${URIS}/h2`, '{"clusterName": "greetings-lor1", "partitionDesc": {"http://h2:80": {"0": {"weight": 1e999}}}}');
+    await zk.idle();
+    await put(writer, `${URIS}/h1`, '{"clusterName": "greetings-lor1", "weights": {"http://h1:80": -1e999}}');
+    await zk.idle();
+
+    // Assess: the client decodes the map (no NACK), each child at its last good announcement
+    const map = served(indis.D2_URI_MAP_TYPE_URL, URIS) as indis.D2UriMap;
+    expect(map.nodes.map((n) => [n.name, Object.keys(n.data.partitionDesc as object)])).toEqual([
+      ['h1', ['http://h1:80']],
+      ['h2', ['http://h2:80']],
+    ]);
+    expect(malformed.map((e) => e.path)).toEqual([`${URIS}/h2`, `${URIS}/h1`]);
+  });
+
   it('serves nothing outside the D2 tree and watches nothing for it', async () => {
     // Act
     subscriptions.add(indis.D2_NODE_TYPE_URL, '/failout/requests/r1', counter());
