@@ -22,6 +22,12 @@ export interface Stat {
   readonly numChildren: number;
   /** Time of the last data change, epoch milliseconds (server clock). */
   readonly mtime: number;
+  /**
+   * Creation time, epoch milliseconds (server clock). Always set by a real session; optional so that
+   * stats built by hand (tests, fakes) need not invent one. The D2 observer serves it as
+   * `indis.Stat.Ctime`, which rest.li's clients read as the znode's.
+   */
+  readonly ctime?: number;
 }
 
 /** The state of one znode's data as a data watch delivers it. */
@@ -155,5 +161,6 @@ export function toStat(raw: RawStat): Stat {
     dataLength: raw.dataLength,
     numChildren: raw.numChildren,
     mtime: Number(zxid(raw.mtime)),
+    ctime: Number(zxid(raw.ctime)),
   };
 }

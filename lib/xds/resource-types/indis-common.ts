@@ -30,7 +30,7 @@ import { rootOf } from '../proto-roots';
 import { invalid, type DecodeResult } from './resource-type';
 import { RESOURCE_WRAPPER_TYPE_URL, type XdsTypeUrl } from './type-urls';
 
-/** A znode's stat as the observer holds it; lib/zk's `Stat` is one (it has no `ctime`: sent as 0). */
+/** A znode's stat as the observer holds it; lib/zk's `Stat` is one (`ctime` unknown: sent as 0). */
 export interface ZnodeStat {
   /** Zxid of the node's creation. */
   readonly czxid: bigint;

@@ -11,7 +11,7 @@ import { createXdsClient, indis, parseBootstrap, type XdsClient } from '../../..
 import type { DiscoveryResponse } from '../../../lib/xds/envoy-protos';
 import type { ZkSession } from '../../../lib/zk';
 import { clusterDoc, put, putCluster } from '../../helpers/d2';
-import { metric, metricsText, nodesOf, RawAdsStream } from '../../helpers/observer';
+import { metric, metricsText, nodesOf, RawAdsStream, uriMapsOf } from '../../helpers/observer';
 import { bootstrapFor } from '../../helpers/xds';
 import { recordingWatcher } from '../../helpers/xds-fakes';
 import { closeSessions, eventually, expireSession, openSession, uniqueBase } from '../../helpers/zk';
@@ -95,6 +95,27 @@ describe('the D2 observer over ADS, real ZooKeeper and gRPC', () => {
     expect(decode(first)).toEqual(['h1']);
     expect(decode(second)).toEqual(['h1', 'h2']);
     expect(metric(await metricsText(observer.adminPort!), 'd2_observer_nacks_total{type="D2URIMap"}')).toBe(1);
+  });
+
+  it("carries the znode's whole stat, its creation time included, in a D2Node and in each URI of a map", async () => {
+    // Prepare: nodes created once, so each one's ctime is its mtime
+    const path = `${base}/clusters/greetings-lor1`;
+    const uris = `${base}/uris/greetings-lor1`;
+    await putCluster(writer, base, clusterDoc('greetings-lor1'));
+    await put(writer, `${uris}/h1`, serializeUriProperties({ clusterName: 'greetings-lor1', partitionDesc: { 'http://h1:80': { 0: 1 } }, uriSpecificProperties: {} }));
+    raw = new RawAdsStream(`127.0.0.1:${observer.grpcPort}`);
+
+    // Act
+    raw.send({ type_url: indis.D2_NODE_TYPE_URL, resource_names: [path] });
+    const node = nodesOf(await raw.next())[0];
+    raw.send({ type_url: indis.D2_URI_MAP_TYPE_URL, resource_names: [uris] });
+    const uri = uriMapsOf(await raw.next())[0]?.nodes[0];
+
+    // Assess: Stat field 3 (Ctime) is the znode's, as rest.li's XdsD2.proto defines it, not 0
+    for (const stat of [node?.stat, uri?.stat]) {
+      expect(stat?.ctime).toBeGreaterThan(0);
+      expect(stat?.ctime).toBe(stat?.mtime);
+    }
   });
 
   it("delivers the same node to lib/xds's XdsClient watching d2Node by path", async () => {
