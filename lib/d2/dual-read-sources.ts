@@ -48,7 +48,7 @@ export interface DualReadOptions {
 export function dualReadSources(options: DualReadOptions): D2SourceFactory {
   return (context) => {
     const primary = options.primary(context);
-    const secondary = options.secondary({ ...context, onMalformed: () => undefined });
+    const secondary = options.secondary({ ...context, onMalformed: () => undefined, onLinkedMalformed: undefined });
     const report = mismatchReporter(options, context.logger);
     const settleMs = options.settleMs ?? 2000;
     return {

@@ -15,8 +15,9 @@ import type { Lifecycle } from '../lifecycle';
  * - `uris`: the cluster's announced hosts changed (a host came, went or changed weight); `uris` is the
  *   new merged snapshot, undefined when `<basePath>/uris/<cluster>` is gone.
  * - `removed`: the cluster's node was deleted, nobody follows it any more, or the state closes.
- * - `malformed`: a write of the cluster's properties could not be read; the last good value stays in
- *   effect and no `properties` change follows (`error` says what is wrong).
+ * - `malformed`: a write of the cluster's properties could not be read (for a `$` name, a write of
+ *   the node its links end at); the last good value stays in effect and no `properties` change
+ *   follows (`error` says what is wrong).
  *
  * Each change carries the value, so a listener never reads the state back to guess what happened.
  */
@@ -172,12 +173,17 @@ export class LoadBalancerState {
     const report = options.onMalformed;
     const factory = options.sources ?? (options.session ? zooKeeperSources(options.session) : undefined);
     if (!factory) throw new TypeError('LoadBalancerState needs a ZooKeeper `session` or `sources`');
+    const tellMalformed = (entity: D2Entity, name: string, error: Error): void => {
+      if (entity === 'cluster' && this.clusters.has(name)) this.notify({ kind: 'malformed', cluster: name, error });
+    };
     const sources = factory({
       basePath: this.basePath,
       onMalformed: (entity, name, error) => {
         report?.(entity, name, error);
-        if (entity === 'cluster' && this.clusters.has(name)) this.notify({ kind: 'malformed', cluster: name, error });
+        tellMalformed(entity, name, error);
       },
+      // The same document under a `$` name that follows it: told, not reported or counted again.
+      onLinkedMalformed: tellMalformed,
       logger: this.log,
     });
     this.clusterStore = sources.clusters;

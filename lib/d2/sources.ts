@@ -41,6 +41,13 @@ export interface D2SourceContext {
    * tells cluster listeners `malformed`. For a URI announcement, `name` is `<cluster>/<child>`.
    */
   readonly onMalformed: (entity: D2Entity, name: string, error: Error) => void;
+  /**
+   * An unreadable document read under a `$` name (the node its links end at), already reported
+   * through `onMalformed` under that node's own name: the state tells the `$` name's cluster listeners
+   * `malformed` too, without counting or reporting the document again. Absent: nobody to tell (the
+   * secondary of a dual read).
+   */
+  readonly onLinkedMalformed?: (entity: D2Entity, name: string, error: Error) => void;
   /** The state's logger, for the sources' own lines. */
   readonly logger: Logger;
 }
@@ -81,20 +88,41 @@ function xdsLinks(xds: D2XdsPort): LinkWatcher {
 }
 
 /**
- * The cluster and URI sources of `inner`, resolving `$` symlinks through `watchLink` (`symlink-source.ts`):
- * a service whose cluster is `$FooClusterMaster` reads the cluster and hosts the links point at.
+ * The cluster and URI sources built by `plain`, resolving `$` symlinks through `watchLink`
+ * (`symlink-source.ts`): a service whose cluster is `$FooClusterMaster` reads the cluster and hosts
+ * the links point at. An unreadable cluster document is reported under its own name (by the inner
+ * store) and told to the `$` names that follow it (`onLinkedMalformed`), so their listeners hear it
+ * as a cluster's own listeners do.
  */
-function withSymlinks(inner: D2Sources, watchLink: LinkWatcher, { basePath, onMalformed, logger }: D2SourceContext): D2Sources {
+function withSymlinks(context: D2SourceContext, plain: (context: D2SourceContext) => D2Sources, watchLink: LinkWatcher): D2Sources {
+  const { basePath, onMalformed, onLinkedMalformed, logger } = context;
+  const linked: { clusters?: SymlinkSource<ClusterProperties, PropertyStoreStats> } = {};
+  const inner = plain({
+    ...context,
+    onMalformed: (entity, name, error) => {
+      onMalformed(entity, name, error);
+      if (entity === 'cluster') linked.clusters?.targetMalformed(name, error);
+    },
+  });
+  linked.clusters = new SymlinkSource({
+    inner: inner.clusters,
+    watchLink,
+    directory: clusterPath(basePath),
+    kind: 'cluster',
+    onMalformed: (name, error) => onMalformed('cluster', name, error),
+    onLinkedMalformed: (name, error) => onLinkedMalformed?.('cluster', name, error),
+    logger,
+  });
   return {
     services: inner.services,
-    clusters: new SymlinkSource({ inner: inner.clusters, watchLink, directory: clusterPath(basePath), kind: 'cluster', onMalformed: (name, error) => onMalformed('cluster', name, error), logger }),
+    clusters: linked.clusters,
     uris: new SymlinkSource({ inner: inner.uris, watchLink, directory: urisPath(basePath), kind: 'uri', onMalformed: (name, error) => onMalformed('uri', name, error), logger }),
   };
 }
 
 /** The ZooKeeper sources (the default): watches on `session`, which stays the caller's; `$` symlinks resolved. */
 export function zooKeeperSources(session: ZkWatcher): D2SourceFactory {
-  return (context) => withSymlinks(plainZooKeeperSources(session, context), zooKeeperLinks(session), context);
+  return (context) => withSymlinks(context, (inner) => plainZooKeeperSources(session, inner), zooKeeperLinks(session));
 }
 
 function plainZooKeeperSources(session: ZkWatcher, { basePath, onMalformed, logger }: D2SourceContext): D2Sources {
@@ -131,7 +159,7 @@ function plainZooKeeperSources(session: ZkWatcher, { basePath, onMalformed, logg
  * `indis.D2SymlinkNode` watches of `$` names, through `xds` (an `XdsClient`), which stays the caller's.
  */
 export function xdsSources(xds: D2XdsPort): D2SourceFactory {
-  return (context) => withSymlinks(plainXdsSources(xds, context), xdsLinks(xds), context);
+  return (context) => withSymlinks(context, (inner) => plainXdsSources(xds, inner), xdsLinks(xds));
 }
 
 function plainXdsSources(xds: D2XdsPort, { basePath, onMalformed, logger }: D2SourceContext): D2Sources {

@@ -40,6 +40,8 @@ export interface SymlinkSourceOptions<T, S> {
   readonly kind: string;
   /** Called for every broken chain, after it is logged and counted. */
   readonly onMalformed?: (name: string, error: Error) => void;
+  /** Called with each `$` name whose chain ends at a node the inner source could not read (see {@link SymlinkSource.targetMalformed}). */
+  readonly onLinkedMalformed?: (name: string, error: Error) => void;
   readonly logger: Logger;
 }
 
@@ -83,6 +85,19 @@ export class SymlinkSource<T, S extends { malformed: number }> extends PropertyE
   override close(): void {
     super.close();
     this.options.inner.close();
+  }
+
+  /**
+   * The inner source could not read a write of `target` (it logged, counted and reported it, and
+   * keeps the last good value): tells `onLinkedMalformed` every `$` name whose chain ends at
+   * `target`, whose value that is too. Nothing is counted here: it is one document.
+   */
+  targetMalformed(target: string, error: Error): void {
+    const { onLinkedMalformed } = this.options;
+    if (!onLinkedMalformed) return;
+    for (const name of this.followed()) {
+      if (this.entry(name)?.target?.name === target) onLinkedMalformed(name, error);
+    }
   }
 
   /** The inner source's counters, with broken chains counted as malformed. */

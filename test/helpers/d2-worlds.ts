@@ -3,7 +3,7 @@
  * ZooKeeper-fed one's cases): over the in-memory ZooKeeper, or over a fake XdsClient serving the same
  * documents as `indis` resources (decoded JSON). Not a test file.
  */
-import { LoadBalancerState, xdsSources } from '../../lib/d2';
+import { LoadBalancerState, xdsSources, type LoadBalancerStateOptions } from '../../lib/d2';
 import { urisPath } from '../../lib/d2/paths';
 import { put } from './d2';
 import { FakeD2Xds } from './d2-xds-fake';
@@ -26,11 +26,11 @@ const turns = async (n: number): Promise<void> => {
   for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
 };
 
-/** The state over the in-memory ZooKeeper, its D2 tree under `base`. */
-export function zooKeeperWorld(base: string): D2World {
+/** The state over the in-memory ZooKeeper, its D2 tree under `base`; `onMalformed` is the state's option. */
+export function zooKeeperWorld(base: string, onMalformed?: LoadBalancerStateOptions['onMalformed']): D2World {
   const zk = new InMemoryZk();
   const writer = zk.session();
-  const state = new LoadBalancerState({ session: zk.session(), basePath: base, logger: capturingLogger().logger });
+  const state = new LoadBalancerState({ session: zk.session(), basePath: base, onMalformed, logger: capturingLogger().logger });
   return {
     state,
     write: (path, text) => put(writer, path, text),
@@ -47,10 +47,10 @@ export function zooKeeperWorld(base: string): D2World {
   };
 }
 
-/** The state over a fake XdsClient serving the D2 tree under `base`. */
-export function xdsWorld(base: string): D2World {
+/** The state over a fake XdsClient serving the D2 tree under `base`; `onMalformed` is the state's option. */
+export function xdsWorld(base: string, onMalformed?: LoadBalancerStateOptions['onMalformed']): D2World {
   const xds = new FakeD2Xds();
-  const state = new LoadBalancerState({ sources: xdsSources(xds), basePath: base, logger: capturingLogger().logger });
+  const state = new LoadBalancerState({ sources: xdsSources(xds), basePath: base, onMalformed, logger: capturingLogger().logger });
   const uriPrefix = `${urisPath(base)}/`;
   /** A path under the uris directory as its cluster's map and the child's name; undefined for a node. */
   const uriChild = (path: string): { map: string; child: string } | undefined => {

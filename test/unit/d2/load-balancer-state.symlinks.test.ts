@@ -2,11 +2,13 @@
  * D2 symlinks (`$` clusters) in LoadBalancerState, over ZooKeeper and over xDS alike (house rule: the
  * xDS-fed state passes the ZooKeeper-fed one's cases): a service whose cluster is `$greetingsMaster`
  * reads the cluster and the hosts its links point at, follows a re-pointed link, reads a link to a
- * missing node as removed, and keeps the last good state over a cycle (reported as malformed).
+ * missing node as removed, and keeps the last good state over a cycle (reported as malformed); an
+ * unreadable write of the target node is told to the `$` name's listeners as `malformed`, as it is
+ * for a cluster followed by its own name.
  */
 import { serializeClusterProperties, serializeServiceProperties, serializeUriProperties } from '../../../lib/d2';
 import { clusterPath, servicePath, urisPath } from '../../../lib/d2/paths';
-import { changeRecorder } from '../../helpers/cluster-changes';
+import { changeRecorder, type ChangeRecorder } from '../../helpers/cluster-changes';
 import { clusterDoc, serviceDoc } from '../../helpers/d2';
 import { xdsWorld, zooKeeperWorld, type D2World as World } from '../../helpers/d2-worlds';
 
@@ -16,7 +18,8 @@ const LINK = '$greetingsMaster';
 const cluster = (name: string, v: string): [string, string] => [clusterPath(BASE, name), serializeClusterProperties(clusterDoc(name, { properties: { v } }))];
 const uri = (name: string, host: string): [string, string] => [`${urisPath(BASE, name)}/h1`, serializeUriProperties({ clusterName: name, partitionDesc: { [host]: { 0: 1 } }, uriSpecificProperties: {} })];
 
-async function run(world: World): Promise<{ events: string[]; kept: unknown; malformed: number; end: unknown }> {
+/** Records `world`'s cluster changes; `step` acts and waits for everything it caused. Greetings on LINK and lor1 are written. */
+async function recordedWorld(world: World): Promise<{ listener: ChangeRecorder; step: (action: () => Promise<unknown>) => Promise<void> }> {
   const listener = changeRecorder();
   world.state.registerClusterListener(listener);
   const step = async (action: () => Promise<unknown>): Promise<void> => {
@@ -25,6 +28,11 @@ async function run(world: World): Promise<{ events: string[]; kept: unknown; mal
   };
   await step(() => world.write(servicePath(BASE, 'greetings'), serializeServiceProperties(serviceDoc('greetings', LINK))));
   await step(() => world.write(...cluster('lor1', '1')));
+  return { listener, step };
+}
+
+async function run(world: World): Promise<{ events: string[]; kept: unknown; malformed: number; end: unknown }> {
+  const { listener, step } = await recordedWorld(world);
   await step(() => world.write(...uri('lor1', 'http://lor1:80')));
   await step(() => world.write(...cluster('lva1', '1')));
   await step(() => world.write(...uri('lva1', 'http://lva1:80')));
@@ -75,5 +83,33 @@ describe('LoadBalancerState with D2 symlinks', () => {
       malformed: 1,
       end: undefined,
     });
+  });
+
+  it('tells a malformed write of the target node under the $ name that follows it, reporting the document once, over ZooKeeper and xDS alike', async () => {
+    // Prepare
+    const runBadWrite = async (world: World): Promise<{ events: string[]; kept: unknown; malformed: number }> => {
+      const { listener, step } = await recordedWorld(world);
+      await step(() => world.link(clusterPath(BASE, LINK), clusterPath(BASE, 'lor1')));
+      await step(() => world.state.listenToService('greetings'));
+
+      // Act: the node the link points at gets a write no reader can parse
+      await step(() => world.write(clusterPath(BASE, 'lor1'), '{"clusterName": 7}'));
+      const kept = world.state.getClusterProperties(LINK)?.properties.v;
+      return { events: [...listener.events], kept, malformed: world.state.stats().clusters.malformed };
+    };
+    const reported: string[] = [];
+    const zk = zooKeeperWorld(BASE, (entity, name) => reported.push(`zk ${entity}:${name}`));
+    const xds = xdsWorld(BASE, (entity, name) => reported.push(`xds ${entity}:${name}`));
+
+    // Act
+    const overZooKeeper = await runBadWrite(zk);
+    const overXds = await runBadWrite(xds);
+    zk.close();
+    xds.close();
+
+    // Assess: listeners of $greetingsMaster hear it (FailoutClient counts it under that name); the document is reported once
+    expect(overXds).toEqual(overZooKeeper);
+    expect(overZooKeeper).toEqual({ events: [`properties:${LINK}:v=1`, `malformed:${LINK}`], kept: '1', malformed: 1 });
+    expect(reported).toEqual(['zk cluster:lor1', 'xds cluster:lor1']);
   });
 });

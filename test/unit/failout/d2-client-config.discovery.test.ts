@@ -73,6 +73,30 @@ describe('buildD2Client with discovery', () => {
     expect(xds.watched('d2UriMap')).toEqual([]);
   });
 
+  it('over xDS, counts a malformed write of the node a $ cluster links to under the $ name, and keeps redirecting on the last good failout', async () => {
+    // Prepare: greetings on $homeMaster, whose links point at HOME (failed out to PEER)
+    const link = '$homeMaster';
+    const xds = new FakeD2Xds();
+    serve(xds, documents().map(([path, doc]) => (path === servicePath(BASE, 'greetings') ? [path, { ...doc, clusterName: link }] : [path, doc])));
+    xds.putLink(clusterPath(BASE, link), clusterPath(BASE, HOME));
+    xds.putLink(urisPath(BASE, link), urisPath(BASE, HOME));
+    const registry = new Registry();
+    const client = buildD2Client({ discovery: { xds: { client: xds } }, registry, ...failout });
+    const before = await client.resolve('d2://greetings/hello', { routingKey: 'member-1' });
+
+    // Act: HOME's node gets a document no reader can parse
+    xds.putNode(clusterPath(BASE, HOME), { clusterName: 7 });
+    await xds.idle();
+    const after = await client.resolve('d2://greetings/hello', { routingKey: 'member-1' });
+    const malformed = await counter(registry, 'failout_config_malformed_total', { cluster: link });
+    await client.close();
+
+    // Assess
+    expect(before).toMatchObject({ cluster: PEER });
+    expect(after).toMatchObject({ cluster: PEER });
+    expect(malformed).toBe(1);
+  });
+
   it('over ZooKeeper, does the same from znodes', async () => {
     const zk = new InMemoryZk();
     const writer = zk.session();
