@@ -284,11 +284,7 @@ export class Authority {
 
   /** Connects slot `index` if needed, subscribes everything there and makes it active. */
   private activate(index: number, reason: ServerSwitchEvent['reason'] | undefined): void {
-    const slot = this.slots[index] as ServerSlot;
-    if (!slot.lease) {
-      slot.lease = this.options.pool.acquire(slot.server, this.handlerFor(slot), this.abort.signal);
-      for (const [typeUrl, byName] of this.resources) for (const name of byName.keys()) slot.lease.subscribe(typeUrl, name);
-    }
+    this.connect(this.slots[index] as ServerSlot);
     const previous = this.active;
     this.active = index;
     this.outage = undefined;
@@ -297,6 +293,15 @@ export class Authority {
       const at = (i: number): { index: number; serverUri: string } => ({ index: i, serverUri: this.slots[i]?.server.serverUri ?? '' });
       this.options.onServerSwitch?.({ authority: this.options.name, from: at(previous), to: at(index), reason });
     }
+  }
+
+  /** Acquires the slot's channel if this authority holds none, and subscribes every watched resource there. */
+  private connect(slot: ServerSlot): ChannelLease {
+    if (!slot.lease) {
+      slot.lease = this.options.pool.acquire(slot.server, this.handlerFor(slot), this.abort.signal);
+      for (const [typeUrl, byName] of this.resources) for (const name of byName.keys()) slot.lease.subscribe(typeUrl, name);
+    }
+    return slot.lease;
   }
 
   /**
@@ -355,13 +360,26 @@ export class Authority {
     this.notifyConnectivityError(index, error);
   }
 
-  /** Activates the next server after `failed` that is not failing; false when there is none. */
+  /**
+   * Activates the next server after `failed` that is not failing; false when there is none.
+   * A channel shared with another authority may be failing already when this one first acquires it:
+   * its next failure could be a full backoff away (up to 120 s), so it is kept (subscribed, so that its
+   * recovery is seen) and the next server is tried at once. When every server is failing, the last one
+   * acquired becomes active, so that a response from it or any server above it is used (C-core
+   * `MaybeFallbackLocked` checks each channel's status as it adds it; its last channel is the active one).
+   */
   private fallbackFrom(failed: number): boolean {
+    let failingShared: ServerSlot | undefined;
     for (const slot of this.slots.slice(failed + 1)) {
       if (slot.lease?.state === 'failing') continue;
+      if (this.connect(slot).state === 'failing') {
+        failingShared = slot;
+        continue;
+      }
       this.activate(slot.index, 'fallback');
       return true;
     }
+    if (failingShared) this.activate(failingShared.index, 'fallback');
     return false;
   }
 

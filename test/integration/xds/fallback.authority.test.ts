@@ -3,6 +3,7 @@
  * hear: no error during a successful fallback, ambient errors when everything is cached, exactly
  * one error naming the last server when every server is down.
  */
+import { parseBootstrap } from '../../../lib/xds/bootstrap';
 import { createXdsClient, type XdsClient } from '../../../lib/xds/client';
 import { buildCluster } from '../../../lib/xds/resource-types';
 import { XdsManagementServer } from '../../../lib/xds/server';
@@ -105,6 +106,32 @@ describe('fallback: what watchers hear', () => {
     await sleep(200);
     expect(adsStreams(secondary)).toBe(0);
     expect(w.events).toHaveLength(1);
+  });
+
+  it('skips a server another authority already found failing and falls back to the next one at once', async () => {
+    const [primary, shared] = await twoServers();
+    const tertiary = await startXdsServer();
+    servers.push(tertiary);
+    tertiary.setSnapshot('*', { version: 't1', clusters: [buildCluster('c1', { edsServiceName: 'from-tertiary' })] });
+    const insecure = [{ type: 'insecure' }];
+    client = createXdsClient({
+      bootstrap: parseBootstrap({
+        xds_servers: [primary.uri, shared.uri, tertiary.uri].map((server_uri) => ({ server_uri, channel_creds: insecure })),
+        authorities: { a: { xds_servers: [{ server_uri: shared.uri, channel_creds: insecure }] } },
+        node: { id: 'test-node' },
+      }),
+    });
+    await shared.stopServing();
+    const a = recordingWatcher();
+    client.watch('cluster', 'xdstp://a/envoy.config.cluster.v3.Cluster/c9', a);
+    expect(await a.next()).toMatchObject({ type: 'error', ambient: false }); // "a" has found the shared server failing
+    await sleep(3000); // after three failures its next retry is seconds away (1 s, 1.6 s, 2.6 s …)
+    await primary.stopServing();
+    const started = Date.now();
+    const w = recordingWatcher();
+    client.watch('cluster', 'c1', w);
+    expect(await w.next()).toEqual({ type: 'update', value: expect.objectContaining({ edsServiceName: 'from-tertiary' }) });
+    expect(Date.now() - started).toBeLessThan(1000);
   });
 
   it('uses only the first server when fallback is disabled by configuration', async () => {

@@ -196,3 +196,59 @@ describe('XdsClient type names', () => {
     client.close();
   });
 });
+
+describe('XdsClient fallback onto a channel shared with another authority', () => {
+  // Authority "a" and the top-level authority share "shared:2"; "a" has already found it failing.
+  function sharedFixture(topLevel: string[]): Fixture {
+    return fixture(
+      parseBootstrap({
+        xds_servers: topLevel.map((server_uri) => ({ server_uri, channel_creds: insecure })),
+        authorities: { a: { xds_servers: [{ server_uri: 'a-primary:3', channel_creds: insecure }, { server_uri: 'shared:2', channel_creds: insecure }] } },
+        node: { id: 'n1' },
+      }),
+    );
+  }
+
+  async function failSharedThroughAuthorityA(f: Fixture): Promise<void> {
+    const aWatcher = recordingWatcher();
+    f.client.watch('cluster', 'xdstp://a/envoy.config.cluster.v3.Cluster/c2', aWatcher);
+    await settle(5);
+    f.transports.get('a-primary:3')?.current.close(new Error('refused'));
+    await settle(5);
+    f.transports.get('shared:2')?.current.close(new Error('refused'));
+    expect(await aWatcher.next()).toMatchObject({ type: 'error', ambient: false });
+  }
+
+  it('skips a server whose shared channel is already failing and tries the next one at once (C-core MaybeFallbackLocked)', async () => {
+    const f = sharedFixture(['top-primary:1', 'shared:2', 'top-tertiary:4']);
+    await failSharedThroughAuthorityA(f);
+    const w = recordingWatcher();
+    f.client.watch('cluster', 'c1', w);
+    await settle(5);
+    f.transports.get('top-primary:1')?.current.close(new Error('refused'));
+    await settle(5);
+    expect(f.transports.get('top-tertiary:4')?.current.requests.at(-1)?.resource_names).toEqual(['c1']);
+    expect(w.events).toEqual([]);
+    f.transports.get('top-tertiary:4')?.current.respond({ type_url: CDS_TYPE_URL, version_info: 't1', nonce: 'n', resources: [fakeAny(CDS_TYPE_URL, 'c1', 'from-t')] });
+    expect(await w.next()).toEqual({ type: 'update', value: 'from-t' });
+    f.client.close();
+  });
+
+  it('tells the watchers at once when the only other server is a shared channel already failing, and still takes its data when it recovers', async () => {
+    const f = sharedFixture(['top-primary:1', 'shared:2']);
+    await failSharedThroughAuthorityA(f);
+    const w = recordingWatcher();
+    f.client.watch('cluster', 'c1', w);
+    await settle(5);
+    f.transports.get('top-primary:1')?.current.close(new Error('refused'));
+    const event = await Promise.race([w.next(), settle(200).then(() => undefined)]);
+    expect(event).toMatchObject({ type: 'error', ambient: false, error: expect.objectContaining({ serverUri: 'shared:2' }) });
+    // The shared server comes back first: its data is used (it is the last server this authority tried).
+    const shared = f.transports.get('shared:2');
+    await new Promise((resolve) => setTimeout(resolve, 1300)); // its retry (1 s ± 20 %)
+    expect(shared?.current.requests.at(-1)?.resource_names.sort()).toEqual(['c1', 'xdstp://a/envoy.config.cluster.v3.Cluster/c2']);
+    shared?.current.respond({ type_url: CDS_TYPE_URL, version_info: 's1', nonce: 'n', resources: [fakeAny(CDS_TYPE_URL, 'c1', 'from-s')] });
+    expect(await w.next()).toEqual({ type: 'update', value: 'from-s' });
+    f.client.close();
+  });
+});
