@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { z } from 'zod';
 import { assertNodeName } from '../d2/data';
-import { isXdsError, parseBootstrap, type Bootstrap } from '../xds';
+import { clientListenerResourceName, isXdsError, parseBootstrap, type Bootstrap } from '../xds';
 import type { AclRoles } from '../zk';
 import { ACL_ROLE_VARIABLES, aclRolesFromEnv, allowOpenAclFromEnv, parseAclRoles, parseDigestCredential } from '../zk/config';
 import { loadZkTlsFiles, zkTlsFilesFromEnv, ZkTlsConfigError, type ZkTlsFiles, type ZkTlsOptions } from '../zk/config';
@@ -18,7 +18,11 @@ import { assertIsError, BridgeError } from './errors';
 export interface ServiceConfig {
   /** The D2 service name, also the name matched against virtual host domains. */
   readonly name: string;
-  /** The LDS resource to watch (gRPC: the data-plane target). Default: `name`. */
+  /**
+   * The LDS resource to watch. Default: the one a gRPC client of `xds:<name>` watches, i.e. the
+   * bootstrap's `client_default_listener_resource_name_template` applied to `name` (gRFC A47; `name`
+   * itself with the default template `%s`).
+   */
   readonly listener: string;
   /** The D2 service `path`. Default: `/<name>`. */
   readonly path: string;
@@ -135,7 +139,7 @@ function fieldPath(path: ReadonlyArray<PropertyKey>): string {
   return path.reduce<string>((acc, p) => (typeof p === 'number' ? `${acc}[${p}]` : acc ? `${acc}.${String(p)}` : String(p)), '');
 }
 
-function normalizeService(raw: z.infer<typeof serviceSchema>, index: number): ServiceConfig {
+function normalizeService(raw: z.infer<typeof serviceSchema>, index: number, bootstrap: Bootstrap): ServiceConfig {
   const s = typeof raw === 'string' ? { name: raw } : raw;
   try {
     assertNodeName(s.name, 'service name');
@@ -144,7 +148,7 @@ function normalizeService(raw: z.infer<typeof serviceSchema>, index: number): Se
   }
   return {
     name: s.name,
-    listener: s.listener ?? s.name,
+    listener: s.listener ?? clientListenerResourceName(bootstrap, s.name),
     path: s.path ?? `/${s.name}`,
     loadBalancerStrategyList: s.loadBalancerStrategyList ?? ['degraderV3'],
   };
@@ -183,7 +187,8 @@ export function parseBridgeConfig(input: unknown): BridgeConfig {
   const roles = parseAclRoles(c.acl, ACL_FIELDS);
   if (!roles.ok) throw new BridgeError('config', roles.message, { field: roles.variable });
   assertAdminToken(c.admin.token);
-  const services = c.services.map(normalizeService);
+  const bootstrap = loadBootstrapField(c.bootstrap);
+  const services = c.services.map((s, i) => normalizeService(s, i, bootstrap));
   const seen = new Set<string>();
   services.forEach((s, i) => {
     if (seen.has(s.name)) throw new BridgeError('config', `duplicate service ${s.name}`, { field: `services[${i}]` });
@@ -191,7 +196,7 @@ export function parseBridgeConfig(input: unknown): BridgeConfig {
   });
   return {
     replicaId: c.replicaId ?? `${hostname()}-${process.pid}`,
-    bootstrap: loadBootstrapField(c.bootstrap),
+    bootstrap,
     services,
     zookeeper: { ...c.zookeeper, tls: c.zookeeper.tls ? loadZooKeeperTls(c.zookeeper.tls) : undefined },
     writeBudget: c.writeBudget,

@@ -14,6 +14,7 @@
  * - `serversFor(bootstrap, authority?)` — the effective ordered list (only the first entry when
  *   fallback is disabled, gRFC A71 "Env var"; fallback is ON unless `GRPC_EXPERIMENTAL_XDS_FALLBACK`
  *   is `false`, as in grpc-go ≥ 1.70 and Java ≥ 1.71).
+ * - `clientListenerResourceName(bootstrap, service)` — the LDS name gRPC watches for `xds:<service>` (A47).
  * - `authorityField(name)` — the field path of an authority in errors (`authorities.a`, `authorities[""]`).
  * - `channelCredentials(server)` — grpc.ChannelCredentials (insecure, or TLS from the files).
  * - `nodeMessage(node, clientFeatures?)` — the `envoy.config.core.v3.Node` to send.
@@ -367,6 +368,23 @@ export function serversFor(bootstrap: Bootstrap, authority?: string): readonly X
   const own = authority !== undefined && Object.hasOwn(bootstrap.authorities, authority) ? bootstrap.authorities[authority] : undefined;
   const list = own?.xdsServers ?? bootstrap.xdsServers;
   return bootstrap.failout.fallback ? list : list.slice(0, 1);
+}
+
+/** RFC 3986 `pchar` plus '/': what a percent-encoded path keeps as is (A47). */
+const PATH_CHAR = /^[A-Za-z0-9\-._~!$&'()*+,;=:@/]$/;
+
+/**
+ * The Listener resource name a gRPC client watches for the target `xds:<service>` (no authority in the
+ * target, gRFC A47): the bootstrap's `client_default_listener_resource_name_template` (default `%s`)
+ * with every `%s` replaced by `service`, percent-encoded when the template is a new-style `xdstp:`
+ * name (every character outside RFC 3986 section 3.3 path characters, '/' kept).
+ */
+export function clientListenerResourceName(bootstrap: Bootstrap, service: string): string {
+  const template = bootstrap.clientDefaultListenerResourceNameTemplate;
+  const replacement = template.startsWith('xdstp:')
+    ? [...service].map((c) => (PATH_CHAR.test(c) ? c : encodeURIComponent(c))).join('')
+    : service;
+  return template.replaceAll('%s', replacement);
 }
 
 function readCredFile(file: string | undefined, field: string): Buffer | null {

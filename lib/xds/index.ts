@@ -34,6 +34,7 @@ export { ResourceStatus } from './resource-state';
 export type { XdsChannelState } from './channel';
 export { XdsError, isXdsError, type XdsErrorKind } from './errors';
 export {
+  clientListenerResourceName,
   parseBootstrap,
   type AuthorityConfig,
   type Bootstrap,

@@ -1,6 +1,6 @@
 import { D2Client, LoadBalancerState, parseClusterProperties, parseServiceProperties, parseUriProperties } from '../../../lib/d2';
 import { uriChildName } from '../../../lib/bridge';
-import type { XdsManagementServer } from '../../../lib/xds/server';
+import { buildListener, type XdsManagementServer } from '../../../lib/xds/server';
 import { OPEN_ACL, type ZkSession } from '../../../lib/zk';
 import { bridgeConfig, paths, readNode, readUris, startBridge, stopBridges, worldSnapshot, type World } from '../../helpers/bridge';
 import { closeServers, startServer, type RecordingServer } from '../../helpers/http';
@@ -67,6 +67,29 @@ describe('bridge initial sync', () => {
     expect(parseUriProperties(uris.get(uriChildName('127.0.0.1', servers[1]!.port))!.data).partitionDesc).toEqual({ [servers[1]!.uri]: { 0: 2 } });
     expect([...uris.values()].every((u) => !u.ephemeral)).toBe(true);
     expect((await readUris(reader, base, 'profiles-lva1')).size).toBe(1);
+  });
+
+  it('follows the listener gRPC clients of xds:<service> follow under a client_default_listener_resource_name_template (gRFC A47)', async () => {
+    // Prepare: the management server names its listeners as xdstp names only
+    const template = 'xdstp://ctl.example.com/envoy.config.listener.v3.Listener/%s';
+    const snapshot = worldSnapshot('1', world());
+    xds.setSnapshot('*', { ...snapshot, listeners: world().services.map((s) => buildListener(template.replace('%s', s.name), { routeConfigName: `${s.name}-route` })) });
+    const config = bridgeConfig([xds.uri], ['greetings'], base, {
+      bootstrap: {
+        xds_servers: [{ server_uri: xds.uri, channel_creds: [{ type: 'insecure' }] }],
+        client_default_listener_resource_name_template: template,
+        authorities: { 'ctl.example.com': {} },
+        node: { id: 'bridge-test' },
+      },
+    });
+
+    // Act
+    const { bridge } = await startBridge(config);
+    await eventually(() => bridge.ready, 15_000, 'bridge ready');
+
+    // Assess
+    const greetings = parseServiceProperties(Buffer.from((await readNode(reader, paths.service(base, 'greetings')))!.data));
+    expect(greetings).toMatchObject({ serviceName: 'greetings', clusterName: 'greetings-lor1' });
   });
 
   it('lets a D2Client reach the endpoints through what the bridge wrote', async () => {

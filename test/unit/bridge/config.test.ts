@@ -25,6 +25,23 @@ describe('bridge config', () => {
     expect(config.bootstrap.xdsServers[0]!.serverUri).toBe('localhost:18000');
   });
 
+  it('watches, by default, the listener a gRPC client of xds:<service> watches: the bootstrap\'s client_default_listener_resource_name_template (gRFC A47)', () => {
+    const template = 'xdstp://ctl.example.com/envoy.config.listener.v3.Listener/grpc/client/%s?project=1';
+    const config = parseBridgeConfig({
+      ...valid,
+      bootstrap: { ...bootstrap, client_default_listener_resource_name_template: template, authorities: { 'ctl.example.com': {} } },
+      services: ['greetings', 'caf\u00e9 au%lait', { name: 'hello', listener: 'explicit-listener' }],
+    });
+    expect(config.services.map((s) => s.listener)).toEqual([
+      'xdstp://ctl.example.com/envoy.config.listener.v3.Listener/grpc/client/greetings?project=1',
+      'xdstp://ctl.example.com/envoy.config.listener.v3.Listener/grpc/client/caf%C3%A9%20au%25lait?project=1',
+      'explicit-listener',
+    ]);
+    // An old-style template is not an xdstp name: the service name goes in as it is.
+    const plain = parseBridgeConfig({ ...valid, bootstrap: { ...bootstrap, client_default_listener_resource_name_template: 'grpc/%s' } });
+    expect(plain.services[0]?.listener).toBe('grpc/greetings');
+  });
+
   it.each<[string, unknown, string]>([
     ['a missing connect string', { ...valid, zookeeper: {} }, 'zookeeper.connectString'],
     ['no services', { ...valid, services: [] }, 'services'],
