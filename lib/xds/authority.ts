@@ -284,10 +284,12 @@ export class Authority {
 
   /** Connects slot `index` if needed, subscribes everything there and makes it active. */
   private activate(index: number, reason: ServerSwitchEvent['reason'] | undefined): void {
-    this.connect(this.slots[index] as ServerSlot);
+    const lease = this.connect(this.slots[index] as ServerSlot);
     const previous = this.active;
     this.active = index;
-    this.outage = undefined;
+    // A server already failing (a channel shared with another authority) ends no outage: the watchers
+    // told of it are not told again.
+    if (lease.state !== 'failing') this.outage = undefined;
     this.applyRetryCaps();
     if (previous !== undefined && previous !== index && reason) {
       const at = (i: number): { index: number; serverUri: string } => ({ index: i, serverUri: this.slots[i]?.server.serverUri ?? '' });

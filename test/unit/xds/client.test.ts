@@ -234,6 +234,26 @@ describe('XdsClient fallback onto a channel shared with another authority', () =
     f.client.close();
   });
 
+  it('tells a new uncached watch of the outage at once, and the watchers already told nothing more', async () => {
+    const f = sharedFixture(['top-primary:1', 'shared:2']);
+    await failSharedThroughAuthorityA(f);
+    const cached = recordingWatcher();
+    f.client.watch('cluster', 'c1', cached);
+    await settle(5);
+    f.transports.get('top-primary:1')?.current.respond({ type_url: CDS_TYPE_URL, version_info: 'p1', nonce: 'n', resources: [fakeAny(CDS_TYPE_URL, 'c1', 'from-p')] });
+    expect(await cached.next()).toEqual({ type: 'update', value: 'from-p' });
+    f.transports.get('top-primary:1')?.current.close(new Error('refused')); // after a response: an immediate retry
+    await settle(5);
+    f.transports.get('top-primary:1')?.current.close(new Error('refused'));
+    expect(await cached.next()).toMatchObject({ type: 'error', ambient: true });
+    const fresh = recordingWatcher();
+    f.client.watch('cluster', 'c2', fresh);
+    expect(await fresh.next()).toMatchObject({ type: 'error', ambient: false });
+    await settle(20);
+    expect(cached.events).toHaveLength(2);
+    f.client.close();
+  });
+
   it('tells the watchers at once when the only other server is a shared channel already failing, and still takes its data when it recovers', async () => {
     const f = sharedFixture(['top-primary:1', 'shared:2']);
     await failSharedThroughAuthorityA(f);
