@@ -6,7 +6,7 @@ import type { AdsCallListener } from '../../../lib/xds/ads-stream';
 import { parseBootstrap, type Bootstrap } from '../../../lib/xds/bootstrap';
 import type { XdsTransport } from '../../../lib/xds/channel';
 import { createXdsClient, authorityOf, type XdsClient } from '../../../lib/xds/client';
-import { CDS_TYPE_URL, FakeAdsTransport, LDS_TYPE_URL, fakeAny, fakeTypes, recordingWatcher, settle } from '../../helpers/xds-fakes';
+import { CDS_TYPE_URL, FakeAdsTransport, LDS_TYPE_URL, fakeAny, fakeTypes, recordingWatcher, settle, type RecordingWatcher } from '../../helpers/xds-fakes';
 
 const insecure = [{ type: 'insecure' }];
 const bootstrap = parseBootstrap({
@@ -219,12 +219,18 @@ describe('XdsClient fallback onto a channel shared with another authority', () =
     expect(await aWatcher.next()).toMatchObject({ type: 'error', ambient: false });
   }
 
-  it('skips a server whose shared channel is already failing and tries the next one at once (C-core MaybeFallbackLocked)', async () => {
-    const f = sharedFixture(['top-primary:1', 'shared:2', 'top-tertiary:4']);
+  /** The shared server failed through authority "a"; then a top-level watch of c1. */
+  async function watchAfterSharedFailed(topLevel: string[]): Promise<{ f: Fixture; w: RecordingWatcher }> {
+    const f = sharedFixture(topLevel);
     await failSharedThroughAuthorityA(f);
     const w = recordingWatcher();
     f.client.watch('cluster', 'c1', w);
     await settle(5);
+    return { f, w };
+  }
+
+  it('skips a server whose shared channel is already failing and tries the next one at once (C-core MaybeFallbackLocked)', async () => {
+    const { f, w } = await watchAfterSharedFailed(['top-primary:1', 'shared:2', 'top-tertiary:4']);
     f.transports.get('top-primary:1')?.current.close(new Error('refused'));
     await settle(5);
     expect(f.transports.get('top-tertiary:4')?.current.requests.at(-1)?.resource_names).toEqual(['c1']);
@@ -235,11 +241,7 @@ describe('XdsClient fallback onto a channel shared with another authority', () =
   });
 
   it('tells a new uncached watch of the outage at once, and the watchers already told nothing more', async () => {
-    const f = sharedFixture(['top-primary:1', 'shared:2']);
-    await failSharedThroughAuthorityA(f);
-    const cached = recordingWatcher();
-    f.client.watch('cluster', 'c1', cached);
-    await settle(5);
+    const { f, w: cached } = await watchAfterSharedFailed(['top-primary:1', 'shared:2']);
     f.transports.get('top-primary:1')?.current.respond({ type_url: CDS_TYPE_URL, version_info: 'p1', nonce: 'n', resources: [fakeAny(CDS_TYPE_URL, 'c1', 'from-p')] });
     expect(await cached.next()).toEqual({ type: 'update', value: 'from-p' });
     f.transports.get('top-primary:1')?.current.close(new Error('refused')); // after a response: an immediate retry
@@ -255,11 +257,7 @@ describe('XdsClient fallback onto a channel shared with another authority', () =
   });
 
   it('tells the watchers at once when the only other server is a shared channel already failing, and still takes its data when it recovers', async () => {
-    const f = sharedFixture(['top-primary:1', 'shared:2']);
-    await failSharedThroughAuthorityA(f);
-    const w = recordingWatcher();
-    f.client.watch('cluster', 'c1', w);
-    await settle(5);
+    const { f, w } = await watchAfterSharedFailed(['top-primary:1', 'shared:2']);
     f.transports.get('top-primary:1')?.current.close(new Error('refused'));
     const event = await Promise.race([w.next(), settle(200).then(() => undefined)]);
     expect(event).toMatchObject({ type: 'error', ambient: false, error: expect.objectContaining({ serverUri: 'shared:2' }) });
