@@ -38,6 +38,8 @@ interface ServiceEntry {
   /** The last route configuration heard (RDS or inline); cleared when the RDS resource does not exist. */
   routeConfig: RouteConfiguration | undefined;
   cancelLds: (() => void) | undefined;
+  /** The listener was found not to exist (and has not come back): route updates are kept, not applied. */
+  listenerMissing: boolean;
   lastError: string | undefined;
 }
 
@@ -92,7 +94,7 @@ export class XdsResolver {
 
   constructor(private readonly options: XdsResolverOptions) {
     for (const config of options.services) {
-      this.services.set(config.name, { config, route: { state: 'pending' }, clusterRefs: [], rds: undefined, routeConfig: undefined, cancelLds: undefined, lastError: undefined });
+      this.services.set(config.name, { config, route: { state: 'pending' }, clusterRefs: [], rds: undefined, routeConfig: undefined, cancelLds: undefined, listenerMissing: false, lastError: undefined });
     }
   }
 
@@ -106,7 +108,10 @@ export class XdsResolver {
         entry.config.listener,
         watcherOf<Listener>(
           (l) => this.onListener(entry, l),
-          () => this.setRoute(entry, { state: 'doesNotExist', since: Date.now() }),
+          () => {
+            entry.listenerMissing = true;
+            this.setRoute(entry, { state: 'doesNotExist', since: Date.now() });
+          },
           (e, ambient) => this.onWatchError(entry, `listener ${entry.config.listener}`, e, ambient),
         ),
       );
@@ -177,6 +182,7 @@ export class XdsResolver {
 
   private onListener(entry: ServiceEntry, listener: Listener): void {
     if (this.lifecycle === 'closed') return;
+    entry.listenerMissing = false;
     if (listener.routeConfig.source === 'inline') {
       entry.rds?.cancel();
       entry.rds = undefined;
@@ -195,7 +201,12 @@ export class XdsResolver {
       'routeConfiguration',
       name,
       watcherOf<RouteConfiguration>(
-        (r) => this.onRouteConfiguration(entry, r),
+        (r) => {
+          // Without its listener a service has no route (gRPC drops the route with the listener); the
+          // watch stays so that a listener back with the same RDS name finds this route again.
+          if (entry.listenerMissing) entry.routeConfig = r;
+          else this.onRouteConfiguration(entry, r);
+        },
         () => {
           entry.routeConfig = undefined;
           this.setRoute(entry, { state: 'doesNotExist', since: Date.now() });

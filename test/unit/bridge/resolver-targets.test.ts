@@ -129,6 +129,19 @@ describe('bridge resolver and targets', () => {
     expect(client.watched('cluster')).toEqual(['c1']);
   });
 
+  it('keeps a service whose listener does not exist gone when its route configuration changes meanwhile (gRPC drops the route with the listener)', () => {
+    resolveChain();
+    const t = Date.now();
+    client.missing('listener', 'greetings');
+    client.update('routeConfiguration', 'r1', routeTo('r1', 'c2'));
+    expect(resolver.service('greetings')?.route.state).toBe('doesNotExist');
+    expect(target('service:greetings', t + 2000)).toEqual({ kind: 'absent' });
+    // Back with the listener: the route heard meanwhile is the one used.
+    client.update('listener', 'greetings', listener('greetings', 'r1'));
+    expect(target('service:greetings').kind).toBe('node');
+    expect(client.watched('cluster')).toEqual(['c2']);
+  });
+
   it('removes the endpoints of a cluster whose EDS does not exist only after the grace period', () => {
     resolveChain();
     const t = Date.now();
