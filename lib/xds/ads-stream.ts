@@ -19,6 +19,7 @@
  */
 import { XdsError, assertIsError } from './errors';
 import { unwrapResource, type AnyMessage, type DiscoveryRequest, type DiscoveryResponse, type NodeMessage, type StatusMessage } from './protos';
+import { canonicalResourceName } from './resource-name';
 import { WatchState, type AnyResourceType } from './resource-state';
 import type { Lifecycle } from '../lifecycle';
 
@@ -412,7 +413,7 @@ export class AdsStream {
       try {
         const unwrapped = unwrapResource(raw);
         any = unwrapped.any;
-        wrapperName = unwrapped.name;
+        wrapperName = canonicalResourceName(unwrapped.name);
         if (any.type_url !== typeUrl) {
           errors.push({ name: undefined, error: validation(`resource index ${index}: type ${any.type_url} in a ${typeUrl} response`) });
           return;
@@ -425,13 +426,15 @@ export class AdsStream {
         errors.push({ name: undefined, error: validation(`resource index ${index}: ${e.message}`, undefined, e) });
         return;
       }
-      const entry = result.name === undefined ? undefined : type.names.get(result.name);
-      if (result.name !== undefined && !entry) return; // not subscribed: ignored
-      if (result.name !== undefined && names.has(result.name)) {
-        errors.push({ name: result.name, error: validation(`duplicate resource name ${result.name}`, result.name) });
+      // Subscriptions hold normalized names (A47): a server may order context parameters otherwise.
+      const name = result.name === undefined ? undefined : canonicalResourceName(result.name);
+      const entry = name === undefined ? undefined : type.names.get(name);
+      if (name !== undefined && !entry) return; // not subscribed: ignored
+      if (name !== undefined && names.has(name)) {
+        errors.push({ name, error: validation(`duplicate resource name ${name}`, name) });
         return;
       }
-      if (result.name !== undefined) names.add(result.name);
+      if (name !== undefined) names.add(name);
       if (entry) {
         stopTimer(entry);
         entry.state = WatchState.received;
@@ -442,9 +445,9 @@ export class AdsStream {
         // (EDS, RDS) could pile up old responses.
         const bytes = 'bytes' in result ? result.bytes : Buffer.from(any.value);
         // Kept only for a resource named by its wrapper: the name is what finds it before decoding.
-        if (entry && result.name === wrapperName) entry.decoded = { bytes, value: result.value };
-        updates.push({ name: result.name, value: result.value, raw: { type_url: any.type_url, value: bytes } });
-      } else errors.push({ name: result.name, error: toValidationError(result.error, result.name, validation) });
+        if (entry && name === wrapperName) entry.decoded = { bytes, value: result.value };
+        updates.push({ name: name ?? result.name, value: result.value, raw: { type_url: any.type_url, value: bytes } });
+      } else errors.push({ name, error: toValidationError(result.error, name, validation) });
     });
     return { typeUrl, version: response.version_info, updates, errors, names };
   }

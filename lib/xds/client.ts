@@ -8,6 +8,7 @@
  * an error for its watcher when the bootstrap has no such entry; any other (old-style) name goes to
  * the top-level authority, served by the top-level `xds_servers`. The top-level authority and an
  * authority named "" are two different authorities (grpc-go `topLevelAuthority` vs `authorities[""]`).
+ * Names are normalized first (`resource-name.ts`: an `xdstp:` name's context parameters sorted, A47).
  *
  * Concurrency: event-loop only. `bootstrap`, `options` and `pool` are fixed after construction;
  * `authorities` grows on demand until `close()`.
@@ -19,6 +20,7 @@ import { XdsChannel, type XdsChannelEventHandler, type XdsTransportFactory } fro
 import { XdsError } from './errors';
 import { LrsClient, createLoadStore, type LoadStore } from './lrs-client';
 import type { NodeMessage } from './protos';
+import { canonicalResourceName } from './resource-name';
 import { createWatcherEntry, type AnyResourceType } from './resource-state';
 import { CDS_TYPE_URL, RESOURCE_TYPES, kindOfTypeUrl, messageNameOf, type KindOfTypeUrl, type ResourceKind, type ResourceValue, type XdsTypeUrl } from './resource-types';
 import type { XdsWatcher } from './watcher';
@@ -144,8 +146,9 @@ class XdsClientImpl extends EventEmitter implements XdsClient {
     });
   }
 
-  watch(type: string, name: string, watcher: XdsWatcher<never>): () => void {
+  watch(type: string, watchedName: string, watcher: XdsWatcher<never>): () => void {
     if (this.lifecycle === 'closed') throw new XdsError('closed', 'XdsClient is closed');
+    const name = canonicalResourceName(watchedName);
     const typeUrl = resolveTypeUrl(type);
     if (!typeUrl || !this.resourceTypes.has(typeUrl)) {
       return this.failWatch(watcher, new XdsError('resourceTypeUnsupported', `unsupported resource type ${type}`, { typeUrl: type }));
@@ -177,9 +180,10 @@ class XdsClientImpl extends EventEmitter implements XdsClient {
       target = server ? this.acquireLrs(server, store) : undefined;
     };
     const authority = (): Authority | undefined => this.authorities.get(authorityOf(clusterName));
+    const cached = canonicalResourceName(clusterName);
     const cancel = (this as XdsClient).watch('cluster', clusterName, {
       onUpdate: (cluster, done) => {
-        moveTo(cluster.lrs === 'self' ? authority()?.sourceServer(CDS_TYPE_URL, clusterName) : undefined);
+        moveTo(cluster.lrs === 'self' ? authority()?.sourceServer(CDS_TYPE_URL, cached) : undefined);
         done();
       },
       onResourceDoesNotExist: (done) => {

@@ -3,6 +3,7 @@
  * of the same response are used, garbage never crashes the client, a watch started during fallback
  * gets the primary's data after return even when the parent resource is byte-identical (2.11a).
  */
+import { parseBootstrap } from '../../../lib/xds/bootstrap';
 import { createXdsClient, type XdsClient } from '../../../lib/xds/client';
 import { CDS_TYPE_URL, buildCluster, buildListener, buildRouteConfiguration } from '../../../lib/xds/resource-types';
 import { XdsManagementServer, garbageResource, invalidResource } from '../../../lib/xds/server';
@@ -37,6 +38,20 @@ describe('ADS protocol against the management server', () => {
     expect(nack.versionInfo).toBe('v1');
     expect(nack.errorDetail?.message).toContain('bad');
     expect(client.dump().authorities[0]?.resources.find((r) => r.name === 'bad')?.status).toBe('nacked');
+  });
+
+  it('asks for an xdstp name with its context parameters sorted (gRFC A47 normalization) and gets the resource the server holds under it', async () => {
+    const server = await startXdsServer();
+    servers.push(server);
+    const normalized = 'xdstp://ctl/envoy.config.cluster.v3.Cluster/c1?a=1&b=2';
+    server.setSnapshot('*', { version: 'v1', clusters: [buildCluster(normalized, { edsServiceName: 'c1-eds' })] });
+    client = createXdsClient({
+      bootstrap: parseBootstrap({ xds_servers: [{ server_uri: server.uri, channel_creds: [{ type: 'insecure' }] }], authorities: { ctl: {} } }),
+    });
+    const w = recordingWatcher();
+    client.watch('cluster', 'xdstp://ctl/envoy.config.cluster.v3.Cluster/c1?b=2&a=1', w);
+    expect(await w.next()).toEqual({ type: 'update', value: expect.objectContaining({ edsServiceName: 'c1-eds' }) });
+    expect(client.dump().authorities[0]?.resources.map((r) => [r.name, r.status])).toEqual([[normalized, 'acked']]);
   });
 
   it('survives garbage bytes from the server and NACKs them', async () => {

@@ -176,6 +176,28 @@ describe('XdsClient xdstp:/// names (empty authority, gRFC A47)', () => {
   });
 });
 
+describe('XdsClient xdstp names with context parameters (gRFC A47 normalization)', () => {
+  const SORTED = 'xdstp://a/envoy.config.cluster.v3.Cluster/c2?a=1&b=2';
+
+  it('subscribes the normalized name, matches a response naming the resource in another order, and shares one entry', async () => {
+    const { client, transports } = fixture();
+    const first = recordingWatcher();
+    client.watch('cluster', 'xdstp://a/envoy.config.cluster.v3.Cluster/c2?b=2&a=1', first);
+    await settle(5);
+    const call = transports.get('a-primary:3')?.current;
+    expect(call?.requests.at(-1)?.resource_names).toEqual([SORTED]);
+    call?.respond({ type_url: CDS_TYPE_URL, version_info: 'v1', nonce: 'n1', resources: [fakeAny(CDS_TYPE_URL, 'xdstp://a/envoy.config.cluster.v3.Cluster/c2?b=2&a=1', 'value')] });
+    expect(await first.next()).toEqual({ type: 'update', value: 'value' });
+    const second = recordingWatcher();
+    client.watch('cluster', SORTED, second);
+    expect(await second.next()).toEqual({ type: 'update', value: 'value' });
+    await settle(5);
+    expect(call?.requests.at(-1)?.resource_names).toEqual([SORTED]);
+    expect(client.dump().authorities[0]?.resources.map((r) => [r.name, r.watchers])).toEqual([[SORTED, 2]]);
+    client.close();
+  });
+});
+
 describe('XdsClient scope', () => {
   it('reports its CSDS client_scope: the target, or "#server" by default', () => {
     const byDefault = createXdsClient({ bootstrap, resourceTypes: fakeTypes(), transportFactory: () => { throw new Error('unused'); } });
