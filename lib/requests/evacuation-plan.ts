@@ -124,6 +124,8 @@ export function planEvacuation(input: PlanInput): PlanOutcome {
   if (problems.length > 0) return { ok: false, problems };
 
   const stages = timesOf(request, stageOf.names, clusters);
+  const late = lateStageProblems(stages);
+  if (late.length > 0) return { ok: false, problems: late };
   const stopAlarms = [...new Set([...request.stopAlarms, ...stages.flatMap((s) => s.gateAlarms)])];
   const props = new Map<string, FailoutProperties>();
   for (const c of clusters) props.set(c.cluster, evacuatedFailout(request, c, stages[c.stage]!, stopAlarms, states.get(c.cluster)?.failoutProperties ?? null));
@@ -204,6 +206,26 @@ function timesOf(request: EvacuateChangeRequest, names: readonly string[], clust
     start += rampSpan + request.holdMs;
   }
   return stages;
+}
+
+/**
+ * Stages that could not be fully out before they return: each later stage starts after the ones
+ * before it are out and held, so a long hold or ramp can push a stage's start (or its ramp's last
+ * step) to or past its end. Its windows would end before they begin, which no cluster node may hold:
+ * refused as the request's own problem (`badStages`), never written.
+ */
+function lateStageProblems(stages: readonly EvacuationStage[]): Problem[] {
+  return stages
+    .filter((s) => s.clusters.length > 0 && s.fullyOutAt >= s.onlineAt)
+    .map((s) => {
+      const label = s.name === `stage ${s.index + 1}` ? s.name : `stage ${s.index + 1} (${s.name})`;
+      const out = s.fullyOutAt === s.offlineAt ? `would start at ${iso(s.offlineAt)}` : `would start at ${iso(s.offlineAt)} and be fully out at ${iso(s.fullyOutAt)}`;
+      return { reason: 'badStages', message: `${label} ${out}, not before it returns at ${iso(s.onlineAt)}: shorten the hold or the ramp, use fewer stages, or end the evacuation later` };
+    });
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
 }
 
 /** A member's failout as the evacuation writes it. */

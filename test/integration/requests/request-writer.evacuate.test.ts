@@ -266,6 +266,23 @@ describe('stages', () => {
     expect(await failout('hello-lor1')).toBeNull();
   });
 
+  it.each([
+    ['a hold past the end', { stages: [{ clusters: ['greetings-lor1'] }], hold: 'PT3H' }],
+    ['a later stage ramping past the end', { stages: [{ clusters: ['greetings-lor1'] }], hold: 'PT50M', ramp: [{ percent: 50, duration: 'PT40M' }, { percent: 100 }] }],
+  ])('refuses stages that could not move before the evacuation ends (%s), naming the stage, and writes nothing but the record', async (_what, extra) => {
+    // Stage 2 would start (or finish its ramp) after the 2 h window: its windows would end before they begin.
+    await seed(admin, THREE());
+    const before = await Promise.all(['greetings-lor1', 'hello-lor1'].map(async (c) => (await session.get(`${d2()}/clusters/${c}`)).stat.version));
+
+    const outcome = await writerWith().process(evacuate('ev-1', extra), { messageId: 'm-1' });
+
+    expect(outcome).toMatchObject({ status: 'rejected', reason: 'badStages', record: { message: expect.stringMatching(/stage 2 \(rest\)/) } });
+    const after = await Promise.all(['greetings-lor1', 'hello-lor1'].map(async (c) => (await session.get(`${d2()}/clusters/${c}`)).stat.version));
+    expect(after).toEqual(before);
+    expect((await session.read(`${base}/evacuations/lor1`)).exists).toBe(false);
+    expect((await session.read(`${base}/view`)).exists).toBe(false);
+  });
+
   it('refuses a tier no cluster of the fabric has, naming it, and writes nothing', async () => {
     await seed(admin, THREE());
     const outcome = await writerWith().process(evacuate('ev-1', { stages: [{ tier: 'midtier' }] }), { messageId: 'm-1' });
