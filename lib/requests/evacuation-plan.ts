@@ -152,14 +152,23 @@ function stagesOf(request: EvacuateChangeRequest, members: readonly FabricMember
   const specs = request.stages ?? [];
   const names: string[] = [];
   const memberNames = new Set(members.map((m) => m.cluster));
+  // A cluster a list names and a stage's tier also holds would be in two stages (the schema catches two lists).
+  const listed = new Map<string, number>();
+  specs.forEach((spec, i) => {
+    if (!('tier' in spec)) for (const c of spec.clusters) if (!listed.has(c)) listed.set(c, i);
+  });
   specs.forEach((spec, i) => {
     if ('tier' in spec) {
-      const found = members.filter((m) => m.tier === spec.tier && !byCluster.has(m.cluster));
+      const found = members.filter((m) => m.tier === spec.tier);
       if (found.length === 0) {
         const tiers = [...new Set(members.flatMap((m) => (m.tier === undefined ? [] : [m.tier])))].sort();
         problems.push({ reason: 'badStages', message: `stages[${i}].tier: no cluster of fabric ${quote(request.fabric)} has tier ${quote(spec.tier)} (tiers there: ${tiers.length === 0 ? 'none; tiers come from the fabric map' : tiers.join(', ')})` });
       }
-      for (const m of found) byCluster.set(m.cluster, i);
+      for (const m of found) {
+        const other = listed.get(m.cluster);
+        if (other !== undefined) problems.push({ reason: 'badStages', message: `stages[${i}].tier: ${quote(m.cluster)} is in two stages: it has tier ${quote(spec.tier)} and stages[${other}] lists it` });
+        else byCluster.set(m.cluster, i);
+      }
       names.push(spec.tier);
     } else {
       spec.clusters.forEach((c, j) => {

@@ -283,6 +283,23 @@ describe('stages', () => {
     expect((await session.read(`${base}/view`)).exists).toBe(false);
   });
 
+  it.each([
+    ['a tier, then a list naming one of its clusters', [{ tier: 'frontend' }, { clusters: ['greetings-lor1'] }]],
+    ['a list, then the tier of one of its clusters', [{ clusters: ['greetings-lor1'] }, { tier: 'frontend' }]],
+  ])('refuses a cluster in two stages (%s), naming it, and writes nothing but the record', async (_what, stages) => {
+    await seed(admin, THREE());
+    const writer = writerWith();
+    const map = { version: 1, requestId: 'map-1', action: 'putFabric', fabric: 'lor1', clusters: [{ cluster: 'greetings-lor1', service: 'greetings', tier: 'frontend' }] };
+    expect((await writer.process(JSON.stringify(map), { messageId: 'm-0' })).status).toBe('applied');
+
+    const outcome = await writer.process(evacuate('ev-1', { stages }), { messageId: 'm-1' });
+
+    expect(outcome).toMatchObject({ status: 'rejected', reason: 'badStages', record: { message: expect.stringMatching(/"greetings-lor1" is in two stages/) } });
+    expect(await failout('greetings-lor1')).toBeNull();
+    expect(await failout('hello-lor1')).toBeNull();
+    expect((await session.read(`${base}/evacuations/lor1`)).exists).toBe(false);
+  });
+
   it('refuses a tier no cluster of the fabric has, naming it, and writes nothing', async () => {
     await seed(admin, THREE());
     const outcome = await writerWith().process(evacuate('ev-1', { stages: [{ tier: 'midtier' }] }), { messageId: 'm-1' });
