@@ -3,7 +3,7 @@ import type { ZkReader } from '../zk';
 import { decodeDrillNode, drillPath, type DrillDefinition, type DrillNode } from './drill-node';
 import type { PutDrillChangeRequest, PutFabricDrillChangeRequest } from './drill-schema';
 import { readFabricList } from './evacuation-judge';
-import { fabricsOf } from './evacuation-plan';
+import { drainTestStageProblems, fabricsOf } from './evacuation-plan';
 import { readPeerStates } from './peer-states';
 import { rejectionOf, type Problem, type Rejection } from './rejection';
 
@@ -60,8 +60,9 @@ export async function putDrillProblem(session: ZkReader, d2BasePath: string, req
  * Why a drain test's `putDrill` cannot be applied (issue 23), given the drill node already stored
  * under its name: the name is another target's drill (`badDrill`); the fabric has no cluster or a
  * target fabric is unknown (`unknownFabric`); an excluded service is not the fabric's (`badTargets`);
- * a stage names a tier or a cluster the fabric does not have (`badStages`). What a run's plan finds
- * (capacity, services without a target) is judged at each run, as the fabric stands then.
+ * a stage names a tier or a cluster the fabric does not have, puts a cluster in two stages, or could
+ * not move before it returns in a run (`badStages`). What a run's plan finds (capacity, services
+ * without a target) is judged at each run, as the fabric stands then.
  */
 export async function putFabricDrillProblem(session: ZkReader, paths: { readonly d2BasePath: string; readonly fabricsPath?: string | undefined }, request: PutFabricDrillChangeRequest, existing: DrillNode | undefined): Promise<Problem | undefined> {
   if (existing !== undefined && !isDrillOf(existing.definition, request)) {
@@ -70,15 +71,8 @@ export async function putFabricDrillProblem(session: ZkReader, paths: { readonly
   const fabrics = await readFabricList(session, paths.d2BasePath, paths.fabricsPath ?? DEFAULT_FABRICS_PATH);
   const chosen = fabricsOf({ fabric: request.fabric, ...request.evacuation }, fabrics);
   if ('problems' in chosen) return chosen.problems[0];
-  const members = chosen.members;
-  for (const [i, stage] of (request.evacuation.stages ?? []).entries()) {
-    if ('tier' in stage && !members.some((m) => m.tier === stage.tier)) {
-      return { reason: 'badStages', message: `stages[${i}].tier: no cluster of fabric ${JSON.stringify(request.fabric)} has tier ${JSON.stringify(stage.tier)}` };
-    }
-    const unknown = 'clusters' in stage ? stage.clusters.find((c) => !members.some((m) => m.cluster === c)) : undefined;
-    if (unknown !== undefined) return { reason: 'badStages', message: `stages[${i}].clusters: ${JSON.stringify(unknown)} is not a cluster of fabric ${JSON.stringify(request.fabric)}` };
-  }
-  return undefined;
+  // The stages as every run's plan would place them (drainTestStageProblems: the plan's own rules).
+  return drainTestStageProblems({ fabric: request.fabric, ...request.evacuation }, chosen.members, request.durationMs)[0];
 }
 
 /** Where the drill checks read. */

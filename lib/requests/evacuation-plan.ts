@@ -4,7 +4,7 @@ import type { PeerState } from './apply-request';
 import type { EvacuateChangeRequest } from './evacuate-schema';
 import type { EvacuatedCluster, EvacuationPlan, EvacuationStage } from './evacuation-node';
 import { hasOpenWindow } from './failout-view';
-import { parseDuration } from './duration';
+import { formatDuration, parseDuration } from './duration';
 import { rampStages } from './ramp';
 import type { Problem } from './rejection';
 
@@ -147,7 +147,7 @@ export function planEvacuation(input: PlanInput): PlanOutcome {
 }
 
 /** Stage index by member cluster, and the stage names (problems pushed for unknown tiers and clusters). */
-function stagesOf(request: EvacuateChangeRequest, members: readonly FabricMember[], problems: Problem[]): StageAssignment | undefined {
+function stagesOf(request: Pick<EvacuateChangeRequest, 'fabric' | 'stages' | 'exclude'>, members: readonly FabricMember[], problems: Problem[]): StageAssignment | undefined {
   const byCluster = new Map<string, number>();
   const specs = request.stages ?? [];
   const names: string[] = [];
@@ -193,8 +193,26 @@ interface StageAssignment {
   readonly names: readonly string[];
 }
 
+/** What the stages' times follow: the request's window, stages, ramp, hold and restore gap. */
+type StageTiming = Pick<EvacuateChangeRequest, 'stages' | 'ramp' | 'holdMs' | 'restoreGapMs' | 'offlineAt' | 'onlineAt'>;
+
+/**
+ * What the stages of a drain test's definition (drill-checks.ts) would find wrong in each run's plan
+ * over the fabric's `members` as they are now (its services excluded): a tier or cluster the fabric
+ * does not have, a cluster in two stages, a stage that could not move before it returns in a run of
+ * `durationMs`. The same rules as {@link planEvacuation}'s, so a definition whose every run the plan
+ * would refuse is refused when it is put.
+ */
+export function drainTestStageProblems(options: Pick<EvacuateChangeRequest, 'fabric' | 'stages' | 'exclude' | 'ramp' | 'holdMs' | 'restoreGapMs'>, members: readonly FabricMember[], durationMs: number): Problem[] {
+  const problems: Problem[] = [];
+  const stageOf = stagesOf(options, members, problems);
+  if (stageOf === undefined) return problems;
+  const clusters = [...stageOf.byCluster].map(([cluster, stage]) => ({ cluster, stage }));
+  return lateStageProblems(timesOf({ ...options, offlineAt: 0, onlineAt: durationMs }, stageOf.names, clusters), (ms) => `${formatDuration(ms)} into a run`);
+}
+
 /** The stages with their clusters and times (the module doc). */
-function timesOf(request: EvacuateChangeRequest, names: readonly string[], clusters: readonly EvacuatedCluster[]): EvacuationStage[] {
+function timesOf(request: StageTiming, names: readonly string[], clusters: readonly Pick<EvacuatedCluster, 'cluster' | 'stage'>[]): EvacuationStage[] {
   const specs = request.stages ?? [];
   const rampSpan = (request.ramp ?? []).reduce((sum, step) => sum + (step.duration === undefined ? 0 : (parseDuration(step.duration) ?? 0)), 0);
   // Stages that lost every cluster (their services excluded or stranded) keep their place, empty.
@@ -223,18 +241,14 @@ function timesOf(request: EvacuateChangeRequest, names: readonly string[], clust
  * step) to or past its end. Its windows would end before they begin, which no cluster node may hold:
  * refused as the request's own problem (`badStages`), never written.
  */
-function lateStageProblems(stages: readonly EvacuationStage[]): Problem[] {
+function lateStageProblems(stages: readonly EvacuationStage[], at: (ms: number) => string = (ms) => `at ${new Date(ms).toISOString()}`): Problem[] {
   return stages
     .filter((s) => s.clusters.length > 0 && s.fullyOutAt >= s.onlineAt)
     .map((s) => {
       const label = s.name === `stage ${s.index + 1}` ? s.name : `stage ${s.index + 1} (${s.name})`;
-      const out = s.fullyOutAt === s.offlineAt ? `would start at ${iso(s.offlineAt)}` : `would start at ${iso(s.offlineAt)} and be fully out at ${iso(s.fullyOutAt)}`;
-      return { reason: 'badStages', message: `${label} ${out}, not before it returns at ${iso(s.onlineAt)}: shorten the hold or the ramp, use fewer stages, or end the evacuation later` };
+      const out = s.fullyOutAt === s.offlineAt ? `would start ${at(s.offlineAt)}` : `would start ${at(s.offlineAt)} and be fully out ${at(s.fullyOutAt)}`;
+      return { reason: 'badStages', message: `${label} ${out}, not before it returns ${at(s.onlineAt)}: shorten the hold or the ramp, use fewer stages, or end the evacuation later` };
     });
-}
-
-function iso(ms: number): string {
-  return new Date(ms).toISOString();
 }
 
 /** A member's failout as the evacuation writes it. */

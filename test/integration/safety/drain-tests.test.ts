@@ -148,6 +148,17 @@ describe('a drill of a fabric (drain test) is defined like a cluster drill', () 
     expect(clusterDrill).toMatchObject({ status: 'rejected', reason: 'badDrill', record: { message: expect.stringContaining('is a drill of fabric "lor1"') } });
   });
 
+  it('refuses stages every run would refuse: one a one-hour run could not move before it returns', async () => {
+    // Act: stage 2 (rest) would start after stage 1 is held for 2 h, past the run's 1 h end
+    const late = await putDrain('late', { stages: [{ clusters: ['greetings-lor1'] }], hold: 'PT2H' });
+    const fits = await putDrain('fits', { stages: [{ clusters: ['greetings-lor1'] }], hold: 'PT10M' });
+
+    // Assess
+    expect(late).toMatchObject({ status: 'rejected', reason: 'badStages', record: { message: expect.stringMatching(/stage 2 \(rest\) would start 2h into a run, not before it returns 1h into a run/) } });
+    expect((await session.read(`${base}/drills/late`)).exists).toBe(false);
+    expect(fits.status).toBe('applied');
+  });
+
   it('deletes it by fabric, and refuses while a run evacuates the fabric', async () => {
     // Prepare
     await putDrain('drain');
