@@ -135,7 +135,8 @@ export class EvacuationWrites {
     const judgement = await judgeEvacuation(session, this.options.d2BasePath, request, now, this.options.judge);
     if (judgement.verdict === 'reject') return { kind: 'reject', rejection: judgement.rejection, ops: await drainTestStartOps(this.drills(now), request, { rejection: judgement.rejection }) };
     const { plan, props, members } = judgement;
-    const writes: ClusterWrite[] = plan.clusters.map((c) => {
+    // In stage order, the first stage first: if the plan is written in steps, the first stage moves first.
+    const writes: ClusterWrite[] = inStageOrder(plan.clusters).map((c) => {
       const read = members.get(c.cluster)!;
       const failout = props.get(c.cluster)!;
       return { cluster: c.cluster, op: setOf(read.path, read.version, read.props, failout), failout };
@@ -223,7 +224,7 @@ export class EvacuationWrites {
       const failout = evacuatedFailout(request, c, plan.stages[c.stage]!, plan.stopAlarms, read.props.failoutProperties);
       pending.set(c.cluster, { cluster: c.cluster, op: setOf(read.path, read.version, read.props, failout), failout });
     });
-    const ordered = plan.clusters.flatMap((c) => (pending.has(c.cluster) ? [pending.get(c.cluster)!] : []));
+    const ordered = inStageOrder(plan.clusters).flatMap((c) => (pending.has(c.cluster) ? [pending.get(c.cluster)!] : []));
     const drillOps = await drainTestStartOps(this.drills(now), request, { endsAt: plan.onlineAt, clusters: plan.clusters.length });
     return this.writePlan(node, nodeVersion, ordered, now, undefined, drillOps);
   }
@@ -424,6 +425,11 @@ export class EvacuationWrites {
       throw e;
     }
   }
+}
+
+/** The plan's clusters by stage, the first stage first (in the plan's order within a stage). */
+function inStageOrder<T extends { readonly stage: number }>(clusters: readonly T[]): T[] {
+  return [...clusters].sort((a, b) => a.stage - b.stage);
 }
 
 /** Cluster nodes read at the same time when a plan is continued or restored. */

@@ -383,6 +383,19 @@ describe('an ordered plan when one multi is too large', () => {
     expect(isFailedOutAt(await failout('hello-lor1'), NOW)).toBe(true);
   });
 
+  it('writes the stages in their order, the first stage first', async () => {
+    await seed(admin, THREE());
+    const written: string[] = [];
+    const recording = withMulti((ops) => void written.push(...ops.filter((op) => op.path.includes('/clusters/')).map((op) => op.path.slice(op.path.lastIndexOf('/') + 1))));
+
+    // hello-lor1 is stage 1, greetings-lor1 the rest (stage 2); a step holds one cluster.
+    const outcome = await writerWith({ maxMultiBytes: 1500 }, recording).process(evacuate('ev-1', { stages: [{ clusters: ['hello-lor1'] }], hold: '0s' }), { messageId: 'm-1' });
+
+    expect(outcome).toMatchObject({ status: 'applied', record: { evacuation: { mode: 'plan', steps: 2 } } });
+    // (A step may be sent twice: the first record on a fresh tree creates its parent and sends it again.)
+    expect([...new Set(written)]).toEqual(['hello-lor1', 'greetings-lor1']);
+  });
+
   it('keeps every step within the byte budget, the growth of the view included', async () => {
     const services = Object.fromEntries(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'].map((s) => [s, { [`${s}-lor1`]: 2, [`${s}-lva1`]: 2, [`${s}-ltx1`]: 2 }]));
     await seed(admin, services);
