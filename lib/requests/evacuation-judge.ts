@@ -114,14 +114,16 @@ type Precedence = { readonly problem: Problem } | { readonly yielding?: StoredEv
  * The open evacuations against `request` (the module doc): the problem that refuses it, or the drain
  * test it ends (an operator's only), or neither. An evacuation node that cannot be read counts as open.
  */
-export function evacuationPrecedence(evacuations: readonly StoredEvacuation[], request: Pick<EvacuateChangeRequest, 'drill'>, now: number): Precedence {
+export function evacuationPrecedence(evacuations: readonly StoredEvacuation[], request: Pick<EvacuateChangeRequest, 'drill'> & { readonly requestId?: string }, now: number): Precedence {
   let yielding: (StoredEvacuation & { readonly node: EvacuationNode }) | undefined;
   for (const stored of evacuations) {
     const { node } = stored;
     if (node === undefined) {
       return { problem: { reason: 'evacuationOpen', message: `the evacuation node of fabric ${JSON.stringify(stored.fabric)} cannot be read (${stored.problem ?? 'malformed'}); it may still move traffic: restore it (failout restore --fabric ${stored.fabric}) or repair the node` } };
     }
-    if (!isEvacuationOpen(node, now)) continue;
+    // The request's own evacuation is no other one: a resend with its request id (`--request-id`) is
+    // judged as itself, and the worker answers it from its record.
+    if (!isEvacuationOpen(node, now) || node.requestId === request.requestId) continue;
     const until = new Date(node.plan.onlineAt).toISOString();
     const what = `fabric ${JSON.stringify(stored.fabric)} is being evacuated (request ${node.requestId}, until ${until})`;
     if (request.drill !== undefined) {

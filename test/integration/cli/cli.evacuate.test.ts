@@ -139,6 +139,22 @@ it('evacuates a fabric with --wait, shows it in status by fabric, and restores i
   expect((await cli('status')).stdout).not.toMatch(/OPEN/);
 });
 
+it('resends an evacuation with its request id safely: not refused as another open evacuation, applied once', async () => {
+  startWorker();
+  const args = ['evacuate', 'lor1', '--to', 'lva1:2,ltx1:1', '--for', '1h', '--request-id', 'evac-resend-1', '--wait'];
+  const first = await cli(...args);
+  const version = (await readCluster(bed.session, bed.paths, 'greetings-lor1')).version;
+
+  // Act: the operator did not see the outcome and sends the same request again
+  const again = await cli(...args);
+
+  // Assess
+  expect(first).toMatchObject({ code: 0, stdout: expect.stringMatching(/request evac-resend-1: applied \(evacuate fabric lor1\)/) });
+  expect(again.stdout).not.toMatch(/evacuationOpen/);
+  expect(again).toMatchObject({ code: 0, stdout: expect.stringMatching(/request evac-resend-1: applied \(evacuate fabric lor1\)/) });
+  expect((await readCluster(bed.session, bed.paths, 'greetings-lor1')).version).toBe(version);
+});
+
 it('refuses, before sending, a fabric with a service that has no cluster outside it, naming the service', async () => {
   // Prepare: solo runs only in lor1
   await seedService('solo', ['lor1']);
