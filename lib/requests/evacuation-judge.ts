@@ -5,7 +5,8 @@ import { isZkError, type ZkReader } from '../zk';
 import type { PeerState } from './apply-request';
 import { DEFAULT_MAX_PEER_LOAD_FACTOR } from './capacity';
 import type { EvacuateChangeRequest } from './evacuate-schema';
-import { drillPrecedenceProblems } from './drill-rules';
+import { activeDrillWindow, drillPrecedenceProblems } from './drill-rules';
+import { readYield as readClusterDrillYield, type YieldedDrill } from './judge-together';
 import { DEFAULT_EVACUATIONS_PATH, isEvacuationOpen, readStoredEvacuations, type EvacuationNode, type EvacuationPlan, type EvacuationReceiver, type StoredEvacuation } from './evacuation-node';
 import { carriesEvacuation, fabricsOf, planEvacuation, restoredFailout } from './evacuation-plan';
 import { DEFAULT_VIEW_PATH, readFailoutView, withViewEntry, type FailoutView } from './failout-view';
@@ -77,6 +78,8 @@ export type EvacuationJudgement =
       readonly evacuationVersion: number | undefined;
       /** A drain test that gives way to this (an operator's) evacuation. */
       readonly yielded?: EvacuationYield;
+      /** Cluster drill runs on receiving clusters that give way to this (an operator's) evacuation. */
+      readonly targetYields?: readonly YieldedDrill[];
       readonly forced?: readonly ForceOverride[];
     }
   | { readonly verdict: 'reject'; readonly rejection: Rejection; readonly plan?: EvacuationPlan };
@@ -229,8 +232,23 @@ export async function judgeEvacuation(session: ZkReader, d2BasePath: string, req
   // (the worker keeps it in every multi; not 2,000 cluster reads at 1,000 services), their hosts announced.
   const viewPath = options.viewPath ?? DEFAULT_VIEW_PATH;
   const stored = await readFailoutView(session, viewPath, d2BasePath, now);
+  // An operator's evacuation takes precedence over a cluster drill run on a receiving cluster, as an
+  // operator's failout does over one on its peer (ARC): the run gives way, its cluster comes home and receives.
+  const targetYields = new Map<string, YieldedDrill>();
+  if (request.drill === undefined) {
+    const running = candidates.filter((name) => {
+      const window = activeDrillWindow(corrected(name, stored.view.get(name) ?? null), now);
+      // A drain test's windows (they carry `evacuation`) give way with its whole evacuation ({@link EvacuationYield}).
+      return window !== undefined && window.bucket.evacuation === undefined;
+    });
+    await forEachLimit(running, READ_CONCURRENCY, async (name) => {
+      const y = await readClusterDrillYield(session, d2BasePath, name, now);
+      if (y !== undefined) targetYields.set(name, y);
+    });
+  }
   await forEachLimit(candidates, READ_CONCURRENCY, async (name) => {
-    states.set(name, { exists: true, hostCount: await countAnnouncedHosts(session, d2BasePath, name), failoutProperties: corrected(name, stored.view.get(name) ?? null) });
+    const failout = targetYields.has(name) ? targetYields.get(name)!.failoutProperties : corrected(name, stored.view.get(name) ?? null);
+    states.set(name, { exists: true, hostCount: await countAnnouncedHosts(session, d2BasePath, name), failoutProperties: failout });
   });
 
   const planned = planEvacuation({ request, fabrics, states, now, maxPeerLoadFactor });
@@ -263,6 +281,7 @@ export async function judgeEvacuation(session: ZkReader, d2BasePath: string, req
     view: { path: viewPath, version: stored.version, after },
     evacuationVersion: mine?.version,
     ...(yielded === undefined ? {} : { yielded }),
+    ...(targetYields.size === 0 ? {} : { targetYields: [...targetYields.values()] }),
     ...(request.force ? { forced: [...new Set(found.map((f) => f.override))] } : {}),
   };
 }

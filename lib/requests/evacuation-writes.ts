@@ -155,14 +155,21 @@ export class EvacuationWrites {
     };
     const nodeOp = (n: EvacuationNode): MultiOp =>
       judgement.evacuationVersion === undefined ? { op: 'create', path, data: encodeEvacuationNode(n), acl: resolveAcl(this.options.acl, path) } : { op: 'set', path, data: encodeEvacuationNode(n), version: judgement.evacuationVersion };
-    // The drill nodes: a drain test's run starts; cluster drill runs on members give way to an operator's evacuation.
-    const drillOps = [...(await drainTestStartOps(this.drills(now), request, { endsAt: plan.onlineAt, clusters: plan.clusters.length })), ...(await this.clusterDrillsReplaced(request, plan.clusters, members, now))];
+    // Cluster drill runs on receiving clusters give way to an operator's evacuation: their clusters come home first.
+    const targetYields = judgement.targetYields ?? [];
+    const targetWrites: ClusterWrite[] = targetYields.map((y) => ({ cluster: y.cluster, op: { op: 'set', path: y.path, data: Buffer.from(y.afterText, 'utf8'), version: y.version }, failout: y.failoutProperties }));
+    // The drill nodes: a drain test's run starts; cluster drill runs on members and receivers give way to an operator's evacuation.
+    const drillOps = [
+      ...(await drainTestStartOps(this.drills(now), request, { endsAt: plan.onlineAt, clusters: plan.clusters.length })),
+      ...(await this.clusterDrillsReplaced(request, plan.clusters, members, now)),
+      ...(targetYields.length === 0 ? [] : await yieldedDrillOps(this.options.session, this.drillsPath, targetYields, request.requestId, now)),
+    ];
     const yielded = judgement.yielded === undefined ? undefined : await this.yieldOf(judgement.yielded, request, now);
     const memberNames = new Set(plan.clusters.map((c) => c.cluster));
     const yieldWrites = (yielded?.writes ?? []).filter((w) => !memberNames.has(w.cluster));
     // The same fabric's drain test: the new node replaces its node (at the version judged).
     const yieldNode = yielded === undefined || judgement.yielded!.stored.fabric === request.fabric ? [] : [yielded.nodeOp];
-    const all = [...writes.map((w) => w.op), ...yieldWrites.map((w) => w.op), viewOpOf(judgement.view.path, judgement.view.version, judgement.view.after, this.options.acl), nodeOp(node), ...yieldNode, ...drillOps, ...(yielded?.drillOps ?? [])];
+    const all = [...targetWrites.map((w) => w.op), ...writes.map((w) => w.op), ...yieldWrites.map((w) => w.op), viewOpOf(judgement.view.path, judgement.view.version, judgement.view.after, this.options.acl), nodeOp(node), ...yieldNode, ...drillOps, ...(yielded?.drillOps ?? [])];
     const multiBytes = bytesOf(all);
     const nextVersion = judgement.evacuationVersion === undefined ? 0 : judgement.evacuationVersion + 1;
     const forced = judgement.forced === undefined ? {} : { forced: judgement.forced };
@@ -179,7 +186,7 @@ export class EvacuationWrites {
     const first: EvacuationNode = { ...node, status: 'applying', mode: 'plan', written: 0 };
     const created = await this.options.run([nodeOp(first)], undefined);
     if (created !== 'ok') return resultOf(created);
-    return this.writePlan(first, nextVersion, writes, now, { multiBytes, ...forced }, drillOps);
+    return this.writePlan(first, nextVersion, [...targetWrites, ...writes], now, { multiBytes, ...forced }, drillOps);
   }
 
   /**

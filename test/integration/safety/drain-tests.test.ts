@@ -437,6 +437,31 @@ describe('an operator takes precedence over a running drain test', () => {
   });
 });
 
+describe("an operator's evacuation takes precedence over a cluster drill run on a receiving cluster", () => {
+  it.each([
+    ['in the same multi', undefined, 'multi'],
+    ['first, when the evacuation is written as an ordered plan', 1500, 'plan'],
+  ])('ends the run (its cluster comes home and receives) %s, instead of refusing the evacuation', async (_how, maxMultiBytes, mode) => {
+    // Prepare: a drill run moves greetings-lva1 to greetings-ltx1; evacuating lor1 around it would put 3× on greetings-ltx1
+    const put = await apply({ requestId: 'put-c', action: 'putDrill', cluster: 'greetings-lva1', drill: 'lva1-drill', peers: [{ cluster: 'greetings-ltx1' }], duration: 'PT1H', every: EVERY_MINUTE, outcomeAlarm: 'o' });
+    expect(put.status).toBe('applied');
+    const { runId } = (await runner().runNow('lva1-drill')) as { runId: string };
+    expect(isFailedOutAt(await failout('greetings-lva1'), clock)).toBe(true);
+    clock += MINUTE;
+
+    writer = new RequestWriter({ session, ...paths(), recordAcl: policyAcl(ROLES, layout()), clock: () => clock, retention: false, ...(maxMultiBytes === undefined ? {} : { maxMultiBytes }) });
+
+    // Act
+    const evacuated = await apply({ requestId: 'ev-op', action: 'evacuate', fabric: 'lor1', duration: 'PT1H' });
+
+    // Assess
+    expect(evacuated).toMatchObject({ status: 'applied', record: { fabric: 'lor1', evacuation: { mode, clusters: 2 } } });
+    expect(isFailedOutAt(await failout('greetings-lva1'), clock)).toBe(false);
+    expect((await failout('greetings-lor1'))?.redirects.map((r) => r.peer).sort()).toEqual(['greetings-ltx1', 'greetings-lva1']);
+    expect(await run('lva1-drill', runId)).toMatchObject({ status: 'replaced', endedBy: 'ev-op' });
+  });
+});
+
 it('keeps every outcome in the history, newest first', async () => {
   // Prepare: a run that fails, one that is skipped, one replaced by an operator, one that passes.
   await putDrain('drain', { duration: 'PT10M' });
