@@ -39,6 +39,9 @@ export const ENVOY_PROTO_FILES: readonly string[] = [
 export const SEED_TYPES: readonly string[] = [
   'envoy.service.discovery.v3.DiscoveryRequest',
   'envoy.service.discovery.v3.DiscoveryResponse',
+  // Incremental ADS, served by the D2 observer (lib/observer/delta-ads-stream.ts); the client speaks SotW only.
+  'envoy.service.discovery.v3.DeltaDiscoveryRequest',
+  'envoy.service.discovery.v3.DeltaDiscoveryResponse',
   'envoy.service.discovery.v3.Resource',
   'envoy.service.load_stats.v3.LoadStatsRequest',
   'envoy.service.load_stats.v3.LoadStatsResponse',

@@ -12,7 +12,9 @@
  * - `decodeAnyForClient(any)` / `enumName(message, key)` — the client's cheaper decode (a protobufjs
  *   message over the client's root) and reading its enums by name.
  * - `wrapResource(any, name?)` / `unwrapResource(any)` — the `envoy.service.discovery.v3.Resource` wrapper.
+ * - `encodeDiscoveryResponse` / `encodeDeltaDiscoveryResponse` — a response encoded once, written as bytes.
  * - Wire shapes: `AnyMessage`, `NodeMessage`, `StatusMessage`, `DiscoveryRequest`, `DiscoveryResponse`,
+ *   `DeltaDiscoveryRequest`, `DeltaDiscoveryResponse`, `DeltaResource`,
  *   `LoadStatsRequest`, `LoadStatsResponse`, `ClusterStatsMessage`.
  *
  * protobufjs roots built from the generated descriptors in `envoy-descriptor.ts` (see
@@ -101,6 +103,48 @@ export interface DiscoveryResponse {
   canary?: boolean;
 }
 
+/** `envoy.service.discovery.v3.DeltaDiscoveryRequest` (incremental xDS; the D2 observer serves it, the client does not speak it). */
+export interface DeltaDiscoveryRequest {
+  /** `node`: the client's node; sent on the first request of a stream. */
+  node?: NodeMessage | null;
+  /** `type_url`: the resource type this request is about. */
+  type_url: string;
+  /** `resource_names_subscribe`: names added to the stream's subscription of this type. */
+  resource_names_subscribe: string[];
+  /** `resource_names_unsubscribe`: names removed from it. */
+  resource_names_unsubscribe: string[];
+  /** `initial_resource_versions`: on a stream's first request of a type, the versions the client already holds, by name. */
+  initial_resource_versions: Record<string, string>;
+  /** `response_nonce`: nonce of the response being ACKed or NACKed ('' when none). */
+  response_nonce: string;
+  /** `error_detail`: set when NACKing; why the response was rejected. */
+  error_detail?: StatusMessage | null;
+}
+
+/** `envoy.service.discovery.v3.Resource` as a field of {@link DeltaDiscoveryResponse}. */
+export interface DeltaResource {
+  /** `name`: the resource's name. */
+  name: string;
+  /** `version`: the resource's own version; the client returns it in `initial_resource_versions`. */
+  version: string;
+  /** `resource`: the resource itself. */
+  resource: AnyMessage;
+}
+
+/** `envoy.service.discovery.v3.DeltaDiscoveryResponse` (incremental xDS). */
+export interface DeltaDiscoveryResponse {
+  /** `system_version_info`: for debugging only. */
+  system_version_info: string;
+  /** `resources`: the resources added or changed. */
+  resources: DeltaResource[];
+  /** `type_url`: the resource type of this response. */
+  type_url: string;
+  /** `removed_resources`: subscribed names that were deleted or do not exist. */
+  removed_resources: string[];
+  /** `nonce`: identifies this response; echoed back as `response_nonce`. */
+  nonce: string;
+}
+
 /** `envoy.config.endpoint.v3.ClusterStats` (the fields LRS uses). */
 export interface ClusterStatsMessage {
   /** `cluster_name`: the CDS cluster the stats are for. */
@@ -172,7 +216,7 @@ export interface LoadStatsResponse {
 
 /** Everything loaded from the envoy protos. */
 export interface XdsProtos {
-  /** `envoy.service.discovery.v3.AggregatedDiscoveryService` (SotW only), for `server.addService`; full messages. */
+  /** `envoy.service.discovery.v3.AggregatedDiscoveryService` (SotW and incremental), for `server.addService`; full messages. */
   readonly adsService: grpc.ServiceDefinition;
   /** `envoy.service.load_stats.v3.LoadReportingService`, for `server.addService`; full messages. */
   readonly lrsService: grpc.ServiceDefinition;
@@ -186,6 +230,8 @@ export interface XdsProtos {
 
 /** Full method path of SotW ADS. */
 export const ADS_METHOD_PATH = '/envoy.service.discovery.v3.AggregatedDiscoveryService/StreamAggregatedResources';
+/** Full method path of incremental (delta) ADS. */
+export const DELTA_ADS_METHOD_PATH = '/envoy.service.discovery.v3.AggregatedDiscoveryService/DeltaAggregatedResources';
 /** Full method path of LRS. */
 export const LRS_METHOD_PATH = '/envoy.service.load_stats.v3.LoadReportingService/StreamLoadStats';
 
@@ -195,9 +241,15 @@ const LRS_SERVICE_NAME = 'envoy.service.load_stats.v3.LoadReportingService';
 function services(kind: 'client' | 'full'): { ads: grpc.ServiceDefinition; lrs: grpc.ServiceDefinition } {
   const root = rootOf(kind);
   const type = (name: string): protobuf.Type => root.lookupType(name);
+  const delta: grpc.ServiceDefinition =
+    kind === 'full'
+      ? { DeltaAggregatedResources: methodDefinition(DELTA_ADS_METHOD_PATH, type('envoy.service.discovery.v3.DeltaDiscoveryRequest'), type('envoy.service.discovery.v3.DeltaDiscoveryResponse'), 'bidi') }
+      : {};
   return {
     ads: {
       StreamAggregatedResources: methodDefinition(ADS_METHOD_PATH, type('envoy.service.discovery.v3.DiscoveryRequest'), type('envoy.service.discovery.v3.DiscoveryResponse'), 'bidi'),
+      // A server without a handler for it answers UNIMPLEMENTED (grpc-js's default handler).
+      ...delta,
     },
     lrs: {
       StreamLoadStats: methodDefinition(LRS_METHOD_PATH, type('envoy.service.load_stats.v3.LoadStatsRequest'), type('envoy.service.load_stats.v3.LoadStatsResponse'), 'bidi'),
@@ -239,6 +291,7 @@ export function loadXdsProtos(): XdsProtos {
 const typesByKind = new Map<RootKind, Map<string, protobuf.Type>>();
 
 const DISCOVERY_RESPONSE_TYPE_URL = 'type.googleapis.com/envoy.service.discovery.v3.DiscoveryResponse';
+const DELTA_DISCOVERY_RESPONSE_TYPE_URL = 'type.googleapis.com/envoy.service.discovery.v3.DeltaDiscoveryResponse';
 
 function lookupType(typeUrl: string, kind: RootKind = 'full'): protobuf.Type {
   let types = typesByKind.get(kind);
@@ -290,6 +343,42 @@ export function packAny(typeUrl: string, obj: object): AnyMessage {
 export function encodeDiscoveryResponse(response: DiscoveryResponse): Buffer {
   const type = lookupType(DISCOVERY_RESPONSE_TYPE_URL);
   return Buffer.from(type.encode(type.fromObject(response)).finish());
+}
+
+/** One resource of an incremental response as a server holds it already encoded. */
+export interface EncodedDeltaResource {
+  /** The resource in its `envoy.service.discovery.v3.Resource` wrapper ({@link wrapResource}: name and resource). */
+  readonly wrapped: AnyMessage;
+  /** The resource's version, the wrapper's `version` field. */
+  readonly version: string;
+}
+
+/** A {@link DeltaDiscoveryResponse} whose resources are already encoded. */
+export interface EncodedDeltaParts extends Omit<DeltaDiscoveryResponse, 'resources'> {
+  readonly resources: readonly EncodedDeltaResource[];
+}
+
+/** `version` (field 1, length-delimited) and `resources` (field 2, length-delimited) as protobuf tags. */
+const RESOURCE_VERSION_TAG = (1 << 3) | 2;
+const DELTA_RESOURCES_TAG = (2 << 3) | 2;
+
+/**
+ * Encodes an incremental response as the ADS service's serializer would, from resources already
+ * wrapped in `Resource` (a server's cache holds them so, encoded once for every stream). Each
+ * element of `resources` is that wrapper's bytes followed by a `version` field: protobuf merges the
+ * fields of a message in any order, so this is the `Resource {name, version, resource}` envoy's
+ * `DeltaDiscoveryResponse` carries, without decoding or copying the resource more than once.
+ * @throws XdsError 'validation' when a resource is not a `Resource` wrapper.
+ */
+export function encodeDeltaDiscoveryResponse(parts: EncodedDeltaParts): Buffer {
+  const type = lookupType(DELTA_DISCOVERY_RESPONSE_TYPE_URL);
+  const chunks: Uint8Array[] = [type.encode(type.fromObject({ ...parts, resources: [] })).finish()];
+  for (const { wrapped, version } of parts.resources) {
+    if (wrapped.type_url !== RESOURCE_WRAPPER_TYPE_URL) throw new XdsError('validation', `a delta resource must be a Resource wrapper, not ${wrapped.type_url}`, { typeUrl: wrapped.type_url });
+    const versionField = protobuf.Writer.create().uint32(RESOURCE_VERSION_TAG).string(version).finish();
+    chunks.push(protobuf.Writer.create().uint32(DELTA_RESOURCES_TAG).uint32(wrapped.value.length + versionField.length).finish(), wrapped.value, versionField);
+  }
+  return Buffer.concat(chunks);
 }
 
 /** Decodes an Any into a plain object with every field; throws `XdsError` 'validation' on undecodable bytes. */

@@ -9,7 +9,9 @@
  */
 export {
   ADS_METHOD_PATH,
+  DELTA_ADS_METHOD_PATH,
   LRS_METHOD_PATH,
+  encodeDeltaDiscoveryResponse,
   encodeDiscoveryResponse,
   loadXdsProtos,
   packAny,
@@ -18,6 +20,11 @@ export {
   wrapResource,
   type AnyMessage,
   type ClusterStatsMessage,
+  type DeltaDiscoveryRequest,
+  type DeltaDiscoveryResponse,
+  type DeltaResource,
+  type EncodedDeltaParts,
+  type EncodedDeltaResource,
   type DiscoveryRequest,
   type DiscoveryResponse,
   type LoadStatsRequest,
