@@ -1,14 +1,16 @@
 /**
- * The observer's gRPC server: `AggregatedDiscoveryService.StreamAggregatedResources` (SotW) over the
- * shared cache, one {@link ObserverAdsStream} per call. Delta xDS answers UNIMPLEMENTED. Binds
- * 127.0.0.1 by default; TLS (optionally mutual) when given PEM material.
+ * The observer's gRPC server: `AggregatedDiscoveryService.StreamAggregatedResources` (SotW, one
+ * {@link ObserverAdsStream} per call) and `DeltaAggregatedResources` (incremental, one
+ * {@link DeltaAdsStream} per call; rest.li's `XdsClientImpl` speaks only this one) over the shared
+ * cache and subscriptions. Binds 127.0.0.1 by default; TLS (optionally mutual) when given PEM material.
  */
 import * as grpc from '@grpc/grpc-js';
 import type { Lifecycle } from '../lifecycle';
 import { addCsdsService, type CsdsClients } from '../xds';
 import { loadXdsProtos } from '../xds/envoy-protos';
 import { ObserverError } from './errors';
-import { ObserverAdsStream, type AdsCall, type StreamHooks } from './ads-stream';
+import { ObserverAdsStream, type AdsCall, type AdsProtocol, type ServedStream, type StreamHooks } from './ads-stream';
+import { DeltaAdsStream, type DeltaAdsCall } from './delta-ads-stream';
 import type { ResourceCache } from './resource-cache';
 import { ResponseEncoder } from './response-encoder';
 import type { Subscriptions } from './subscriptions';
@@ -51,7 +53,7 @@ export interface AdsServerOptions {
 export class ObserverAdsServer {
   /** `running` once bound, then `closing`, `closed`. */
   lifecycle: Lifecycle = 'running';
-  private readonly streams = new Set<ObserverAdsStream>();
+  private readonly streams = new Set<ServedStream>();
   private streamIds = 0;
   private readonly encoder: ResponseEncoder;
 
@@ -73,10 +75,8 @@ export class ObserverAdsServer {
     const host = options.host ?? '127.0.0.1';
     /* eslint-disable @typescript-eslint/no-explicit-any -- grpc-js handler maps are untyped */
     server.addService(loadXdsProtos().adsService, {
-      StreamAggregatedResources: (call: grpc.ServerDuplexStream<any, any>) => self.onCall(call),
-      DeltaAggregatedResources: (call: grpc.ServerDuplexStream<any, any>) => {
-        call.emit('error', Object.assign(new Error('delta xDS is not supported'), { code: grpc.status.UNIMPLEMENTED }));
-      },
+      StreamAggregatedResources: (call: grpc.ServerDuplexStream<any, any>) => self.onCall(call, 'sotw'),
+      DeltaAggregatedResources: (call: grpc.ServerDuplexStream<any, any>) => self.onCall(call, 'delta'),
     });
     /* eslint-enable @typescript-eslint/no-explicit-any */
     if (options.csds) addCsdsService(server, options.csds.clients, { authorize: options.csds.authorize });
@@ -89,13 +89,20 @@ export class ObserverAdsServer {
     return self;
   }
 
-  /** ADS streams open now. */
+  /** ADS streams open now, both variants. */
   get activeStreams(): number {
     return this.streams.size;
   }
 
+  /** ADS streams of one variant open now. */
+  activeStreamsOf(protocol: AdsProtocol): number {
+    let n = 0;
+    for (const s of this.streams) if (s.protocol === protocol) n++;
+    return n;
+  }
+
   /** The open streams (CSDS reads their subscriptions). */
-  openStreams(): Iterable<ObserverAdsStream> {
+  openStreams(): Iterable<ServedStream> {
     return this.streams;
   }
 
@@ -109,19 +116,13 @@ export class ObserverAdsServer {
     this.lifecycle = 'closed';
   }
 
-  private onCall(call: AdsCall): void {
+  private onCall(call: AdsCall | DeltaAdsCall, protocol: AdsProtocol): void {
     if (this.lifecycle !== 'running') {
       call.emit('error', Object.assign(new Error('observer closing'), { code: grpc.status.UNAVAILABLE }));
       return;
     }
-    const { cache, subscriptions, hooks } = this.options;
-    const stream = new ObserverAdsStream(call, {
-      id: ++this.streamIds,
-      cache,
-      subscriptions,
-      encoder: this.encoder,
-      hooks: { ...hooks, closed: (s) => this.streams.delete(s) },
-    });
-    this.streams.add(stream);
+    const { cache, subscriptions } = this.options;
+    const common = { id: ++this.streamIds, cache, subscriptions, hooks: { ...this.options.hooks, closed: (s: ServedStream) => this.streams.delete(s) } };
+    this.streams.add(protocol === 'sotw' ? new ObserverAdsStream(call as AdsCall, { ...common, encoder: this.encoder }) : new DeltaAdsStream(call as DeltaAdsCall, common));
   }
 }

@@ -27,19 +27,35 @@ import type { AnyMessage, DiscoveryRequest, DiscoveryResponse } from '../xds/env
 import type { ResourceCache } from './resource-cache';
 import type { ResponseEncoder } from './response-encoder';
 import { isObservedTypeUrl, resourceKey } from './resource-names';
+import { StreamCall } from './stream-call';
 import type { Subscriber, Subscriptions } from './subscriptions';
 
 /** The ADS call as grpc-js hands it to a handler; responses go out encoded (bytes). */
 export type AdsCall = grpc.ServerDuplexStream<DiscoveryRequest, DiscoveryResponse | Buffer>;
+
+/** The ADS variant a stream speaks: state of the world or incremental (`delta-ads-stream.ts`). */
+export type AdsProtocol = 'sotw' | 'delta';
+
+/** What the server and CSDS read of a stream, whichever variant it speaks. */
+export interface ServedStream {
+  readonly id: number;
+  /** The client's node id ('' until a request named it). */
+  readonly nodeId: string;
+  readonly protocol: AdsProtocol;
+  /** Per subscribed type URL, the names and what the client ACKed or NACKed last (CSDS). */
+  typeStatuses(): ReadonlyMap<string, TypeStatus>;
+  /** Ends the stream with an error status (the observer closing). */
+  fail(code: grpc.status, details: string): void;
+}
 
 /** What a stream reports; the observer counts and logs it. */
 export interface StreamHooks {
   /** A response went out with `resources` resources. */
   pushed(typeUrl: string, resources: number): void;
   /** The client rejected a response. */
-  nacked(info: { readonly streamId: number; readonly nodeId: string; readonly typeUrl: string; readonly nonce: string; readonly message: string }): void;
+  nacked(info: { readonly streamId: number; readonly protocol: AdsProtocol; readonly nodeId: string; readonly typeUrl: string; readonly nonce: string; readonly message: string }): void;
   /** The stream ended (once). */
-  closed(stream: ObserverAdsStream): void;
+  closed(stream: ServedStream): void;
 }
 
 /** Options of {@link ObserverAdsStream}. */
@@ -82,28 +98,24 @@ interface TypeState {
 }
 
 /** Serves one `StreamAggregatedResources` call. */
-export class ObserverAdsStream implements Subscriber {
-  /** `running` until the call ends, then `closed`. */
-  lifecycle: Lifecycle = 'running';
+export class ObserverAdsStream implements Subscriber, ServedStream {
+  readonly protocol = 'sotw';
   private readonly types = new Map<string, TypeState>();
   private readonly dirty = new Set<string>();
-  private flushScheduled = false;
-  /** True while grpc-js buffers a response the client has not taken yet (see {@link send}). */
-  private blocked = false;
+  /** The call: its lifecycle, and flow control (see {@link send}). */
+  private readonly io: StreamCall<DiscoveryRequest>;
   private node = '';
 
   constructor(
-    private readonly call: AdsCall,
+    call: AdsCall,
     private readonly options: ObserverAdsStreamOptions,
   ) {
-    call.on('data', (req: DiscoveryRequest) => this.onRequest(req));
-    call.on('end', () => {
-      call.end();
-      this.markClosed();
-    });
-    call.on('error', () => this.markClosed());
-    call.on('cancelled', () => this.markClosed());
-    call.on('close', () => this.markClosed());
+    this.io = new StreamCall(call, { request: (req) => this.onRequest(req), flush: () => this.flush(), closed: () => this.onClosed() });
+  }
+
+  /** `running` until the call ends, then `closed`. */
+  get lifecycle(): Lifecycle {
+    return this.io.lifecycle;
   }
 
   /** The stream's id. */
@@ -123,9 +135,7 @@ export class ObserverAdsStream implements Subscriber {
 
   /** Ends the stream with an error status (the observer closing). */
   fail(code: grpc.status, details: string): void {
-    if (this.lifecycle === 'closed') return;
-    this.call.emit('error', Object.assign(new Error(details), { code, details }));
-    this.markClosed();
+    this.io.fail(code, details);
   }
 
   /** Part of {@link Subscriber}: a subscribed resource of `typeUrl` changed. */
@@ -134,12 +144,12 @@ export class ObserverAdsStream implements Subscriber {
   }
 
   private onRequest(req: DiscoveryRequest): void {
-    if (this.lifecycle === 'closed' || !isObservedTypeUrl(req.type_url)) return;
+    if (!isObservedTypeUrl(req.type_url)) return;
     if (this.node === '' && req.node?.id) this.node = req.node.id;
     const state = this.types.get(req.type_url);
     if (state?.lastNonce !== undefined && req.response_nonce !== String(state.lastNonce)) return; // stale
     if (state?.lastNonce !== undefined && req.error_detail) {
-      this.options.hooks.nacked({ streamId: this.id, nodeId: this.node, typeUrl: req.type_url, nonce: req.response_nonce, message: req.error_detail.message ?? '' });
+      this.options.hooks.nacked({ streamId: this.id, protocol: this.protocol, nodeId: this.node, typeUrl: req.type_url, nonce: req.response_nonce, message: req.error_detail.message ?? '' });
       if (state.inFlight) state.nacked = { ...state.inFlight, at: Date.now(), message: req.error_detail.message ?? '' };
     } else if (state?.inFlight) {
       state.acked = { ...state.inFlight, at: Date.now() };
@@ -163,20 +173,12 @@ export class ObserverAdsStream implements Subscriber {
   private markDirty(typeUrl: string): void {
     if (this.lifecycle === 'closed') return;
     this.dirty.add(typeUrl);
-    this.scheduleFlush();
-  }
-
-  private scheduleFlush(): void {
-    if (this.flushScheduled || this.blocked) return;
-    this.flushScheduled = true;
-    setImmediate(() => this.flush());
+    this.io.scheduleFlush();
   }
 
   private flush(): void {
-    this.flushScheduled = false;
-    if (this.lifecycle === 'closed' || this.blocked) return;
     for (const typeUrl of [...this.dirty]) {
-      if (this.blocked) return; // the rest stays dirty until drain
+      if (this.io.blocked) return; // the rest stays dirty until drain
       this.dirty.delete(typeUrl);
       const state = this.types.get(typeUrl);
       if (!state || state.names.size === 0) continue; // no interest left in the type
@@ -202,21 +204,13 @@ export class ObserverAdsStream implements Subscriber {
     const response = this.options.encoder.encode(typeUrl, state.names, resources, state.lastNonce ?? 0);
     state.lastNonce = response.nonce;
     state.inFlight = { versions, at: Date.now() };
-    const accepted = this.call.write(response.bytes);
-    this.options.hooks.pushed(typeUrl, resources.length);
-    if (accepted) return;
-    // A slow client: hold further responses until grpc-js drained this one. Changes meanwhile only
+    // A slow client: further responses wait until grpc-js drained this one. Changes meanwhile only
     // mark their types dirty, so the client then gets the latest state once, not every step.
-    this.blocked = true;
-    this.call.once('drain', () => {
-      this.blocked = false;
-      if (this.dirty.size > 0) this.scheduleFlush();
-    });
+    this.io.write(response.bytes);
+    this.options.hooks.pushed(typeUrl, resources.length);
   }
 
-  private markClosed(): void {
-    if (this.lifecycle === 'closed') return;
-    this.lifecycle = 'closed';
+  private onClosed(): void {
     for (const [typeUrl, state] of this.types) for (const name of state.names) this.options.subscriptions.remove(typeUrl, name, this);
     this.types.clear();
     this.options.hooks.closed(this);

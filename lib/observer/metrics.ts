@@ -6,8 +6,10 @@ import { Counter, Gauge, Registry } from 'prom-client';
 
 /** What the gauges read at scrape time. */
 export interface ObserverMetricsSource {
-  /** ADS streams open now. */
+  /** ADS streams open now (SotW and delta). */
   streams(): number;
+  /** Delta (incremental) ADS streams open now, counted in {@link streams} too. */
+  deltaStreams(): number;
   /** (resource, stream) subscriptions now. */
   subscriptions(): number;
   /** Resources watched in ZooKeeper now (lingering ones included). */
@@ -43,7 +45,9 @@ export class ObserverMetrics {
         },
       });
     };
-    gauge('d2_observer_ads_streams', 'ADS streams open now', () => source.streams());
+    gauge('d2_observer_ads_streams', 'ADS streams open now (SotW and delta)', () => source.streams());
+    // Its own family rather than a protocol label on the one above, so the streams gauge keeps its series.
+    gauge('d2_observer_ads_delta_streams', 'Delta (incremental) ADS streams open now, counted in d2_observer_ads_streams too', () => source.deltaStreams());
     gauge('d2_observer_subscriptions', 'Subscriptions (resource, stream) now', () => source.subscriptions());
     gauge('d2_observer_watched_resources', 'Resources watched in ZooKeeper now, lingering ones included', () => source.watchedResources());
     gauge('d2_observer_zk_connected', '1 while the ZooKeeper session is connected', () => (source.zkConnected() ? 1 : 0));

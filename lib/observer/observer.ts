@@ -4,7 +4,8 @@
  * ZooKeeper session each. Replicas are independent (no leader): each holds its own view.
  *
  * Composition only: the cache encodes (`resource-cache.ts`), the subscription table starts and
- * lingers watches (`subscriptions.ts`, `resource-watches.ts`), streams speak ADS (`ads-stream.ts`,
+ * lingers watches (`subscriptions.ts`, `resource-watches.ts`), streams speak ADS (SotW `ads-stream.ts`,
+ * incremental `delta-ads-stream.ts`,
  * `ads-server.ts`), the admin HTTP shows health, readiness, metrics and CSDS (`admin-server.ts`,
  * `client-status.ts`; CSDS also over gRPC on the ADS port, behind the admin token).
  *
@@ -106,6 +107,7 @@ export class D2Observer {
     const log = (this.log = options.logger ?? createLogger('d2-observer'));
     this.metrics = new ObserverMetrics({
       streams: () => this.ads?.activeStreams ?? 0,
+      deltaStreams: () => this.ads?.activeStreamsOf('delta') ?? 0,
       subscriptions: () => this.subscriptions.subscriptions,
       watchedResources: () => this.subscriptions.watched,
       zkConnected: () => options.zk.state === 'connected',

@@ -17,8 +17,8 @@ import { resourceKey, targetOf, type ResourceTarget } from './resource-names';
 
 /** A stream's side of a subscription. */
 export interface Subscriber {
-  /** A resource of `typeUrl` this subscriber holds changed (or its first read came in). */
-  resourceChanged(typeUrl: string): void;
+  /** The resource `name` of `typeUrl` this subscriber holds changed (or its first read came in). */
+  resourceChanged(typeUrl: string, name: string): void;
 }
 
 /** Options of {@link Subscriptions}. */
@@ -36,6 +36,7 @@ export interface SubscriptionsOptions {
 /** One subscribed resource. */
 interface ResourceRecord {
   readonly typeUrl: string;
+  readonly name: string;
   readonly subscribers: Set<Subscriber>;
   readonly watch: Closeable | undefined;
   linger: NodeJS.Timeout | undefined;
@@ -72,7 +73,7 @@ export class Subscriptions {
     if (!record) {
       const target = targetOf(typeUrl, name, this.options.basePath);
       const watch = target.kind === 'none' ? undefined : this.options.watch(key, typeUrl, target);
-      record = { typeUrl, subscribers: new Set(), watch, linger: undefined };
+      record = { typeUrl, name, subscribers: new Set(), watch, linger: undefined };
       this.records.set(key, record);
       if (target.kind === 'none') this.options.cache.putAbsent(key);
     }
@@ -109,6 +110,6 @@ export class Subscriptions {
   private onCacheChange(key: string): void {
     const record = this.records.get(key);
     if (!record) return;
-    for (const s of record.subscribers) s.resourceChanged(record.typeUrl);
+    for (const s of record.subscribers) s.resourceChanged(record.typeUrl, record.name);
   }
 }
