@@ -5,16 +5,14 @@
  * resend, and a closed stream gives its subscriptions back.
  */
 import { EventEmitter } from 'node:events';
-import { ObserverAdsStream, type AdsCall, type StreamHooks } from '../../../lib/observer/ads-stream';
-import { ResourceCache } from '../../../lib/observer/resource-cache';
+import { ObserverAdsStream, type AdsCall } from '../../../lib/observer/ads-stream';
 import { ResponseEncoder } from '../../../lib/observer/response-encoder';
-import { resourceKey, type NodeTarget } from '../../../lib/observer/resource-names';
-import { Subscriptions } from '../../../lib/observer/subscriptions';
+import type { Subscriptions } from '../../../lib/observer/subscriptions';
 import { indis } from '../../../lib/xds';
 import { loadXdsProtos, type DiscoveryRequest, type DiscoveryResponse } from '../../../lib/xds/envoy-protos';
+import { streamFixture, turns, type StreamFixture } from '../../helpers/observer-stream-fixture';
 
 const decodeDiscoveryResponse = (bytes: Buffer): DiscoveryResponse => loadXdsProtos().adsService.StreamAggregatedResources!.responseDeserialize(bytes) as DiscoveryResponse;
-import type { Stat } from '../../../lib/zk';
 
 const NODE = indis.D2_NODE_TYPE_URL;
 const A = '/d2/clusters/a';
@@ -39,22 +37,15 @@ class FakeCall extends EventEmitter {
   }
 }
 
-const stat = (mzxid: bigint): Stat => ({ czxid: 1n, mzxid, pzxid: 1n, ephemeralOwner: 0n, mtime: 0, version: 0, cversion: 0, aversion: 0, dataLength: 0, numChildren: 0 });
-const target = (path: string): NodeTarget => ({ kind: 'cluster', path });
-const turns = async (): Promise<void> => {
-  for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
-};
-
-let cache: ResourceCache;
+let fixture: StreamFixture;
 let subscriptions: Subscriptions;
 let call: FakeCall;
 let nacks: string[];
-let closed: number;
 let encoder: ResponseEncoder;
 let encodes: number;
 
 function write(path: string, mzxid: bigint, v: string): void {
-  cache.putNode(resourceKey(NODE, path), NODE, target(path), { exists: true, data: Buffer.from(JSON.stringify({ clusterName: path.split('/').pop(), properties: { v } })), stat: stat(mzxid) });
+  fixture.write(path, mzxid, { v });
 }
 
 function names(response: DiscoveryResponse | undefined): string[] {
@@ -64,19 +55,13 @@ function names(response: DiscoveryResponse | undefined): string[] {
   });
 }
 
-function streamHooks(): StreamHooks {
-  return { pushed: () => undefined, nacked: (info) => nacks.push(info.message), closed: () => void closed++ };
-}
-
 beforeEach(() => {
-  cache = new ResourceCache({ encoded: () => undefined, malformed: () => undefined });
-  subscriptions = new Subscriptions({ cache, basePath: '/d2', lingerMs: 0, watch: () => ({ close: () => undefined }) });
+  fixture = streamFixture();
+  ({ subscriptions, nacks } = fixture);
   call = new FakeCall();
-  nacks = [];
-  closed = 0;
   encodes = 0;
   encoder = new ResponseEncoder(() => void encodes++);
-  new ObserverAdsStream(call as unknown as AdsCall, { id: 1, cache, subscriptions, encoder, hooks: streamHooks() });
+  new ObserverAdsStream(call as unknown as AdsCall, { id: 1, cache: fixture.cache, subscriptions, encoder, hooks: fixture.hooks });
 });
 
 afterEach(() => subscriptions.close());
@@ -90,7 +75,7 @@ describe('an observer ADS stream', () => {
     write(A, 5n, '1');
     await turns();
     const whileOnePending = call.written.length;
-    cache.putNode(resourceKey(NODE, B), NODE, target(B), { exists: false });
+    fixture.remove(B);
     await turns();
 
     // Assess
@@ -158,7 +143,7 @@ describe('an observer ADS stream', () => {
 
     // Assess
     expect(subscriptions.subscriptions).toBe(0);
-    expect(closed).toBe(1);
+    expect(fixture.closed()).toBe(1);
   });
 
   it('holds responses for a slow client until drain, then sends only the latest state', async () => {
@@ -187,7 +172,7 @@ describe('an observer ADS stream', () => {
     // Prepare: two more streams, one subscribed as the first, one to more names
     const same = new FakeCall();
     const other = new FakeCall();
-    for (const [id, c] of [[2, same], [3, other]] as const) new ObserverAdsStream(c as unknown as AdsCall, { id, cache, subscriptions, encoder, hooks: streamHooks() });
+    for (const [id, c] of [[2, same], [3, other]] as const) new ObserverAdsStream(c as unknown as AdsCall, { id, cache: fixture.cache, subscriptions, encoder, hooks: fixture.hooks });
     write(A, 1n, '1');
     write(B, 1n, '1');
     call.request({ resource_names: [A] });
