@@ -188,6 +188,29 @@ describe('the D2 observer over delta ADS, real ZooKeeper and gRPC', () => {
     expect(quiet).toBeUndefined();
   });
 
+  it('shows the delta stream in CSDS: the version the client ACKed per name, DOES_NOT_EXIST for a removed one', async () => {
+    // Prepare
+    const path = `${base}/clusters/greetings-lor1`;
+    const missing = `${base}/clusters/greetings-lva1`;
+    await putCluster(writer, base, clusterDoc('greetings-lor1'));
+    const delta = open();
+
+    // Act
+    delta.send({ type_url: indis.D2_NODE_TYPE_URL, subscribe: [path, missing] });
+    const got = await delta.until([path, missing]);
+    const stream = (): Array<[string, string, string]> =>
+      (observer.clientStatus().config.find((c) => c.node?.id === 'raw-delta-test')?.generic_xds_configs ?? []).map((g) => [g.name, g.version_info, g.client_status]);
+    await eventually(() => stream().every(([, , status]) => status !== 'REQUESTED') && stream().length === 2, 2000, 'both names settled in CSDS');
+
+    // Assess
+    expect(stream().sort()).toEqual(
+      [
+        [path, got.resources[0]!.version, 'ACKED'],
+        [missing, '', 'DOES_NOT_EXIST'],
+      ].sort(),
+    );
+  });
+
   it('counts a NACK and does not resend the rejected version, then sends the next change', async () => {
     // Prepare
     const path = `${base}/clusters/greetings-lor1`;
