@@ -14,6 +14,8 @@
  * - Changes are coalesced per type until the next turn of the event loop: a burst of writes is one
  *   response per stream, carrying the latest state. While grpc-js still buffers a response for a
  *   slow client, later ones wait for `drain` and go out as the latest state only (bounded memory).
+ *   The call side of this (lifecycle, coalescing, drain) is `stream-call.ts`, shared with the delta
+ *   stream (`delta-ads-stream.ts`), which also implements {@link ServedStream}.
  * - Streams with the same subscription get the same bytes, encoded once (`response-encoder.ts`):
  *   `version_info` and `nonce` are both the observer-wide number of that encoding (resource
  *   versions live in the resources' stats); nonces grow on each stream. No wildcard: a request
