@@ -4,7 +4,7 @@ import { createLogger, type Logger } from '../logging';
 import { FailoutClient, type FailoutRequestInit, type FailoutResolveOptions } from './failout-client';
 import { D2ConnectionWarmUpHandler } from './d2-connection-warm-up-handler';
 import { FailoutClusterInfoProvider } from './failout-cluster-info-provider';
-import { discoverState, type D2Discovery } from './d2-discovery';
+import { discoverState, type D2Discovery, type DiscoveredState } from './d2-discovery';
 import type {
   FailoutClusterView,
   FailoutConfigProvider,
@@ -108,6 +108,12 @@ export const MISSING_STRATEGY_WARNING = 'A URI rewrite strategy is required for 
 /** Our addition: without a provider a FailoutClient could never see a failout. */
 export const MISSING_PROVIDER_WARNING = 'A failout config provider factory is required for failout.';
 
+/** What a build has started so far (closed again if a later part throws). */
+interface Started {
+  d2?: D2Client;
+  provider?: FailoutConfigProvider;
+}
+
 /** rest.li's default peer watch teardown delay. */
 const DEFAULT_TEARDOWN_DELAY_MS = 60_000;
 
@@ -125,10 +131,34 @@ export function buildD2Client(config: D2ClientConfig): BuiltD2Client {
     throw new TypeError('buildD2Client needs either `state` or `discovery` (exactly one)');
   }
   const discovered = config.discovery ? discoverState(config.discovery, registry, config.logger) : undefined;
+  // What this build starts is closed again when a later part throws (a strategy factory, a registry
+  // that already holds the client's counters): an orphan provider would otherwise keep following
+  // failout peers on the caller's state, and a state built from `discovery` would never close.
+  const started: Started = {};
+  try {
+    return assemble(config, log, registry, teardownDelayMs, discovered, started);
+  } catch (err) {
+    started.provider?.close();
+    started.d2?.close().catch(() => undefined);
+    discovered?.close();
+    throw err;
+  }
+}
+
+/** The rest of {@link buildD2Client}: records in `started` what it starts, for the caller to close on a throw. */
+function assemble(
+  config: D2ClientConfig,
+  log: Logger,
+  registry: Registry,
+  teardownDelayMs: number,
+  discovered: DiscoveredState | undefined,
+  started: Started,
+): BuiltD2Client {
   const state = discovered?.state ?? config.state!;
   const closeState = (): void => discovered?.close();
   // A cluster a request was routed to that nobody watches is kept as long as a failout peer would be.
   const d2 = new D2Client({ borrowedClusterIdleMs: teardownDelayMs, registry, ...config.d2, state });
+  started.d2 = d2;
   const plain = (): BuiltD2Client => ({
     request: (url, init) => d2.request(url, init === undefined || !('routingKey' in init) ? init : stripKey(init)),
     resolve: (url) => d2.resolve(url),
@@ -160,6 +190,7 @@ export function buildD2Client(config: D2ClientConfig): BuiltD2Client {
     logger: config.logger,
   };
   const provider = config.failoutConfigProviderFactory.create(state, context);
+  started.provider = provider;
   provider.start();
   const given = config.failoutRedirectStrategy;
   const view = new FailoutClusterInfoProvider(state, provider, d2);

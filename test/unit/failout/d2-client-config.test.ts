@@ -132,6 +132,54 @@ describe('buildD2Client', () => {
   });
 });
 
+describe('buildD2Client that fails part-way', () => {
+  it('closes the provider it started on a given state when the strategy factory throws', () => {
+    // Prepare: a strategy factory that throws once the provider has been started.
+    const given = new LoadBalancerState({ session: {} as ZkSession, basePath: '/unused' });
+    const provider = tinyProvider();
+    const failing = (): FailoutRedirectStrategy => {
+      throw new Error('strategy factory failed');
+    };
+
+    // Act
+    const build = (): unknown => buildD2Client({ state: given, enableClusterFailout: true, failoutConfigProviderFactory: { create: () => provider }, failoutRedirectStrategy: failing });
+
+    // Assess: the error reaches the caller, and the provider started for the client is closed again.
+    expect(build).toThrow('strategy factory failed');
+    expect(provider.events).toEqual(['start', 'close']);
+    given.close();
+  });
+
+  it('closes the state it built from discovery when a later part throws', async () => {
+    // Prepare: the registry already holds the FailoutClient's counter, so the build throws late.
+    const registry = new Registry();
+    const first = buildD2Client({ discovery: { xds: { bootstrap: { config: { xds_servers: [{ server_uri: '127.0.0.1:1', channel_creds: [{ type: 'insecure' }] }], node: { id: 't' } } } } }, registry, enableClusterFailout: true, failoutConfigProviderFactory: { create: () => tinyProvider() }, failoutRedirectStrategy: strategy });
+    const provider = tinyProvider();
+    let built: LoadBalancerState | undefined;
+
+    // Act
+    const build = (): unknown =>
+      buildD2Client({
+        discovery: { xds: { bootstrap: { config: { xds_servers: [{ server_uri: '127.0.0.1:1', channel_creds: [{ type: 'insecure' }] }], node: { id: 't' } } } } },
+        registry,
+        enableClusterFailout: true,
+        failoutConfigProviderFactory: {
+          create: (state) => {
+            built = state;
+            return provider;
+          },
+        },
+        failoutRedirectStrategy: strategy,
+      });
+
+    // Assess: refused, the provider closed, and the built state closed (it refuses to follow anything).
+    expect(build).toThrow('already been registered');
+    expect(provider.events).toEqual(['start', 'close']);
+    await expect(built!.listenToCluster('lor1')).rejects.toThrow('shut down');
+    await first.close();
+  });
+});
+
 describe('FailoutClusterInfoProvider', () => {
   it('counts hosts with weight above zero that are not banned, once per URI snapshot', () => {
     // Prepare
