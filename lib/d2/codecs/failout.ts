@@ -28,7 +28,7 @@ import type {
   FailoutRedirectConfig,
   UnknownKeys,
 } from '../model';
-import { decodeMember, fieldPath, hasOwnKeys, type ObjectReader } from './json';
+import { decodeMember, fieldPath, type ObjectReader } from './json';
 import { appendExtra, writeJson } from './json-writer';
 
 /** Number of request buckets: a bucket is an integer in `[0, BUCKETS)`. */
@@ -131,26 +131,25 @@ export function readFailoutProperties(root: ObjectReader): FailoutProperties | n
     return null;
   }
   const props: FailoutProperties = { redirects: [], ignoredRedirectEntries: 0, buckets: [] };
-  const peers = new Set<string>();
   for (const entry of r.objectList('failoutRedirectConfigs')) {
     if (entry.isEmpty()) {
       props.ignoredRedirectEntries++;
       continue;
     }
     const redirect = readRedirect(entry);
-    checkRedirect(redirect, entry.path, peers);
+    checkRedirect(redirect, entry, props.redirects, props.redirects.length);
     props.redirects.push(redirect);
   }
   for (const entry of r.objectList('failoutBucketConfigs')) {
     const bucket = readBucket(entry);
-    checkBucket(bucket, entry.path);
+    checkBucket(bucket, entry);
     props.buckets.push(bucket);
   }
   const hold = r.optionalObject(HOLD_KEY);
   if (hold !== null) {
     props.rampHold = readRampHold(hold);
   }
-  return withExtra(props, r.extra(FAILOUT_KEYS));
+  return withExtra(props, r.unknownKeys(FAILOUT_KEYS));
 }
 
 /** A `rampHold` object: `heldAt` (epoch ms, required), the held bucket entries (each by the bucket rules), who and why. */
@@ -163,23 +162,23 @@ function readRampHold(h: ObjectReader): FailoutRampHold {
   }
   for (const entry of h.objectList('failoutBucketConfigs')) {
     const bucket = readBucket(entry);
-    checkBucket(bucket, entry.path);
+    checkBucket(bucket, entry);
     hold.buckets.push(bucket);
   }
   checkRampHold(hold, `${KEY}.${HOLD_KEY}`, false);
-  return withExtra(hold, h.extra(HOLD_KEYS));
+  return withExtra(hold, h.unknownKeys(HOLD_KEYS));
 }
 
 /** The rules of `rampHold` besides its bucket entries' (checked as read, or here when `buckets` is set): a time, and strings. */
 function checkRampHold(hold: FailoutRampHold, path: string, buckets: boolean): void {
-  check(path, 'heldAt', isTime(hold.heldAt));
+  check({ path }, 'heldAt', isTime(hold.heldAt));
   for (const key of ['requestId', 'requestedBy', 'reason'] as const) {
     if (hold[key] !== undefined) {
-      check(path, key, isString(hold[key]));
+      check({ path }, key, isString(hold[key]));
     }
   }
   if (buckets) {
-    hold.buckets.forEach((b, i) => checkBucket(b, `${path}.failoutBucketConfigs[${i}]`));
+    hold.buckets.forEach((b, i) => checkBucket(b, { path: `${path}.failoutBucketConfigs[${i}]` }));
   }
 }
 
@@ -203,13 +202,12 @@ export function failoutPropertiesToJson(props: FailoutProperties): Map<string, u
   if (!Number.isSafeInteger(ignored) || ignored < 0) {
     throw malformed('cluster', `${KEY}.failoutRedirectConfigs`, `has ${String(ignored)} ignored entries, which is not a count`);
   }
-  const peers = new Set<string>();
   const redirects = props.redirects.map((r, i) => {
-    checkRedirect(r, `${KEY}.failoutRedirectConfigs[${i}]`, peers);
+    checkRedirect(r, { path: `${KEY}.failoutRedirectConfigs[${i}]` }, props.redirects, i);
     return redirectToJson(r);
   });
   const buckets = props.buckets.map((b, i) => {
-    checkBucket(b, `${KEY}.failoutBucketConfigs[${i}]`);
+    checkBucket(b, { path: `${KEY}.failoutBucketConfigs[${i}]` });
     return bucketToJson(b);
   });
   const out = new Map<string, unknown>([
@@ -241,7 +239,7 @@ function readRedirect(e: ObjectReader): FailoutRedirectConfig {
   if (e.has('weight')) {
     redirect.weight = e.raw('weight') as number;
   }
-  return withExtra(redirect, e.extra(REDIRECT_KEYS));
+  return withExtra(redirect, e.unknownKeys(REDIRECT_KEYS));
 }
 
 /** A bucket entry's keys, typed but not yet checked (see {@link checkBucket}); null means absent. */
@@ -249,7 +247,7 @@ function readBucket(e: ObjectReader): FailoutBucketConfig {
   const bucket: Record<string, unknown> = {};
   const range = e.optionalObject('bucketOfflineRange');
   if (range !== null) {
-    bucket.bucketOfflineRange = withExtra({ from: range.raw('from'), to: range.raw('to') } as FailoutBucketRange, range.extra(RANGE_KEYS));
+    bucket.bucketOfflineRange = withExtra({ from: range.raw('from'), to: range.raw('to') } as FailoutBucketRange, range.unknownKeys(RANGE_KEYS));
   }
   for (const [key] of BUCKET_RULES) {
     const value = e.raw(key);
@@ -258,22 +256,24 @@ function readBucket(e: ObjectReader): FailoutBucketConfig {
       bucket[key] = Array.isArray(value) ? [...(value as unknown[])] : value;
     }
   }
-  return withExtra(bucket as FailoutBucketConfig, e.extra(BUCKET_KEYS));
+  return withExtra(bucket as FailoutBucketConfig, e.unknownKeys(BUCKET_KEYS));
 }
 
 /**
  * The rules of a redirect entry, shared by reader and writer: a peer that can be a znode name, named
- * once in the list (`peers` collects the names seen so far), and a positive integer weight.
+ * once in the list (not among the first `count` of `earlier`), and a positive integer weight. A scan
+ * rather than a set: a failout names a few peers, and every client reads every failout write.
  */
-function checkRedirect(r: FailoutRedirectConfig, path: string, peers: Set<string>): void {
+function checkRedirect(r: FailoutRedirectConfig, at: Place, earlier: readonly FailoutRedirectConfig[], count: number): void {
   const peerKey = r.peerKey === 'fabric' ? 'fabric' : 'peer';
-  check(path, peerKey, isPeerName(r.peer));
-  if (peers.has(r.peer)) {
-    throw malformed('cluster', fieldPath(path, peerKey), `repeats ${JSON.stringify(r.peer)}`);
+  check(at, peerKey, isPeerName(r.peer));
+  for (let i = 0; i < count; i++) {
+    if (earlier[i]!.peer === r.peer) {
+      throw malformed('cluster', fieldPath(at.path, peerKey), `repeats ${JSON.stringify(r.peer)}`);
+    }
   }
-  peers.add(r.peer);
   if (r.weight !== undefined) {
-    check(path, 'weight', isWeight(r.weight));
+    check(at, 'weight', isWeight(r.weight));
   }
 }
 
@@ -282,29 +282,37 @@ function checkRedirect(r: FailoutRedirectConfig, path: string, peers: Set<string
  * `0 <= from <= to <= 99`, and an `onlineAt` later than the effective `offlineAt` (a window that ends
  * before it starts is never active: almost certainly a writer bug, so it is refused).
  */
-function checkBucket(b: FailoutBucketConfig, path: string): void {
+function checkBucket(b: FailoutBucketConfig, at: Place): void {
   const range = b.bucketOfflineRange;
   if (range !== undefined) {
-    check(path, 'bucketOfflineRange.from', isBucket(range.from));
-    check(path, 'bucketOfflineRange.to', isBucket(range.to));
+    check(at, 'bucketOfflineRange.from', isBucket(range.from));
+    check(at, 'bucketOfflineRange.to', isBucket(range.to));
     if (range.from > range.to) {
-      throw malformed('cluster', fieldPath(path, 'bucketOfflineRange'), 'must have from <= to');
+      throw malformed('cluster', fieldPath(at.path, 'bucketOfflineRange'), 'must have from <= to');
     }
   }
   for (const [key, rule] of BUCKET_RULES) {
     if (b[key] !== undefined) {
-      check(path, key, rule(b[key]));
+      check(at, key, rule(b[key]));
     }
   }
   if (b.onlineAt !== undefined && b.onlineAt <= (b.offlineAt ?? 0)) {
-    throw malformed('cluster', fieldPath(path, 'onlineAt'), 'must be later than offlineAt');
+    throw malformed('cluster', fieldPath(at.path, 'onlineAt'), 'must be later than offlineAt');
   }
 }
 
+/**
+ * Where an entry sits, for errors: the reader's {@link ObjectReader}, whose path is built only when
+ * read, or the writer's path.
+ */
+interface Place {
+  readonly path: string;
+}
+
 /** Throws for `problem` at `path.key`; the path is built only then (every read checks every key). */
-function check(path: string, key: string, problem: string | undefined): void {
+function check(at: Place, key: string, problem: string | undefined): void {
   if (problem !== undefined) {
-    throw malformed('cluster', fieldPath(path, key), problem);
+    throw malformed('cluster', fieldPath(at.path, key), problem);
   }
 }
 
@@ -338,8 +346,8 @@ function bucketToJson(b: FailoutBucketConfig): Map<string, unknown> {
 }
 
 /** Sets `extra` only when there are unknown keys, so a model built without it compares equal to a read one. */
-function withExtra<T extends { extra?: UnknownKeys }>(target: T, extra: UnknownKeys): T {
-  if (hasOwnKeys(extra)) {
+function withExtra<T extends { extra?: UnknownKeys }>(target: T, extra: UnknownKeys | undefined): T {
+  if (extra !== undefined) {
     target.extra = extra;
   }
   return target;

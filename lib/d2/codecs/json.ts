@@ -173,13 +173,37 @@ export function entryPath(path: string, key: string): string {
  * return the default when the key is absent or null; "required" ones fail then.
  */
 export class ObjectReader {
+  /** {@link path} once built; a nested object's is built only when asked for. */
+  private pathText: string | undefined;
+
+  /**
+   * @param pathOrKey - the root's path (`''`); for a nested object (`parent` given), the key it sits
+   * under in `parent`: its path is built only when asked for (an error to report), since every client
+   * reads every write of every cluster it follows and almost none of them has one.
+   * @param as - whether `pathOrKey` is a schema key (`a.b`) or a map entry (`a["k"]`).
+   * @param index - the object's index in the list under that key, or -1.
+   */
   constructor(
     private readonly source: Source,
     /** The object being read. */
     readonly object: Record<string, unknown>,
-    /** Path of this object in the document; `''` for the root. */
-    readonly path: string,
-  ) {}
+    private readonly pathOrKey: string,
+    private readonly parent?: ObjectReader,
+    private readonly as: 'field' | 'entry' = 'field',
+    private readonly index = -1,
+  ) {
+    if (parent === undefined) this.pathText = pathOrKey;
+  }
+
+  /** Path of this object in the document; `''` for the root. */
+  get path(): string {
+    if (this.pathText === undefined) {
+      const parent = this.parent!.path;
+      const path = this.as === 'field' ? fieldPath(parent, this.pathOrKey) : entryPath(parent, this.pathOrKey);
+      this.pathText = this.index < 0 ? path : `${path}[${this.index}]`;
+    }
+    return this.pathText;
+  }
 
   /** True when the document was JSON text, so number literal kinds are known (see {@link isDecimal}). */
   get exactNumbers(): boolean {
@@ -298,7 +322,7 @@ export class ObjectReader {
     if (!isJsonObject(value)) {
       throw this.fail(key, 'must be a JSON object');
     }
-    return this.nested(value, fieldPath(this.path, key));
+    return new ObjectReader(this.source, value, key, this);
   }
 
   /** A nested object that must be present. */
@@ -316,7 +340,7 @@ export class ObjectReader {
     if (!isJsonObject(value)) {
       throw this.fail(key, 'must be a JSON object', 'entry');
     }
-    return this.nested(value, entryPath(this.path, key));
+    return new ObjectReader(this.source, value, key, this, 'entry');
   }
 
   /** An opaque map, `{}` when absent or null. The parsed object itself is returned, not a copy. */
@@ -360,12 +384,22 @@ export class ObjectReader {
   /** A list of objects, `[]` when absent or null. */
   objectList(key: string): ObjectReader[] {
     return this.list(key).map((item, i) => {
-      const path = `${fieldPath(this.path, key)}[${i}]`;
       if (!isJsonObject(item)) {
-        throw malformed(this.source.entity, path, 'must be a JSON object');
+        throw malformed(this.source.entity, `${fieldPath(this.path, key)}[${i}]`, 'must be a JSON object');
       }
-      return this.nested(item, path);
+      return new ObjectReader(this.source, item, key, this, 'field', i);
     });
+  }
+
+  /**
+   * Like {@link extra}, but undefined when every key is known: no object is made for the common case
+   * (a failout entry has no unknown keys, and every client reads every failout write).
+   */
+  unknownKeys(known: ReadonlySet<string>): Record<string, unknown> | undefined {
+    for (const key in this.object) {
+      if (Object.hasOwn(this.object, key) && !known.has(key)) return this.extra(known);
+    }
+    return undefined;
   }
 
   /**
@@ -384,7 +418,4 @@ export class ObjectReader {
     return extra;
   }
 
-  private nested(object: Record<string, unknown>, path: string): ObjectReader {
-    return new ObjectReader(this.source, object, path);
-  }
 }
