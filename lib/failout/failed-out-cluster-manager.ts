@@ -55,6 +55,14 @@ export interface FailedoutClusterManagerOptions {
    * connections are open when traffic moves. Default 30 s; 0 waits for the window itself.
    */
   readonly peerWarmUpLeadMs?: number;
+  /**
+   * A peer of a scheduled window warmed up earlier than this many ms before the window starts is
+   * warmed up again at this time before the start: an idle keep-alive connection lives only a few
+   * seconds (Node's server closes it after 5 s, and undici 2 s before the server's hint), so the
+   * connections opened `peerWarmUpLeadMs` ahead would be gone when the traffic arrives. Default 2 s;
+   * 0 warms only once.
+   */
+  readonly peerWarmUpAheadMs?: number;
   /** Timers for peer teardowns and window boundaries. Default `systemScheduler` (the real clock). */
   readonly scheduler?: FailoutScheduler;
   /** Clock for window boundaries. Default `Date.now`. */
@@ -81,6 +89,8 @@ interface PeerWatch {
   teardown: unknown;
   /** The config the peer was (re-)added with: what the warm-up is given (rest.li passes it too). */
   config: FailoutConfig;
+  /** When its last warm-up was started (epoch ms, the manager's clock); -Infinity: never. */
+  warmedAt: number;
 }
 
 /** Warm-ups open connections to hosts of any sendable scheme. */
@@ -104,7 +114,9 @@ const MAX_TIMER_MS = 2_147_483_647;
  * - Fixes over rest.li: a peer re-added before its teardown runs keeps its watch and the pending
  *   teardown is cancelled (rest.li's stale timer removed the new watch); {@link close} releases every
  *   hold, clears every timer and closes the warm-up handler; a window that starts or ends later
- *   re-evaluates the peers at that time, with no further write.
+ *   re-evaluates the peers at that time, with no further write; peers of a scheduled window are
+ *   watched and warmed `peerWarmUpLeadMs` ahead and warmed again `peerWarmUpAheadMs` before the start,
+ *   when the connections of the first warm-up have idled out.
  *
  * Concurrency: event loop only; continuations check the watch's identity and `attempt` before acting.
  */
@@ -115,6 +127,7 @@ export class FailedoutClusterManager {
   private readonly handler: ConnectionWarmUpHandler | undefined;
   private readonly teardownDelayMs: number;
   private readonly leadMs: number;
+  private readonly aheadMs: number;
   private readonly scheduler: FailoutScheduler;
   private readonly now: () => number;
   private readonly onIdle: (() => void) | undefined;
@@ -136,6 +149,7 @@ export class FailedoutClusterManager {
     this.handler = options.warmUpHandler;
     this.teardownDelayMs = Math.max(0, options.peerWatchTeardownDelayMs ?? 60_000);
     this.leadMs = Math.max(0, options.peerWarmUpLeadMs ?? 30_000);
+    this.aheadMs = Math.max(0, options.peerWarmUpAheadMs ?? 2_000);
     this.scheduler = options.scheduler ?? systemScheduler;
     this.now = options.now ?? Date.now;
     this.onIdle = options.onIdle;
@@ -230,6 +244,7 @@ export class FailedoutClusterManager {
       for (const peer of this.peers.keys()) if (peer === this.cluster || !wanted.has(peer)) (stale ??= []).push(peer);
       if (stale !== undefined) for (const peer of stale) this.removePeer(peer);
       for (const peer of wanted) if (peer !== this.cluster) this.addPeer(peer, config);
+      this.rewarmBeforeStart(config, now);
     }
     if (config !== undefined) this.scheduleNextBoundary(config, now);
     this.checkIdle();
@@ -239,6 +254,20 @@ export class FailedoutClusterManager {
   private activeOrImminent(config: FailoutConfig, now: number): boolean {
     if (config.isFailedOut(now)) return true;
     return config.windows.some((w) => w.offlineAt > now && w.offlineAt - this.leadMs <= now && (w.onlineAt === undefined || w.onlineAt > now));
+  }
+
+  /**
+   * Shortly before a scheduled window starts (`peerWarmUpAheadMs`), warms up again the peers warmed
+   * earlier than that (at the lead), whose idle connections have closed meanwhile, so the first
+   * redirected requests find connections open. Once the window has started, traffic opens its own.
+   */
+  private rewarmBeforeStart(config: FailoutConfig, now: number): void {
+    if (this.handler === undefined || this.aheadMs === 0 || config.isFailedOut(now)) return;
+    const start = nextStart(config, now);
+    if (start === undefined || start - this.aheadMs > now) return;
+    for (const [peer, watch] of this.peers) {
+      if (watch.status === 'warm' && watch.warmedAt < start - this.aheadMs) this.warm(peer, watch);
+    }
   }
 
   /**
@@ -253,6 +282,8 @@ export class FailedoutClusterManager {
       const { offlineAt, onlineAt } = w;
       if (offlineAt - this.leadMs > now && offlineAt - this.leadMs < next) next = offlineAt - this.leadMs;
       if (offlineAt > now && offlineAt < next) next = offlineAt;
+      // The re-warm-up shortly before the start (rewarmBeforeStart).
+      if (this.aheadMs > 0 && offlineAt - this.aheadMs > now && offlineAt - this.aheadMs < next) next = offlineAt - this.aheadMs;
       if (onlineAt !== undefined && onlineAt > now && onlineAt < next) next = onlineAt;
     }
     if (!Number.isFinite(next)) return;
@@ -282,7 +313,7 @@ export class FailedoutClusterManager {
     // listenToCluster takes its hold synchronously, or throws (inside the promise) without one: a
     // bad name cannot be held by anyone, and a closed state holds nothing.
     const held = this.state.isListeningToCluster(peer);
-    const watch: PeerWatch = { status: 'listening', held, loaded, attempt: 0, resume: 'listening', teardown: undefined, config };
+    const watch: PeerWatch = { status: 'listening', held, loaded, attempt: 0, resume: 'listening', teardown: undefined, config, warmedAt: -Infinity };
     this.peers.set(peer, watch);
     this.onPeerWatched?.(peer);
     this.whenLoaded(peer, watch);
@@ -323,7 +354,14 @@ export class FailedoutClusterManager {
       watch.status = 'warm';
       return;
     }
+    this.warm(peer, watch);
+  }
+
+  /** Runs one warm-up of a loaded peer with hosts (the manager has a handler). */
+  private warm(peer: string, watch: PeerWatch): void {
+    if (!this.handler) return;
     watch.status = 'warming';
+    watch.warmedAt = this.now();
     const warming = ++watch.attempt;
     const done = (): void => {
       if (this.peers.get(peer) === watch && watch.attempt === warming && watch.status === 'warming') watch.status = 'warm';
@@ -383,4 +421,13 @@ export class FailedoutClusterManager {
   private checkIdle(): void {
     if (this.lifecycle === 'running' && this.config === undefined && this.peers.size === 0) this.onIdle?.();
   }
+}
+
+/** The earliest start of a window that starts after `now` and has not ended; undefined when none. */
+function nextStart(config: FailoutConfig, now: number): number | undefined {
+  let start: number | undefined;
+  for (const w of config.windows) {
+    if (w.offlineAt > now && (w.onlineAt === undefined || w.onlineAt > now) && (start === undefined || w.offlineAt < start)) start = w.offlineAt;
+  }
+  return start;
 }

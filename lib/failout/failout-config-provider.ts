@@ -21,6 +21,8 @@ export interface ZooKeeperFailoutConfigProviderOptions {
   readonly peerWatchTeardownDelayMs?: number;
   /** See {@link FailedoutClusterManager}: peers of a window starting this soon are warmed first. Default 30 s. */
   readonly peerWarmUpLeadMs?: number;
+  /** See {@link FailedoutClusterManager}: peers warmed at the lead are warmed again this soon before the start. Default 2 s. */
+  readonly peerWarmUpAheadMs?: number;
   /** Timers of the managers (peer teardowns, window boundaries). Default the global, unref'd timers. */
   readonly scheduler?: FailoutScheduler;
   /**
@@ -184,6 +186,7 @@ export class ZooKeeperFailoutConfigProvider implements FailoutConfigProvider, Lo
       warmUpHandler: this.createWarmUpHandler(cluster),
       peerWatchTeardownDelayMs: this.options.peerWatchTeardownDelayMs,
       peerWarmUpLeadMs: this.options.peerWarmUpLeadMs,
+      peerWarmUpAheadMs: this.options.peerWarmUpAheadMs,
       scheduler: this.options.scheduler,
       logger: this.log,
       onPeerWatched: (peer) => {

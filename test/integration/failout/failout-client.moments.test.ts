@@ -217,6 +217,29 @@ describe('FailoutClient through buildD2Client, at the moments that matter', () =
     expect(client.registry).toBe(registry);
   });
 
+  it('has the warmed connection still open when a window scheduled past the keep-alive starts', async () => {
+    // The peers of a scheduled window are watched peerWarmUpLeadMs (30 s) ahead, but an idle
+    // keep-alive connection lives a few seconds (Node's server: 5 s, and undici closes it earlier):
+    // connections opened 30 s ahead are gone when the traffic arrives.
+    await writeTopology();
+    const registry = new Registry();
+    const { client } = await build(await openSession(), { registry });
+    await sendMany(client, 1, 1);
+    const start = Date.now() + 6_000;
+    const doc = JSON.parse(clusterJson(LOR1, [[LVA1, 1]])) as { failoutProperties: { failoutBucketConfigs: { offlineAt: number }[] } };
+    doc.failoutProperties.failoutBucketConfigs[0]!.offlineAt = start;
+
+    await put(writer, clusterPath(base, LOR1), JSON.stringify(doc));
+    await eventually(() => client.provider?.getFailoutConfig(LOR1)?.isFailedOut() === true, 10_000, 'window started');
+    const warmed = servers[LVA1]!.connections();
+    const seen = await sendMany(client, 1, 1);
+
+    expect(seen).toEqual({ [LVA1]: 1 });
+    expect(warmed).toBeGreaterThan(0);
+    expect(await counterValue(registry, 'failout_warmups_failed_total')).toBe(0);
+    expect(servers[LVA1]!.connections()).toBe(warmed);
+  });
+
   it('does not warm up when the config turns warm-up off', async () => {
     await writeTopology();
     const registry = new Registry();

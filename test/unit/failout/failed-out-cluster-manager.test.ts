@@ -380,6 +380,48 @@ describe('FailedoutClusterManager (beyond rest.li)', () => {
     expect(handler.calls).toEqual([`warm:${P1}`, `cancel:${P1}`]);
   });
 
+  it('warms a peer warmed at the lead again shortly before the window starts, once, so its connections are still open', async () => {
+    // Prepare
+    let now = 1_000_000;
+    const { handler, scheduler, manager } = fixture({ peerWarmUpLeadMs: 30_000, peerWarmUpAheadMs: 2_000, now: () => now });
+    manager.updateFailoutConfig(scheduledConfig(CLUSTER, [P1], now + 20_000, now + 120_000));
+    await flush();
+    const atLead = [...handler.calls];
+
+    // Act
+    now += 18_000;
+    scheduler.runAll();
+    await flush();
+    const ahead = [...handler.calls];
+    manager.updateFailoutConfig(scheduledConfig(CLUSTER, [P1], now + 2_000, now + 102_000));
+    await flush();
+    now += 2_000;
+    scheduler.runAll();
+    await flush();
+
+    // Assess
+    expect(atLead).toEqual([`warm:${P1}`]);
+    expect(ahead).toEqual([`warm:${P1}`, `warm:${P1}`]);
+    expect(handler.calls).toEqual([`warm:${P1}`, `warm:${P1}`]);
+    expect(manager.peerStates()).toEqual(new Map([[P1, 'warm']]));
+  });
+
+  it('warms a peer only once when it was first warmed within peerWarmUpAheadMs of the start', async () => {
+    // Prepare
+    let now = 1_000_000;
+    const { handler, scheduler, manager } = fixture({ peerWarmUpLeadMs: 30_000, peerWarmUpAheadMs: 2_000, now: () => now });
+
+    // Act
+    manager.updateFailoutConfig(scheduledConfig(CLUSTER, [P1], now + 1_000, now + 60_000));
+    await flush();
+    now += 1_000;
+    scheduler.runAll();
+    await flush();
+
+    // Assess
+    expect(handler.calls).toEqual([`warm:${P1}`]);
+  });
+
   it('never watches the failed-out cluster itself as its own peer', async () => {
     // Prepare
     const { state, manager } = fixture();
