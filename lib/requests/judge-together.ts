@@ -14,9 +14,10 @@ import type { ClusterChangeRequest } from './schema';
 /**
  * The worker's judgement of one request against every other open failout and drill (issue 21), on
  * top of the view (failout-view.ts) and the routing model (open-failouts.ts):
- * - an operator's failout whose peer is in a drill run, or that would strand a drill's traffic, ends
- *   that run: the drill's windows are removed from its cluster in the same multi (and the run is
- *   marked `replaced` there), as ARC's customer-started shift cancels a practice run;
+ * - an operator's failout whose peer is in a drill run, or that would strand a drill's traffic or push
+ *   a cluster receiving it over the limit, ends that run: the drill's windows are removed from its
+ *   cluster in the same multi (and the run is marked `replaced` there), as ARC's customer-started
+ *   shift cancels a practice run;
  * - whatever it would still strand is `strandsFailout` (its own later steps: `peerFailedOut`);
  * - every peer's capacity is projected with what the other open failouts already send it.
  */
@@ -172,8 +173,7 @@ export async function judgeWithView(context: TogetherContext): Promise<TogetherV
     const baseline = request.action === 'failout' ? withViewEntry(before, request.cluster, null, now) : before;
     result = judgeTogether({ before: baseline, after, changed, hosts, now, maxPeerLoadFactor: context.maxPeerLoadFactor });
     if (!operator || request.action === 'restore') break;
-    const drills = result.strandings.filter((s) => s.cluster !== request.cluster && s.drill !== undefined && !yielded.some((y) => y.cluster === s.cluster));
-    const more = (await Promise.all(drills.map((s) => readYield(context.session, context.d2BasePath, s.cluster, now)))).filter((y): y is YieldedDrill => y !== undefined);
+    const more = (await Promise.all([...drillsInTheWay(request.cluster, result, after, yielded)].map((c) => readYield(context.session, context.d2BasePath, c, now)))).filter((y): y is YieldedDrill => y !== undefined);
     if (more.length === 0) break;
     yielded.push(...more);
   }
@@ -186,6 +186,22 @@ export async function judgeWithView(context: TogetherContext): Promise<TogetherV
     involved: new Set([...involved, ...live.keys()]),
     otherLoads: otherLoadsOf(request, result, hosts, now),
   };
+}
+
+/**
+ * The drill runs an operator's request would be refused for: those it strands, and those sending
+ * traffic to a cluster it pushes over the limit. Both are `strandsFailout` (or the capacity guard, for
+ * the request's own peer), and an operator takes precedence over a practice run either way (ARC), so
+ * both give way; what a drill does not cause stays refused.
+ */
+function drillsInTheWay(cluster: string, result: TogetherResult, after: FailoutView, yielded: readonly YieldedDrill[]): Set<string> {
+  const out = new Set<string>();
+  const open = (c: string): boolean => c !== cluster && !yielded.some((y) => y.cluster === c);
+  for (const s of result.strandings) if (s.drill !== undefined && open(s.cluster)) out.add(s.cluster);
+  for (const o of result.overloads) {
+    for (const source of o.from.keys()) if (open(source) && (after.get(source)?.buckets ?? []).some((b) => b.drill !== undefined)) out.add(source);
+  }
+  return out;
 }
 
 /** Reads the eligible hosts of every needed cluster not yet known (absent clusters count 0), from the writer's short cache when it has one. */

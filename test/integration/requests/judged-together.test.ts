@@ -88,6 +88,40 @@ describe('drills and operators judged together', () => {
     expect(await failoutOf('x')).toBeNull();
     expect((await readDrill(session, paths, 'drill-x'))?.runs.find((r) => r.runId === runId)).toMatchObject({ status: 'replaced' });
   });
+
+  it("ends a drill whose traffic would push its other peer over the limit when an operator fails out one of its peers, instead of refusing the operator", async () => {
+    // c (4 hosts) drills to a and b (2 hosts each): 2.0× each. a out to x: all of c on b, (2 + 4) / 2 = 3.0×.
+    const runId = await startDrill('drill-c', 'c', ['a', 'b']);
+
+    const failout = out('a', ['x']);
+    const record = await submit(failout);
+
+    expect(record).toMatchObject({ status: 'applied' });
+    expect(record?.forced).toBeUndefined();
+    expect(await failoutOf('c')).toBeNull();
+    expect((await readDrill(session, paths, 'drill-c'))?.runs.find((r) => r.runId === runId)).toMatchObject({ status: 'replaced', endedBy: failout.requestId });
+  });
+
+  it("ends a drill whose traffic leaves no room on an operator failout's peer, instead of refusing the operator for capacity", async () => {
+    // x drills to a: 2.0×. y (2 hosts) out to a would make it 3.0× with the drill's traffic, 2.0× without.
+    const runId = await startDrill('drill-x', 'x', ['a']);
+
+    const failout = out('y', ['a']);
+    const record = await submit(failout);
+
+    expect(record).toMatchObject({ status: 'applied' });
+    expect(await failoutOf('x')).toBeNull();
+    expect((await readDrill(session, paths, 'drill-x'))?.runs.find((r) => r.runId === runId)).toMatchObject({ status: 'replaced', endedBy: failout.requestId });
+  });
+
+  it('keeps refusing an operator failout over the limit by its own traffic, and leaves the drill running', async () => {
+    // x drills to c (4 hosts): 1.5×. y and b (2 hosts each) out to a: b's own failout is over by itself.
+    const runId = await startDrill('drill-x', 'x', ['c']);
+    expect(await submit(out('y', ['a']))).toMatchObject({ status: 'applied' });
+
+    expect(await submit(out('b', ['a']))).toMatchObject({ status: 'rejected', reason: 'insufficientPeerCapacity' });
+    expect((await readDrill(session, paths, 'drill-x'))?.runs.find((r) => r.runId === runId)).toMatchObject({ status: 'running' });
+  });
 });
 
 describe('stranding another failout', () => {
