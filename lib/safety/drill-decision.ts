@@ -1,6 +1,7 @@
 /**
  * Whether a due drill run starts, as pure rules (issue 16, "Drills"; ARC practice runs): a run does not
- * start on a blocked date (of its scheduled time, UTC), when its window would overlap a blocked window,
+ * start on a blocked date (of its scheduled time, or of now when the tick comes after midnight; UTC),
+ * when its window (from its due time to the end of a run started now) would overlap a blocked window,
  * while the cluster is failed out by an operator (active or scheduled: an operator's failout takes
  * precedence) or in another drill run, or while a blocking alarm (or the outcome alarm itself) is in
  * ALARM. The checks run in that order, cheapest and most certain first; the first that holds is the
@@ -45,10 +46,13 @@ export interface RunFacts {
 
 /** Decides one run of `drill`. */
 export function decideRun(drill: DrillDefinition, facts: RunFacts): RunDecision {
-  const date = blockedDateAt(drill.blockedDates, facts.scheduledAt);
+  // The run starts when it is sent (a tick within the grace period may come minutes after the due
+  // time), and its window runs from then: both the due time and that start are checked.
+  const startsAt = Math.max(facts.scheduledAt, facts.now);
+  const date = blockedDateAt(drill.blockedDates, facts.scheduledAt) ?? blockedDateAt(drill.blockedDates, startsAt);
   if (date !== undefined) return { start: false, skipReason: 'blockedDate', detail: `${date} is a blocked date (UTC)` };
   const windows = drill.blockedWindows.map(parseBlockedWindow).filter((w): w is BlockedWindow => typeof w !== 'string');
-  const window = blockedWindowOverlapping(windows, facts.scheduledAt, facts.scheduledAt + drill.durationMs);
+  const window = blockedWindowOverlapping(windows, facts.scheduledAt, startsAt + drill.durationMs);
   if (window !== undefined) return { start: false, skipReason: 'blockedWindow', detail: `the run would overlap the blocked window ${window.text} (UTC)` };
   const busy = drill.fabric === undefined ? clusterBusy(drill.cluster, facts.failout ?? null, facts.now) : fabricBusy(facts);
   if (busy !== undefined) return busy;

@@ -243,6 +243,37 @@ it("moves a running drill's end with an extend, and keeps it running", async () 
   expect(after.endsAt! - before.endsAt!).toBeGreaterThan(45 * 60_000);
 });
 
+it.each([
+  ['on a blocked date (due the evening before, ticked after midnight)', 'date'],
+  ['overlapping a blocked window (due before it, ticked late enough to reach it)', 'window'],
+] as const)('skips a run the runner would start %s, within the grace period', async (_what, kind) => {
+  const days = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+  const hhmm = (t: Date): string => `${String(t.getUTCHours()).padStart(2, '0')}:${String(t.getUTCMinutes()).padStart(2, '0')}`;
+  // Due at 23:59 UTC (date) or at the next whole minute (window); the tick comes 8 minutes late.
+  const now = Date.now();
+  const lastMinuteToday = Math.floor(now / 86_400_000) * 86_400_000 + 86_400_000 - 60_000;
+  const due = kind === 'date' ? (lastMinuteToday > now ? lastMinuteToday : lastMinuteToday + 86_400_000) : nextMinute(now) - 1000;
+  const tick = due + 8 * 60_000;
+  const name = `late-${kind}`;
+  const d = new Date(due);
+  // The run lasts 30 minutes: [due, due + 30m) misses the window at due + 35m, [tick, tick + 30m) reaches it.
+  const blockedAt = new Date(due + 35 * 60_000);
+  const blockedEnd = new Date(due + 60 * 60_000);
+  const overrides =
+    kind === 'date'
+      ? { blockedDates: [new Date(tick).toISOString().slice(0, 10)] }
+      : { blockedWindows: [`${days[blockedAt.getUTCDay()]!}:${hhmm(blockedAt)}-${days[blockedEnd.getUTCDay()]!}:${hhmm(blockedEnd)}`] };
+  await apply(putDrillBody(name, CLUSTER, [PEER], { every: `cron(${d.getUTCMinutes()} ${d.getUTCHours()} * * ? *)`, duration: 'PT30M', ...overrides }));
+  alarms.set(`${name}-outcome`, 'OK');
+  const before = await readCluster(session, paths, CLUSTER);
+
+  const [result] = await runner(() => tick).tick();
+
+  expect(result).toMatchObject({ outcome: 'skipped', skipReason: kind === 'date' ? 'blockedDate' : 'blockedWindow' });
+  expect(await runOf(name, `drill-${name}-${due}`)).toMatchObject({ status: 'skipped', scheduledAt: due });
+  expect((await readCluster(session, paths, CLUSTER)).version).toBe(before.version);
+});
+
 it('ignores a due time older than the grace period (10 minutes), and starts one within it', async () => {
   const due = nextMinute(Date.now()) - 1000;
   const d = new Date(due);

@@ -43,6 +43,13 @@ describe('decideRun', () => {
     expect(decideRun(d, { scheduledAt: AT, failout: props, alarms, now: AT })).toMatchObject({ start: false, skipReason });
   });
 
+  it.each([
+    ['a blocked date the late start falls on', { ...drill, blockedDates: ['2026-12-02'] }, Date.parse('2026-12-01T23:59:00Z'), Date.parse('2026-12-02T00:05:00Z'), 'blockedDate'],
+    ['a blocked window the late run reaches', { ...drill, blockedWindows: ['Tue:14:35-Tue:15:00'] }, AT, AT + 8 * 60_000, 'blockedWindow'],
+  ] as const)('skips for %s when the tick comes after the due time', (_what, d, scheduledAt, now, skipReason) => {
+    expect(decideRun(d, { scheduledAt, failout: null, alarms: ok, now })).toMatchObject({ start: false, skipReason });
+  });
+
   it('ignores a window that ended and a blocked window after the run', () => {
     expect(decideRun({ ...drill, blockedWindows: ['Tue:14:30-Tue:15:00'] }, { scheduledAt: AT, failout: failout({ onlineAt: AT - 1 }), alarms: ok, now: AT })).toEqual({ start: true });
   });
