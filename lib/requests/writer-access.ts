@@ -25,8 +25,9 @@ export interface WriterAccessOptions {
 /**
  * The `recordAcl` of the writer, decided before it writes anything:
  * - with a credential: the policy's ACLs (the writer's identity from its credential, the others from
- *   `ZK_ACL_*`), after checking that no node it writes into (`<d2>/clusters` and below, the records
- *   parent and below, and their parents) is writable without credentials;
+ *   `ZK_ACL_*`), after checking that no node it writes into (`<d2>/clusters`, the records, drills,
+ *   fabric maps and evacuations parents, the view, each with what lies below and their parents) is
+ *   writable without credentials;
  * - without one: refuses, unless `allowOpenAcl`, which creates records with the open ACL, as before
  *   access control, and says so in the log.
  * With `allowOpenAcl`, an open tree is logged instead of refused.
@@ -53,7 +54,10 @@ export async function resolveWriterAcl(options: WriterAccessOptions): Promise<Ac
     ...(config.fabricsPath === undefined ? {} : { fabricsPath: config.fabricsPath }),
     ...(config.evacuationsPath === undefined ? {} : { evacuationsPath: config.evacuationsPath }),
   });
-  const audit = await auditAcls(options.session, [clusterPath(layout.d2BasePath), layout.requestsPath]);
+  // Every subtree it writes into, not only the clusters and records: an open drill node is a failout
+  // anyone can schedule (the drill runner sends what it names), an open view or fabric map steers
+  // every judgement.
+  const audit = await auditAcls(options.session, [clusterPath(layout.d2BasePath), layout.requestsPath, layout.drillsPath, layout.viewPath, layout.fabricsPath, layout.evacuationsPath]);
   if (!auditPassed(audit)) {
     const findings = describeAudit(audit);
     if (!config.allowOpenAcl) {

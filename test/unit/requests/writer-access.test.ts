@@ -42,6 +42,22 @@ describe('resolveWriterAcl', () => {
     expect(log.warnings).toEqual([expect.stringContaining('FAILOUT_ALLOW_OPEN_ACL')]);
   });
 
+  it.each([
+    ['a drill node (the drill runner fails out what it names)', '/failout/drills/nightly'],
+    ['the view of open failouts (every judgement reads it)', '/failout/view'],
+    ['a fabric map', '/failout/fabrics/lor1'],
+    ['an evacuation node', '/failout/evacuations/lor1'],
+  ])('refuses when %s, which it also writes into, may be changed by anyone', async (_, path) => {
+    const zk = new InMemoryZk();
+    await zk.session().create(path, Buffer.from('{}'), { parents: true, acl: OPEN_ACL });
+
+    await expect(resolveWriterAcl({ session: zk.session({ credentials: [CREDENTIALS.writer] }), config: CONFIG, credential: CREDENTIALS.writer })).rejects.toMatchObject({
+      name: 'RequestError',
+      kind: 'access',
+      message: expect.stringContaining(`${path}: anyone may`),
+    });
+  });
+
   it('refuses to start without a credential unless allowOpenAcl, which then creates open records', async () => {
     const session = new InMemoryZk().session();
 
