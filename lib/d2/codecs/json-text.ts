@@ -12,6 +12,10 @@
  * few fields the spec types precisely, and the writer asks it for opaque values, so that `"scope":1.0`
  * in an untouched map is written back as `1.0`. Objects built elsewhere simply have no record.
  *
+ * It also keeps the text of an integer literal a double cannot hold exactly (beyond 2^53,
+ * {@link integerLiteralText}): Jackson reads it as a Long or BigInteger and writes it back digit for
+ * digit, so a read-modify-write of a document must not round it in a key it does not own.
+ *
  * Strings are delimited here and decoded by `JSON.parse` only when they contain escapes.
  *
  * Most documents hold no decimal literal at all (a failout is integers and strings). For them a cheap
@@ -22,6 +26,8 @@
 import { assertIsError } from '../errors';
 
 const decimalLiterals = new WeakMap<object, Set<string>>();
+/** Per container, the text of the integer literals beyond 2^53 (see {@link integerLiteralText}). */
+const integerLiterals = new WeakMap<object, Map<string, string>>();
 
 /** The JSON number grammar (RFC 8259 §6); groups 1 and 2 are the fraction and the exponent. */
 const NUMBER = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/y;
@@ -35,6 +41,8 @@ interface Cursor {
   depth: number;
   /** Whether the value just parsed was a decimal number literal. */
   decimal: boolean;
+  /** The text of the value just parsed when it was an integer literal a double cannot hold exactly. */
+  integerText: string | undefined;
 }
 
 /**
@@ -50,7 +58,7 @@ export function parseJsonText(text: string): unknown {
       // Fall through: this reader says where and what is wrong, in its own words.
     }
   }
-  const c: Cursor = { text, pos: 0, depth: 0, decimal: false };
+  const c: Cursor = { text, pos: 0, depth: 0, decimal: false, integerText: undefined };
   const value = parseValue(c);
   skipWhitespace(c);
   if (c.pos < text.length) {
@@ -59,12 +67,16 @@ export function parseJsonText(text: string): unknown {
   return value;
 }
 
-/** Longest run of digits outside strings that `JSON.parse` is left: a longer integer may overflow to Infinity. */
-const MAX_PLAIN_DIGITS = 300;
+/**
+ * Longest run of digits outside strings that `JSON.parse` is left: an integer of 16 digits or more may
+ * lie beyond 2^53, whose text this reader keeps ({@link integerLiteralText}).
+ */
+const MAX_PLAIN_DIGITS = 15;
 
 /**
  * False only when `JSON.parse` gives exactly what {@link parseJsonText}'s own reader would: outside
- * strings no `.`, no exponent after a digit, no integer of more than {@link MAX_PLAIN_DIGITS} digits
+ * strings no `.`, no exponent after a digit, no integer of more than {@link MAX_PLAIN_DIGITS} digits (which
+ * could be one whose text must be kept)
  * and no nesting deeper than {@link MAX_JSON_DEPTH}. Both readers keep the last of duplicate keys and
  * make `__proto__` an own property; text that is not JSON is judged by whichever reader throws.
  */
@@ -107,9 +119,17 @@ export function isDecimalLiteral(container: object, key: string | number): boole
   return decimalLiterals.get(container)?.has(String(key)) ?? false;
 }
 
+/**
+ * The literal text of `container[key]` when it was read from an integer literal beyond 2^53, which the
+ * number itself holds only approximately (`9007199254740993` reads as 9007199254740992); undefined otherwise.
+ */
+export function integerLiteralText(container: object, key: string | number): string | undefined {
+  return integerLiterals.get(container)?.get(String(key));
+}
+
 /** Carries the literal kind of `from[fromKey]` over to `to[toKey]`, for values copied to a new object. */
 export function copyLiteralKind(from: object, fromKey: string, to: object, toKey: string): void {
-  recordLiteral(to, toKey, isDecimalLiteral(from, fromKey));
+  recordLiteral(to, toKey, isDecimalLiteral(from, fromKey), integerLiteralText(from, fromKey));
 }
 
 /** Sets an own, enumerable property, even when the key is `__proto__`. */
@@ -121,7 +141,17 @@ export function defineEntry(target: Record<string, unknown>, key: string, value:
   }
 }
 
-function recordLiteral(container: object, key: string, decimal: boolean): void {
+function recordLiteral(container: object, key: string, decimal: boolean, integerText: string | undefined): void {
+  let texts = integerLiterals.get(container);
+  if (integerText !== undefined) {
+    if (texts === undefined) {
+      texts = new Map();
+      integerLiterals.set(container, texts);
+    }
+    texts.set(key, integerText);
+  } else {
+    texts?.delete(key);
+  }
   let keys = decimalLiterals.get(container);
   if (decimal) {
     if (keys === undefined) {
@@ -160,6 +190,7 @@ function parseValue(c: Cursor): unknown {
       return parseNumber(c);
   }
   c.decimal = false;
+  c.integerText = undefined;
   return value;
 }
 
@@ -180,7 +211,7 @@ function parseObject(c: Cursor): Record<string, unknown> {
       expect(c, ':');
       const value = parseValue(c);
       defineEntry(result, key, value);
-      recordLiteral(result, key, c.decimal);
+      recordLiteral(result, key, c.decimal, c.integerText);
       if (!separator(c, '}')) {
         break;
       }
@@ -199,7 +230,7 @@ function parseArray(c: Cursor): unknown[] {
   } else {
     for (;;) {
       const value = parseValue(c);
-      recordLiteral(result, String(result.length), c.decimal);
+      recordLiteral(result, String(result.length), c.decimal, c.integerText);
       result.push(value);
       if (!separator(c, ']')) {
         break;
@@ -271,6 +302,7 @@ function parseNumber(c: Cursor): number {
   }
   c.pos += match[0].length;
   c.decimal = match[1] !== undefined || match[2] !== undefined;
+  c.integerText = !c.decimal && !Number.isSafeInteger(value) ? match[0] : undefined;
   return value;
 }
 

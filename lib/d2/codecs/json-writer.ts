@@ -16,11 +16,22 @@
  */
 
 import { malformed, type D2Entity } from '../errors';
-import { isDecimalLiteral, MAX_JSON_DEPTH } from './json-text';
+import { integerLiteralText, isDecimalLiteral, MAX_JSON_DEPTH } from './json-text';
 
 /** A number that rest.li holds as a Java double or float: written as `Double.toString` prints it. */
 export class JavaDouble {
   constructor(readonly value: number) {}
+}
+
+/**
+ * An integer read from a literal beyond 2^53 (a Java Long or BigInteger): written as `text` while
+ * `value` is still the number that text reads as, so a key nobody changed keeps every digit.
+ */
+export class IntegerLiteral {
+  constructor(
+    readonly value: number,
+    readonly text: string,
+  ) {}
 }
 
 /**
@@ -87,7 +98,8 @@ export function writeJson(tree: unknown, entity: D2Entity): string {
   return w.parts.join('');
 }
 
-function emit(w: Writer, value: unknown, path: string, decimal: boolean, depth: number): void {
+/** `decimal` and `integerText`: what the literal the value was read from says of it (json-text.ts). */
+function emit(w: Writer, value: unknown, path: string, decimal: boolean, depth: number, integerText?: string): void {
   if (value === null) {
     w.parts.push('null');
   } else if (typeof value === 'string') {
@@ -95,7 +107,9 @@ function emit(w: Writer, value: unknown, path: string, decimal: boolean, depth: 
   } else if (typeof value === 'boolean') {
     w.parts.push(value ? 'true' : 'false');
   } else if (typeof value === 'number') {
-    w.parts.push(formatNumber(w, value, path, decimal));
+    w.parts.push(formatNumber(w, value, path, decimal, integerText));
+  } else if (value instanceof IntegerLiteral) {
+    w.parts.push(formatNumber(w, value.value, path, false, value.text));
   } else if (value instanceof JavaDouble) {
     w.parts.push(formatNumber(w, value.value, path, true));
   } else if (depth >= MAX_JSON_DEPTH) {
@@ -121,7 +135,7 @@ function emitArray(w: Writer, items: readonly unknown[], path: string, depth: nu
     if (i > 0) {
       w.parts.push(',');
     }
-    emit(w, items[i], itemPath, isDecimalLiteral(items, i), depth);
+    emit(w, items[i], itemPath, isDecimalLiteral(items, i), depth, integerLiteralText(items, i));
   }
   w.parts.push(']');
 }
@@ -149,14 +163,18 @@ function emitMembers(
     first = false;
     w.parts.push(JSON.stringify(key), ':');
     const memberPath = source === undefined ? dotted(path, key) : `${path}[${JSON.stringify(key)}]`;
-    emit(w, value, memberPath, source !== undefined && isDecimalLiteral(source, key), depth);
+    emit(w, value, memberPath, source !== undefined && isDecimalLiteral(source, key), depth, source === undefined ? undefined : integerLiteralText(source, key));
   }
   w.parts.push('}');
 }
 
-function formatNumber(w: Writer, value: number, path: string, decimal: boolean): string {
+function formatNumber(w: Writer, value: number, path: string, decimal: boolean, integerText?: string): string {
   if (!Number.isFinite(value)) {
     throw malformed(w.entity, path, `is ${value}, which JSON cannot hold`);
+  }
+  // Unchanged since it was read: its own digits, which the double holds only approximately.
+  if (integerText !== undefined && Number(integerText) === value) {
+    return integerText;
   }
   if (decimal) {
     return formatJavaDouble(value);
@@ -194,9 +212,11 @@ export function appendExtra(
   if (extra !== undefined) {
     for (const key of Object.keys(extra)) {
       if (!reserved.has(key) && !out.has(key)) {
-        // A Map member has no literal-kind record, so a top-level `1.0` is carried as a JavaDouble.
+        // A Map member has no literal-kind record, so a top-level `1.0` is carried as a JavaDouble
+        // and a top-level integer beyond 2^53 as an IntegerLiteral.
         const value = extra[key];
-        out.set(key, typeof value === 'number' && isDecimalLiteral(extra, key) ? new JavaDouble(value) : value);
+        const integerText = integerLiteralText(extra, key);
+        out.set(key, typeof value !== 'number' ? value : isDecimalLiteral(extra, key) ? new JavaDouble(value) : integerText !== undefined ? new IntegerLiteral(value, integerText) : value);
       }
     }
   }

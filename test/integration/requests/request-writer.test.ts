@@ -76,6 +76,22 @@ describe('RequestWriter on ZooKeeper', () => {
     expect(await writer.readRecord('apply-1')).toEqual(outcome.record);
   });
 
+  it('keeps every digit of an integer beyond 2^53 in a key it does not own (a Long to rest.li)', async () => {
+    // Prepare: a key of another writer holding a nanosecond timestamp, which a double would round
+    const nanos = '1764518400123456789';
+    await session.set(clusterPath(d2Base, CLUSTER), Buffer.from(`{"clusterName":"${CLUSTER}","anotherTeam":{"updatedAtNanos":${nanos}},"generation":${nanos}}`));
+    const writer = await writerFor(session);
+
+    // Act
+    const outcome = await writer.process(JSON.stringify(failoutInput({ requestId: 'big-int-1' })), { messageId: 'm-1' });
+
+    // Assess
+    expect(outcome.status).toBe('applied');
+    const text = (await session.get(clusterPath(d2Base, CLUSTER))).data.toString('utf8');
+    expect(text).toContain(`"anotherTeam":{"updatedAtNanos":${nanos}}`);
+    expect(text).toContain(`"generation":${nanos}`);
+  });
+
   it('restores: removes failoutProperties and leaves every other key untouched', async () => {
     const writer = await writerFor(session);
     await writer.process(JSON.stringify(failoutInput()), { messageId: 'm-1' });
