@@ -16,8 +16,16 @@ export const MAX_CHECKED = 200;
 /** How long a check may be confirmed. */
 export const CHECK_TTL_MS = 15 * 60_000;
 
-/** The form's keys, in a fixed order: the canonical form compares like with like. */
-const FIELD_KEYS = ['cluster', 'peers', 'for', 'until', 'at', 'share', 'buckets', 'ramp', 'stopAlarms', 'reason', 'by', 'force'] as const satisfies readonly (keyof ActionFields)[];
+/**
+ * The form's keys, in a fixed order: the canonical form compares like with like. A record over every
+ * key of {@link ActionFields}, so a field added there cannot be left out of the comparison (an amend's
+ * `removeStopAlarms` once was, and a Confirm could send another removal than the one checked).
+ */
+const EVERY_FIELD: Readonly<Record<keyof ActionFields, true>> = {
+  cluster: true, peers: true, for: true, until: true, at: true, share: true, buckets: true, ramp: true, stopAlarms: true, removeStopAlarms: true, reason: true, by: true, force: true,
+};
+// Object.keys keeps the literal's order (string keys), so the order is fixed.
+const FIELD_KEYS = Object.keys(EVERY_FIELD) as (keyof ActionFields)[];
 
 /** The action and fields as one string: fixed key order, absent and `undefined` alike, `force: false` as absent. */
 export function canonicalAction(action: OperatorAction, fields: ActionFields): string {

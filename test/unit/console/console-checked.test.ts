@@ -39,6 +39,18 @@ describe('checked requests', () => {
     expect(taken).toEqual(expect.objectContaining({ ok: false, reason }));
   });
 
+  it('refuses a Confirm of an amend that removes another stop alarm than the one checked', () => {
+    // Prepare
+    const checked = new CheckedRequests();
+    checked.remember('r-1', 'amend', { cluster: 'c', removeStopAlarms: 'old-alarm' }, 'state-1', NOW);
+
+    // Act
+    const taken = checked.take('r-1', 'amend', { cluster: 'c', removeStopAlarms: 'c-errors' }, SAME, NOW);
+
+    // Assess
+    expect(taken).toEqual(expect.objectContaining({ ok: false, reason: 'fieldsChanged' }));
+  });
+
   it('gives a check back when its send did not reach the queue, and forgets the oldest past the bound', () => {
     // Prepare
     const checked = new CheckedRequests();
