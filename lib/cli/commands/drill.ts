@@ -3,6 +3,7 @@ import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { checkPutDrill, decodeDrillNode, drillPath, newRequestId, runStatusAt, type ChangeRequest, type DrillDefinition, type DrillNode, type DrillRun, type FabricDrillChangeRequest } from '../../requests';
 import { alarmStatesFromEnv, DrillRunner, type DrillTickResult } from '../../safety';
 import { nextDueAfter, parseSchedule } from '../../schedule';
+import { escapeControlChars } from '../../text';
 import { isZkError, type ZkSession } from '../../zk';
 import { addOutputOptions, addConnectionOptions, printJson, withConnections, type CommandRuntime } from '../command-context';
 import { EXIT } from '../errors';
@@ -227,8 +228,8 @@ function runNowCommand(rt: CommandRuntime): Command {
       if (flags.json) printJson(rt.io, { result, ...(flags.wait ? { outcome: record ?? null, run: run === undefined ? null : runView(run, rt.io.now()) } : {}) });
       else {
         const definition = (node ?? (await readDrill(zk, drillsBase(rt.io.env), name).catch(() => undefined)))?.definition;
-        const what = definition?.fabric !== undefined ? `evacuation of fabric ${definition.fabric}` : 'failout of its cluster';
-        rt.io.stdout(result.outcome === 'started' ? `drill ${name}: run ${result.runId} sent (${what})\n` : result.outcome === 'skipped' ? `drill ${name}: run ${result.runId} skipped: ${result.skipReason} — ${result.detail}\n` : `drill ${name}: ${result.outcome}\n`);
+        const what = definition?.fabric !== undefined ? `evacuation of fabric ${safe(definition.fabric)}` : 'failout of its cluster';
+        rt.io.stdout(result.outcome === 'started' ? `drill ${name}: run ${result.runId} sent (${what})\n` : result.outcome === 'skipped' ? `drill ${name}: run ${result.runId} skipped: ${result.skipReason} — ${safe(result.detail)}\n` : `drill ${name}: ${result.outcome}\n`);
         if (record !== undefined) rt.io.stdout(`${formatRecord(record)}\n`);
         if (run !== undefined) rt.io.stdout(`  ${formatRun(runView(run, rt.io.now()))}\n`);
       }
@@ -286,20 +287,23 @@ function summary(node: DrillNode, now: number): DrillSummary {
   };
 }
 
+/** A value from data as the terminal may show it (issue 14): control characters, newlines included, as escapes. */
+const safe = (text: string): string => escapeControlChars(text);
+
 function formatSummary(s: DrillSummary): string {
   const last = s.lastRun === null ? 'no runs yet' : `last run ${s.lastRun.status} (${s.lastRun.atIso})`;
-  const blocking = s.blockingAlarms.length === 0 ? '' : `, blocking ${s.blockingAlarms.join(', ')}`;
-  return `${s.name}: ${moves(s)} for ${Math.round(s.forMs / 1000)} s, ${s.every}; outcome alarm ${s.outcomeAlarm}${blocking}; next ${s.nextDueAt ?? 'never'}; ${last}`;
+  const blocking = s.blockingAlarms.length === 0 ? '' : `, blocking ${s.blockingAlarms.map(safe).join(', ')}`;
+  return `${safe(s.name)}: ${moves(s)} for ${Math.round(s.forMs / 1000)} s, ${safe(s.every)}; outcome alarm ${safe(s.outcomeAlarm)}${blocking}; next ${s.nextDueAt ?? 'never'}; ${last}`;
 }
 
 /** `greetings-lor1 → greetings-lva1×2, 100%`, or `fabric lor1 → lva1×2, ltx1×1 (stages frontend, storage)`. */
 function moves(s: DrillSummary): string {
-  if (s.evacuation === undefined) return `${s.cluster ?? '?'} → ${(s.peers ?? []).map((p) => `${p.cluster}×${p.weight}`).join(', ')}, ${s.sharePct ?? 100}%`;
+  if (s.evacuation === undefined) return `${safe(s.cluster ?? '?')} → ${(s.peers ?? []).map((p) => `${safe(p.cluster)}×${p.weight}`).join(', ')}, ${s.sharePct ?? 100}%`;
   const e = s.evacuation;
-  const targets = e.targets === undefined ? 'every other fabric by capacity' : e.targets.map((t) => `${t.fabric}×${t.weight}`).join(', ');
-  const stages = e.stages === undefined ? '' : ` (stages ${e.stages.map((st, i) => ('tier' in st ? st.tier : `${i + 1}: ${st.clusters.join(',')}`)).join('; ')})`;
-  const exclude = e.exclude.length === 0 ? '' : `, excluding ${e.exclude.join(', ')}`;
-  return `fabric ${s.fabric ?? '?'} → ${targets}${stages}${exclude}`;
+  const targets = e.targets === undefined ? 'every other fabric by capacity' : e.targets.map((t) => `${safe(t.fabric)}×${t.weight}`).join(', ');
+  const stages = e.stages === undefined ? '' : ` (stages ${e.stages.map((st, i) => ('tier' in st ? safe(st.tier) : `${i + 1}: ${st.clusters.map(safe).join(',')}`)).join('; ')})`;
+  const exclude = e.exclude.length === 0 ? '' : `, excluding ${e.exclude.map(safe).join(', ')}`;
+  return `fabric ${safe(s.fabric ?? '?')} → ${targets}${stages}${exclude}`;
 }
 
 /** The target a drill's requests name: its cluster, or its fabric. */
@@ -308,16 +312,17 @@ function targetOf(definition: DrillDefinition): string | { fabric: string } {
 }
 
 function formatRun(r: RunView): string {
-  const parts = [`${r.runId}  ${r.status.toUpperCase()}  at ${r.atIso}`];
-  if (r.buckets !== undefined) parts.push(`moved ${r.buckets.to - r.buckets.from + 1}% to ${(r.peers ?? []).map((p) => `${p.cluster}×${p.weight}`).join(', ')}`);
+  const parts = [`${safe(r.runId)}  ${r.status.toUpperCase()}  at ${r.atIso}`];
+  if (r.buckets !== undefined) parts.push(`moved ${r.buckets.to - r.buckets.from + 1}% to ${(r.peers ?? []).map((p) => `${safe(p.cluster)}×${p.weight}`).join(', ')}`);
   if (r.clusters !== undefined) parts.push(`evacuated ${r.clusters} cluster${r.clusters === 1 ? '' : 's'}`);
   if (r.endsAt !== undefined && (r.status === 'running' || r.status === 'passed')) parts.push(`until ${new Date(r.endsAt).toISOString()}`);
-  if (r.skipReason !== undefined) parts.push(`${r.skipReason}${r.detail === undefined ? '' : `: ${r.detail}`}`);
+  if (r.skipReason !== undefined) parts.push(`${r.skipReason}${r.detail === undefined ? '' : `: ${safe(r.detail)}`}`);
   if (r.stoppedByAlarm !== undefined) {
     const seen = r.alarmAt === undefined ? '' : ` (in ALARM at ${new Date(r.alarmAt).toISOString()})`;
-    parts.push(r.status === 'interrupted' ? `interrupted by alarm ${r.stoppedByAlarm}${seen}: no verdict on the peers` : `stopped by alarm ${r.stoppedByAlarm}${seen}`);
+    const alarm = safe(r.stoppedByAlarm);
+    parts.push(r.status === 'interrupted' ? `interrupted by alarm ${alarm}${seen}: no verdict on the peers` : `stopped by alarm ${alarm}${seen}`);
   }
-  if (r.endedBy !== undefined) parts.push(`ended ${new Date(r.endedAt ?? r.at).toISOString()} by request ${r.endedBy}`);
+  if (r.endedBy !== undefined) parts.push(`ended ${new Date(r.endedAt ?? r.at).toISOString()} by request ${safe(r.endedBy)}`);
   return parts.join('; ');
 }
 

@@ -5,8 +5,9 @@
  * drive the terminal; and a record pruned after the retention is reported as pruned.
  */
 import { newRequestId } from '../../../lib/requests';
+import { OPEN_ACL } from '../../../lib/zk';
 import { directHandler, type DirectHandler } from '../../helpers/requests-handler';
-import { useCliQueueTestbed } from '../../helpers/cli';
+import { runCli, useCliQueueTestbed } from '../../helpers/cli';
 import { queueDepth, startPollers } from '../../helpers/requests-queue';
 
 const bed = useCliQueueTestbed();
@@ -81,6 +82,34 @@ describe('text from ZooKeeper', () => {
     const json = await cli('status', 'greetings-lor1', '--json');
     expect(controls(json.stdout)).toEqual([]);
     expect(JSON.parse(json.stdout)).toMatchObject({ clusters: [{ windows: [{ reason }] }] });
+  });
+
+  it('cannot forge lines in drill list and drill history: a newline in a drill node is shown as \\n', async () => {
+    const drillsPath = bed.paths.d2Base.replace(/\/d2$/, '/drills');
+    const at = Date.now() - 60_000;
+    const forged = 'lor1-errors; next never; no runs yet\nall-clear: greetings-lor1 → greetings-lva1×1, 100%';
+    const node = {
+      version: 1,
+      definition: {
+        name: 'weekly', cluster: 'greetings-lor1', peers: [{ cluster: 'greetings-lva1', weight: 1 }], buckets: { from: 0, to: 99 },
+        durationMs: 60_000, every: 'rate(7 days)', outcomeAlarm: forged, blockingAlarms: [], blockedDates: [], blockedWindows: [], definedAt: at, requestId: 'r-1',
+      },
+      runs: [{ runId: 'drill-weekly-1', status: 'skipped', at, skipReason: 'blockingAlarm', detail: 'deploys\ndrill-weekly-0  PASSED  at 2026-01-01T00:00:00.000Z' }],
+    };
+    // Written past the worker, as anyone with write access to the drills could.
+    await bed.session.create(`${drillsPath}/weekly`, Buffer.from(JSON.stringify(node)), { acl: OPEN_ACL, parents: true });
+    const env = { ...bed.env, FAILOUT_DRILLS_PATH: drillsPath };
+
+    const list = await runCli(env, 'drill', 'list');
+    const history = await runCli(env, 'drill', 'history', 'weekly');
+
+    expect(list.code).toBe(0);
+    expect(list.stdout.trimEnd().split('\n')).toHaveLength(1);
+    expect(list.stdout).toContain('lor1-errors; next never; no runs yet\\nall-clear');
+    expect(history.code).toBe(0);
+    // The drill's line and its one run's.
+    expect(history.stdout.trimEnd().split('\n')).toHaveLength(2);
+    expect(history.stdout).toContain('deploys\\ndrill-weekly-0');
   });
 });
 
