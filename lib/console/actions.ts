@@ -19,7 +19,7 @@ import { escapeControlChars } from '../text';
 import type { ZkSession } from '../zk';
 import { CheckedRequests } from './checked-requests';
 import { failoutChanges } from './diff';
-import type { CheckResult, OperatorRequests, PreparedBody } from '../operator';
+import type { CheckResult, OperatorAlarmSource, OperatorRequests, PreparedBody } from '../operator';
 
 const fieldText = z.string().max(2000).optional();
 const actionSchema = z.object({
@@ -65,6 +65,8 @@ export interface ConsoleActionsOptions {
   readonly session: () => ZkSession | undefined;
   /** Request rates from the console's scrapes, for the capacity projection. */
   readonly rates: () => RequestRates | undefined;
+  /** Where the alarms a request names are checked (undefined: not checked here; the worker checks them). */
+  readonly alarms: () => OperatorAlarmSource | undefined;
   /** A cluster's failout as the page shows it now, as one string (compared, never parsed). */
   readonly clusterState: (cluster: string) => string;
   readonly logger: Logger;
@@ -111,7 +113,7 @@ export class ConsoleActions {
   }
 
   private judge(request: ActionRequest, now: number): Promise<CheckResult> {
-    return this.options.requests.check(request.action, request.fields, { requestId: request.requestId, now, session: this.options.session(), rates: this.options.rates() });
+    return this.options.requests.check(request.action, request.fields, { requestId: request.requestId, now, session: this.options.session(), rates: this.options.rates(), alarms: this.options.alarms() });
   }
 }
 

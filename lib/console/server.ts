@@ -232,17 +232,19 @@ export class ConsoleServer {
       catchUp: (since) => this.catchUpFrame(since),
       logger: log,
     });
+    const alarmSource = options.alarmSource;
+    // The alarms a request names (a failout's stop alarms, an evacuation's) are checked with the
+    // worker's rule when the source can tell an unknown alarm from one without data (both readers
+    // lib/operator builds can).
+    const alarmChecker: OperatorAlarmSource | undefined = alarmSource !== undefined && isAlarmReader(alarmSource.reader) ? { label: alarmSource.label, reader: alarmSource.reader } : undefined;
     this.actions = new ConsoleActions({
       requests: options.requests,
       session: () => this.connectedSession(),
       rates: () => this.sources.currentRates(),
+      alarms: () => alarmChecker,
       clusterState: (cluster) => this.clusterState(cluster),
       logger: log,
     });
-    const alarmSource = options.alarmSource;
-    // The named alarms of an evacuation are checked with the worker's rule when the source can tell an
-    // unknown alarm from one without data (both readers lib/operator builds can).
-    const alarmChecker: OperatorAlarmSource | undefined = alarmSource !== undefined && isAlarmReader(alarmSource.reader) ? { label: alarmSource.label, reader: alarmSource.reader } : undefined;
     this.fabricActions = new FabricActions({
       requests: options.requests,
       session: () => this.connectedSession(),

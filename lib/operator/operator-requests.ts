@@ -17,6 +17,7 @@ import { buildFabricBody, judgeFabricBody } from './fabric-requests';
 import { validateLocally } from './local-check';
 import { buildExtendBody, buildFailoutBody, buildRestoreBody, type OutOptions } from './request-bodies';
 import { buildAmendBody, buildRampBody } from './adjust';
+import { checkNamedAlarms } from './alarm-source';
 import type { ActionFields, CheckResult, FabricCheckResult, OperatorAction, OperatorRequests, PreparedBody, QueueProbe } from './requests-port';
 import { sendChangeRequest } from './send';
 import type { OperatorSettings } from './settings';
@@ -91,7 +92,11 @@ export function createOperatorRequests(settings: OperatorSettings, env: Operator
         if (isOperatorError(err, 'input')) return { kind: 'invalid', message: err.message, field: err.field };
         throw err;
       }
-      const unjudged = (why: string): CheckResult => ({ kind: 'ready', body, judged: false, judgement: `${why}; the worker judges the request when it arrives.` });
+      // The alarms first, as `failout out|amend` check them before sending and the worker before judging.
+      const alarms = options.alarms === undefined ? undefined : await checkNamedAlarms(options.alarms, request);
+      if (alarms?.kind === 'rejected') return { kind: 'rejected', body, reason: alarms.rejection.reason, message: alarms.rejection.message };
+      const note = alarms?.kind === 'unchecked' ? `\n${alarms.message}; the worker checks them when the request arrives.` : '';
+      const unjudged = (why: string): CheckResult => ({ kind: 'ready', body, judged: false, judgement: `${why}; the worker judges the request when it arrives.${note}` });
       if (!options.session) return unjudged('ZooKeeper is out of reach: not judged now');
       let result;
       try {
@@ -103,7 +108,7 @@ export function createOperatorRequests(settings: OperatorSettings, env: Operator
       const projections = formatProjections(result);
       if (!result.ok) return { kind: 'rejected', body, reason: result.rejection.reason, message: projections === '' ? result.rejection.message : `${result.rejection.message}\n${projections}` };
       const projection = projections === '' ? '' : `\n${projections}`;
-      return { kind: 'ready', body, judged: true, before: result.before, after: result.after, judgement: `${body.cluster} would then be:\n${formatClusterStatus(result.after, options.now)}${projection}` };
+      return { kind: 'ready', body, judged: true, before: result.before, after: result.after, judgement: `${body.cluster} would then be:\n${formatClusterStatus(result.after, options.now)}${projection}${note}` };
     },
     async checkFabric(action, fabric, fields, options): Promise<FabricCheckResult> {
       const requestId = options.requestId ?? newRequestId(options.now);

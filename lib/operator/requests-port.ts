@@ -146,12 +146,14 @@ export interface OperatorRequests {
    * with the worker's schema and judges it against ZooKeeper through `session` (undefined: ZooKeeper is
    * out of reach; the request is then not judged, as the CLI's `judgeBeforeSend` does). With `rates`
    * (the console's scrapes), a failout's judgement also shows the projection from request rates, and
-   * says the worker judges by host counts.
+   * says the worker judges by host counts. With `alarms`, the alarms the request names (a failout's
+   * stop alarms, an amend's added ones) are checked first with the worker's rule, as `failout out|amend`
+   * do before sending: one unknown or in ALARM is `rejected` (`unknownAlarm`, `stopAlarmFiring`).
    */
   check(
     action: OperatorAction,
     fields: ActionFields,
-    options: { readonly requestId?: string | undefined; readonly now: number; readonly session: ZkSession | undefined; readonly rates?: RequestRates | undefined },
+    options: { readonly requestId?: string | undefined; readonly now: number; readonly session: ZkSession | undefined; readonly rates?: RequestRates | undefined; readonly alarms?: OperatorAlarmSource | undefined },
   ): Promise<CheckResult>;
   /**
    * A fabric request (issue 23) from the evacuate form: builds the body as `failout evacuate <fabric>`

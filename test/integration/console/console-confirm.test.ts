@@ -3,9 +3,11 @@ import pino from 'pino';
 import { ConsoleServer } from '../../../lib/console';
 import type { FailoutProperties } from '../../../lib/d2';
 import { clusterDoc, putCluster, putService, putUri, serviceDoc } from '../../helpers/d2';
-import { cliEnvFor, queueDepth, useQueueFixture } from '../../helpers/requests-queue';
+import { cliEnvFor, queueDepth, useQueueFixture, type TestPaths } from '../../helpers/requests-queue';
+import type { ZkSession } from '../../../lib/zk';
 import { eventually } from '../../helpers/zk';
 import { consolePoster } from '../../helpers/console-post';
+import { startAlarmServer, type AlarmServer } from '../../helpers/drills';
 import { consoleServerOptions } from '../../../lib/console';
 
 // The console server sends only what the operator checked (issue 21, item 7): a Confirm carries the
@@ -27,13 +29,16 @@ interface Answer {
   readonly json: { kind: string; message?: string; body?: { requestId: string }; requestId?: string; changes?: string[] };
 }
 
+/** greetings-lor1 failed out (INC-1) onto greetings-lva1, which has one host. */
+async function seedGreetings(session: ZkSession, paths: TestPaths): Promise<void> {
+  await putService(session, paths.d2Base, serviceDoc('greetings', 'greetings-lor1'));
+  await putCluster(session, paths.d2Base, clusterDoc('greetings-lor1', { failoutProperties: failout('INC-1') }));
+  await putCluster(session, paths.d2Base, clusterDoc('greetings-lva1'));
+  await putUri(session, paths.d2Base, 'greetings-lva1', 'h1', 'http://lva1-1:8080');
+}
+
 describe('the console sends what was checked', () => {
-  const fx = useQueueFixture(async (session, paths) => {
-    await putService(session, paths.d2Base, serviceDoc('greetings', 'greetings-lor1'));
-    await putCluster(session, paths.d2Base, clusterDoc('greetings-lor1', { failoutProperties: failout('INC-1') }));
-    await putCluster(session, paths.d2Base, clusterDoc('greetings-lva1'));
-    await putUri(session, paths.d2Base, 'greetings-lva1', 'h1', 'http://lva1-1:8080');
-  });
+  const fx = useQueueFixture(seedGreetings);
   let server: ConsoleServer | undefined;
   let queueUrl: string;
   let post: (path: string, body: unknown) => Promise<Answer>;
@@ -109,6 +114,44 @@ describe('the console sends what was checked', () => {
     // Assess
     expect(send.status).toBe(409);
     expect(send.json).toEqual(expect.objectContaining({ kind: 'stale', message: expect.stringContaining('greetings-lor1 changed since the check') }));
+    expect(await queueDepth(fx.sqs.client, queueUrl)).toBe(0);
+  });
+});
+
+describe('the console checks the alarms a request names, as the CLI does before sending', () => {
+  const fx = useQueueFixture(seedGreetings);
+  let alarms: AlarmServer;
+  let server: ConsoleServer | undefined;
+  let queueUrl: string;
+  let post: (path: string, body: unknown) => Promise<Answer & { json: { reason?: string } }>;
+
+  beforeAll(async () => {
+    alarms = await startAlarmServer();
+  });
+  afterAll(async () => {
+    await alarms.close();
+  });
+  beforeEach(async () => {
+    queueUrl = (await fx.sqs.createFifoQueuePair()).queueUrl;
+    server = await ConsoleServer.start({ ...consoleServerOptions({ port: '0' }, { ...cliEnvFor(fx, queueUrl), FAILOUT_ALARMS_URL: alarms.url }, silentLogger), queueProbeMs: 60_000 });
+    post = consolePoster<Answer['json'] & { reason?: string }>(server.url, await (await fetch(server.url)).text());
+  });
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  it('refuses at Check a failout whose stop alarm is firing and an amend adding an unknown alarm, as `failout out` and `failout amend` do; nothing is sent', async () => {
+    // Prepare
+    alarms.set('greetings-lva1-errors', 'ALARM');
+
+    // Act
+    const firing = await post('api/check', { action: 'failout', fields: { cluster: 'greetings-lor1', peers: 'greetings-lva1', for: '30m', stopAlarms: 'greetings-lva1-errors' } });
+    const unknown = await post('api/check', { action: 'amend', fields: { cluster: 'greetings-lor1', stopAlarms: 'greetings-lva1-typo' } });
+
+    // Assess
+    expect(firing.json).toEqual(expect.objectContaining({ kind: 'rejected', reason: 'stopAlarmFiring' }));
+    expect(unknown.json).toEqual(expect.objectContaining({ kind: 'rejected', reason: 'unknownAlarm' }));
     expect(await queueDepth(fx.sqs.client, queueUrl)).toBe(0);
   });
 });
