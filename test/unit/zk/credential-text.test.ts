@@ -22,6 +22,8 @@ describe('parseDigestCredential', () => {
     ['{"user":"u"}', 'two non-empty strings'],
     ['{"user":"u","password":""}', 'two non-empty strings'],
     ['{"user":"u","password":"hunter2"', 'not JSON'],
+    // ZooKeeper splits `user:password` at the first colon, and refuses an ACL id with two (INVALID_ACL).
+    ['{"user":"team:writer","password":"hunter2"}', 'no colon'],
   ])('refuses %j without quoting it', (text, problem) => {
     const result = parseDigestCredential(text);
     expect(result.ok).toBe(false);
