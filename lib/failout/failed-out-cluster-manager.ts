@@ -28,7 +28,9 @@ export const systemScheduler: FailoutScheduler = {
  * - `warm`: loaded and warmed up (or no handler configured). Never warmed again while watched.
  * - `missing`: loaded, but the peer cluster does not exist or has no hosts: not warmed up (rest.li
  *   counts it as established and warms nothing). Re-checked by {@link FailedoutClusterManager.peerChanged}
- *   whenever the peer's properties or hosts change, and warmed up once it has hosts.
+ *   whenever the peer's properties or hosts change, and warmed up once it has hosts. A `warm` peer
+ *   that loses its last host or its node is `missing` too, and `warm` again (not warmed twice) when
+ *   hosts return.
  * - `failed`: `listenToCluster` rejected (bad name, state closed): no hold is held.
  * - `tearingDown`: dropped from the config; the hold is released when the teardown delay ends.
  */
@@ -91,6 +93,8 @@ interface PeerWatch {
   config: FailoutConfig;
   /** When its last warm-up was started (epoch ms, the manager's clock); -Infinity: never. */
   warmedAt: number;
+  /** It was `warm` once while watched: when its hosts return after it lost them, it is not warmed again. */
+  wasWarm: boolean;
 }
 
 /** Warm-ups open connections to hosts of any sendable scheme. */
@@ -185,6 +189,8 @@ export class FailedoutClusterManager {
   peerChanged(peer: string): void {
     const watch = this.peers.get(peer);
     if (watch?.status === 'missing') this.afterLoad(peer, watch, watch.attempt);
+    // A peer that lost its last host (or its node) cannot take traffic: say so, as for one that never had any.
+    else if (watch?.status === 'warm' && !this.hasHosts(peer)) watch.status = 'missing';
   }
 
   /**
@@ -313,7 +319,7 @@ export class FailedoutClusterManager {
     // listenToCluster takes its hold synchronously, or throws (inside the promise) without one: a
     // bad name cannot be held by anyone, and a closed state holds nothing.
     const held = this.state.isListeningToCluster(peer);
-    const watch: PeerWatch = { status: 'listening', held, loaded, attempt: 0, resume: 'listening', teardown: undefined, config, warmedAt: -Infinity };
+    const watch: PeerWatch = { status: 'listening', held, loaded, attempt: 0, resume: 'listening', teardown: undefined, config, warmedAt: -Infinity, wasWarm: false };
     this.peers.set(peer, watch);
     this.onPeerWatched?.(peer);
     this.whenLoaded(peer, watch);
@@ -326,8 +332,11 @@ export class FailedoutClusterManager {
     watch.config = config;
     this.loadedFor = undefined;
     // Its warm-up was cancelled when it was dropped: start again from "loading" (the load may be done).
+    if (watch.resume === 'warming') watch.wasWarm = false;
     watch.status = watch.resume === 'warming' ? 'listening' : watch.resume;
     if (watch.status === 'listening') this.whenLoaded(peer, watch);
+    // Its hosts may have come or gone while it was being torn down (changes are not acted on then).
+    else this.peerChanged(peer);
   }
 
   private whenLoaded(peer: string, watch: PeerWatch): void {
@@ -350,8 +359,9 @@ export class FailedoutClusterManager {
       watch.status = 'missing';
       return;
     }
-    if (!this.handler) {
+    if (!this.handler || watch.wasWarm) {
       watch.status = 'warm';
+      watch.wasWarm = true;
       return;
     }
     this.warm(peer, watch);
@@ -364,7 +374,9 @@ export class FailedoutClusterManager {
     watch.warmedAt = this.now();
     const warming = ++watch.attempt;
     const done = (): void => {
-      if (this.peers.get(peer) === watch && watch.attempt === warming && watch.status === 'warming') watch.status = 'warm';
+      if (this.peers.get(peer) !== watch || watch.attempt !== warming || watch.status !== 'warming') return;
+      watch.status = 'warm';
+      watch.wasWarm = true;
     };
     let promise: Promise<void>;
     try {

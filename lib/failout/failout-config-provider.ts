@@ -49,8 +49,9 @@ export interface ZooKeeperFailoutConfigProviderOptions {
  *   tears its peers down (with the delay) and is dropped once idle.
  * - A `removed` change drops the cluster's manager at once and closes it, releasing its holds and
  *   its warm-up handler (rest.li leaks the handler).
- * - Changes of a peer (`properties`, `uris`) reach only the managers that watch that peer, through a
- *   peer → managers index, so a peer parked without hosts is warmed up when its first host arrives.
+ * - Changes of a peer (`properties`, `uris`, `removed`) reach only the managers that watch that peer,
+ *   through a peer → managers index, so a peer parked without hosts is warmed up when its first host
+ *   arrives, and a warm peer that loses its hosts or its node shows as `missing`.
  *
  * Concurrency: event loop only; listener calls are synchronous from LoadBalancerState.
  */
@@ -151,6 +152,8 @@ export class ZooKeeperFailoutConfigProvider implements FailoutConfigProvider, Lo
         return;
       case 'removed':
         this.clusterRemoved(change.cluster);
+        // A watched peer whose node is gone has no hosts to take traffic any more.
+        this.tellPeerManagers(change.cluster);
         return;
       case 'malformed':
         this.malformed.inc({ cluster: change.cluster });

@@ -422,6 +422,25 @@ describe('FailedoutClusterManager (beyond rest.li)', () => {
     expect(handler.calls).toEqual([`warm:${P1}`]);
   });
 
+  it('warms a missing peer re-added before its teardown when its hosts arrived meanwhile', async () => {
+    // Prepare
+    const P3 = 'peer-3';
+    const { state, handler, manager } = fixture();
+    manager.updateFailoutConfig(failoutConfig(CLUSTER, [P3]));
+    await flush();
+    manager.updateFailoutConfig(failoutConfig(CLUSTER, [P1]));
+    state.addCluster(P3);
+    manager.peerChanged(P3);
+
+    // Act
+    manager.updateFailoutConfig(failoutConfig(CLUSTER, [P3]));
+    await flush();
+
+    // Assess
+    expect(manager.peerStates().get(P3)).toBe('warm');
+    expect(handler.calls.filter((c) => c === `warm:${P3}`)).toHaveLength(1);
+  });
+
   it('never watches the failed-out cluster itself as its own peer', async () => {
     // Prepare
     const { state, manager } = fixture();

@@ -208,6 +208,31 @@ describe('ZooKeeperFailoutConfigProvider peer index', () => {
   });
 });
 
+describe('ZooKeeperFailoutConfigProvider peer watch status', () => {
+  it.each<[string, () => Promise<void>]>([
+    ['its last host leaves', () => writer.remove(`${urisPath(BASE, 'p1')}/h1`)],
+    ['its cluster node is deleted', () => writer.remove(clusterPath(BASE, 'p1'))],
+  ])('reports a warm peer missing once %s, in the failout_peer_watches gauge too', async (_what, act) => {
+    // Prepare
+    await writeCluster('p1');
+    await putUri(writer, BASE, 'p1', 'h1', 'http://p1-1:80');
+    await writeCluster('a', failoutProps(['p1']));
+    await state.listenToCluster('a');
+    await settle();
+    const before = provider.peerStates('a').get('p1');
+
+    // Act
+    await act();
+    await settle();
+
+    // Assess
+    expect(before).toBe('warm');
+    expect(provider.peerStates('a').get('p1')).toBe('missing');
+    expect(await registry.metrics()).toContain('failout_peer_watches{cluster="a",peer="p1",status="missing"} 1');
+    expect(handlers.get('a')?.calls).toEqual(['warm:p1']);
+  });
+});
+
 describe('ZooKeeperFailoutConfigProvider malformed cluster documents', () => {
   it('counts each one per cluster in the registry it was given, keeping the last good config', async () => {
     // Prepare
