@@ -258,7 +258,8 @@ export class D2Client {
   /**
    * Opens connections to every host of `cluster` ahead of traffic, through the pools requests use:
    * `connectionsPerHost` concurrent GETs of `path` per host, `concurrency` hosts at a time, all within
-   * `timeoutMs`. An unknown or empty cluster warms nothing.
+   * `timeoutMs`. An unknown or empty cluster warms nothing; once the client is closed, hosts not yet
+   * warmed are not (they count as failed).
    */
   async warmUp(cluster: string, options: WarmUpOptions = {}): Promise<WarmUpResult> {
     this.assertOpen();
@@ -326,7 +327,8 @@ export class D2Client {
   }
 
   private async warmOne(host: Host, path: string, deadline: AbortSignal): Promise<boolean> {
-    if (deadline.aborted) return false;
+    // A closed client opens nothing: a pool made now would outlive close() with its connections.
+    if (deadline.aborted || this.lifecycle === 'closed') return false;
     try {
       const response = await this.pool(host.origin).request({ method: 'GET', path, signal: deadline });
       await response.body.dump();

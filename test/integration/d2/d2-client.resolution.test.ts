@@ -216,6 +216,23 @@ describe('D2Client resolution', () => {
     }
   });
 
+  it('opens no connection for a warm-up still running when the client closes', async () => {
+    // Prepare
+    const servers = await Promise.all(['a', 'b', 'c'].map((name) => startServer(name)));
+    await putCluster(session, base, clusterDoc('c1'));
+    await Promise.all(servers.map((s, i) => putUri(session, base, 'c1', `h${i}`, s.uri)));
+
+    // Act
+    const warming = client.warmUp('c1', { path: '/healthz', concurrency: 1 });
+    await client.close();
+    const result = await warming;
+
+    // Assess
+    expect(result).toMatchObject({ cluster: 'c1', succeeded: 0 });
+    expect(client.poolOrigins()).toEqual([]);
+    expect(servers.map((s) => s.connections())).toEqual([0, 0, 0]);
+  });
+
   it('warms nothing, without failing, for a cluster that does not exist', async () => {
     // Act
     const result = await client.warmUp('ghost', { timeoutMs: 1000 });
