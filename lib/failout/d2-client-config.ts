@@ -2,7 +2,7 @@ import { Registry } from 'prom-client';
 import { D2Client, type D2ClientOptions, type D2Response, type D2Target, type LoadBalancerState } from '../d2';
 import { createLogger, type Logger } from '../logging';
 import { FailoutClient, type FailoutRequestInit, type FailoutResolveOptions } from './failout-client';
-import { D2ConnectionWarmUpHandler } from './d2-connection-warm-up-handler';
+import { D2ConnectionWarmUpHandler, registerWarmUpCounters } from './d2-connection-warm-up-handler';
 import { FailoutClusterInfoProvider } from './failout-cluster-info-provider';
 import { discoverState, type D2Discovery, type DiscoveredState } from './d2-discovery';
 import type {
@@ -216,6 +216,8 @@ function assemble(
 
 /** One warm-up handler per failed-out cluster, each opening connections in `d2`'s own pools. */
 function warmUpThrough(d2: D2Client, config: D2ClientConfig, registry: Registry): WarmUpHandlerFactory {
+  // The handlers are made at the first failout; their counters are exported from the start.
+  registerWarmUpCounters(registry);
   return () =>
     new D2ConnectionWarmUpHandler({
       client: d2,

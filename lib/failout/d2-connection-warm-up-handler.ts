@@ -50,6 +50,15 @@ function counter(registry: Registry, name: string, help: string): Counter<'peer'
   return new Counter({ name, help, labelNames: ['peer'], registers: [registry] });
 }
 
+/**
+ * Registers the warm-up counters (`failout_warmups_{started,succeeded,failed,cancelled}_total`,
+ * `failout_warmup_connections_opened_total`) on `registry` if they are not there yet, so a scrape shows
+ * them before the first failout; handlers created later count into the same ones.
+ */
+export function registerWarmUpCounters(registry: Registry): void {
+  counters(registry);
+}
+
 function counters(registry: Registry): WarmUpCounters {
   return {
     started: counter(registry, 'failout_warmups_started_total', 'Peer warm-ups requested'),

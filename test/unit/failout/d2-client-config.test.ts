@@ -7,6 +7,8 @@ import { FailoutClusterInfoProvider } from '../../../lib/failout/failout-cluster
 import { buildD2Client, MISSING_PROVIDER_WARNING, MISSING_STRATEGY_WARNING, type D2ClientConfig } from '../../../lib/failout/d2-client-config';
 import { D2ConnectionWarmUpHandler } from '../../../lib/failout/d2-connection-warm-up-handler';
 import type { FailoutConfigProvider, FailoutConfigProviderFactory, FailoutProviderContext, FailoutRedirectStrategy } from '../../../lib/failout/types';
+import { WeightedFailoutRedirectStrategy } from '../../../lib/failout/weighted-failout-redirect-strategy';
+import { ZooKeeperFailoutConfigProviderFactory } from '../../../lib/failout/failout-config-provider-factory';
 import { configOf } from './config-factories';
 
 // buildD2Client: wraps in a FailoutClient only with the flag, a provider factory and a strategy (rest.li D2ClientBuilder).
@@ -114,6 +116,36 @@ describe('buildD2Client', () => {
     expect(context?.registry).toBe(client.registry);
     expect(client.registry === overrides.registry).toBe(expected.ownRegistry);
     handler?.close();
+  });
+
+  it('has every counter the service-owner docs name on its registry as soon as it is built', async () => {
+    // Prepare: the README's own configuration (docs/service-owners.md "Metrics").
+    const names = [
+      'failout_client_redirected_total',
+      'failout_client_fail_open_total',
+      'failout_client_fail_closed_total',
+      'failout_strategy_peer_skipped_total',
+      'failout_strategy_no_eligible_peer_total',
+      'failout_warmups_started_total',
+      'failout_warmups_succeeded_total',
+      'failout_warmups_failed_total',
+      'failout_warmups_cancelled_total',
+      'failout_warmup_connections_opened_total',
+      'failout_config_malformed_total',
+    ];
+
+    // Act
+    const client = buildD2Client({
+      state,
+      enableClusterFailout: true,
+      failoutConfigProviderFactory: new ZooKeeperFailoutConfigProviderFactory(),
+      failoutRedirectStrategy: (view, { registry }) => new WeightedFailoutRedirectStrategy({ view, registry }),
+    });
+    const registered = (await client.registry.getMetricsAsJSON()).map((m) => m.name);
+    await client.close();
+
+    // Assess: before any failout, so that a scrape tells "none yet" from "not exported".
+    expect(names.filter((name) => !registered.includes(name))).toEqual([]);
   });
 
   it.each<[string, Partial<D2ClientConfig>]>([
