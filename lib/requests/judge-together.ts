@@ -189,17 +189,22 @@ export async function judgeWithView(context: TogetherContext): Promise<TogetherV
 }
 
 /**
- * The drill runs an operator's request would be refused for: those it strands, and those sending
- * traffic to a cluster it pushes over the limit. Both are `strandsFailout` (or the capacity guard, for
- * the request's own peer), and an operator takes precedence over a practice run either way (ARC), so
- * both give way; what a drill does not cause stays refused.
+ * The drill runs an operator's request would be refused for: those it strands, those sending traffic
+ * to a cluster it pushes over the limit, and those of its own peers that leave its traffic nowhere to
+ * go (a scheduled ramp advanced to now onto a peer in a run). These are `strandsFailout`, the capacity
+ * guard or `peerFailedOut`, and an operator takes precedence over a practice run either way (ARC), so
+ * they give way; what a drill does not cause stays refused.
  */
 function drillsInTheWay(cluster: string, result: TogetherResult, after: FailoutView, yielded: readonly YieldedDrill[]): Set<string> {
   const out = new Set<string>();
   const open = (c: string): boolean => c !== cluster && !yielded.some((y) => y.cluster === c);
-  for (const s of result.strandings) if (s.drill !== undefined && open(s.cluster)) out.add(s.cluster);
+  const drilled = (c: string): boolean => (after.get(c)?.buckets ?? []).some((b) => b.drill !== undefined);
+  for (const s of result.strandings) {
+    if (s.cluster !== cluster && s.drill !== undefined && open(s.cluster)) out.add(s.cluster);
+    if (s.cluster === cluster) for (const peer of s.peers) if (open(peer) && drilled(peer)) out.add(peer);
+  }
   for (const o of result.overloads) {
-    for (const source of o.from.keys()) if (open(source) && (after.get(source)?.buckets ?? []).some((b) => b.drill !== undefined)) out.add(source);
+    for (const source of o.from.keys()) if (open(source) && drilled(source)) out.add(source);
   }
   return out;
 }

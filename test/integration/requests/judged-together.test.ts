@@ -114,6 +114,24 @@ describe('drills and operators judged together', () => {
     expect((await readDrill(session, paths, 'drill-x'))?.runs.find((r) => r.runId === runId)).toMatchObject({ status: 'replaced', endedBy: failout.requestId });
   });
 
+  it("ends a drill run on the peer of an operator's scheduled ramp when the operator advances the ramp to now", async () => {
+    // x ramps to a from +1 h; a's drill (30 m) ends before then, so it may run. Advancing x's first step to now needs a.
+    const now = Date.now();
+    const ramp = [{ percent: 10, duration: 'PT5M' }, { percent: 100 }];
+    expect(await submit(out('x', ['a'], { duration: undefined, offlineAt: new Date(now + 3_600_000).toISOString(), onlineAt: new Date(now + 7_200_000).toISOString(), ramp }))).toMatchObject({ status: 'applied' });
+    expect(await submit(putDrillBody('drill-a', 'a', ['c'], { duration: 'PT30M' }))).toMatchObject({ status: 'applied' });
+    const runId = `drill-drill-a-${Date.now()}`;
+    expect(await submit(out('a', ['c'], { requestId: runId, drill: 'drill-a', requestedBy: 'failout-drills', duration: 'PT30M' }))).toMatchObject({ status: 'applied' });
+
+    const advance = { version: 1, requestId: randomUUID(), action: 'rampAdvance', cluster: 'x', requestedBy: 'oncall@example.com' };
+    const record = await submit(advance);
+
+    expect(record).toMatchObject({ status: 'applied' });
+    expect(record?.forced).toBeUndefined();
+    expect(await failoutOf('a')).toBeNull();
+    expect((await readDrill(session, paths, 'drill-a'))?.runs.find((r) => r.runId === runId)).toMatchObject({ status: 'replaced', endedBy: advance.requestId });
+  });
+
   it('keeps refusing an operator failout over the limit by its own traffic, and leaves the drill running', async () => {
     // x drills to c (4 hosts): 1.5×. y and b (2 hosts each) out to a: b's own failout is over by itself.
     const runId = await startDrill('drill-x', 'x', ['c']);
