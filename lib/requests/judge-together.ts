@@ -262,17 +262,22 @@ function problemsOf(request: ClusterChangeRequest, result: TogetherResult, conte
 }
 
 /**
- * Per peer of a failout: the largest load other failouts send it while the request's windows are
- * open (so a ramp's last step, or a window of another failout starting later, is judged), and what
- * of it flows already now.
+ * Per peer of a failout: the largest load other failouts send it while the request's whole range is
+ * out (from its last ramp step's start to its end; a window of another failout starting later
+ * included), and what of it flows already now. The capacity guard adds the whole moved share to it,
+ * so it is paired only with the instants when the whole share moves: a ramp's earlier steps are
+ * judged at their own starts, with the buckets they move, by the routing model (`judgeTogether`'s
+ * overloads of the request's own peers), and a failout open only while they run is not counted
+ * against the last step (issue 21: "judged at the moments its steps start, against the other
+ * failouts open then").
  */
 function otherLoadsOf(request: ClusterChangeRequest, result: TogetherResult, hosts: ReadonlyMap<string, number>, now: number): Map<string, Pick<CapacityPeer, 'otherLoad' | 'otherLoadNow'>> {
   const out = new Map<string, Pick<CapacityPeer, 'otherLoad' | 'otherLoadNow'>>();
   if (request.action !== 'failout') return out;
   const starts = (request.ramp ?? [{ offlineAt: request.offlineAt }]).map((s) => s.offlineAt);
-  const from = Math.max(now, Math.min(...starts));
-  const instants = result.instants.filter((t) => t >= from && t < request.onlineAt);
-  const at = instants.length > 0 ? instants : [from];
+  const from = Math.max(now, ...starts);
+  // The state at `from` is judged even when no window starts or ends exactly then.
+  const at = [from, ...result.instants.filter((t) => t > from && t < request.onlineAt)];
   for (const peer of request.peers) {
     const others = (t: number): number => {
       const load = result.loadAfter(peer.cluster, t);

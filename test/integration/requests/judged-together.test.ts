@@ -193,6 +193,31 @@ describe('capacity with everything already moved', () => {
     expect(forced).toMatchObject({ status: 'applied', forced: ['capacity'] });
   });
 
+  it("judges a ramp's full step against the failouts open when it starts, not against those that end before it", async () => {
+    // y and half of b on c (4 hosts) until +4 m: 1.75×. x ramps onto c: 10 % now (1.8×), all from +5 m,
+    // when y and b are home again (1.5×). c never carries 2.25×.
+    const until = new Date(Date.now() + 4 * 60_000).toISOString();
+    expect(await submit(out('y', ['c'], { duration: undefined, onlineAt: until }))).toMatchObject({ status: 'applied' });
+    expect(await submit(out('b', ['c'], { duration: undefined, onlineAt: until, buckets: { from: 0, to: 49 } }))).toMatchObject({ status: 'applied' });
+
+    const record = await submit(out('x', ['c'], { ramp: [{ percent: 10, duration: 'PT5M' }, { percent: 100 }] }));
+
+    expect(record).toMatchObject({ status: 'applied' });
+    expect(record?.forced).toBeUndefined();
+  });
+
+  it("still refuses a ramp whose first step overloads the peer while another failout is open", async () => {
+    // y and b on c until +4 m: 2.0×. x's first 10 % now would make it 2.05×, though its full step (from +5 m) fits.
+    const until = new Date(Date.now() + 4 * 60_000).toISOString();
+    expect(await submit(out('y', ['c'], { duration: undefined, onlineAt: until }))).toMatchObject({ status: 'applied' });
+    expect(await submit(out('b', ['c'], { duration: undefined, onlineAt: until }))).toMatchObject({ status: 'applied' });
+
+    const record = await submit(out('x', ['c'], { ramp: [{ percent: 10, duration: 'PT5M' }, { percent: 100 }] }));
+
+    expect(record).toMatchObject({ status: 'rejected', reason: 'insufficientPeerCapacity' });
+    expect(record?.message).toMatch(/"c" would carry 2.05×/);
+  });
+
   it('serialises two writers of different clusters on the view: of two failouts that only fit alone, one is applied', async () => {
     const [first, second] = [out('x', ['a']), out('y', ['a'])];
     const other = directHandler(session, paths, { drillsPath: paths.drillsPath });
