@@ -191,9 +191,10 @@ export async function judgeWithView(context: TogetherContext): Promise<TogetherV
 /**
  * The drill runs an operator's request would be refused for: those it strands, those sending traffic
  * to a cluster it pushes over the limit, and those of its own peers that leave its traffic nowhere to
- * go (a scheduled ramp advanced to now onto a peer in a run). These are `strandsFailout`, the capacity
- * guard or `peerFailedOut`, and an operator takes precedence over a practice run either way (ARC), so
- * they give way; what a drill does not cause stays refused.
+ * go (a scheduled ramp advanced to now onto a peer in a run) or crowd it onto its other peers (a held
+ * ramp resumed while one of its peers is in a run). These are `strandsFailout`, the capacity guard or
+ * `peerFailedOut`, and an operator takes precedence over a practice run either way (ARC), so they
+ * give way; what a drill does not cause stays refused.
  */
 function drillsInTheWay(cluster: string, result: TogetherResult, after: FailoutView, yielded: readonly YieldedDrill[]): Set<string> {
   const out = new Set<string>();
@@ -203,8 +204,10 @@ function drillsInTheWay(cluster: string, result: TogetherResult, after: FailoutV
     if (s.cluster !== cluster && s.drill !== undefined && open(s.cluster)) out.add(s.cluster);
     if (s.cluster === cluster) for (const peer of s.peers) if (open(peer) && drilled(peer)) out.add(peer);
   }
+  const ownPeers = (after.get(cluster)?.redirects ?? []).map((r) => r.peer);
   for (const o of result.overloads) {
     for (const source of o.from.keys()) if (open(source) && drilled(source)) out.add(source);
+    if (o.from.has(cluster)) for (const peer of ownPeers) if (open(peer) && drilled(peer)) out.add(peer);
   }
   return out;
 }

@@ -132,6 +132,22 @@ describe('drills and operators judged together', () => {
     expect((await readDrill(session, paths, 'drill-a'))?.runs.find((r) => r.runId === runId)).toMatchObject({ status: 'replaced', endedBy: advance.requestId });
   });
 
+  it("ends a drill run on one peer of an operator's held ramp when resuming it would push the other peer over the limit", async () => {
+    // c (4 hosts) ramps onto a and b, held at 10 %. a drills to x meanwhile (c's 10 % goes to b alone).
+    // Resuming c with a still in its run: all of c on b, (2 + 4) / 2 = 3.0×; without the run, 2.0× each.
+    expect(await submit(out('c', ['a', 'b'], { ramp: [{ percent: 10, duration: 'PT5M' }, { percent: 100 }] }))).toMatchObject({ status: 'applied' });
+    expect(await submit({ version: 1, requestId: randomUUID(), action: 'rampHold', cluster: 'c', requestedBy: 'oncall@example.com' })).toMatchObject({ status: 'applied' });
+    const runId = await startDrill('drill-a', 'a', ['x']);
+
+    const resume = { version: 1, requestId: randomUUID(), action: 'rampResume', cluster: 'c', requestedBy: 'oncall@example.com' };
+    const record = await submit(resume);
+
+    expect(record).toMatchObject({ status: 'applied' });
+    expect(record?.forced).toBeUndefined();
+    expect(await failoutOf('a')).toBeNull();
+    expect((await readDrill(session, paths, 'drill-a'))?.runs.find((r) => r.runId === runId)).toMatchObject({ status: 'replaced', endedBy: resume.requestId });
+  });
+
   it('keeps refusing an operator failout over the limit by its own traffic, and leaves the drill running', async () => {
     // x drills to c (4 hosts): 1.5×. y and b (2 hosts each) out to a: b's own failout is over by itself.
     const runId = await startDrill('drill-x', 'x', ['c']);
