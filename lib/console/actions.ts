@@ -98,8 +98,9 @@ export class ConsoleActions {
       this.options.logger.warn({ requestId, reason: taken.reason }, 'console: confirm refused');
       return { status: 409, body: { kind: 'stale', reason: taken.reason, requestId: shown(requestId), message: shown(taken.message) } };
     }
-    // The worker judges it again when it arrives; a refusal now sends nothing at all.
-    const result = await this.judge(request, Date.now());
+    // Judged again now (the worker judges it again when it arrives; a refusal now sends nothing at all),
+    // built as at the Check: `+15m` or `+2h` in the form mean the times the Check showed.
+    const result = await this.judge(request, Date.now(), taken.checked.at);
     if (result.kind !== 'ready') return { status: 422, body: checkAnswer(result, Date.now()) };
     try {
       const sent = await this.options.requests.send(result.body);
@@ -112,8 +113,8 @@ export class ConsoleActions {
     }
   }
 
-  private judge(request: ActionRequest, now: number): Promise<CheckResult> {
-    return this.options.requests.check(request.action, request.fields, { requestId: request.requestId, now, session: this.options.session(), rates: this.options.rates(), alarms: this.options.alarms() });
+  private judge(request: ActionRequest, now: number, builtAt?: number): Promise<CheckResult> {
+    return this.options.requests.check(request.action, request.fields, { requestId: request.requestId, now, builtAt, session: this.options.session(), rates: this.options.rates(), alarms: this.options.alarms() });
   }
 }
 

@@ -42,6 +42,7 @@ export interface Checked {
   readonly cluster: string;
   /** The cluster's failout as the console's view held it at the check (see {@link CheckedRequests.remember}). */
   readonly clusterState: string;
+  /** When the check built and judged the body: its Confirm rebuilds the body as at this time. */
   readonly at: number;
 }
 

@@ -86,7 +86,8 @@ export function createOperatorRequests(settings: OperatorSettings, env: Operator
       let body: PreparedBody;
       let request;
       try {
-        body = buildBody(action, fields, { requestId, now: options.now, requestedBy });
+        // Relative times (`+15m`, `+2h`) are read at `builtAt`: a Confirm rebuilds the very body its Check showed.
+        body = buildBody(action, fields, { requestId, now: options.builtAt ?? options.now, requestedBy });
         request = validateLocally(body, options.now, env);
       } catch (err) {
         if (isOperatorError(err, 'input')) return { kind: 'invalid', message: err.message, field: err.field };

@@ -149,11 +149,13 @@ export interface OperatorRequests {
    * says the worker judges by host counts. With `alarms`, the alarms the request names (a failout's
    * stop alarms, an amend's added ones) are checked first with the worker's rule, as `failout out|amend`
    * do before sending: one unknown or in ALARM is `rejected` (`unknownAlarm`, `stopAlarmFiring`).
+   * `builtAt` (default `now`) is the time the body's relative times (`+15m`, `+2h`) are read against:
+   * a Confirm passes its Check's, so the body it sends is the one the Check built and showed.
    */
   check(
     action: OperatorAction,
     fields: ActionFields,
-    options: { readonly requestId?: string | undefined; readonly now: number; readonly session: ZkSession | undefined; readonly rates?: RequestRates | undefined; readonly alarms?: OperatorAlarmSource | undefined },
+    options: { readonly requestId?: string | undefined; readonly now: number; readonly session: ZkSession | undefined; readonly rates?: RequestRates | undefined; readonly alarms?: OperatorAlarmSource | undefined; readonly builtAt?: number | undefined },
   ): Promise<CheckResult>;
   /**
    * A fabric request (issue 23) from the evacuate form: builds the body as `failout evacuate <fabric>`

@@ -101,6 +101,25 @@ describe('the console sends what was checked', () => {
     expect(received.Messages?.map((m) => (JSON.parse(m.Body!) as { requestId: string }).requestId)).toEqual([check.json.body!.requestId]);
   });
 
+  it('sends the window the Check showed: times given relative to now (+10m, +1h) are those of the Check, not of the Confirm', async () => {
+    // Prepare
+    const fields = { cluster: 'greetings-lor1', peers: 'greetings-lva1', at: '+10m', until: '+1h', reason: 'INC-3' };
+    const check = await post('api/check', { action: 'failout', fields });
+    const judgement = (check.json as { judgement?: string }).judgement ?? '';
+    const shown = /window +from (\S+) until (\S+)/.exec(judgement);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+
+    // Act
+    const send = await post('api/send', { action: 'failout', fields, requestId: check.json.body!.requestId });
+
+    // Assess
+    expect(send.status).toBe(202);
+    const received = await fx.sqs.client.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10 }));
+    const bodies = received.Messages?.map((m) => JSON.parse(m.Body!) as { offlineAt?: string; onlineAt?: string }) ?? [];
+    expect(shown).not.toBeNull();
+    expect(bodies).toEqual([expect.objectContaining({ offlineAt: shown![1], onlineAt: shown![2] })]);
+  });
+
   it("refuses a Confirm when the cluster's failout changed in ZooKeeper since the Check", async () => {
     // Prepare: checked against the 2 h failout; then another operator makes it 6 h
     const fields = { cluster: 'greetings-lor1', for: '45m' };
