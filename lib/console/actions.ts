@@ -67,8 +67,12 @@ export interface ConsoleActionsOptions {
   readonly rates: () => RequestRates | undefined;
   /** Where the alarms a request names are checked (undefined: not checked here; the worker checks them). */
   readonly alarms: () => OperatorAlarmSource | undefined;
-  /** A cluster's failout as the page shows it now, as one string (compared, never parsed). */
-  readonly clusterState: (cluster: string) => string;
+  /**
+   * What a cluster's judgement reads, as the page shows it now, as one string (compared, never
+   * parsed): the cluster's failout and hosts, and those of its peers (`peers`, named by the request,
+   * and the peers of its failout now).
+   */
+  readonly clusterState: (cluster: string, peers: readonly string[]) => string;
   readonly logger: Logger;
 }
 
@@ -82,7 +86,7 @@ export class ConsoleActions {
   async check(request: ActionRequest): Promise<ActionAnswer> {
     // The cluster as the page shows it, taken before the judge reads ZooKeeper: a change that lands in
     // between makes the Confirm refused, never sent unseen.
-    const clusterState = this.options.clusterState(request.fields.cluster);
+    const clusterState = this.judgedState(request.fields);
     const now = Date.now();
     const result = await this.judge(request, now);
     if (result.kind === 'ready') this.checked.remember(result.body.requestId, request.action, request.fields, clusterState, now);
@@ -93,7 +97,8 @@ export class ConsoleActions {
   async send(request: ActionRequest): Promise<ActionAnswer> {
     const requestId = request.requestId;
     if (requestId === undefined) return { status: 400, body: { kind: 'invalid', message: 'check the request first: send needs the request id shown by the check' } };
-    const taken = this.checked.take(requestId, request.action, request.fields, this.options.clusterState, Date.now());
+    // The fields are compared first, so the peers named are the checked ones.
+    const taken = this.checked.take(requestId, request.action, request.fields, () => this.judgedState(request.fields), Date.now());
     if (!taken.ok) {
       this.options.logger.warn({ requestId, reason: taken.reason }, 'console: confirm refused');
       return { status: 409, body: { kind: 'stale', reason: taken.reason, requestId: shown(requestId), message: shown(taken.message) } };
@@ -111,6 +116,16 @@ export class ConsoleActions {
       this.checked.giveBack(requestId, taken.checked);
       return { status: 503, body: { kind: 'unavailable', requestId, message: shown(err instanceof Error ? err.message : String(err)) } };
     }
+  }
+
+  /**
+   * The state the judgement of `fields` reads: the cluster and its peers. A peer failed out, or hosts
+   * gone, since the Check change the judgement (what force would override, the load projection), so
+   * the Confirm is refused and the operator sees the judgement again.
+   */
+  private judgedState(fields: ActionRequest['fields']): string {
+    const named = (fields.peers ?? '').split(',').map((p) => p.trim().replace(/:\d+$/, '')).filter((p) => p !== '');
+    return this.options.clusterState(fields.cluster, named);
   }
 
   private judge(request: ActionRequest, now: number, builtAt?: number): Promise<CheckResult> {

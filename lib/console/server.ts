@@ -242,7 +242,7 @@ export class ConsoleServer {
       session: () => this.connectedSession(),
       rates: () => this.sources.currentRates(),
       alarms: () => alarmChecker,
-      clusterState: (cluster) => this.clusterState(cluster),
+      clusterState: (cluster, peers) => this.clusterState(cluster, peers),
       logger: log,
     });
     this.fabricActions = new FabricActions({
@@ -523,10 +523,20 @@ export class ConsoleServer {
     return app;
   }
 
-  /** A cluster's failout as the console's view holds it, as one string (`absent`: no such cluster). */
-  private clusterState(cluster: string): string {
-    const entry = this.zkView?.clusters().find((c) => c.name === cluster);
-    return entry === undefined ? 'absent' : JSON.stringify(entry.failout ?? null);
+  /**
+   * A cluster's failout and hosts as the console's view holds them, and those of its peers (`named`
+   * and its failout's), as one string (`absent`: no such cluster).
+   */
+  private clusterState(cluster: string, named: readonly string[]): string {
+    const clusters = this.zkView?.clusters() ?? [];
+    const entry = clusters.find((c) => c.name === cluster);
+    if (entry === undefined) return 'absent';
+    const peers = [...new Set([...named, ...(entry.failout?.redirects ?? []).map((r) => r.peer)])].sort();
+    const state = (name: string): unknown => {
+      const peer = clusters.find((c) => c.name === name);
+      return peer === undefined ? [name, 'absent'] : [name, peer.failout ?? null, peer.hosts];
+    };
+    return JSON.stringify([[entry.failout ?? null, entry.hosts], peers.map(state)]);
   }
 
   /** What a fabric request's judgement is about, as the view holds it now (fabric-view.ts). */

@@ -120,6 +120,24 @@ describe('the console sends what was checked', () => {
     expect(bodies).toEqual([expect.objectContaining({ offlineAt: shown![1], onlineAt: shown![2] })]);
   });
 
+  it('refuses a forced Confirm when a peer was failed out since the Check: force would override what the Check never showed', async () => {
+    // Prepare: checked with force while greetings-lva1 serves (force overrides nothing); then lva1 is failed out
+    const fields = { cluster: 'greetings-lor1', peers: 'greetings-lva1', for: '30m', force: true };
+    const check = await post('api/check', { action: 'failout', fields });
+    const lva1Out: FailoutProperties = { ...failout('INC-9 lva1 out'), redirects: [{ peer: 'greetings-lor1', weight: 1 }] };
+    await putCluster(fx.session, fx.paths.d2Base, clusterDoc('greetings-lva1', { failoutProperties: lva1Out }));
+    await eventually(async () => (await (await fetch(server!.url)).text()).includes('INC-9 lva1 out'), 10_000, 'the peer failed out on the page');
+
+    // Act
+    const send = await post('api/send', { action: 'failout', fields, requestId: check.json.body!.requestId });
+
+    // Assess
+    expect(check.json.kind).toBe('ready');
+    expect(send.status).toBe(409);
+    expect(send.json).toEqual(expect.objectContaining({ kind: 'stale', message: expect.stringContaining('or one of its peers did') }));
+    expect(await queueDepth(fx.sqs.client, queueUrl)).toBe(0);
+  });
+
   it("refuses a Confirm when the cluster's failout changed in ZooKeeper since the Check", async () => {
     // Prepare: checked against the 2 h failout; then another operator makes it 6 h
     const fields = { cluster: 'greetings-lor1', for: '45m' };
