@@ -69,8 +69,8 @@ export interface ConsoleActionsOptions {
   readonly alarms: () => OperatorAlarmSource | undefined;
   /**
    * What a cluster's judgement reads, as the page shows it now, as one string (compared, never
-   * parsed): the cluster's failout and hosts, and those of its peers (`peers`, named by the request,
-   * and the peers of its failout now).
+   * parsed): the cluster's failout, and its peers' (`peers`, named by the request, and the peers of
+   * its failout now).
    */
   readonly clusterState: (cluster: string, peers: readonly string[]) => string;
   readonly logger: Logger;
@@ -119,9 +119,9 @@ export class ConsoleActions {
   }
 
   /**
-   * The state the judgement of `fields` reads: the cluster and its peers. A peer failed out, or hosts
-   * gone, since the Check change the judgement (what force would override, the load projection), so
-   * the Confirm is refused and the operator sees the judgement again.
+   * The state the judgement of `fields` reads: the cluster and its peers. A peer failed out (or
+   * restored) since the Check changes the judgement (what force would override, where the load goes),
+   * so the Confirm is refused and the operator sees the judgement again.
    */
   private judgedState(fields: ActionRequest['fields']): string {
     const named = (fields.peers ?? '').split(',').map((p) => p.trim().replace(/:\d+$/, '')).filter((p) => p !== '');

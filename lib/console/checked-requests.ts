@@ -80,7 +80,7 @@ export class CheckedRequests {
       return { ok: false, reason: 'fieldsChanged', message: 'the request differs from what was checked (the form changed after Check): nothing was sent; check again' };
     }
     if (checked.clusterState !== clusterState(checked.cluster)) {
-      return { ok: false, reason: 'clusterChanged', message: `${checked.cluster} changed since the check, or one of its peers did (another request was applied, or hosts came or went): nothing was sent; check again to see what this request changes now` };
+      return { ok: false, reason: 'clusterChanged', message: `${checked.cluster} changed since the check, or one of its peers did (another request was applied): nothing was sent; check again to see what this request changes now` };
     }
     return { ok: true, checked };
   }

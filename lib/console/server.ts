@@ -524,8 +524,9 @@ export class ConsoleServer {
   }
 
   /**
-   * A cluster's failout and hosts as the console's view holds them, and those of its peers (`named`
-   * and its failout's), as one string (`absent`: no such cluster).
+   * A cluster's failout as the console's view holds it, and its peers' (`named` and its failout's), as
+   * one string (`absent`: no such cluster). Not hosts, which come and go (as the fabric fingerprint):
+   * the Confirm's own judgement refuses a peer over its capacity.
    */
   private clusterState(cluster: string, named: readonly string[]): string {
     const clusters = this.zkView?.clusters() ?? [];
@@ -534,9 +535,9 @@ export class ConsoleServer {
     const peers = [...new Set([...named, ...(entry.failout?.redirects ?? []).map((r) => r.peer)])].sort();
     const state = (name: string): unknown => {
       const peer = clusters.find((c) => c.name === name);
-      return peer === undefined ? [name, 'absent'] : [name, peer.failout ?? null, peer.hosts];
+      return peer === undefined ? [name, 'absent'] : [name, peer.failout ?? null];
     };
-    return JSON.stringify([[entry.failout ?? null, entry.hosts], peers.map(state)]);
+    return JSON.stringify([entry.failout ?? null, peers.map(state)]);
   }
 
   /** What a fabric request's judgement is about, as the view holds it now (fabric-view.ts). */
