@@ -17,7 +17,7 @@ export async function evacuationAttempt(context: AttemptContext, request: Evacua
   const { session, drillsPath, records } = context;
   const now = context.clock();
   const hints = fabricHints(request, request.action === 'restoreFabric' ? request.stoppedByAlarm : undefined);
-  const duplicate = await duplicateIfRecorded(context, request.requestId);
+  const duplicate = await duplicateIfRecorded(context, request.requestId, recordBase(request.requestId, hints, meta, now));
   if (duplicate !== undefined) return duplicate;
   let alarmFields: { alarmsUnchecked?: true } = {};
   if (request.action === 'evacuate') {

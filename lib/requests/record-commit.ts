@@ -78,7 +78,7 @@ export class RecordCommit {
         }
         if (isZkError(e, 'badVersion', 'noNode', 'nodeExists') && viewIndex >= 0 && e.opIndex === viewIndex) return 'viewConflict';
         if (isZkError(e, 'badVersion', 'noNode') && e.opIndex !== createIndex) return 'conflict';
-        if (isZkError(e, 'nodeExists') && e.opIndex === createIndex) return duplicateOf(this.options, record.requestId);
+        if (isZkError(e, 'nodeExists') && e.opIndex === createIndex) return duplicateOf(this.options, record.requestId, record);
         // A drill created by another writer between the read and this multi: decide again.
         if (isZkError(e, 'nodeExists')) return 'conflict';
         throw e;

@@ -9,8 +9,17 @@ export interface Outcome {
   /** The record's name: the request id, or the SQS message id. */
   readonly requestId: string;
   readonly cluster: string | null;
-  /** The record as stored (for `duplicate`: the first delivery's record). */
+  /**
+   * The record as stored (for `duplicate`: the first delivery's record; when that cannot be read, a
+   * stand-in of status `duplicate` with what this delivery knows, never stored: see `unreadableRecord`).
+   */
   readonly record: RequestRecord;
+  /**
+   * For a `duplicate` whose stored record cannot be read (not JSON, not a record): why. Its existence
+   * still says the request was handled (the record is created in the multi of the change), so the
+   * redelivery is acknowledged, never retried into the DLQ; the handler warns and counts it.
+   */
+  readonly unreadableRecord?: string;
   /** Attempts made (more than 1 after CAS conflicts). */
   readonly attempts: number;
 }
@@ -31,4 +40,26 @@ export function outcomeOf(record: RequestRecord, status: RequestStatus): Omit<Ou
     cluster: record.cluster,
     record,
   };
+}
+
+/** What a delivery knows of itself whatever became of it: the fields every record carries (`recordBase`). */
+export type DeliveryFields = Pick<RequestRecord, 'requestId' | 'cluster' | 'fabric' | 'action' | 'appliedAt' | 'messageId'>;
+
+/**
+ * The outcome of a redelivery whose first record exists but cannot be read (`reason`): a `duplicate`
+ * whose record is a stand-in built from this delivery (status `duplicate`, no version), never stored.
+ */
+export function unreadableDuplicateOf(delivery: DeliveryFields, reason: string): Omit<Outcome, 'attempts'> {
+  const { requestId, cluster, fabric, action, appliedAt, messageId } = delivery;
+  const record: RequestRecord = {
+    requestId,
+    status: 'duplicate',
+    cluster,
+    ...(fabric === undefined ? {} : { fabric }),
+    action,
+    appliedAt,
+    clusterVersion: null,
+    ...(messageId === undefined ? {} : { messageId }),
+  };
+  return { status: 'duplicate', requestId, cluster, record, unreadableRecord: reason };
 }

@@ -89,7 +89,8 @@ export interface RequestWriterOptions {
  * parse → read the cluster → guard rails → `applyRequest` → ONE multi of version check + cluster
  * `setData` + create of `/failout/requests/<requestId>`. A version conflict re-reads and retries with
  * jittered backoff within the {@link RetryBudget}; an existing record makes the request a `duplicate`
- * (the record is read and returned). Permanent rejections are recorded as well (with a version check
+ * (the record is read and returned; one that cannot be read is still a duplicate, its outcome saying
+ * why in `unreadableRecord`: it exists only if the request was handled). Permanent rejections are recorded as well (with a version check
  * when the cluster exists, so the verdict was reached on the current state) and returned.
  *
  * @throws TransientRequestError on connection loss, session expiry or closure, and a spent retry

@@ -51,7 +51,8 @@ export function createHandler(deps: HandlerDeps): FailoutRequestsHandler {
 
 /**
  * Processes one record: resolves when it may be acknowledged (applied, rejected, duplicate), throws
- * when it must be retried. Logs one line per record with request id, cluster and outcome, and counts it.
+ * when it must be retried. Logs one line per record with request id, cluster and outcome, and counts it;
+ * a duplicate whose first record cannot be read is a warning and counted `UnreadableRecord` too.
  */
 export function createRecordHandler(deps: HandlerDeps): (record: SQSRecord) => Promise<Outcome> {
   const { logger, metrics } = deps;
@@ -103,6 +104,8 @@ function countOutcome(metrics: Metrics, outcome: Outcome, latencyMs: number, que
   // Applied without checking the alarms it names (the alarm source could not be read): alarm on it.
   if (outcome.status === 'applied' && outcome.record.alarmsUnchecked === true) metrics.addMetric('AlarmsUnchecked', MetricUnit.Count, 1);
   if (outcome.status === 'duplicate') metrics.addMetric('Duplicate', MetricUnit.Count, 1);
+  // Acknowledged although the first delivery's record cannot be read (someone wrote that node): alarm on it.
+  if (outcome.unreadableRecord !== undefined) metrics.addMetric('UnreadableRecord', MetricUnit.Count, 1);
   if (outcome.status === 'rejected') {
     metrics.addMetric('Rejected', MetricUnit.Count, 1);
     metrics
@@ -117,6 +120,8 @@ function countOutcome(metrics: Metrics, outcome: Outcome, latencyMs: number, que
 function logOutcome(logger: Logger, outcome: Outcome): void {
   if (outcome.status === 'rejected') {
     logger.warn('request rejected', { problems: outcome.record.message, attempts: outcome.attempts });
+  } else if (outcome.unreadableRecord !== undefined) {
+    logger.warn("duplicate request acknowledged; the first delivery's record cannot be read", { unreadableRecord: outcome.unreadableRecord, attempts: outcome.attempts });
   } else {
     logger.info(outcome.status === 'applied' ? 'request applied' : 'duplicate request acknowledged', {
       attempts: outcome.attempts,

@@ -140,6 +140,21 @@ describe('evacuate: one judged plan in one multi', () => {
     expect(again).toMatchObject({ status: 'duplicate', record: { messageId: 'm-1' } });
   });
 
+  it('acknowledges a redelivery whose record cannot be read as a duplicate, saying why, and evacuates nothing', async () => {
+    // Prepare: the first delivery's record, unreadable (a hand edit)
+    await seed(admin, THREE());
+    await admin.create(`${base}/requests/ev-bad`, Buffer.from('{"requestId":'), { parents: true, acl: policyAcl(ROLES, layout()) });
+
+    // Act
+    const outcome = await writerWith().process(evacuate('ev-bad'), { messageId: 'm-2' });
+
+    // Assess
+    expect(outcome).toMatchObject({ status: 'duplicate', requestId: 'ev-bad', cluster: null, unreadableRecord: expect.stringContaining('not JSON'), record: { status: 'duplicate', fabric: 'lor1', action: 'evacuate', messageId: 'm-2' } });
+    expect(await failout('greetings-lor1')).toBeNull();
+    expect((await session.read(`${base}/evacuations/lor1`)).exists).toBe(false);
+    expect((await session.get(`${base}/requests/ev-bad`)).data.toString()).toBe('{"requestId":');
+  });
+
   it('uses the given target fabrics and weights', async () => {
     await seed(admin, THREE());
     const outcome = await writerWith().process(evacuate('ev-1', { targets: [{ fabric: 'lva1', weight: 2 }] }), { messageId: 'm-1' });
