@@ -1,8 +1,9 @@
 import { Command } from 'commander';
-import { aclFor, aclLayout } from '../../requests/acl';
+import { aclLayout, policyAcl } from '../../requests/acl';
 import { decodeFailoutView, encodeFailoutView, rebuildFailoutView, viewDrift, viewPathFor, type ViewDrift } from '../../requests';
 import { escapeControlChars } from '../../text';
-import { aclRolesFromEnv, isZkError, missingRoles, OPEN_ACL, type AclEntry, type DigestCredential, type ZkSession } from '../../zk';
+import { isZkError, missingRoles, OPEN_ACL, type AclSource, type DigestCredential, type ZkSession } from '../../zk';
+import { aclRolesFromEnv, allowOpenAclFromEnv } from '../../zk/config';
 import { addOutputOptions, addConnectionOptions, printJson, withConnections, type CommandRuntime } from '../command-context';
 import { EXIT } from '../errors';
 import { OperatorError, type OperatorSettings, type ConnectionFlags } from '../../operator';
@@ -96,13 +97,19 @@ async function reindex(session: ZkSession, settings: OperatorSettings, env: Read
   }
 }
 
-/** The view's ACL when reindex creates it: the table's, which needs the request writer's identity (else the worker could not write it). */
-function viewAcl(settings: OperatorSettings, env: Readonly<Record<string, string | undefined>>): readonly AclEntry[] {
+/**
+ * The ACLs of what reindex creates: the table's, path by path, which needs the request writer's
+ * identity (else the worker could not write the view). A missing parent (`/failout` on a fresh
+ * ensemble) gets its own row (`ancestor`: the writer and the bridge may create under it), never the
+ * view's, which would lock them out of the rest of their tree.
+ */
+function viewAcl(settings: OperatorSettings, env: Readonly<Record<string, string | undefined>>): AclSource {
   const parsed = aclRolesFromEnv(env);
   if (!parsed.ok) throw inputError(`${parsed.variable}: ${parsed.message}`);
-  const layout = aclLayout({ d2BasePath: settings.d2Base, requestsPath: settings.requestsBase });
-  if (missingRoles(parsed.roles, ['requestWriter']).length === 0) return aclFor(layout.viewPath, parsed.roles, layout);
+  // The layout as the worker sees it (resolveWriterAcl), so a parent is classified as the worker's policy classifies it.
+  const layout = aclLayout({ d2BasePath: settings.d2Base, requestsPath: settings.requestsBase, fabricsPath: settings.fabricsBase, evacuationsPath: settings.evacuationsBase });
+  if (missingRoles(parsed.roles, ['requestWriter']).length === 0) return policyAcl(parsed.roles, layout);
   // An open tree (local stack, tests), as the worker's own FAILOUT_ALLOW_OPEN_ACL.
-  if (env.FAILOUT_ALLOW_OPEN_ACL === '1' || env.FAILOUT_ALLOW_OPEN_ACL === 'true') return OPEN_ACL;
+  if (allowOpenAclFromEnv(env)) return OPEN_ACL;
   throw inputError('no view node yet: the worker creates it with its next request; to create it here, set ZK_ACL_WRITER_ID so the worker may write it');
 }

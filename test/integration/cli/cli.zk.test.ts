@@ -144,6 +144,36 @@ describe('failout zk secure', () => {
   });
 });
 
+describe('failout zk reindex', () => {
+  it('creates a missing parent of the view with the ACL the table gives that parent, so the request writer may still create its records beside it', async () => {
+    // Prepare: a fresh base, where neither the view nor its parents exist yet
+    const requestsBase = `${root}/fresh/failout/requests`;
+    const parent = `${root}/fresh/failout`;
+    const layout = aclLayout({ d2BasePath: `${root}/d2`, requestsPath: requestsBase, fabricsPath: `${root}/fabrics`, evacuationsPath: `${root}/evacuations` });
+
+    // Act
+    const reindex = await cli(ADMIN_ENV, 'zk', 'reindex', '--d2-base', `${root}/d2`, '--requests-base', requestsBase);
+
+    // Assess
+    expect(reindex).toMatchObject({ code: 0, stdout: expect.stringMatching(/^created .*\/fresh\/failout\/view: 0 open failout/) });
+    const admin = await openSession({ credentials: [CREDENTIALS.admin] });
+    expect((await admin.getAcl(parent)).acl).toEqual(aclFor(parent, ROLES, layout));
+    expect((await admin.getAcl(`${root}/fresh`)).acl).toEqual(aclFor(`${root}/fresh`, ROLES, layout));
+    expect((await admin.getAcl(`${parent}/view`)).acl).toEqual(aclFor(`${parent}/view`, ROLES, layout));
+    const writer = await openSession({ credentials: [CREDENTIALS.writer] });
+    await expect(writer.create(requestsBase, undefined, { acl: aclFor(requestsBase, ROLES, layout) })).resolves.toBe(requestsBase);
+  });
+
+  it('reads FAILOUT_ALLOW_OPEN_ACL as every other component does (1 or true, any case, blanks trimmed)', async () => {
+    // Act
+    const open = await cli({ FAILOUT_ALLOW_OPEN_ACL: ' TRUE ' }, 'zk', 'reindex', '--d2-base', `${root}/d2`, '--requests-base', `${root}/open/requests`);
+
+    // Assess
+    expect(open).toMatchObject({ code: 0, stdout: expect.stringMatching(/^created .*\/open\/view/) });
+    expect((await legacy.getAcl(`${root}/open/view`)).acl).toEqual(OPEN_ACL);
+  });
+});
+
 describe('failout zk --help', () => {
   it('documents both subcommands and the variables', async () => {
     const help = await cli({}, 'zk', '--help');
