@@ -39,7 +39,8 @@ export const ENVOY_PROTO_FILES: readonly string[] = [
 export const SEED_TYPES: readonly string[] = [
   'envoy.service.discovery.v3.DiscoveryRequest',
   'envoy.service.discovery.v3.DiscoveryResponse',
-  // Incremental ADS, served by the D2 observer (lib/observer/delta-ads-stream.ts); the client speaks SotW only.
+  // Incremental ADS: served by the D2 observer (lib/observer/delta-ads-stream.ts), spoken by the client
+  // to servers with `failout_delta_ads` (lib/xds/delta-ads-stream.ts).
   'envoy.service.discovery.v3.DeltaDiscoveryRequest',
   'envoy.service.discovery.v3.DeltaDiscoveryResponse',
   'envoy.service.discovery.v3.Resource',
@@ -66,7 +67,9 @@ export const CLIENT_FIELDS: Readonly<Record<string, readonly string[] | typeof A
   // ADS and LRS, and what the client puts in them
   'envoy.service.discovery.v3.DiscoveryRequest': ALL,
   'envoy.service.discovery.v3.DiscoveryResponse': ['version_info', 'resources', 'type_url', 'nonce'],
-  'envoy.service.discovery.v3.Resource': ['name', 'resource'],
+  'envoy.service.discovery.v3.DeltaDiscoveryRequest': ALL,
+  'envoy.service.discovery.v3.DeltaDiscoveryResponse': ['resources', 'type_url', 'removed_resources', 'nonce', 'system_version_info'],
+  'envoy.service.discovery.v3.Resource': ['name', 'version', 'resource'],
   'envoy.service.load_stats.v3.LoadStatsRequest': ALL,
   'envoy.service.load_stats.v3.LoadStatsResponse': ALL,
   'envoy.config.endpoint.v3.ClusterStats': ALL,

@@ -1,5 +1,7 @@
 /**
- * One SotW ADS stream to one server (grpc-go `ads_stream.go`), restarted after failures.
+ * One SotW ADS stream to one server (grpc-go `ads_stream.go`), restarted after failures. The call's
+ * lifecycle, retry, coalescing, does-not-exist timers and decoding are shared with the incremental
+ * stream (`ads-stream-base.ts`); this file holds what is SotW's own.
  *
  * Protocol rules (envoy xds_protocol.rst; reference xds-fallback-a71.md §3):
  * - Every request carries the FULL name set of its type; `node` only in the first request of a call.
@@ -8,192 +10,38 @@
  *   (UNAVAILABLE "xDS response validation errors: [...]", as grpc-node and C-core send). Valid
  *   resources of a NACKed response are still reported.
  * - Versions survive restarts of the call; nonces do not.
- * - Subscription changes, ACKs and NACKs are coalesced: at most one request per type per tick.
- * - Does-not-exist timer (default 15 s): started only once the name was written on a call whose
- *   transport is READY, never for a cached resource; stopped when the call fails and restarted after
- *   the resend (gRFC A57, C-core `MaybeStartTimer`, Java `startMissingResourceTimers`).
- * - A call that fails before its first response is a connectivity failure; after one it is not, and
- *   the retry is immediate (backoff reset, A57).
  *
- * Concurrency: everything runs on the event loop; fields marked "per call" are reset by `start`.
+ * Concurrency: everything runs on the event loop; fields marked "per call" are reset by `resetForCall`.
  */
-import { XdsError, assertIsError } from './errors';
-import { unwrapResource, type AnyMessage, type DiscoveryRequest, type DiscoveryResponse, type NodeMessage, type StatusMessage } from './protos';
-import { canonicalResourceName } from './resource-name';
+import { AdsStreamBase, type AdsResponseEvent, type AdsStreamBaseOptions, type BaseNameState, type BaseTypeState } from './ads-stream-base';
+import { unwrapResource, type DiscoveryRequest, type DiscoveryResponse } from './protos';
 import { WatchState, type AnyResourceType } from './resource-state';
-import type { Lifecycle } from '../lifecycle';
 
-/** Default does-not-exist timeout (gRFC A57 / xDS protocol "Knowing When a Requested Resource Does Not Exist"). */
-export const DEFAULT_WATCH_EXPIRY_MS = 15_000;
-/** gRPC status UNAVAILABLE, used in NACK `error_detail` like C-core and grpc-node. */
-const NACK_STATUS_CODE = 14;
-
-/** One bidirectional ADS call, as the transport hands it out. */
-export interface AdsCall {
-  /** Sends one DiscoveryRequest on the call; ignored once the call has finished. */
-  write(request: DiscoveryRequest): void;
-  /** Ends the call; no listener callback follows. */
-  cancel(): void;
-}
-
-/** What the transport reports about one call. `onClose` is called at most once. */
-export interface AdsCallListener {
-  /** One DiscoveryResponse arrived. */
-  onMessage(response: DiscoveryResponse): void;
-  /** The call ended: `error` when it failed, undefined when it finished with status OK. */
-  onClose(error: Error | undefined): void;
-}
-
-/** Opens one call (the channel wraps grpc-js; unit tests pass a fake). */
-export type AdsCallFactory = (listener: AdsCallListener) => AdsCall;
-
-/** The outcome of one ADS response, after decoding. */
-export interface AdsResponseEvent {
-  readonly typeUrl: string;
-  readonly version: string;
-  /**
-   * Valid, subscribed resources: the decoded value, and the Any it was decoded from (unwrapped; its
-   * bytes copied out of the response), kept for CSDS, which shows the xDS config as received (gRFC A40
-   * "Expose xDS Config As Is").
-   */
-  readonly updates: ReadonlyArray<{ readonly name: string; readonly value: unknown; readonly raw: AnyMessage }>;
-  /** Invalid resources (`name` when it could be read). A non-empty list means the response was NACKed. */
-  readonly errors: ReadonlyArray<{ readonly name: string | undefined; readonly error: XdsError }>;
-  /** Every subscribed name present in the response, valid or not (for SotW deletion). */
-  readonly names: ReadonlySet<string>;
-}
-
-/** How the stream reports to its owner (the channel). */
-export interface AdsStreamEventHandler {
-  /** The call failed; `beforeFirstResponse` makes it a connectivity failure (gRFC A57). */
-  onStreamError(error: XdsError, info: { readonly beforeFirstResponse: boolean }): void;
-  /** A response of a known type was processed (valid or NACKed). */
-  onResponse(event: AdsResponseEvent): void;
-  /** The does-not-exist timer of a name fired. */
-  onResourceDoesNotExist(typeUrl: string, name: string): void;
-  /** True when some owner has the resource cached (no timer is started for it). */
-  isResourceCached(typeUrl: string, name: string): boolean;
-}
+export {
+  DEFAULT_WATCH_EXPIRY_MS,
+  type AdsCall,
+  type AdsCallFactory,
+  type AdsCallListener,
+  type AdsResourceUpdate,
+  type AdsResponseEvent,
+  type AdsStreamEventHandler,
+  type AdsStreamState,
+} from './ads-stream-base';
 
 /** Options of {@link AdsStream}. */
-export interface AdsStreamOptions {
-  /** The server, for error messages. */
-  readonly serverUri: string;
-  /** Opens a call. */
-  readonly callFactory: AdsCallFactory;
-  /** Receives the stream's events. */
-  readonly handler: AdsStreamEventHandler;
-  /** Sent in the first request of every call. */
-  readonly node: NodeMessage;
-  /** Known resource types by type URL; responses of other types are neither ACKed nor NACKed. */
-  readonly resourceTypes: ReadonlyMap<string, AnyResourceType>;
-  /** Delay before retry number `attempt` (0-based) after a call failed without a response. */
-  readonly retryDelayMs: (attempt: number) => number;
-  /** True when the transport is READY (timers start only then). */
-  readonly isTransportReady: () => boolean;
-  /** Does-not-exist timeout; default {@link DEFAULT_WATCH_EXPIRY_MS}. */
-  readonly watchExpiryMs?: number;
-}
+export type AdsStreamOptions = AdsStreamBaseOptions<DiscoveryRequest, DiscoveryResponse>;
 
-/** State of the stream: idle → connecting → streaming (a response arrived) → backoff → … → closed; its lifecycle derives from it. */
-export type AdsStreamState = 'idle' | 'connecting' | 'streaming' | 'backoff' | 'closed';
-
-/**
- * The does-not-exist timer shared by the names whose timers started in the same millisecond (a request
- * usually writes thousands at once). One timer instead of one per name: at 10,000 names the per-name
- * timers were a large share of the client's peak memory.
- */
-interface ExpiryGroup {
-  readonly timer: NodeJS.Timeout;
-  readonly startedAt: number;
-  /** Names still waiting on this timer; at 0 the timer is cleared. */
-  pending: number;
-}
-
-interface NameState {
-  state: WatchState;
-  expiry: ExpiryGroup | undefined;
-  /**
-   * The bytes and value of this name's last accepted resource. A SotW server resends every
-   * subscribed resource in each response (the `indis` types, CDS, LDS), so most of a response is
-   * what the client already has: equal bytes decode to an equal value, and are not decoded again.
-   */
-  decoded: { readonly bytes: Buffer; readonly value: unknown } | undefined;
-}
-
-interface TypeState {
+interface TypeState extends BaseTypeState<BaseNameState> {
   /** Last accepted version (survives call restarts). */
   version: string;
   /** Nonce of the last response on the current call. Per call. */
   nonce: string;
-  readonly names: Map<string, NameState>;
-  /** A request must be written at the next flush. */
-  dirty: boolean;
-  /** NACK detail for the next request. */
-  pendingError: StatusMessage | undefined;
-  /** A request for this type was written on the current call. Per call. */
-  sentOnCall: boolean;
 }
 
-/** One ADS stream with its subscriptions, ACK/NACK state and does-not-exist timers. */
-export class AdsStream {
-  private readonly types = new Map<string, TypeState>();
-  private readonly expiryMs: number;
-  private stateValue: AdsStreamState = 'idle';
-  private call: AdsCall | undefined;
-  /** Per call: a response arrived on it; the first request was written (node sent). */
-  private received = false;
-  private nodeSent = false;
-  private attempt = 0;
-  /** Incremented per call, so that callbacks of an old call are ignored. */
-  private generation = 0;
-  private retryTimer: NodeJS.Timeout | undefined;
-  private retryDueAt = 0;
-  private flushScheduled: NodeJS.Immediate | undefined;
-  /** Per type, the expiry group names started now may join. */
-  private readonly openExpiry = new Map<string, ExpiryGroup>();
-
-  constructor(private readonly options: AdsStreamOptions) {
-    this.expiryMs = options.watchExpiryMs ?? DEFAULT_WATCH_EXPIRY_MS;
-  }
-
-  /** The stream's state. */
-  get state(): AdsStreamState {
-    return this.stateValue;
-  }
-
-  /** `idle` before {@link start}, `closed` after {@link close}, else `running` (derived from {@link state}). */
-  get lifecycle(): Lifecycle {
-    return this.stateValue === 'idle' || this.stateValue === 'closed' ? this.stateValue : 'running';
-  }
-
-  /** Opens the first call. Idempotent. */
-  start(): void {
-    if (this.stateValue !== 'idle') return;
-    this.openCall();
-  }
-
-  /** Adds `name` to the type's set; the request goes out at the next tick. */
-  subscribe(typeUrl: string, name: string): void {
-    const type = this.typeState(typeUrl);
-    if (type.names.has(name)) return;
-    type.names.set(name, { state: WatchState.started, expiry: undefined, decoded: undefined });
-    this.markDirty(type);
-  }
-
-  /** Removes `name` from the type's set; the request goes out at the next tick. */
-  unsubscribe(typeUrl: string, name: string): void {
-    const type = this.types.get(typeUrl);
-    const entry = type?.names.get(name);
-    if (!type || !entry) return;
-    stopTimer(entry);
-    type.names.delete(name);
-    this.markDirty(type);
-  }
-
-  /** The watch state of a name (test hook and dump). */
-  watchState(typeUrl: string, name: string): WatchState | undefined {
-    return this.types.get(typeUrl)?.names.get(name)?.state;
+/** One SotW ADS stream with its subscriptions, ACK/NACK state and does-not-exist timers. */
+export class AdsStream extends AdsStreamBase<DiscoveryRequest, DiscoveryResponse, BaseNameState, TypeState> {
+  constructor(options: AdsStreamOptions) {
+    super(options);
   }
 
   /** Last accepted version of a type. */
@@ -201,271 +49,45 @@ export class AdsStream {
     return this.types.get(typeUrl)?.version ?? '';
   }
 
-  /**
-   * The transport became READY: retry at once if waiting in backoff, and start the timers of names
-   * already written. Without the early retry, two independent backoffs (this stream's and grpc-js's
-   * subchannel reconnect) could miss each other: a retry that fires while the subchannel still waits
-   * fails at once (no waitForReady), and the return to a recovered primary then lags by a second
-   * full probe period (up to ~2 × `fallbackProbeCapMs`).
-   */
-  onTransportReady(): void {
-    if (this.stateValue === 'backoff') {
-      clearTimeout(this.retryTimer);
-      this.retryTimer = undefined;
-      this.openCall();
-    }
-    for (const [typeUrl, type] of this.types) {
-      for (const [name, entry] of type.names) this.maybeStartTimer(typeUrl, name, entry);
-    }
+  protected newTypeState(): TypeState {
+    return { version: '', nonce: '', names: new Map(), dirty: false, pendingError: undefined, sentOnCall: false };
   }
 
-  /** Brings a pending retry forward so that it is at most `maxDelayMs` away (probe cap changes). */
-  rescheduleRetry(maxDelayMs: number): void {
-    if (this.stateValue !== 'backoff' || this.retryDueAt - Date.now() <= maxDelayMs) return;
-    clearTimeout(this.retryTimer);
-    this.scheduleRetry(maxDelayMs);
+  protected newNameState(): BaseNameState {
+    return { state: WatchState.started, expiry: undefined, decoded: undefined };
   }
 
-  /** Ends the call and all timers; nothing is reported afterwards. */
-  close(): void {
-    if (this.stateValue === 'closed') return;
-    this.stateValue = 'closed';
-    clearTimeout(this.retryTimer);
-    if (this.flushScheduled) clearImmediate(this.flushScheduled);
-    for (const type of this.types.values()) for (const entry of type.names.values()) stopTimer(entry);
-    const call = this.call;
-    this.call = undefined;
-    call?.cancel();
+  /** Nothing to keep: every request carries the full set. */
+  protected subscribed(): void {}
+
+  /** Nothing to keep: every request carries the full set. */
+  protected unsubscribed(): void {}
+
+  protected resetForCall(type: TypeState): void {
+    type.nonce = '';
   }
 
-  private typeState(typeUrl: string): TypeState {
-    let type = this.types.get(typeUrl);
-    if (!type) {
-      type = { version: '', nonce: '', names: new Map(), dirty: false, pendingError: undefined, sentOnCall: false };
-      this.types.set(typeUrl, type);
-    }
-    return type;
+  /** The full name set; nothing for a type whose last name went before any request of it on this call. */
+  protected buildRequest(typeUrl: string, type: TypeState): DiscoveryRequest | undefined {
+    if (type.names.size === 0 && !type.sentOnCall) return undefined;
+    return { version_info: type.version, resource_names: [...type.names.keys()], type_url: typeUrl, response_nonce: type.nonce };
   }
 
-  private openCall(): void {
-    this.stateValue = 'connecting';
-    this.received = false;
-    this.nodeSent = false;
-    for (const type of this.types.values()) {
-      type.nonce = '';
-      type.sentOnCall = false;
-      type.pendingError = undefined;
-      if (type.names.size > 0) type.dirty = true;
-    }
-    const generation = ++this.generation;
-    const live = (): boolean => generation === this.generation && this.call !== undefined;
-    const listener: AdsCallListener = {
-      onMessage: (response) => {
-        if (live()) this.handleResponse(response);
-      },
-      onClose: (error) => {
-        if (live()) this.handleClose(error);
-      },
-    };
-    this.call = this.options.callFactory(listener);
-    this.scheduleFlush();
+  protected requestWritten(): void {}
+
+  protected typeUrlOf(response: DiscoveryResponse): string {
+    return response.type_url;
   }
 
-  private handleClose(error: Error | undefined): void {
-    this.call = undefined;
-    for (const type of this.types.values()) {
-      for (const entry of type.names.values()) {
-        stopTimer(entry);
-        if (entry.state === WatchState.requested) entry.state = WatchState.started;
-      }
-    }
-    const beforeFirstResponse = !this.received;
-    const kind = beforeFirstResponse ? 'connection' : 'streamFailedAfterRecv';
-    const detail = error?.message ?? 'stream closed by the server';
-    const xdsError = new XdsError(kind, `ADS stream to ${this.options.serverUri} failed: ${detail}`, {
-      serverUri: this.options.serverUri,
-      cause: error,
-    });
-    if (beforeFirstResponse) {
-      this.scheduleRetry(this.options.retryDelayMs(this.attempt));
-      this.attempt += 1;
-    } else {
-      this.scheduleRetry(0);
-    }
-    this.options.handler.onStreamError(xdsError, { beforeFirstResponse });
-  }
-
-  private scheduleRetry(delayMs: number): void {
-    this.stateValue = 'backoff';
-    this.retryDueAt = Date.now() + delayMs;
-    this.retryTimer = setTimeout(() => {
-      this.retryTimer = undefined;
-      if (this.stateValue === 'backoff') this.openCall();
-    }, delayMs);
-    this.retryTimer.unref?.();
-  }
-
-  private markDirty(type: TypeState): void {
-    type.dirty = true;
-    this.scheduleFlush();
-  }
-
-  private scheduleFlush(): void {
-    if (this.flushScheduled || this.stateValue === 'closed') return;
-    this.flushScheduled = setImmediate(() => {
-      this.flushScheduled = undefined;
-      this.flush();
-    });
-  }
-
-  /** Writes one request per dirty type. */
-  private flush(): void {
-    const call = this.call;
-    if (!call) return;
-    for (const [typeUrl, type] of this.types) {
-      if (!type.dirty) continue;
-      type.dirty = false;
-      if (type.names.size === 0 && !type.sentOnCall) continue;
-      const request: DiscoveryRequest = {
-        version_info: type.version,
-        resource_names: [...type.names.keys()],
-        type_url: typeUrl,
-        response_nonce: type.nonce,
-      };
-      if (!this.nodeSent) request.node = this.options.node;
-      if (type.pendingError) request.error_detail = type.pendingError;
-      type.pendingError = undefined;
-      this.nodeSent = true;
-      type.sentOnCall = true;
-      call.write(request);
-      if (this.call !== call) return; // the write failed synchronously and closed the call
-      for (const [name, entry] of type.names) {
-        if (entry.state === WatchState.started) entry.state = WatchState.requested;
-        this.maybeStartTimer(typeUrl, name, entry);
-      }
-    }
-  }
-
-  private maybeStartTimer(typeUrl: string, name: string, entry: NameState): void {
-    if (entry.state !== WatchState.requested || entry.expiry !== undefined || !this.call) return;
-    if (!this.options.isTransportReady() || this.options.handler.isResourceCached(typeUrl, name)) return;
-    const now = Date.now();
-    const open = this.openExpiry.get(typeUrl);
-    const group = open?.startedAt === now && open.pending > 0 ? open : this.openExpiryGroup(typeUrl, now);
-    group.pending += 1;
-    entry.expiry = group;
-  }
-
-  /** A new expiry group for names of `typeUrl` starting their timers at `now`. */
-  private openExpiryGroup(typeUrl: string, now: number): ExpiryGroup {
-    const group: ExpiryGroup = { timer: setTimeout(() => this.expire(typeUrl, group), this.expiryMs), startedAt: now, pending: 0 };
-    group.timer.unref?.();
-    this.openExpiry.set(typeUrl, group);
-    return group;
-  }
-
-  /** An expiry group's timer fired: its names still waiting do not exist. */
-  private expire(typeUrl: string, group: ExpiryGroup): void {
-    if (this.openExpiry.get(typeUrl) === group) this.openExpiry.delete(typeUrl);
-    const expired: string[] = [];
-    for (const [name, entry] of this.types.get(typeUrl)?.names ?? []) {
-      if (entry.expiry !== group) continue;
-      entry.expiry = undefined;
-      if (entry.state !== WatchState.requested) continue;
-      entry.state = WatchState.timeout;
-      expired.push(name);
-    }
-    // Reported after the loop: a handler may unsubscribe, which changes the map.
-    for (const name of expired) this.options.handler.onResourceDoesNotExist(typeUrl, name);
-  }
-
-  private handleResponse(response: DiscoveryResponse): void {
-    this.received = true;
-    this.attempt = 0;
-    this.stateValue = 'streaming';
-    const resourceType = this.options.resourceTypes.get(response.type_url);
-    if (!resourceType) return; // grpc-go neither ACKs nor NACKs an unknown type
-    const type = this.typeState(response.type_url);
+  protected readResponse(resourceType: AnyResourceType, type: TypeState, response: DiscoveryResponse): AdsResponseEvent {
     type.nonce = response.nonce;
-    const event = this.decodeResponse(resourceType, type, response);
-    if (event.errors.length === 0) {
+    const decoded = this.decodeResources(resourceType, type, response.type_url, response.resources, unwrapResource);
+    if (decoded.errors.length === 0) {
       type.version = response.version_info;
       type.pendingError = undefined;
     } else {
-      const messages = event.errors.map((e) => (e.name ? `${e.name}: ${e.error.message}` : e.error.message));
-      type.pendingError = { code: NACK_STATUS_CODE, message: `xDS response validation errors: [${messages.join('; ')}]` };
+      type.pendingError = this.nackDetail(decoded.errors);
     }
-    this.markDirty(type);
-    this.options.handler.onResponse(event);
+    return { typeUrl: response.type_url, version: response.version_info, protocol: 'sotw', removed: [], ...decoded };
   }
-
-  private decodeResponse(resourceType: AnyResourceType, type: TypeState, response: DiscoveryResponse): AdsResponseEvent {
-    const typeUrl = response.type_url;
-    const updates: Array<{ name: string; value: unknown; raw: AnyMessage }> = [];
-    const errors: Array<{ name: string | undefined; error: XdsError }> = [];
-    const names = new Set<string>();
-    const validation = (message: string, name?: string, cause?: unknown): XdsError =>
-      new XdsError('validation', message, { typeUrl, resourceName: name, serverUri: this.options.serverUri, cause });
-    response.resources.forEach((raw, index) => {
-      let result;
-      let any: AnyMessage;
-      let wrapperName: string;
-      try {
-        const unwrapped = unwrapResource(raw);
-        any = unwrapped.any;
-        wrapperName = canonicalResourceName(unwrapped.name);
-        if (any.type_url !== typeUrl) {
-          errors.push({ name: undefined, error: validation(`resource index ${index}: type ${any.type_url} in a ${typeUrl} response`) });
-          return;
-        }
-        const known = wrapperName === '' ? undefined : type.names.get(wrapperName)?.decoded;
-        if (known?.bytes.equals(any.value)) result = { ok: true as const, name: wrapperName, value: known.value, bytes: known.bytes };
-        else result = resourceType.decode(any, wrapperName);
-      } catch (e) {
-        assertIsError(e);
-        errors.push({ name: undefined, error: validation(`resource index ${index}: ${e.message}`, undefined, e) });
-        return;
-      }
-      // Subscriptions hold normalized names (A47): a server may order context parameters otherwise.
-      const name = result.name === undefined ? undefined : canonicalResourceName(result.name);
-      const entry = name === undefined ? undefined : type.names.get(name);
-      if (name !== undefined && !entry) return; // not subscribed: ignored
-      if (name !== undefined && names.has(name)) {
-        errors.push({ name, error: validation(`duplicate resource name ${name}`, name) });
-        return;
-      }
-      if (name !== undefined) names.add(name);
-      if (entry) {
-        stopTimer(entry);
-        entry.state = WatchState.received;
-      }
-      if (result.ok) {
-        // A copy of the bytes (or the copy kept from before): a view would keep the whole response
-        // alive for as long as any one of its resources stays cached, and a server sending subsets
-        // (EDS, RDS) could pile up old responses.
-        const bytes = 'bytes' in result ? result.bytes : Buffer.from(any.value);
-        // Kept only for a resource named by its wrapper: the name is what finds it before decoding.
-        if (entry && name === wrapperName) entry.decoded = { bytes, value: result.value };
-        updates.push({ name: name ?? result.name, value: result.value, raw: { type_url: any.type_url, value: bytes } });
-      } else errors.push({ name, error: toValidationError(result.error, name, validation) });
-    });
-    return { typeUrl, version: response.version_info, updates, errors, names };
-  }
-}
-
-/** Takes a name off its expiry group; the group's timer stops with its last name. */
-function stopTimer(entry: NameState): void {
-  const group = entry.expiry;
-  if (!group) return;
-  entry.expiry = undefined;
-  group.pending -= 1;
-  if (group.pending === 0) clearTimeout(group.timer);
-}
-
-function toValidationError(
-  error: Error,
-  name: string | undefined,
-  validation: (message: string, name?: string, cause?: unknown) => XdsError,
-): XdsError {
-  return error instanceof XdsError ? error : validation(error.message, name, error);
 }

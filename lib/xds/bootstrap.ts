@@ -38,8 +38,14 @@ export const DEFAULT_FALLBACK_PROBE_CAP_MS = 5000;
 export const DEFAULT_RESOURCE_DOES_NOT_EXIST_TIMEOUT_MS = 15_000;
 /** client_features sent in Node, as grpc-go's xdsChannel does. */
 export const CLIENT_FEATURES: readonly string[] = ['envoy.lb.does_not_support_overprovisioning', 'xds.config.resource-in-sotw'];
+/**
+ * Our server feature: the server serves incremental ADS (`DeltaAggregatedResources`, failout's D2
+ * observers do), and the client speaks it to that server instead of SotW. Opt-in per server, because
+ * a server without it answers UNIMPLEMENTED; other gRPC clients ignore a feature they do not know.
+ */
+export const DELTA_ADS_SERVER_FEATURE = 'failout_delta_ads';
 /** Server features that change behaviour, hence part of the channel de-dup key (gRFC A47). */
-const KNOWN_SERVER_FEATURES: readonly string[] = ['ignore_resource_deletion', 'xds_v3', 'trusted_xds_server'];
+const KNOWN_SERVER_FEATURES: readonly string[] = ['ignore_resource_deletion', 'xds_v3', 'trusted_xds_server', DELTA_ADS_SERVER_FEATURE];
 
 /** Supported channel credentials (the first supported entry of `channel_creds` wins). */
 export type ChannelCredsConfig =

@@ -103,7 +103,7 @@ export interface DiscoveryResponse {
   canary?: boolean;
 }
 
-/** `envoy.service.discovery.v3.DeltaDiscoveryRequest` (incremental xDS; the D2 observer serves it, the client does not speak it). */
+/** `envoy.service.discovery.v3.DeltaDiscoveryRequest` (incremental xDS; the D2 observer serves it, the client speaks it to servers with `failout_delta_ads`). */
 export interface DeltaDiscoveryRequest {
   /** `node`: the client's node; sent on the first request of a stream. */
   node?: NodeMessage | null;
@@ -220,7 +220,7 @@ export interface XdsProtos {
   readonly adsService: grpc.ServiceDefinition;
   /** `envoy.service.load_stats.v3.LoadReportingService`, for `server.addService`; full messages. */
   readonly lrsService: grpc.ServiceDefinition;
-  /** Client constructor; `new AdsClient(uri, creds).StreamAggregatedResources()`. Decodes only what the client reads. */
+  /** Client constructor; `new AdsClient(uri, creds).StreamAggregatedResources()` or `.DeltaAggregatedResources()`. Decodes only what the client reads. */
   readonly AdsClient: grpc.ServiceClientConstructor;
   /** Client constructor; `new LrsClient(uri, creds).StreamLoadStats()`. Decodes only what the client reads. */
   readonly LrsClient: grpc.ServiceClientConstructor;
@@ -241,15 +241,12 @@ const LRS_SERVICE_NAME = 'envoy.service.load_stats.v3.LoadReportingService';
 function services(kind: 'client' | 'full'): { ads: grpc.ServiceDefinition; lrs: grpc.ServiceDefinition } {
   const root = rootOf(kind);
   const type = (name: string): protobuf.Type => root.lookupType(name);
-  const delta: grpc.ServiceDefinition =
-    kind === 'full'
-      ? { DeltaAggregatedResources: methodDefinition(DELTA_ADS_METHOD_PATH, type('envoy.service.discovery.v3.DeltaDiscoveryRequest'), type('envoy.service.discovery.v3.DeltaDiscoveryResponse'), 'bidi') }
-      : {};
   return {
     ads: {
       StreamAggregatedResources: methodDefinition(ADS_METHOD_PATH, type('envoy.service.discovery.v3.DiscoveryRequest'), type('envoy.service.discovery.v3.DiscoveryResponse'), 'bidi'),
-      // A server without a handler for it answers UNIMPLEMENTED (grpc-js's default handler).
-      ...delta,
+      // A server without a handler for it answers UNIMPLEMENTED (grpc-js's default handler). The client
+      // opens it only towards servers with `failout_delta_ads` (lib/xds/delta-ads-stream.ts).
+      DeltaAggregatedResources: methodDefinition(DELTA_ADS_METHOD_PATH, type('envoy.service.discovery.v3.DeltaDiscoveryRequest'), type('envoy.service.discovery.v3.DeltaDiscoveryResponse'), 'bidi'),
     },
     lrs: {
       StreamLoadStats: methodDefinition(LRS_METHOD_PATH, type('envoy.service.load_stats.v3.LoadStatsRequest'), type('envoy.service.load_stats.v3.LoadStatsResponse'), 'bidi'),

@@ -143,6 +143,8 @@ export class FakeChannel implements ChannelLease {
     const event: AdsResponseEvent = {
       typeUrl,
       version: options.version ?? '1',
+      protocol: 'sotw',
+      removed: [],
       updates: Object.entries(updates).map(([name, value]) => ({ name, value, raw: fakeAny(typeUrl, name, value) })),
       errors,
       names: new Set([...Object.keys(updates), ...Object.keys(options.errors ?? {})]),

@@ -74,6 +74,8 @@ describe('Authority cache', () => {
     pool.live(P).handler.onResponse({
       typeUrl: LDS_TYPE_URL,
       version: '2',
+      protocol: 'sotw',
+      removed: [],
       updates: [],
       errors: [{ name: undefined, error: new XdsError('validation', 'undecodable') }],
       names: new Set(),
