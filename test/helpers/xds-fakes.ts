@@ -7,7 +7,7 @@ import { Authority, type ChannelLease, type ChannelPool, type ServerSwitchEvent 
 import type { XdsServerConfig } from '../../lib/xds/bootstrap';
 import type { XdsChannelEventHandler, XdsChannelState } from '../../lib/xds/channel';
 import { XdsError } from '../../lib/xds/errors';
-import type { AnyMessage, DiscoveryRequest, DiscoveryResponse } from '../../lib/xds/protos';
+import type { AnyMessage, DeltaDiscoveryRequest, DeltaDiscoveryResponse, DiscoveryRequest, DiscoveryResponse } from '../../lib/xds/protos';
 import type { AnyResourceType } from '../../lib/xds/resource-state';
 import { CDS_TYPE_URL, EDS_TYPE_URL, LDS_TYPE_URL, RDS_TYPE_URL, kindOfTypeUrl, type XdsTypeUrl } from '../../lib/xds/resource-types/type-urls';
 import type { XdsWatcher } from '../../lib/xds/watcher';
@@ -181,44 +181,80 @@ export class FakePool implements ChannelPool {
   }
 }
 
-/** A fake ADS transport: records calls and their requests. */
-export class FakeAdsTransport {
-  readonly calls: FakeAdsCall[] = [];
+/** A fake ADS transport: records calls and their requests. `C` is the protocol's fake call. */
+class FakeCalls<L, C> {
+  readonly calls: C[] = [];
   ready = true;
 
-  readonly factory = (listener: AdsCallListener): AdsCall => {
-    const call = new FakeAdsCall(listener);
-    this.calls.push(call);
-    return call;
-  };
+  constructor(private readonly open: (listener: L) => C) {}
 
-  get current(): FakeAdsCall {
+  get current(): C {
     const call = this.calls[this.calls.length - 1];
     if (!call) throw new Error('no call');
     return call;
   }
+
+  protected record(listener: L): C {
+    const call = this.open(listener);
+    this.calls.push(call);
+    return call;
+  }
 }
 
-/** One fake call. */
-export class FakeAdsCall implements AdsCall {
-  readonly requests: DiscoveryRequest[] = [];
+/** A fake SotW ADS transport: records calls and their requests. */
+export class FakeAdsTransport extends FakeCalls<AdsCallListener, FakeAdsCall> {
+  readonly factory = (listener: AdsCallListener): AdsCall => this.record(listener);
+  constructor() {
+    super((listener: AdsCallListener) => new FakeAdsCall(listener));
+  }
+}
+
+/** A fake incremental ADS transport: records calls and their requests. */
+export class FakeDeltaAdsTransport extends FakeCalls<AdsCallListener<DeltaDiscoveryResponse>, FakeDeltaAdsCall> {
+  readonly factory = (listener: AdsCallListener<DeltaDiscoveryResponse>): AdsCall<DeltaDiscoveryRequest> => this.record(listener);
+  constructor() {
+    super((listener: AdsCallListener<DeltaDiscoveryResponse>) => new FakeDeltaAdsCall(listener));
+  }
+}
+
+/** One fake call of either protocol: records what was written (copies), and closes on demand. */
+class RecordingCall<Req extends { type_url: string }, Res> implements AdsCall<Req> {
+  readonly requests: Req[] = [];
   cancelled = false;
-  constructor(private readonly listener: AdsCallListener) {}
-  write(request: DiscoveryRequest): void {
+  constructor(protected readonly listener: AdsCallListener<Res>) {}
+  write(request: Req): void {
     this.requests.push(structuredClone(request));
   }
   cancel(): void {
     this.cancelled = true;
   }
-  respond(response: Partial<DiscoveryResponse> & { type_url: string; resources: AnyMessage[] }): void {
-    this.listener.onMessage({ version_info: '', nonce: '', ...response });
-  }
   close(error?: Error): void {
     this.listener.onClose(error);
   }
   /** Requests of one type. */
-  requestsFor(typeUrl: string): DiscoveryRequest[] {
+  requestsFor(typeUrl: string): Req[] {
     return this.requests.filter((r) => r.type_url === typeUrl);
+  }
+}
+
+/** One fake SotW call. */
+export class FakeAdsCall extends RecordingCall<DiscoveryRequest, DiscoveryResponse> {
+  respond(response: Partial<DiscoveryResponse> & { type_url: string; resources: AnyMessage[] }): void {
+    this.listener.onMessage({ version_info: '', nonce: '', ...response });
+  }
+}
+
+/** One fake incremental call. */
+export class FakeDeltaAdsCall extends RecordingCall<DeltaDiscoveryRequest, DeltaDiscoveryResponse> {
+  /** A response; resources are `[name, version, value, invalid?]` of {@link fakeAny}, named in their `Resource`. */
+  respond(response: { type_url: string; nonce: string; resources?: ReadonlyArray<readonly [string, string, unknown, string?]>; removed?: string[]; system_version_info?: string }): void {
+    this.listener.onMessage({
+      type_url: response.type_url,
+      nonce: response.nonce,
+      system_version_info: response.system_version_info ?? '',
+      resources: (response.resources ?? []).map(([name, version, value, invalid]) => ({ name, version, resource: fakeAny(response.type_url, name, value, invalid) })),
+      removed_resources: response.removed ?? [],
+    });
   }
 }
 
