@@ -17,6 +17,8 @@
  * view (D2 observers, issue 25); the A71 condition stays the default.
  * Return: the first response from a higher-priority server makes it active; lower channels are
  * released. Responses from lower servers are dropped (close/response race).
+ * Incremental ADS (servers with `failout_delta_ads`): a response carries changes only, so it never
+ * deletes by absence; its `removed_resources` are does-not-exist at once (see `applyDeltaRemovals`).
  *
  * Concurrency: event-loop only. `options` is fixed; everything else changes only in the public
  * methods and the channel handler callbacks. Watcher callbacks go through per-watcher queues.
@@ -412,9 +414,10 @@ export class Authority {
     this.outage = undefined;
     const type = this.options.resourceTypes.get(event.typeUrl);
     const serverUri = this.slots[index]?.server.serverUri;
-    for (const { name, value, raw } of event.updates) {
+    for (const { name, value, raw, version } of event.updates) {
       const record = this.get(event.typeUrl, name);
-      if (record) this.applyUpdate(record, value, raw, event.version, index, type);
+      // Incremental ADS versions each resource (CSDS shows it); SotW versions the response.
+      if (record) this.applyUpdate(record, value, raw, version ?? event.version, index, type);
     }
     for (const { name, error } of event.errors) {
       const record = name === undefined ? undefined : this.get(event.typeUrl, name);
@@ -431,10 +434,33 @@ export class Authority {
       const ambient = isCached(record);
       for (const entry of record.watchers) entry.enqueue((w, done) => w.onError(nack, { ambient }, done));
     }
+    if (event.protocol === 'delta') {
+      this.applyDeltaRemovals(event, index);
+      return;
+    }
     // An unnamed invalid resource may be the "missing" one: no SotW deletion from such a response.
     const unnamedError = event.errors.some((e) => e.name === undefined);
     if (type?.allResourcesRequiredInSotW && !unnamedError && !this.slots[index]?.server.ignoreResourceDeletion) {
       this.applySotwDeletions(event, index);
+    }
+  }
+
+  /**
+   * Incremental ADS: absence means nothing; a name in `removed_resources` does not exist, whatever
+   * its type and whether cached or not, so its watchers learn it at once instead of after the
+   * does-not-exist timer. Under ignore_resource_deletion (gRFC A53) a cached value is kept, as for
+   * SotW deletions; an uncached name still does not exist. Watchers are told once (edge).
+   */
+  private applyDeltaRemovals(event: AdsResponseEvent, index: number): void {
+    const ignoreDeletion = this.slots[index]?.server.ignoreResourceDeletion ?? false;
+    for (const name of event.removed) {
+      const record = this.get(event.typeUrl, name);
+      if (!record || (ignoreDeletion && record.value !== undefined)) continue;
+      if (record.status === ResourceStatus.doesNotExist) {
+        record.source = index;
+        continue;
+      }
+      this.markDoesNotExist(record, index);
     }
   }
 

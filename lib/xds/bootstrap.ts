@@ -18,6 +18,7 @@
  * - `authorityField(name)` — the field path of an authority in errors (`authorities.a`, `authorities[""]`).
  * - `channelCredentials(server)` — grpc.ChannelCredentials (insecure, or TLS from the files).
  * - `nodeMessage(node, clientFeatures?)` — the `envoy.config.core.v3.Node` to send.
+ * - `DELTA_ADS_SERVER_FEATURE` ('failout_delta_ads') and `speaksDeltaAds(server)`: incremental ADS to that server.
  * - `BOOTSTRAP_EXTENSION_KEY` ('failout'), `DEFAULT_FALLBACK_PROBE_CAP_MS` (5000),
  *   `DEFAULT_RESOURCE_DOES_NOT_EXIST_TIMEOUT_MS` (15000), `CLIENT_FEATURES`.
  *
@@ -44,6 +45,10 @@ export const CLIENT_FEATURES: readonly string[] = ['envoy.lb.does_not_support_ov
  * a server without it answers UNIMPLEMENTED; other gRPC clients ignore a feature they do not know.
  */
 export const DELTA_ADS_SERVER_FEATURE = 'failout_delta_ads';
+/** True when the server's bootstrap entry lists {@link DELTA_ADS_SERVER_FEATURE}: the client speaks incremental ADS to it. */
+export function speaksDeltaAds(server: Pick<XdsServerConfig, 'serverFeatures'>): boolean {
+  return server.serverFeatures.includes(DELTA_ADS_SERVER_FEATURE);
+}
 /** Server features that change behaviour, hence part of the channel de-dup key (gRFC A47). */
 const KNOWN_SERVER_FEATURES: readonly string[] = ['ignore_resource_deletion', 'xds_v3', 'trusted_xds_server', DELTA_ADS_SERVER_FEATURE];
 

@@ -12,6 +12,9 @@
  * current cap before a call when its cap differs and it is not READY (a live connection is kept: its
  * backoff only matters once it breaks, and the call after that rebuilds it).
  *
+ * Protocol: incremental ADS (`DeltaAggregatedResources`, `delta-ads-stream.ts`) when the server's
+ * bootstrap entry lists `failout_delta_ads`, SotW otherwise; the authority above sees the same events.
+ *
  * The channel reports to ONE {@link XdsChannelEventHandler}; sharing across authorities is the job
  * of the pool in client.ts (leases, see {@link ChannelLease}).
  *
@@ -21,9 +24,11 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { AdsStream, type AdsCall, type AdsCallListener, type AdsResponseEvent, type AdsStreamEventHandler } from './ads-stream';
-import { channelCredentials, type XdsServerConfig } from './bootstrap';
+import type { AdsStreamBaseOptions } from './ads-stream-base';
+import { channelCredentials, DELTA_ADS_SERVER_FEATURE, speaksDeltaAds, type XdsServerConfig } from './bootstrap';
+import { DeltaAdsStream } from './delta-ads-stream';
 import type { XdsError } from './errors';
-import { loadXdsProtos, type DiscoveryResponse, type NodeMessage } from './protos';
+import { loadXdsProtos, type DeltaDiscoveryRequest, type DeltaDiscoveryResponse, type NodeMessage } from './protos';
 import type { AnyResourceType } from './resource-state';
 import type { Lifecycle } from '../lifecycle';
 
@@ -61,6 +66,11 @@ export interface XdsChannelEventHandler {
 export interface XdsTransport {
   /** Opens a new `StreamAggregatedResources` call that reports to `listener`. */
   openAdsCall(listener: AdsCallListener): AdsCall;
+  /**
+   * Opens a new `DeltaAggregatedResources` call (incremental ADS), used for servers with
+   * `failout_delta_ads`. A transport without it speaks SotW only; a channel refuses it for such a server.
+   */
+  openDeltaAdsCall?(listener: AdsCallListener<DeltaDiscoveryResponse>): AdsCall<DeltaDiscoveryRequest>;
   /** True while the underlying channel is READY (the does-not-exist timer starts only then). */
   isReady(): boolean;
   /** Calls `listener` each time the transport becomes READY, until `close`. */
@@ -100,9 +110,10 @@ export function retryDelayMs(attempt: number, capMs: number, random: () => numbe
   return Math.max(0, Math.min(capMs, Math.round(jittered)));
 }
 
-/** One server connection with its ADS stream. */
+/** One server connection with its ADS stream: incremental when the server lists `failout_delta_ads`, else SotW. */
 export class XdsChannel {
-  private readonly stream: AdsStream;
+  /** Either protocol's stream: the same public surface and handler. */
+  private readonly stream: AdsStream | DeltaAdsStream;
   private transport: XdsTransport;
   /** The reconnect cap `transport` was built with. */
   private transportCapMs: number;
@@ -124,18 +135,26 @@ export class XdsChannel {
       onResourceDoesNotExist: (typeUrl, name) => this.options.handler.onResourceDoesNotExist(typeUrl, name),
       isResourceCached: (typeUrl, name) => this.options.handler.isResourceCached(typeUrl, name),
     };
-    this.stream = new AdsStream({
+    const common = {
       serverUri: options.server.serverUri,
-      callFactory: (listener) => this.transportForCall().openAdsCall(listener),
       handler,
       node: options.node,
       resourceTypes: options.resourceTypes,
-      retryDelayMs: (attempt) => retryDelayMs(attempt, this.capMs, random),
+      retryDelayMs: (attempt: number) => retryDelayMs(attempt, this.capMs, random),
       isTransportReady: () => this.transport.isReady(),
       watchExpiryMs: options.watchExpiryMs,
-    });
+    } satisfies Omit<AdsStreamBaseOptions<unknown, unknown>, 'callFactory'>;
     this.transportCapMs = this.capMs;
     this.transport = this.buildTransport(this.capMs);
+    if (speaksDeltaAds(options.server)) {
+      if (!this.transport.openDeltaAdsCall) {
+        this.transport.close();
+        throw new TypeError(`XdsChannel: the transport of ${options.server.serverUri} cannot open incremental ADS calls, which ${DELTA_ADS_SERVER_FEATURE} asks for`);
+      }
+      this.stream = new DeltaAdsStream({ ...common, callFactory: (listener) => this.openDeltaCall(listener) });
+    } else {
+      this.stream = new AdsStream({ ...common, callFactory: (listener) => this.transportForCall().openAdsCall(listener) });
+    }
     if (options.signal?.aborted) {
       this.close();
       return;
@@ -226,6 +245,13 @@ export class XdsChannel {
     return this.transport;
   }
 
+  /** An incremental call on the current transport (checked at construction to offer them). */
+  private openDeltaCall(listener: AdsCallListener<DeltaDiscoveryResponse>): AdsCall<DeltaDiscoveryRequest> {
+    const transport = this.transportForCall();
+    if (!transport.openDeltaAdsCall) throw new TypeError(`XdsChannel: the transport of ${this.serverUri} cannot open incremental ADS calls`);
+    return transport.openDeltaAdsCall(listener);
+  }
+
   private handleStreamError(error: XdsError, beforeFirstResponse: boolean): void {
     if (this.stateValue === 'closed') return;
     if (!beforeFirstResponse) {
@@ -273,7 +299,8 @@ export function grpcTransport(server: XdsServerConfig, reconnectCapMs: number = 
   };
   watch();
   return {
-    openAdsCall: (listener) => openGrpcAdsCall(client, listener),
+    openAdsCall: (listener) => openGrpcAdsCall(client, 'StreamAggregatedResources', listener),
+    openDeltaAdsCall: (listener) => openGrpcAdsCall(client, 'DeltaAggregatedResources', listener),
     isReady: () => channel.getConnectivityState(false) === grpc.connectivityState.READY,
     onReady: (listener) => readyListeners.push(listener),
     close: () => {
@@ -283,17 +310,17 @@ export function grpcTransport(server: XdsServerConfig, reconnectCapMs: number = 
   };
 }
 
-function openGrpcAdsCall(client: grpc.Client, listener: AdsCallListener): AdsCall {
-  const method = (client as unknown as Record<string, () => grpc.ClientDuplexStream<unknown, DiscoveryResponse>>)
-    .StreamAggregatedResources;
-  const call = method.call(client);
+/** One ADS call of either protocol (`method`: SotW or incremental) on `client`. */
+function openGrpcAdsCall<Req, Res>(client: grpc.Client, method: 'StreamAggregatedResources' | 'DeltaAggregatedResources', listener: AdsCallListener<Res>): AdsCall<Req> {
+  const open = (client as unknown as Record<typeof method, () => grpc.ClientDuplexStream<Req, Res>>)[method];
+  const call = open.call(client);
   let finished = false;
   const finish = (error: Error | undefined): void => {
     if (finished) return;
     finished = true;
     listener.onClose(error);
   };
-  call.on('data', (response: DiscoveryResponse) => {
+  call.on('data', (response: Res) => {
     if (!finished) listener.onMessage(response);
   });
   call.on('error', (error: Error) => finish(error));

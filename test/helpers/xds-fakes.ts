@@ -152,6 +152,21 @@ export class FakeChannel implements ChannelLease {
     this.handler.onResponse(event);
   }
 
+  /** An incremental response: `updates` with their versions ('1' unless given) and the names the server `removed`. */
+  respondDelta(typeUrl: string, updates: Record<string, unknown>, removed: string[] = [], options: { version?: string } = {}): void {
+    this.state = 'ready';
+    const event: AdsResponseEvent = {
+      typeUrl,
+      version: '',
+      protocol: 'delta',
+      removed,
+      updates: Object.entries(updates).map(([name, value]) => ({ name, value, raw: fakeAny(typeUrl, name, value), version: options.version ?? '1' })),
+      errors: [],
+      names: new Set(Object.keys(updates)),
+    };
+    this.handler.onResponse(event);
+  }
+
   expire(typeUrl: string, name: string): void {
     this.handler.onResourceDoesNotExist(typeUrl, name);
   }
