@@ -124,16 +124,28 @@ export class KillableObserver {
  * ZooKeeper view, so the client falls back even with everything cached (`fallbackWhenCached`), and
  * probes a higher-priority observer every 500 ms at most while a lower one serves, to return promptly.
  */
-export function observerBootstrap(addresses: readonly string[], options: { fallbackWhenCached?: boolean } = { fallbackWhenCached: true }): Record<string, unknown> {
+export function observerBootstrap(addresses: readonly string[], options: ObserverBootstrapOptions = { fallbackWhenCached: true }): Record<string, unknown> {
   const failout = options.fallbackWhenCached === undefined ? { fallbackProbeCapMs: 500 } : { fallbackProbeCapMs: 500, fallbackWhenCached: options.fallbackWhenCached };
-  return { ...bootstrapFor(addresses, 'observer-fault-test'), failout };
+  const bootstrap = bootstrapFor(addresses, 'observer-fault-test');
+  if (options.deltaAds) {
+    bootstrap.xds_servers = addresses.map((uri) => ({ server_uri: uri, channel_creds: [{ type: 'insecure' }], server_features: ['xds_v3', 'failout_delta_ads'] }));
+  }
+  return { ...bootstrap, failout };
+}
+
+/** What {@link observerBootstrap} says beyond the addresses. */
+export interface ObserverBootstrapOptions {
+  /** `failout.fallbackWhenCached`; left out when undefined. */
+  readonly fallbackWhenCached?: boolean;
+  /** Lists `failout_delta_ads` for every observer: the client speaks incremental ADS to them. */
+  readonly deltaAds?: boolean;
 }
 
 /**
  * A D2 client with failout reading `basePath` over xDS from `addresses` (A71 fallback, in order);
  * `logs` keeps what it logged. `bootstrap` picks what the bootstrap says of `fallbackWhenCached`.
  */
-export function d2ClientOver(addresses: readonly string[], basePath: string, bootstrap?: { fallbackWhenCached?: boolean }): { client: BuiltD2Client; logs: LogLine[] } {
+export function d2ClientOver(addresses: readonly string[], basePath: string, bootstrap?: ObserverBootstrapOptions): { client: BuiltD2Client; logs: LogLine[] } {
   const { logger, lines } = capturingLogger();
   const client = buildD2Client({
     discovery: { xds: { bootstrap: parseBootstrap(observerBootstrap(addresses, bootstrap)) }, basePath },
