@@ -3,7 +3,8 @@
  * real gRPC on loopback: the bootstrap lists observer-1 before observer-2; a killed observer-1 refuses
  * connections and comes back on the same address; an xDS client over that bootstrap falls back to
  * observer-2 once it needs a resource it has not cached, and returns to observer-1 when it is back
- * (gRFC A71, lib/xds). Also `npm start -- --discovery` parsing.
+ * (gRFC A71, lib/xds), speaking incremental ADS to both (`failout_delta_ads`). Also
+ * `npm start -- --discovery` parsing.
  */
 import { createConnection } from 'node:net';
 import { LocalObservers } from '../../../lib/local/observers';
@@ -90,6 +91,7 @@ describe('the local stack D2 observers', () => {
     // Assess
     expect({ peer: peerEvent.type, fellBackTo }).toEqual({ peer: 'update', fellBackTo: o.address(2) });
     expect(parseBootstrap(o.bootstrap('test')).failout.fallbackWhenCached).toBe(true);
+    expect((parseBootstrap(o.bootstrap('test')).xdsServers ?? []).map((s) => s.serverFeatures)).toEqual([['failout_delta_ads'], ['failout_delta_ads']]);
     expect(o.views().map((v) => v.streams)).toEqual([1, expect.any(Number)]);
   });
 });

@@ -20,13 +20,14 @@ function documentedBootstrap(): string {
 }
 
 describe('docs/observer.md', () => {
-  it("documents a bootstrap lib/xds parses: the fabric's own observers first, another fabric's as fallback, with A71 fallback on", () => {
+  it("documents a bootstrap lib/xds parses: the fabric's own observers first, another fabric's as fallback, with A71 fallback on and incremental ADS", () => {
     // Act
     const bootstrap = parseBootstrap(JSON.parse(documentedBootstrap()), {});
 
     // Assess
     expect(bootstrap.xdsServers.map((s) => s.serverUri)).toEqual(['d2-observers.lor1.internal:32123', 'd2-observers.lva1.internal:32123']);
     expect(bootstrap.xdsServers.map((s) => s.channelCreds.type)).toEqual(['insecure', 'insecure']);
+    expect(bootstrap.xdsServers.map((s) => s.serverFeatures)).toEqual([['failout_delta_ads'], ['failout_delta_ads']]);
     expect(bootstrap.failout).toEqual({ fallback: true, fallbackProbeCapMs: 5000, resourceDoesNotExistTimeoutMs: 15000, fallbackWhenCached: true });
     expect(bootstrap.node).toMatchObject({ id: 'greetings-lor1-host-17', locality: { zone: 'lor1' } });
   });
