@@ -2,6 +2,7 @@
 import type { AdsResponseEvent } from '../../../lib/xds/ads-stream';
 import { DeltaAdsStream } from '../../../lib/xds/delta-ads-stream';
 import type { XdsError } from '../../../lib/xds/errors';
+import type { AnyResourceType } from '../../../lib/xds/resource-state';
 import { FakeDeltaAdsTransport, fakeTypes } from '../../helpers/xds-fakes';
 
 export interface DeltaStreamFixture {
@@ -14,7 +15,7 @@ export interface DeltaStreamFixture {
 }
 
 /** An incremental stream on a fake transport; retry delays are 1000 × 1.6^attempt without jitter. */
-export function deltaStreamFixture(watchExpiryMs?: number): DeltaStreamFixture {
+export function deltaStreamFixture(watchExpiryMs?: number, resourceTypes: ReadonlyMap<string, AnyResourceType> = fakeTypes()): DeltaStreamFixture {
   const transport = new FakeDeltaAdsTransport();
   const errors: DeltaStreamFixture['errors'] = [];
   const responses: AdsResponseEvent[] = [];
@@ -30,7 +31,7 @@ export function deltaStreamFixture(watchExpiryMs?: number): DeltaStreamFixture {
       isResourceCached: (_typeUrl, name) => cached.has(name),
     },
     node: { id: 'node-1' },
-    resourceTypes: fakeTypes(),
+    resourceTypes,
     retryDelayMs: (attempt) => Math.round(1000 * 1.6 ** attempt),
     isTransportReady: () => transport.ready,
     watchExpiryMs,

@@ -3,7 +3,8 @@
  * call (node, every subscribed name, `initial_resource_versions` after a restart), subscription
  * deltas, ACK/NACK by nonce, `removed_resources`, coalescing (fake timers).
  */
-import { CDS_TYPE_URL, LDS_TYPE_URL, fakeAny } from '../../helpers/xds-fakes';
+import type { AnyResourceType } from '../../../lib/xds/resource-state';
+import { CDS_TYPE_URL, LDS_TYPE_URL, fakeAny, fakeType } from '../../helpers/xds-fakes';
 import { tick } from './ads-stream-setup';
 import { deltaStreamFixture } from './delta-ads-stream-setup';
 
@@ -290,6 +291,30 @@ describe('DeltaAdsStream restarts', () => {
     expect(callsBeforeBackoff).toBe(1);
     expect(transport.calls).toHaveLength(2);
     expect(transport.current.requests[0]).toMatchObject({ node: { id: 'node-1' }, resource_names_subscribe: ['c1'] });
+    stream.close();
+  });
+});
+
+describe('DeltaAdsStream decoding', () => {
+  it('does not decode again a resource resent with the bytes it last accepted, and reports the same value', () => {
+    // Prepare
+    const decoded: string[] = [];
+    const plain = fakeType(CDS_TYPE_URL);
+    const counting: AnyResourceType = { ...plain, decode: (any, name) => (decoded.push(name ?? ''), plain.decode(any, name)) };
+    const { stream, transport, responses } = deltaStreamFixture(undefined, new Map([[CDS_TYPE_URL, counting]]));
+    stream.start();
+    stream.subscribe(CDS_TYPE_URL, 'c1');
+    tick();
+
+    // Act: the same bytes under a new version (a server resending after a resubscribe), then new bytes
+    transport.current.respond({ type_url: CDS_TYPE_URL, nonce: 'n1', resources: [['c1', 'v1', { x: 1 }]] });
+    transport.current.respond({ type_url: CDS_TYPE_URL, nonce: 'n2', resources: [['c1', 'v2', { x: 1 }]] });
+    transport.current.respond({ type_url: CDS_TYPE_URL, nonce: 'n3', resources: [['c1', 'v3', { x: 2 }]] });
+
+    // Assess
+    expect(decoded).toEqual(['c1', 'c1']);
+    expect(responses[1]?.updates[0]?.value).toBe(responses[0]?.updates[0]?.value);
+    expect(responses.map((r) => r.updates[0]?.version)).toEqual(['v1', 'v2', 'v3']);
     stream.close();
   });
 });
