@@ -7,14 +7,18 @@
  *   fails only at the discovery timeout);
  * - an update and a deletion of a service and of a cluster in ZooKeeper reach the client;
  * - A71 fallback: with two observers, killing the first keeps the client served by the second, where
- *   a missing name is still known at once.
+ *   a missing name is still known at once;
+ * - CSDS shows each resource ACKED with its own version (moving with its node), a missing one
+ *   DOES_NOT_EXIST.
  */
 import type { BuiltD2Client } from '../../../lib/failout';
 import { clusterPath, servicePath, urisPath } from '../../../lib/d2/paths';
+import { buildClientStatusResponse, createXdsClient, parseBootstrap, type XdsClient } from '../../../lib/xds';
 import type { ZkSession } from '../../../lib/zk';
 import { changeRecorder, type ChangeRecorder } from '../../helpers/cluster-changes';
 import { putHomeAndPeer, putService, serviceDoc } from '../../helpers/d2';
-import { d2ClientOver, KillableObserver, resolvesTo, writeFailout } from '../../helpers/observer-faults';
+import { d2ClientOver, KillableObserver, observerBootstrap, resolvesTo, writeFailout } from '../../helpers/observer-faults';
+import { recordingWatcher } from '../../helpers/xds-fakes';
 import { closeSessions, eventually, openSession, uniqueBase } from '../../helpers/zk';
 
 /** How fast a missing name must be known over delta ADS (the discovery timeout is 10 s, the SotW timer 15 s). */
@@ -52,7 +56,11 @@ describe('D2 clients over observers with failout_delta_ads (incremental ADS), re
     await putHomeAndPeer(writer, base);
   });
 
+  let xds: XdsClient | undefined;
+
   afterEach(async () => {
+    xds?.close();
+    xds = undefined;
     await client?.close();
     client = undefined;
     for (const o of observers.splice(0)) await o.close();
@@ -143,4 +151,30 @@ describe('D2 clients over observers with failout_delta_ads (incremental ADS), re
     expect(error).toMatchObject({ kind: 'unknownService' });
     expect(ms).toBeLessThan(FAST_MS);
   }, 30_000);
+
+  it('shows in CSDS each resource ACKED with its own version, which moves with its node, and a missing one DOES_NOT_EXIST', async () => {
+    // Prepare
+    const [observer] = await start(1);
+    xds = createXdsClient({ bootstrap: parseBootstrap(observerBootstrap([observer!.address], { fallbackWhenCached: true, deltaAds: true })) });
+    const home = recordingWatcher();
+    const missing = recordingWatcher();
+    xds.watch('d2Node', clusterPath(base, 'home'), home);
+    xds.watch('d2Node', clusterPath(base, 'nosuch'), missing);
+    const status = (name: string) => buildClientStatusResponse([xds!.dump()]).config[0]?.generic_xds_configs.find((c) => c.name === name);
+
+    // Act
+    await home.next();
+    const missingEvent = await missing.next();
+    const before = status(clusterPath(base, 'home'));
+    await writeFailout(writer, base, 'home', 'peer');
+    await home.next();
+    const after = status(clusterPath(base, 'home'));
+
+    // Assess
+    expect(missingEvent).toEqual({ type: 'doesNotExist' });
+    expect(status(clusterPath(base, 'nosuch'))?.client_status).toBe('DOES_NOT_EXIST');
+    expect(before).toMatchObject({ client_status: 'ACKED', version_info: expect.stringMatching(/^\d+$/) });
+    expect(after).toMatchObject({ client_status: 'ACKED', version_info: expect.stringMatching(/^\d+$/) });
+    expect(after?.version_info).not.toBe(before?.version_info);
+  });
 });
