@@ -76,7 +76,12 @@ export interface AdsResponseEvent {
    */
   readonly updates: readonly AdsResourceUpdate[];
   /** Invalid resources (`name` when it could be read). A non-empty list means the response was NACKed. */
-  readonly errors: ReadonlyArray<{ readonly name: string | undefined; readonly error: XdsError }>;
+  readonly errors: ReadonlyArray<{
+    readonly name: string | undefined;
+    readonly error: XdsError;
+    /** Incremental ADS only: the rejected resource's own version (CSDS `error_state`). */
+    readonly version?: string;
+  }>;
   /** Every subscribed name present in the response, valid or not (for SotW deletion). */
   readonly names: ReadonlySet<string>;
   /** Delta only (empty for SotW): subscribed names the server says do not exist (never existed, refused or deleted). */
@@ -164,7 +169,7 @@ export interface UnwrappedResource {
 /** What {@link AdsStreamBase.decodeResources} found in a response. */
 export interface DecodedResources {
   readonly updates: AdsResourceUpdate[];
-  readonly errors: Array<{ name: string | undefined; error: XdsError }>;
+  readonly errors: Array<{ name: string | undefined; error: XdsError; version?: string }>;
   readonly names: Set<string>;
 }
 
@@ -331,7 +336,7 @@ export abstract class AdsStreamBase<Req extends RequestCommon, Res, N extends Ba
    */
   protected decodeResources<R>(resourceType: AnyResourceType, type: T, typeUrl: string, resources: readonly R[], unwrap: (resource: R) => UnwrappedResource): DecodedResources {
     const updates: AdsResourceUpdate[] = [];
-    const errors: Array<{ name: string | undefined; error: XdsError }> = [];
+    const errors: DecodedResources['errors'] = [];
     const names = new Set<string>();
     const validation = (message: string, name?: string, cause?: unknown): XdsError =>
       new XdsError('validation', message, { typeUrl, resourceName: name, serverUri: this.options.serverUri, cause });
@@ -376,7 +381,10 @@ export abstract class AdsStreamBase<Req extends RequestCommon, Res, N extends Ba
         if (entry && name === wrapperName) entry.decoded = { bytes, value: result.value };
         const raw = { type_url: any.type_url, value: bytes };
         updates.push(version === undefined ? { name: name ?? result.name, value: result.value, raw } : { name: name ?? result.name, value: result.value, raw, version });
-      } else errors.push({ name, error: toValidationError(result.error, name, validation) });
+      } else {
+        const error = toValidationError(result.error, name, validation);
+        errors.push(version === undefined ? { name, error } : { name, error, version });
+      }
     });
     return { updates, errors, names };
   }

@@ -419,7 +419,7 @@ export class Authority {
       // Incremental ADS versions each resource (CSDS shows it); SotW versions the response.
       if (record) this.applyUpdate(record, value, raw, version ?? event.version, index, type);
     }
-    for (const { name, error } of event.errors) {
+    for (const { name, error, version } of event.errors) {
       const record = name === undefined ? undefined : this.get(event.typeUrl, name);
       if (!record) continue;
       record.status = ResourceStatus.nacked;
@@ -429,7 +429,7 @@ export class Authority {
         serverUri,
         cause: error,
       });
-      record.rejected = { version: event.version, at: Date.now() };
+      record.rejected = { version: version ?? event.version, at: Date.now() };
       const nack = record.nackError;
       const ambient = isCached(record);
       for (const entry of record.watchers) entry.enqueue((w, done) => w.onError(nack, { ambient }, done));

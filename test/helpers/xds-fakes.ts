@@ -153,7 +153,7 @@ export class FakeChannel implements ChannelLease {
   }
 
   /** An incremental response: `updates` with their versions ('1' unless given) and the names the server `removed`. */
-  respondDelta(typeUrl: string, updates: Record<string, unknown>, removed: string[] = [], options: { version?: string } = {}): void {
+  respondDelta(typeUrl: string, updates: Record<string, unknown>, removed: string[] = [], options: { version?: string; errors?: Record<string, string> } = {}): void {
     this.state = 'ready';
     const event: AdsResponseEvent = {
       typeUrl,
@@ -161,7 +161,7 @@ export class FakeChannel implements ChannelLease {
       protocol: 'delta',
       removed,
       updates: Object.entries(updates).map(([name, value]) => ({ name, value, raw: fakeAny(typeUrl, name, value), version: options.version ?? '1' })),
-      errors: [],
+      errors: Object.entries(options.errors ?? {}).map(([name, message]) => ({ name, error: new XdsError('validation', message), version: options.version ?? '1' })),
       names: new Set(Object.keys(updates)),
     };
     this.handler.onResponse(event);

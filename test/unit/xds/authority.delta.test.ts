@@ -106,6 +106,22 @@ describe('Authority with incremental responses', () => {
     expect(authority.dump().resources.find((r) => r.name === 'c1')?.version).toBe('4711');
   });
 
+  it('records the rejected resource\'s own version of a NACKed delta update (CSDS error_state)', async () => {
+    // Prepare
+    const { authority, pool } = setup();
+    const w = recordingWatcher();
+    authority.watch(CDS_TYPE_URL, 'c1', w);
+    pool.live(P).respondDelta(CDS_TYPE_URL, { c1: 'v' }, [], { version: '10' });
+    await w.next();
+
+    // Act
+    pool.live(P).respondDelta(CDS_TYPE_URL, {}, [], { version: '11', errors: { c1: 'bad' } });
+    await w.next();
+
+    // Assess
+    expect(authority.dump().resources.find((r) => r.name === 'c1')).toMatchObject({ status: 'nacked', version: '10', rejected: { version: '11' } });
+  });
+
   it('drops removed_resources from a lower-priority server while a higher one is active', async () => {
     // Prepare: the primary fails with c1 uncached, the secondary serves c1, the primary returns
     const { authority, pool } = setup();

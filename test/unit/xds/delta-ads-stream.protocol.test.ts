@@ -157,7 +157,7 @@ describe('DeltaAdsStream ACK/NACK', () => {
     expect(nack?.error_detail?.code).toBe(14);
     expect(nack?.error_detail?.message).toMatch(/^xDS response validation errors: \[bad: no lb policy\]$/);
     expect(responses[0]?.updates).toEqual([{ name: 'good', value: 1, raw: fakeAny(CDS_TYPE_URL, 'good', 1), version: 'v1' }]);
-    expect(responses[0]?.errors.map((e) => e.name)).toEqual(['bad']);
+    expect(responses[0]?.errors.map((e) => [e.name, e.version])).toEqual([['bad', 'v1']]);
     stream.close();
   });
 
