@@ -19,10 +19,14 @@ export function clientsPerObserver(clients: number, observers: number): number[]
   return Array.from({ length: observers }, (_, o) => Math.floor(clients / observers) + (o < clients % observers ? 1 : 0));
 }
 
-/** A gRPC xDS bootstrap listing `servers` (priority order) for client `clientIndex`, plain gRPC on loopback. */
-export function clientBootstrap(clientIndex: number, servers: readonly string[]): Record<string, unknown> {
+/**
+ * A gRPC xDS bootstrap listing `servers` (priority order) for client `clientIndex`, plain gRPC on
+ * loopback; with `delta`, each server lists `failout_delta_ads` (incremental ADS).
+ */
+export function clientBootstrap(clientIndex: number, servers: readonly string[], delta = false): Record<string, unknown> {
+  const features = delta ? ['xds_v3', 'failout_delta_ads'] : ['xds_v3'];
   return {
-    xds_servers: servers.map((uri) => ({ server_uri: uri, channel_creds: [{ type: 'insecure' }], server_features: ['xds_v3'] })),
+    xds_servers: servers.map((uri) => ({ server_uri: uri, channel_creds: [{ type: 'insecure' }], server_features: features })),
     node: { id: `propagation-bench-client-${clientIndex}`, locality: {} },
   };
 }

@@ -39,7 +39,7 @@ async function startClient(init: Init, index: number): Promise<void> {
   let client: RoutedClient;
   if (discovery.kind === 'xds') {
     const servers = observerOrder(init.first + index, discovery.observers);
-    const xds = startXdsFailoutClient({ ...init, bootstrap: clientBootstrap(init.first + index, servers), logger });
+    const xds = startXdsFailoutClient({ ...init, bootstrap: clientBootstrap(init.first + index, servers, discovery.delta), logger });
     xdsClients.push(xds);
     client = xds;
   } else {

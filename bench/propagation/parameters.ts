@@ -42,6 +42,12 @@ export interface XdsParameters extends FanoutParameters {
    * and processes, raw messages of the response's size and ACKs; on unless `--no-grpc-floor`).
    */
   readonly grpcFloor: boolean;
+  /**
+   * Whether the clients' bootstraps list `failout_delta_ads` (incremental ADS, as docs/observer.md
+   * recommends for failout's observers); `--delta`, off by default so runs compare with earlier SotW ones.
+   * The transport floor keeps the size of the SotW response (what a delta client would get is smaller).
+   */
+  readonly delta: boolean;
 }
 
 export type Parameters = ZooKeeperParameters | XdsParameters;
@@ -84,6 +90,7 @@ export function parameters(argv: readonly string[]): Parameters {
   const series = takeString(args, 'clients-series');
   const compareZk = takeFlag(args, 'compare-zk');
   const grpcFloor = takeFlag(args, 'grpc-floor') ?? true;
+  const delta = takeFlag(args, 'delta') ?? false;
   if (series !== undefined && args.some((a) => a === '--clients' || a.startsWith('--clients='))) throw new Error('give --clients or --clients-series, not both');
   const v = parseIntOptions(args, {
     clients: { default: 1000, min: 1 },
@@ -100,6 +107,7 @@ export function parameters(argv: readonly string[]): Parameters {
     observers: Math.min(v.observers, smallest),
     compareZk,
     grpcFloor,
+    delta,
     semiSpaceMb: v['semi-space-mb'],
     teardownDelayMs: v['teardown-delay-ms'],
     // Never more processes than the smallest size has clients: every worker runs at least one.

@@ -8,7 +8,7 @@ import type { BaseFromWorker, BaseToWorker } from '../lib/workers';
 /** Where a client worker's clients read D2 data. */
 export type ClientDiscovery =
   /** Each client its own XdsClient over these observers (`host:port`), in the order of `observerOrder`. */
-  | { readonly kind: 'xds'; readonly observers: readonly string[] }
+  | { readonly kind: 'xds'; readonly observers: readonly string[]; readonly delta: boolean }
   /** Each client its own ZooKeeper session (as bench/failout-propagation's clients). */
   | { readonly kind: 'zookeeper'; readonly connectString: string; readonly sessionTimeoutMs: number };
 

@@ -10,7 +10,7 @@
 // with the same client worker. Each observer reports its memory before and after its clients
 // subscribed and its CPU per round.
 // `npm run bench -- propagation --discovery xds [--clients 1000 | --clients-series 1000,4000,10000]
-// [--observers 4] [--processes 4] [--rounds 20] [--compare-zk | --no-compare-zk] [--no-grpc-floor]`.
+// [--observers 4] [--processes 4] [--rounds 20] [--compare-zk | --no-compare-zk] [--no-grpc-floor] [--delta]`.
 import { join } from 'node:path';
 import { startLocalSqs, startZooKeeper, type LocalSqs, type ZooKeeperServer } from '../../lib/local';
 import { createLogger, type Logger } from '../../lib/logging';
@@ -103,7 +103,7 @@ async function measureXdsPath(zk: ZooKeeperServer, sqs: LocalSqs, writer: Reques
     tier = await startObservers(zk.connectString, p);
     const observers = tier.workers;
     const started = clock();
-    workers = await startClients({ kind: 'xds', observers: tier.addresses }, clients, p);
+    workers = await startClients({ kind: 'xds', observers: tier.addresses, delta: p.delta }, clients, p);
     const setupMs = clock() - started;
     const after = await Promise.all(observers.map((w) => w.request({ type: 'memory' }, 'memory', 10_000)));
     const clientMemory = await Promise.all(workers.map((w) => w.request({ type: 'memory' }, 'memory', 10_000)));

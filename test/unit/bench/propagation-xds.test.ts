@@ -51,6 +51,11 @@ describe('propagation bench: parameters', () => {
     expect(() => parameters(['--no-grpc-floor'])).toThrow();
   });
 
+  it('speaks SotW to the observers unless told --delta', () => {
+    expect(xdsParameters([]).delta).toBe(false);
+    expect(xdsParameters(['--delta']).delta).toBe(true);
+  });
+
   it('compares with the ZooKeeper path up to 4,000 clients unless told', () => {
     const auto = xdsParameters([]);
     expect([compareZkAt(auto, 1000), compareZkAt(auto, 4000), compareZkAt(auto, 10000)]).toEqual([true, true, false]);
@@ -94,6 +99,8 @@ describe('propagation bench: which observers a client lists', () => {
     const bootstrap = parseBootstrap(clientBootstrap(5, ['127.0.0.1:1', '127.0.0.1:2']));
     expect(bootstrap.xdsServers.map((s) => s.serverUri)).toEqual(['127.0.0.1:1', '127.0.0.1:2']);
     expect(bootstrap.node.id).toBe('propagation-bench-client-5');
+    expect(bootstrap.xdsServers.every((s) => !s.serverFeatures.includes('failout_delta_ads'))).toBe(true);
+    expect(parseBootstrap(clientBootstrap(5, ['127.0.0.1:1', '127.0.0.1:2'], true)).xdsServers.every((s) => s.serverFeatures.includes('failout_delta_ads'))).toBe(true);
   });
 });
 
