@@ -8,6 +8,7 @@ import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { Context } from 'aws-lambda';
+import { newRequestId } from '../../../lib/requests';
 import { alarmStateChangeEvent, StopGuard } from '../../../lib/safety';
 import { createGuardHandler, type FailoutGuardHandler, type GuardResponse } from '../../../lib/safety/lambda';
 import { eventually } from '../../helpers/zk';
@@ -55,8 +56,8 @@ async function failOut(cluster: string, peers: string[], overrides: Record<strin
   return String(body.requestId);
 }
 
-function alarmEvent(state: 'ALARM' | 'OK', alarmName = ALARM, id: string = randomUUID()): Record<string, unknown> {
-  return alarmStateChangeEvent({ id, alarmName, state, previousState: state === 'ALARM' ? 'OK' : 'ALARM', at: Date.now(), reason: 'test' });
+function alarmEvent(state: 'ALARM' | 'OK', alarmName = ALARM, id: string = randomUUID(), at: number = Date.now()): Record<string, unknown> {
+  return alarmStateChangeEvent({ id, alarmName, state, previousState: state === 'ALARM' ? 'OK' : 'ALARM', at, reason: 'test' });
 }
 
 function handled(response: GuardResponse): Extract<GuardResponse, { outcome: 'handled' }> {
@@ -254,4 +255,37 @@ it('records a restore with a bad stoppedByAlarm as rejected (badStopAlarm), leav
   // Assess
   expect(await readRecord(fx.session, fx.paths, bad.requestId)).toMatchObject({ status: 'rejected', reason: 'badStopAlarm' });
   expect(await failoutOf('lor1')).not.toBeNull();
+});
+
+it('does not stop a failout made after the alarm changed state when that old event is delivered again', async () => {
+  // Prepare: the alarm fired ten minutes ago (event E), was handled with no failout naming it, and is OK again.
+  const firedAt = Date.now() - 600_000;
+  const event = alarmEvent('ALARM', ALARM, randomUUID(), firedAt);
+  expect(handled(await guard(event, CONTEXT)).restores).toEqual([]);
+  expect((await guard(alarmEvent('OK', ALARM, randomUUID(), firedAt + 60_000), CONTEXT)).outcome).toBe('ignored');
+  // The operator then fails lor1 out naming the alarm (the CLI's UUIDv7 id carries when it was made).
+  await failOut('lor1', ['lva1'], { requestId: newRequestId(Date.now()), stopAlarms: [ALARM] });
+  const before = await readCluster(fx.session, fx.paths, 'lor1');
+
+  // Act: EventBridge retries E.
+  const response = handled(await guard(JSON.parse(JSON.stringify(event)), CONTEXT));
+
+  // Assess
+  expect(response.restores).toEqual([]);
+  expect(await readCluster(fx.session, fx.paths, 'lor1')).toEqual(before);
+});
+
+it('stops a failout made before the alarm changed state, and one whose request id claims a time after its write', async () => {
+  // Prepare: lor1's id was made now; ltx1's id claims an hour ahead (a CLI clock an hour fast), later than ZooKeeper wrote it.
+  await failOut('lor1', ['lva1'], { requestId: newRequestId(Date.now()), stopAlarms: [ALARM] });
+  await failOut('ltx1', ['lva1'], { requestId: newRequestId(Date.now() + 3_600_000), stopAlarms: [ALARM] });
+
+  // Act: the alarm fires after both were written.
+  const response = handled(await guard(alarmEvent('ALARM', ALARM, randomUUID(), Date.now() + 1_000), CONTEXT));
+
+  // Assess
+  expect(response.restores.map((r) => r.cluster)).toEqual(['lor1', 'ltx1']);
+  for (const r of response.restores) await eventually(async () => (await readRecord(fx.session, fx.paths, r.requestId))?.status === 'applied', 10_000, `restore of ${r.cluster}`);
+  expect(await failoutOf('lor1')).toBeNull();
+  expect(await failoutOf('ltx1')).toBeNull();
 });
