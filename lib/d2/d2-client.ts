@@ -42,6 +42,8 @@ export type D2Response = Dispatcher.ResponseData & {
 
 /** Options for {@link D2Client.warmUp}. */
 export interface WarmUpOptions {
+  /** Announced URIs of the hosts to warm (others are left alone); default every host of the cluster. */
+  readonly hosts?: readonly string[];
   /** Path requested on each host, appended to its announced URI. Default `/`. */
   readonly path?: string;
   /** Deadline for the whole warm-up; requests still open then are aborted and count as failed. Default 5 s. */
@@ -56,7 +58,7 @@ export interface WarmUpOptions {
 export interface WarmUpResult {
   /** The cluster warmed up. */
   readonly cluster: string;
-  /** Hosts warmed: those with weight above zero, not banned, with an http or https URI; 0 for an unknown cluster. */
+  /** Hosts warmed: those with weight above zero, not banned, with an http or https URI (and among `hosts`, when given); 0 for an unknown cluster. */
   readonly hosts: number;
   /** Requests that got a response (any status: the connection is open). */
   readonly succeeded: number;
@@ -256,7 +258,7 @@ export class D2Client {
   }
 
   /**
-   * Opens connections to every host of `cluster` ahead of traffic, through the pools requests use:
+   * Opens connections to every host of `cluster` (or those of `hosts`) ahead of traffic, through the pools requests use:
    * `connectionsPerHost` concurrent GETs of `path` per host, `concurrency` hosts at a time, all within
    * `timeoutMs`. An unknown or empty cluster warms nothing; once the client is closed, hosts not yet
    * warmed are not (they count as failed).
@@ -268,7 +270,10 @@ export class D2Client {
     const listening = this.state.listenToCluster(cluster);
     try {
       await this.withTimeout(listening, `cluster ${cluster}`);
-      const hosts = eligibleHosts(this.state.getUris(cluster), this.state.getClusterProperties(cluster), []).map((h) => h.item);
+      const only = options.hosts === undefined ? undefined : new Set(options.hosts);
+      const hosts = eligibleHosts(this.state.getUris(cluster), this.state.getClusterProperties(cluster), [])
+        .map((h) => h.item)
+        .filter((host) => only === undefined || only.has(host.uri));
       if (hosts.length > 0) this.warmed.add(cluster);
       const perHost = Math.max(1, options.connectionsPerHost ?? 1);
       const counts = { succeeded: 0, failed: 0 };

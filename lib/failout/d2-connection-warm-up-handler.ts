@@ -122,8 +122,8 @@ export class D2ConnectionWarmUpHandler implements ConnectionWarmUpHandler {
     return this.running;
   }
 
-  /** Warms `peer` up; resolves when done, failed or cancelled. Never rejects. */
-  async warmUpConnections(peer: string, _config: FailoutConfig | undefined): Promise<void> {
+  /** Warms `peer` up (only `hosts`, when given); resolves when done, failed or cancelled. Never rejects. */
+  async warmUpConnections(peer: string, _config: FailoutConfig | undefined, hosts?: readonly string[]): Promise<void> {
     if (this.lifecycle === 'closed') return;
     const controller = new AbortController();
     let set = this.pending.get(peer);
@@ -133,7 +133,7 @@ export class D2ConnectionWarmUpHandler implements ConnectionWarmUpHandler {
     try {
       await this.delay(Math.floor(this.random() * this.maxJitterMs), controller.signal);
       await this.acquire(controller.signal);
-      const result = await this.run(peer, controller.signal);
+      const result = await this.run(peer, hosts, controller.signal);
       this.counters.connections.inc({ peer }, result.succeeded);
       this.counters[result.failed === 0 ? 'succeeded' : 'failed'].inc({ peer });
       this.log.info({ peer, ...result }, 'failout peer warmed up');
@@ -163,10 +163,11 @@ export class D2ConnectionWarmUpHandler implements ConnectionWarmUpHandler {
   }
 
   /** Runs D2Client.warmUp in a slot; the slot is freed when warmUp settles, even after a cancel. */
-  private async run(peer: string, signal: AbortSignal): Promise<WarmUpResult> {
+  private async run(peer: string, hosts: readonly string[] | undefined, signal: AbortSignal): Promise<WarmUpResult> {
     let work: Promise<WarmUpResult>;
     try {
       work = this.client.warmUp(peer, {
+        hosts,
         path: this.options.path,
         timeoutMs: this.options.timeoutMs,
         concurrency: this.options.hostConcurrency,

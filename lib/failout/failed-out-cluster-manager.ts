@@ -25,12 +25,14 @@ export const systemScheduler: FailoutScheduler = {
  * Where one peer watch of a {@link FailedoutClusterManager} stands:
  * - `listening`: the manager took a hold (`listenToCluster`); the peer's cluster and URIs are loading.
  * - `warming`: loaded, the warm-up handler is opening connections.
- * - `warm`: loaded and warmed up (or no handler configured). Never warmed again while watched.
+ * - `warm`: loaded and warmed up (or no handler configured). A host announced later (a redeploy's new
+ *   hosts) is warmed up when it arrives; a host already warmed is not warmed again while it stays
+ *   announced (a weight change warms nothing).
  * - `missing`: loaded, but the peer cluster does not exist or has no hosts: not warmed up (rest.li
  *   counts it as established and warms nothing). Re-checked by {@link FailedoutClusterManager.peerChanged}
  *   whenever the peer's properties or hosts change, and warmed up once it has hosts. A `warm` peer
- *   that loses its last host or its node is `missing` too, and `warm` again (not warmed twice) when
- *   hosts return.
+ *   that loses its last host or its node is `missing` too, and `warm` again when hosts return (the
+ *   ones not warmed yet are warmed up).
  * - `failed`: `listenToCluster` rejected (bad name, state closed): no hold is held.
  * - `tearingDown`: dropped from the config; the hold is released when the teardown delay ends.
  */
@@ -93,8 +95,11 @@ interface PeerWatch {
   config: FailoutConfig;
   /** When its last warm-up was started (epoch ms, the manager's clock); -Infinity: never. */
   warmedAt: number;
-  /** It was `warm` once while watched: when its hosts return after it lost them, it is not warmed again. */
-  wasWarm: boolean;
+  /**
+   * Announced URIs of the hosts warmed up while watched and announced since (a host that leaves is
+   * forgotten: if it comes back it is a new process, whose connections are gone).
+   */
+  readonly warmedHosts: Set<string>;
 }
 
 /** Warm-ups open connections to hosts of any sendable scheme. */
@@ -184,13 +189,13 @@ export class FailedoutClusterManager {
 
   /**
    * A watched peer's properties or hosts changed (the provider calls this only for this manager's
-   * peers). A peer that was `missing` is re-checked and warmed up if it now exists with hosts.
+   * peers). A peer that was `missing` is re-checked and warmed up if it now exists with hosts; a
+   * `warm` peer's hosts not warmed yet (announced since) are warmed up.
    */
   peerChanged(peer: string): void {
     const watch = this.peers.get(peer);
     if (watch?.status === 'missing') this.afterLoad(peer, watch, watch.attempt);
-    // A peer that lost its last host (or its node) cannot take traffic: say so, as for one that never had any.
-    else if (watch?.status === 'warm' && !this.hasHosts(peer)) watch.status = 'missing';
+    else if (watch?.status === 'warm') this.warmNewHosts(peer, watch);
   }
 
   /**
@@ -272,7 +277,9 @@ export class FailedoutClusterManager {
     const start = nextStart(config, now);
     if (start === undefined || start - this.aheadMs > now) return;
     for (const [peer, watch] of this.peers) {
-      if (watch.status === 'warm' && watch.warmedAt < start - this.aheadMs) this.warm(peer, watch);
+      if (watch.status !== 'warm' || watch.warmedAt >= start - this.aheadMs) continue;
+      const hosts = this.hostUris(peer);
+      if (hosts.length > 0) this.warm(peer, watch, hosts);
     }
   }
 
@@ -319,7 +326,7 @@ export class FailedoutClusterManager {
     // listenToCluster takes its hold synchronously, or throws (inside the promise) without one: a
     // bad name cannot be held by anyone, and a closed state holds nothing.
     const held = this.state.isListeningToCluster(peer);
-    const watch: PeerWatch = { status: 'listening', held, loaded, attempt: 0, resume: 'listening', teardown: undefined, config, warmedAt: -Infinity, wasWarm: false };
+    const watch: PeerWatch = { status: 'listening', held, loaded, attempt: 0, resume: 'listening', teardown: undefined, config, warmedAt: -Infinity, warmedHosts: new Set() };
     this.peers.set(peer, watch);
     this.onPeerWatched?.(peer);
     this.whenLoaded(peer, watch);
@@ -331,8 +338,8 @@ export class FailedoutClusterManager {
     watch.teardown = undefined;
     watch.config = config;
     this.loadedFor = undefined;
-    // Its warm-up was cancelled when it was dropped: start again from "loading" (the load may be done).
-    if (watch.resume === 'warming') watch.wasWarm = false;
+    // Its warm-up was cancelled when it was dropped (its hosts are not warmed): start again from
+    // "loading" (the load may be done).
     watch.status = watch.resume === 'warming' ? 'listening' : watch.resume;
     if (watch.status === 'listening') this.whenLoaded(peer, watch);
     // Its hosts may have come or gone while it was being torn down (changes are not acted on then).
@@ -351,36 +358,48 @@ export class FailedoutClusterManager {
     );
   }
 
-  /** The peer's data is loaded: warm it up once if it exists and has hosts. */
+  /** The peer's data is loaded: if it exists and has hosts, warm up those not warmed yet. */
   private afterLoad(peer: string, watch: PeerWatch, attempt: number): void {
     if (this.peers.get(peer) !== watch || watch.attempt !== attempt) return;
     if (watch.status !== 'listening' && watch.status !== 'missing') return;
-    if (!this.hasHosts(peer)) {
-      watch.status = 'missing';
-      return;
-    }
-    if (!this.handler || watch.wasWarm) {
-      watch.status = 'warm';
-      watch.wasWarm = true;
-      return;
-    }
-    this.warm(peer, watch);
+    this.warmNewHosts(peer, watch);
   }
 
-  /** Runs one warm-up of a loaded peer with hosts (the manager has a handler). */
-  private warm(peer: string, watch: PeerWatch): void {
+  /**
+   * The peer is loaded and not warming: `missing` without hosts; otherwise its hosts not warmed yet
+   * are warmed up (the first hosts, or those a redeploy announced), and it is `warm` when there are none.
+   */
+  private warmNewHosts(peer: string, watch: PeerWatch): void {
+    const hosts = this.hostUris(peer);
+    if (hosts.length === 0) {
+      // A peer that lost its last host (or its node) cannot take traffic: say so, as for one that never had any.
+      watch.status = 'missing';
+      watch.warmedHosts.clear();
+      return;
+    }
+    const announced = new Set(hosts);
+    for (const host of watch.warmedHosts) if (!announced.has(host)) watch.warmedHosts.delete(host);
+    const fresh = this.handler ? hosts.filter((host) => !watch.warmedHosts.has(host)) : [];
+    if (fresh.length === 0) watch.status = 'warm';
+    else this.warm(peer, watch, fresh);
+  }
+
+  /** Runs one warm-up of `hosts` (announced URIs) of a loaded peer (the manager has a handler). */
+  private warm(peer: string, watch: PeerWatch, hosts: readonly string[]): void {
     if (!this.handler) return;
     watch.status = 'warming';
     watch.warmedAt = this.now();
     const warming = ++watch.attempt;
     const done = (): void => {
       if (this.peers.get(peer) !== watch || watch.attempt !== warming || watch.status !== 'warming') return;
-      watch.status = 'warm';
-      watch.wasWarm = true;
+      // A cancelled warm-up never gets here: its hosts are warmed up when the peer is re-added.
+      for (const host of hosts) watch.warmedHosts.add(host);
+      // Hosts announced while it ran (changes are not acted on while warming) are warmed up now.
+      this.warmNewHosts(peer, watch);
     };
     let promise: Promise<void>;
     try {
-      promise = this.handler.warmUpConnections(peer, watch.config);
+      promise = this.handler.warmUpConnections(peer, watch.config, hosts);
     } catch (err) {
       promise = Promise.reject(err);
     }
@@ -391,11 +410,11 @@ export class FailedoutClusterManager {
     });
   }
 
-  /** The peer cluster exists and has a host a D2 client could send to (the pick's own rule, any scheme). */
-  private hasHosts(peer: string): boolean {
+  /** The announced URIs of the peer's hosts a D2 client could send to (the pick's own rule, any scheme); none without the cluster. */
+  private hostUris(peer: string): string[] {
     const properties = this.state.getClusterProperties(peer);
-    if (!properties) return false;
-    return eligibleHosts(this.state.getUris(peer), properties, NO_SCHEMES).length > 0;
+    if (!properties) return [];
+    return eligibleHosts(this.state.getUris(peer), properties, NO_SCHEMES).map((host) => host.item.uri);
   }
 
   private removeAll(): void {

@@ -115,8 +115,10 @@ export interface ConnectionWarmUpHandler {
   /**
    * Opens connections to the hosts of `peer`; `config` is the failout config of the cluster that redirects
    * to it (undefined when none). Resolves when done, failed or cancelled: failures are counted, never thrown.
+   * `hosts`, when given, are the announced URIs to warm (the peer's hosts not warmed yet, e.g. those a
+   * redeploy announced); a handler that ignores it warms every host of the peer.
    */
-  warmUpConnections(peer: string, config: FailoutConfig | undefined): Promise<void>;
+  warmUpConnections(peer: string, config: FailoutConfig | undefined, hosts?: readonly string[]): Promise<void>;
   /** Stops warm-ups of this peer that have not finished. */
   cancelPendingRequests(peer: string): void;
   /** Stops everything; later calls do nothing. */

@@ -10,6 +10,8 @@ export interface RecordingServer {
   readonly paths: string[];
   /** TCP connections accepted so far. */
   connections(): number;
+  /** TCP connections open now (accepted and not closed by either side). */
+  openConnections(): number;
   close(): Promise<void>;
 }
 
@@ -45,6 +47,7 @@ export async function startServer(name: string, options: { status?: number } = {
     port,
     paths,
     connections: () => accepted,
+    openConnections: () => sockets.size,
     close: async () => {
       open.delete(recording);
       // Keep-alive sockets held by client pools would keep close() waiting: end them.

@@ -178,6 +178,34 @@ describe('FailoutClient through buildD2Client, at the moments that matter', () =
     expect(servers[LVA1]!.paths.length).toBeGreaterThan(0);
   });
 
+  it('warms the new hosts of a warm peer whose hosts are all replaced, and not on a weight change', async () => {
+    await writeTopology();
+    const registry = new Registry();
+    const { client } = await build(await openSession(), { registry });
+    await sendMany(client, 1, 1);
+    await put(writer, clusterPath(base, LOR1), clusterJson(LOR1, [[LVA1, 1]]));
+    await eventually(async () => (await counterValue(registry, 'failout_warmups_succeeded_total')) === 1, 10_000, 'peer warmed');
+    const old = servers[LVA1]!;
+    const oldRequests = old.paths.length;
+    const replacement = await startServer(`${LVA1}-redeployed`);
+
+    // A redeploy: the old host leaves, a new one is announced.
+    await writer.remove(`${urisPath(base, LVA1)}/host-1`);
+    await put(writer, `${urisPath(base, LVA1)}/host-2`, uriJson(LVA1, replacement.uri));
+    await eventually(() => replacement.connections() > 0, 10_000, 'new host warmed');
+    await eventually(async () => (await counterValue(registry, 'failout_warmups_succeeded_total')) === 2, 10_000, 'warm-up counted');
+    const heavier = JSON.parse(uriJson(LVA1, replacement.uri)) as { weights: Record<string, number> };
+    heavier.weights[replacement.uri] = 2.0;
+    await put(writer, `${urisPath(base, LVA1)}/host-2`, JSON.stringify(heavier));
+    await new Promise((r) => setTimeout(r, 300));
+
+    expect(replacement.paths).toEqual(['/']);
+    expect(old.paths).toHaveLength(oldRequests);
+    expect(await counterValue(registry, 'failout_warmups_started_total')).toBe(2);
+    expect(await sendMany(client, 1, 1)).toEqual({ [LVA1]: 1 });
+    expect(replacement.connections()).toBe(1);
+  });
+
   it('tears down every peer watch the failout created once it ends, also after traffic went there', async () => {
     await writeTopology();
     const { state, client } = await build(await openSession(), { peerWatchTeardownDelayMs: 300 });

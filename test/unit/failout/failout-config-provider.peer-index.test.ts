@@ -188,7 +188,7 @@ describe('ZooKeeperFailoutConfigProvider peer index', () => {
     expect(handlers.get('a')?.calls).toEqual(['warm:p1']);
   });
 
-  it('does not warm a warm peer again when it loses its hosts and gets new ones', async () => {
+  it('warms only the new host of a warm peer that loses its hosts and gets new ones (a redeploy)', async () => {
     // Prepare
     await writeCluster('p1');
     await putUri(writer, BASE, 'p1', 'h1', 'http://p1-1:80');
@@ -204,7 +204,27 @@ describe('ZooKeeperFailoutConfigProvider peer index', () => {
 
     // Assess
     expect(provider.peerStates('a').get('p1')).toBe('warm');
-    expect(handlers.get('a')?.calls).toEqual(['warm:p1']);
+    expect(handlers.get('a')?.calls).toEqual(['warm:p1', 'warm:p1']);
+    expect(handlers.get('a')?.hosts).toEqual([['http://p1-1:80'], ['http://p1-2:80']]);
+  });
+
+  it('warms a host added to a warm peer, and not the peer again on a weight change', async () => {
+    // Prepare
+    await writeCluster('p1');
+    await putUri(writer, BASE, 'p1', 'h1', 'http://p1-1:80');
+    await writeCluster('a', failoutProps(['p1']));
+    await state.listenToCluster('a');
+    await settle();
+
+    // Act
+    await putUri(writer, BASE, 'p1', 'h2', 'http://p1-2:80');
+    await settle();
+    await putUri(writer, BASE, 'p1', 'h1', 'http://p1-1:80', 2);
+    await settle();
+
+    // Assess
+    expect(provider.peerStates('a').get('p1')).toBe('warm');
+    expect(handlers.get('a')?.hosts).toEqual([['http://p1-1:80'], ['http://p1-2:80']]);
   });
 });
 

@@ -138,12 +138,15 @@ export class ManualScheduler implements FailoutScheduler {
 export class RecordingWarmUpHandler implements ConnectionWarmUpHandler {
   readonly calls: string[] = [];
   readonly configs: (FailoutConfig | undefined)[] = [];
+  /** The `hosts` of each warm-up call, in order. */
+  readonly hosts: (readonly string[] | undefined)[] = [];
   readonly pending = new Map<string, Deferred>();
   manual = false;
 
-  warmUpConnections(peer: string, config: FailoutConfig | undefined): Promise<void> {
+  warmUpConnections(peer: string, config: FailoutConfig | undefined, hosts?: readonly string[]): Promise<void> {
     this.calls.push(`warm:${peer}`);
     this.configs.push(config);
+    this.hosts.push(hosts);
     if (!this.manual) return Promise.resolve();
     const d = deferred();
     this.pending.set(peer, d);
