@@ -4,7 +4,7 @@ import { createLogger, type Logger } from '../logging';
 import { rewriteD2Uri } from './codecs/uri-rewrite';
 import { eligibleHosts, type Host } from './eligible-hosts';
 import { D2Error } from './errors';
-import type { LoadBalancerState } from './load-balancer-state';
+import type { ClusterChange, LoadBalancerState } from './load-balancer-state';
 import type { ClusterProperties, MergedUriProperties, ServiceProperties } from './model';
 import { WeightedRoundRobin } from './weighted-round-robin';
 import type { Lifecycle } from '../lifecycle';
@@ -147,7 +147,8 @@ const NO_SCHEMES: readonly string[] = Object.freeze([]);
  *   released after `borrowedClusterIdleMs` without requests (see {@link D2ClientOptions}).
  *
  * Concurrency: all on the event loop; selections are rebuilt lazily when the state hands out a new URI
- * or cluster object, and pools of hosts no selection uses any more are closed gracefully.
+ * or cluster object, and pools of hosts no selection uses any more are closed gracefully, also when
+ * a cluster stops being followed (a failout peer after its watch teardown).
  */
 export class D2Client {
   private readonly state: LoadBalancerState;
@@ -170,6 +171,10 @@ export class D2Client {
   private lifecycle: Lifecycle = 'running';
   /** Per-target request metrics, when a registry was given. */
   private readonly metrics: D2RequestMetrics | undefined;
+  /** Unregisters the listener that hears a cluster nobody follows any more (see {@link forgetCluster}). */
+  private readonly unlisten: () => void;
+  /** The cluster whose warm-up hold {@link warmUp} is releasing right now (its `removed` is its own doing). */
+  private releasingWarmUpHold: string | undefined;
 
   constructor(private readonly options: D2ClientOptions) {
     this.state = options.state;
@@ -178,6 +183,11 @@ export class D2Client {
     this.random = options.random ?? Math.random;
     this.borrowedIdleMs = Math.max(0, options.borrowedClusterIdleMs ?? 60_000);
     this.metrics = options.registry === undefined ? undefined : new D2RequestMetrics(options.registry);
+    this.unlisten = this.state.registerClusterListener({
+      onClusterChange: (change: ClusterChange) => {
+        if (change.kind === 'removed') this.forgetCluster(change.cluster);
+      },
+    });
   }
 
   /** Sends a request for `d2://<service>/<path>` to a host of the service's cluster. */
@@ -285,7 +295,14 @@ export class D2Client {
       await forEachLimit(hosts, Math.max(1, options.concurrency ?? 16), warmHost);
       return { cluster, hosts: hosts.length, ...counts, durationMs: performance.now() - started };
     } finally {
-      this.state.stopListenToCluster(cluster);
+      // The warm-up's own hold: releasing it must not close the pools it just warmed for the traffic
+      // to come (a cluster nobody follows yet keeps them, see `warmed`).
+      this.releasingWarmUpHold = cluster;
+      try {
+        this.state.stopListenToCluster(cluster);
+      } finally {
+        this.releasingWarmUpHold = undefined;
+      }
     }
   }
 
@@ -301,6 +318,7 @@ export class D2Client {
   async close(): Promise<void> {
     if (this.lifecycle === 'closed') return;
     this.lifecycle = 'closed';
+    this.unlisten();
     for (const service of this.serviceLoads.keys()) this.state.stopListenToService(service);
     for (const [cluster, borrowed] of this.borrowed) {
       clearTimeout(borrowed.timer);
@@ -481,6 +499,19 @@ export class D2Client {
       this.pools.set(origin, pool);
     }
     return pool;
+  }
+
+  /**
+   * A cluster is gone from the state (nobody follows it any more, e.g. a failout's peer after its
+   * watch teardown, or its node was deleted): its cached selections would otherwise keep its hosts'
+   * pools, and their connections, open for good, since nothing asks for the cluster again. Pools that
+   * another followed cluster's selection still offers stay.
+   */
+  private forgetCluster(cluster: string): void {
+    if (this.lifecycle !== 'running' || cluster === this.releasingWarmUpHold) return;
+    let forgot = this.warmed.delete(cluster);
+    for (const byCluster of this.selections.values()) forgot = byCluster.delete(cluster) || forgot;
+    if (forgot) this.prunePools();
   }
 
   /** Closes (gracefully) the pools of hosts that neither a selection nor a warmed cluster offers any more. */

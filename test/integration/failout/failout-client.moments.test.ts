@@ -223,6 +223,46 @@ describe('FailoutClient through buildD2Client, at the moments that matter', () =
     expect(state.isListeningToCluster(LOR1)).toBe(true);
   });
 
+  it("closes its connections to a peer once the failout's peer watch is torn down, keeping its own cluster's", async () => {
+    await writeTopology();
+    const { state, client } = await build(await openSession(), { peerWatchTeardownDelayMs: 300 });
+    await sendMany(client, 1, 1);
+    await put(writer, clusterPath(base, LOR1), clusterJson(LOR1, [[LVA1, 1]]));
+    await eventually(async () => (await sendMany(client, 1, 1))[LVA1] === 1, 10_000, 'redirected');
+    await sendMany(client, 5, 1);
+    const openToPeer = servers[LVA1]!.openConnections();
+
+    await put(writer, clusterPath(base, LOR1), clusterJson(LOR1));
+    await eventually(async () => (await sendMany(client, 1, 1))[LOR1] === 1, 10_000, 'restored');
+    await eventually(() => !state.isListeningToCluster(LVA1), 5_000, 'peer watch torn down');
+
+    // Well within the pools' keep-alive (4 s): only a closed pool closes the connection this soon.
+    await eventually(() => servers[LVA1]!.openConnections() === 0, 1_500, 'peer connections closed');
+    expect(openToPeer).toBeGreaterThan(0);
+    expect(servers[LOR1]!.openConnections()).toBeGreaterThan(0);
+    expect(await sendMany(client, 3, 1)).toEqual({ [LOR1]: 3 });
+  });
+
+  it('keeps its connections to a peer after the teardown while somebody else still follows the peer', async () => {
+    await writeTopology();
+    const { state, client } = await build(await openSession(), { peerWatchTeardownDelayMs: 300 });
+    await sendMany(client, 1, 1);
+    await state.listenToCluster(LVA1);
+    await put(writer, clusterPath(base, LOR1), clusterJson(LOR1, [[LVA1, 1]]));
+    await eventually(async () => (await sendMany(client, 1, 1))[LVA1] === 1, 10_000, 'redirected');
+    await put(writer, clusterPath(base, LOR1), clusterJson(LOR1));
+    await eventually(async () => (await sendMany(client, 1, 1))[LOR1] === 1, 10_000, 'restored');
+
+    // Past the teardown (300 ms), well within the pools' keep-alive (4 s).
+    await new Promise((r) => setTimeout(r, 700));
+
+    expect(client.provider?.getFailoutConfig(LOR1)).toBeUndefined();
+    expect(state.isListeningToCluster(LVA1)).toBe(true);
+    expect(servers[LVA1]!.openConnections()).toBeGreaterThan(0);
+    state.stopListenToCluster(LVA1);
+    await eventually(() => servers[LVA1]!.openConnections() === 0, 1_500, 'closed once nobody follows it');
+  });
+
   it('warms the very pools it then sends on: the first redirected request opens no new connection', async () => {
     await writeTopology();
     const registry = new Registry();
