@@ -85,7 +85,7 @@ interface ConfigFacts {
   /** Every window covers buckets 0–99: every request of the cluster moves while it is failed out. */
   readonly allBuckets: boolean;
   readonly bySchemes: Map<readonly string[] | undefined, PeerFactsEntry>;
-  /** The config's rotations, by the set of eligible peers (a bit mask over `config.peers`). */
+  /** The config's rotations, by the set of eligible peers (see {@link EligibleSet}). */
   readonly rotations: Rotations;
   /** The scheme list asked for last, and its entry: services mostly share one. */
   lastSchemes: readonly string[] | undefined | typeof NOT_SEEN;
@@ -98,8 +98,21 @@ const NOT_SEEN: unique symbol = Symbol('not seen');
 /** The bucket passed on when no rule depends on it (every window and no peer window looks at it). */
 const ANY_BUCKET = -1;
 
-/** The rotations of one config, by the set of eligible peers (a bit mask over `config.peers`). */
-type Rotations = Map<number, WeightedRoundRobin<string>>;
+/**
+ * Which of `config.peers` may take a request: a bit mask (bit i: `config.peers[i]`) while the list
+ * fits one (31 peers: a number keeps the hot path allocation-free), else a string with `'1'` at each
+ * eligible index. `NONE_ELIGIBLE` in both cases when no peer may.
+ */
+type EligibleSet = number | string;
+
+/** No peer is eligible (either form of {@link EligibleSet}). */
+const NONE_ELIGIBLE = 0;
+
+/** Peers a number mask holds (bit 31 is the sign bit of `1 << 31`). */
+const MASK_PEERS = 31;
+
+/** The rotations of one config, by the set of eligible peers. */
+type Rotations = Map<EligibleSet, WeightedRoundRobin<string>>;
 
 /**
  * The default {@link FailoutRedirectStrategy}: the request's key hashes into one of 100 buckets
@@ -176,9 +189,9 @@ export class WeightedFailoutRedirectStrategy implements FailoutRedirectStrategy 
       for (const skip of peers.skipped) this.skippedPeers.inc(config.cluster, skip.cluster, skip.reason);
       return peers.rotation.next() ?? config.cluster;
     }
-    const mask = this.eligibleMask(config, peers.peers, bucket, now);
-    if (mask === 0) return this.noEligiblePeer(config, bucket);
-    return this.rotation(config, facts, mask).next() ?? config.cluster;
+    const eligible = peers.peers.length <= MASK_PEERS ? this.eligibleMask(config, peers.peers, bucket, now) : this.eligibleWide(config, peers.peers, bucket, now);
+    if (eligible === NONE_ELIGIBLE) return this.noEligiblePeer(config, bucket);
+    return this.rotation(config, facts, eligible).next() ?? config.cluster;
   }
 
   /** Counters since construction. */
@@ -190,9 +203,8 @@ export class WeightedFailoutRedirectStrategy implements FailoutRedirectStrategy 
   }
 
   /**
-   * Bit i set when `config.peers[i]` may take a request of `bucket`. Peers beyond the 31st never take
-   * traffic: a bit mask keeps the hot path allocation-free, and no real failout lists that many peers.
-   * What does not depend on the request (self, hosts, which peers have a failout of their own) is
+   * Bit i set when `config.peers[i]` may take a request of `bucket` (at most 31 peers; see
+   * {@link eligibleWide} beyond). What does not depend on the request (self, hosts, which peers have a failout of their own) is
    * kept per config and scheme list while the view's `version` holds; only the peers' own windows are
    * evaluated per request (they depend on the bucket and the time).
    */
@@ -205,6 +217,19 @@ export class WeightedFailoutRedirectStrategy implements FailoutRedirectStrategy 
       else this.skippedPeers.inc(config.cluster, peer.cluster, reason);
     }
     return mask;
+  }
+
+  /** {@link eligibleMask} for a list longer than a mask holds: a string key (allocates; rare lists only). */
+  private eligibleWide(config: FailoutConfig, peers: readonly PeerFacts[], bucket: number, now: number): EligibleSet {
+    let key = '';
+    let any = false;
+    for (const peer of peers) {
+      const reason = peer.self ? 'self' : peer.config?.isBucketFailedOut(bucket, now) === true ? 'failedOut' : peer.hasHosts ? undefined : 'noHosts';
+      if (reason === undefined) any = true;
+      else this.skippedPeers.inc(config.cluster, peer.cluster, reason);
+      key += reason === undefined ? '1' : '0';
+    }
+    return any ? key : NONE_ELIGIBLE;
   }
 
   private configFacts(config: FailoutConfig): ConfigFacts {
@@ -228,7 +253,7 @@ export class WeightedFailoutRedirectStrategy implements FailoutRedirectStrategy 
       facts.lastEntry = cached;
       return cached;
     }
-    const peers = config.peers.slice(0, 31).map(
+    const peers = config.peers.map(
       (p): PeerFacts => ({
         cluster: p.cluster,
         self: p.cluster === config.cluster,
@@ -241,13 +266,14 @@ export class WeightedFailoutRedirectStrategy implements FailoutRedirectStrategy 
     let rotation: WeightedRoundRobin<string> | undefined;
     const skipped: { cluster: string; reason: PeerSkipReason }[] = [];
     if (!anyFailout) {
-      let mask = 0;
-      peers.forEach((p, i) => {
+      const eligible: boolean[] = [];
+      for (const p of peers) {
         const reason = p.self ? 'self' : p.hasHosts ? undefined : 'noHosts';
-        if (reason === undefined) mask |= 1 << i;
-        else skipped.push({ cluster: p.cluster, reason });
-      });
-      rotation = mask === 0 ? undefined : this.rotation(config, facts, mask);
+        eligible.push(reason === undefined);
+        if (reason !== undefined) skipped.push({ cluster: p.cluster, reason });
+      }
+      const set = eligibleSetOf(eligible);
+      rotation = set === NONE_ELIGIBLE ? undefined : this.rotation(config, facts, set);
     }
     const entry: PeerFactsEntry = { version, peers, anyFailout, rotation, skipped };
     facts.bySchemes.set(schemes, entry);
@@ -256,13 +282,13 @@ export class WeightedFailoutRedirectStrategy implements FailoutRedirectStrategy 
     return entry;
   }
 
-  private rotation(config: FailoutConfig, facts: ConfigFacts, mask: number): WeightedRoundRobin<string> {
-    const byMask = facts.rotations;
-    let rotation = byMask.get(mask);
+  private rotation(config: FailoutConfig, facts: ConfigFacts, eligible: EligibleSet): WeightedRoundRobin<string> {
+    const bySet = facts.rotations;
+    let rotation = bySet.get(eligible);
     if (!rotation) {
-      const candidates = config.peers.filter((_peer, i) => i < 31 && (mask & (1 << i)) !== 0).map((p) => ({ item: p.cluster, weight: p.weight }));
+      const candidates = config.peers.filter((_peer, i) => isEligible(eligible, i)).map((p) => ({ item: p.cluster, weight: p.weight }));
       rotation = new WeightedRoundRobin(candidates, { random: this.random });
-      byMask.set(mask, rotation);
+      bySet.set(eligible, rotation);
     }
     return rotation;
   }
@@ -276,4 +302,16 @@ export class WeightedFailoutRedirectStrategy implements FailoutRedirectStrategy 
     this.log.debug({ cluster: config.cluster, bucket }, 'no eligible failout peer; request stays on its cluster');
     return config.cluster;
   }
+}
+
+/** The {@link EligibleSet} of a list of peers, by whether each may take the request. */
+function eligibleSetOf(eligible: readonly boolean[]): EligibleSet {
+  if (!eligible.includes(true)) return NONE_ELIGIBLE;
+  if (eligible.length > MASK_PEERS) return eligible.map((e) => (e ? '1' : '0')).join('');
+  return eligible.reduce((mask, e, i) => (e ? mask | (1 << i) : mask), 0);
+}
+
+/** Whether `config.peers[index]` is in `eligible`. */
+function isEligible(eligible: EligibleSet, index: number): boolean {
+  return typeof eligible === 'number' ? (eligible & (1 << index)) !== 0 : eligible.charCodeAt(index) === 0x31;
 }

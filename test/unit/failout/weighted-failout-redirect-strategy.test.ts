@@ -159,6 +159,49 @@ describe('WeightedFailoutRedirectStrategy', () => {
     expect(after).toEqual({ lva1: 5, ltx1: 5 });
   });
 
+  it.each([
+    ['no peer has a failout of its own', false],
+    ['a peer has a failout of its own, not active yet (per-request eligibility)', true],
+  ])('splits a failout over every listed peer, also beyond the 31st, when %s', (_name, peerFailout) => {
+    // Prepare: 40 peers of weight 1; the request schema's MAX_PEERS has no upper bound, nor has the codec.
+    const names = Array.from({ length: 40 }, (_, i) => `peer${i}`);
+    const config = configOf('lor1', names);
+    const others = peerFailout ? [configOf('peer0', ['lor1'], [{ offlineAt: NOW + 1_000_000 }])] : [];
+    const strategy = new WeightedFailoutRedirectStrategy({ view: viewOf([config, ...others], Object.fromEntries(names.map((n) => [n, 1]))), now: () => NOW, random: () => 0 });
+
+    // Act
+    const seen = picks(strategy, config, 400);
+
+    // Assess: each peer its weighted share (10 of 400), the last ones included.
+    expect(Object.keys(seen).sort()).toEqual([...names].sort());
+    expect(Object.values(seen).every((n) => n === 10)).toBe(true);
+  });
+
+  it('skips ineligible peers beyond the 31st as it does the first ones', () => {
+    // Prepare: 40 peers, the 35th failed out for every bucket (chained failout), the 38th without hosts.
+    const names = Array.from({ length: 40 }, (_, i) => `peer${i}`);
+    const config = configOf('lor1', names);
+    const chained = configOf('peer34', ['lor1']);
+    const hostCounts = Object.fromEntries(names.map((n) => [n, n === 'peer37' ? 0 : 1]));
+    const registry = new Registry();
+    const strategy = new WeightedFailoutRedirectStrategy({ view: viewOf([config, chained], hostCounts), now: () => NOW, random: () => 0, registry });
+
+    // Act
+    const seen = picks(strategy, config, 380);
+
+    // Assess
+    expect(seen.peer34).toBeUndefined();
+    expect(seen.peer37).toBeUndefined();
+    expect(seen.peer39).toBe(10);
+    expect(Object.keys(seen)).toHaveLength(38);
+    expect(strategy.stats().skipped).toEqual(
+      expect.arrayContaining([
+        { cluster: 'lor1', peer: 'peer34', reason: 'failedOut', count: 380 },
+        { cluster: 'lor1', peer: 'peer37', reason: 'noHosts', count: 380 },
+      ]),
+    );
+  });
+
   it('exposes its counters on the registry it is given', async () => {
     // Prepare
     const registry = new Registry();
