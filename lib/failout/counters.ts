@@ -35,13 +35,29 @@ export interface FailoutCounterOptions<L extends string> {
   readonly labelNames: readonly L[];
 }
 
+/** The prom-client Counter of one name on one registry, and the cells of every FailoutCounter counting into it. */
+interface SharedCounter {
+  readonly counter: Counter<string>;
+  readonly labelNames: readonly string[];
+  /** Each FailoutCounter's cells (kept after its client closes: their last increments may not be scraped yet). */
+  readonly sources: Cell[][];
+}
+
+/** The shared counters by registry and name (a registry that is dropped takes its entries along). */
+const sharedCounters = new WeakMap<Registry, Map<string, SharedCounter>>();
+
 /**
  * A prom-client Counter registered on `registry` whose per-request increments land in plain numbers
  * and reach prom-client only when the registry is scraped (its `collect` hook). prom-client's own
  * `inc(labels)` hashes the label object on every call, which costs a measurable share of a
  * sub-microsecond routing decision (bench/failout-overhead).
  *
+ * Several FailoutCounters of one name on one registry (two clients built on a service's registry)
+ * share its Counter: the registry reports their sum under the same labels, as D2Client's request
+ * metrics and the provider's counters do, while `get` and `entries` stay per FailoutCounter.
+ *
  * Concurrency: all on the event loop; `collect` runs inside `registry.metrics()`.
+ * @throws Error when `registry` holds a metric of that name that is not such a counter, or one with other label names.
  */
 export function createFailoutCounter<L extends string>(options: FailoutCounterOptions<L>): FailoutCounter<L> {
   // Cells by nested label value: no string building per increment.
@@ -67,21 +83,7 @@ export function createFailoutCounter<L extends string>(options: FailoutCounterOp
     }
     return cell;
   };
-  const labelsOf = (cell: Cell): Record<L, string> =>
-    Object.fromEntries(names.map((name, i) => [name, cell.values[i] ?? ''])) as Record<L, string>;
-  const counter: Counter<L> = new Counter<L>({
-    name: options.name,
-    help: options.help,
-    labelNames: names,
-    registers: [options.registry],
-    collect() {
-      for (const cell of cells) {
-        if (cell.total === cell.reported) continue;
-        counter.inc(labelsOf(cell) as Partial<Record<L, string>>, cell.total - cell.reported);
-        cell.reported = cell.total;
-      }
-    },
-  });
+  sharedCounter(options).sources.push(cells);
   return {
     inc(...values: string[]) {
       cellOf(values).total++;
@@ -98,6 +100,45 @@ export function createFailoutCounter<L extends string>(options: FailoutCounterOp
       for (const value of values) level = level instanceof Map ? level.get(value) : undefined;
       return (level as Cell | undefined)?.total ?? 0;
     },
-    entries: () => cells.map((cell) => ({ labels: labelsOf(cell), value: cell.total })),
+    entries: () => cells.map((cell) => ({ labels: labelsOf(names, cell), value: cell.total })),
   };
+}
+
+/** The shared Counter of `options.name` on `options.registry`, registered at its first FailoutCounter. */
+function sharedCounter<L extends string>(options: FailoutCounterOptions<L>): SharedCounter {
+  let byName = sharedCounters.get(options.registry);
+  if (byName === undefined) sharedCounters.set(options.registry, (byName = new Map()));
+  const known = byName.get(options.name);
+  // A registry that was cleared (or had the metric removed) since gets a new Counter.
+  if (known !== undefined && options.registry.getSingleMetric(options.name) === known.counter) {
+    if (known.labelNames.join() !== options.labelNames.join()) {
+      throw new Error(`counter ${options.name} is registered with labels ${known.labelNames.join(', ')}, not ${options.labelNames.join(', ')}`);
+    }
+    return known;
+  }
+  const names = options.labelNames;
+  const sources: Cell[][] = [];
+  const counter: Counter<string> = new Counter<string>({
+    name: options.name,
+    help: options.help,
+    labelNames: names,
+    registers: [options.registry],
+    collect() {
+      for (const cells of sources) {
+        for (const cell of cells) {
+          if (cell.total === cell.reported) continue;
+          counter.inc(labelsOf(names, cell), cell.total - cell.reported);
+          cell.reported = cell.total;
+        }
+      }
+    },
+  });
+  const entry: SharedCounter = { counter, labelNames: [...names], sources };
+  byName.set(options.name, entry);
+  return entry;
+}
+
+/** A cell's label values by label name. */
+function labelsOf<L extends string>(names: readonly L[], cell: Cell): Record<L, string> {
+  return Object.fromEntries(names.map((name, i) => [name, cell.values[i] ?? ''])) as Record<L, string>;
 }

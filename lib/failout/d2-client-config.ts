@@ -78,7 +78,8 @@ export interface D2ClientConfig {
   /**
    * Where every counter of the client goes: FailoutClient's, the provider's (`failout_config_malformed_total`),
    * the warm-ups' (`failout_warmups_*_total`) and the strategy's when its factory uses the context.
-   * Default a private registry, exposed as {@link BuiltD2Client.registry}.
+   * Default a private registry, exposed as {@link BuiltD2Client.registry}. Several clients may share one
+   * registry: each counter is registered once and reports the sum of theirs, under the same labels.
    */
   readonly registry?: Registry;
   /** For the builder's warnings and the FailoutClient (the D2Client takes `d2.logger`); default: each creates its own. */
@@ -132,7 +133,7 @@ export function buildD2Client(config: D2ClientConfig): BuiltD2Client {
   }
   const discovered = config.discovery ? discoverState(config.discovery, registry, config.logger) : undefined;
   // What this build starts is closed again when a later part throws (a strategy factory, a registry
-  // that already holds the client's counters): an orphan provider would otherwise keep following
+  // holding another metric of a counter's name): an orphan provider would otherwise keep following
   // failout peers on the caller's state, and a state built from `discovery` would never close.
   const started: Started = {};
   try {

@@ -51,7 +51,10 @@ export interface FailoutClientOptions {
    * known (a peer still loading then counts as having no hosts: fail open, or closed). Default 10 s.
    */
   readonly discoveryTimeoutMs?: number;
-  /** Where the counters register; default a private registry, so nothing is global. */
+  /**
+   * Where the counters register; default a private registry, so nothing is global. Clients on one
+   * registry share its counters (summed, same labels); `stats()` stays per client.
+   */
   readonly registry?: Registry;
   /** Default a `failout-client` logger from `createLogger`. */
   readonly logger?: Logger;

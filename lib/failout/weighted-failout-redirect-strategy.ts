@@ -24,7 +24,10 @@ export interface WeightedFailoutRedirectStrategyOptions {
    * `true` throws `FailoutError` `noEligiblePeer` (fail closed, counted).
    */
   readonly failClosed?: boolean;
-  /** Where the counters register; default a private registry, so nothing is global. */
+  /**
+   * Where the counters register; default a private registry, so nothing is global. Strategies on one
+   * registry share its counters (summed, same labels); `stats()` stays per strategy.
+   */
   readonly registry?: Registry;
   /** Default a `failout-strategy` logger from `createLogger`. */
   readonly logger?: Logger;

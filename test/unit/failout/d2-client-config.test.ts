@@ -148,6 +148,37 @@ describe('buildD2Client', () => {
     expect(names.filter((name) => !registered.includes(name))).toEqual([]);
   });
 
+  it('builds a second client on the same registry, its counters registered once and shared', async () => {
+    // Prepare: the README's configuration, twice on one registry (two services' clients in one process).
+    const registry = new Registry();
+    const build = (): ReturnType<typeof buildD2Client> =>
+      buildD2Client({
+        state,
+        registry,
+        enableClusterFailout: true,
+        failoutConfigProviderFactory: new ZooKeeperFailoutConfigProviderFactory(),
+        failoutRedirectStrategy: (view, context) => new WeightedFailoutRedirectStrategy({ view, registry: context.registry }),
+      });
+    const first = build();
+
+    // Act
+    const second = build();
+    const names = (await registry.getMetricsAsJSON()).map((m) => m.name);
+    await second.close();
+    await first.close();
+
+    // Assess
+    expect(second.failoutEnabled).toBe(true);
+    expect(names.filter((name) => name.startsWith('failout_client_') || name.startsWith('failout_strategy_')).sort()).toEqual([
+      'failout_client_fail_closed_total',
+      'failout_client_fail_open_total',
+      'failout_client_redirected_total',
+      'failout_client_strategy_errors_total',
+      'failout_strategy_no_eligible_peer_total',
+      'failout_strategy_peer_skipped_total',
+    ]);
+  });
+
   it.each<[string, Partial<D2ClientConfig>]>([
     ['failout disabled', {}],
     ['failout enabled', { enableClusterFailout: true, failoutRedirectStrategy: strategy, failoutConfigProviderFactory: { create: () => tinyProvider() } }],
@@ -183,9 +214,7 @@ describe('buildD2Client that fails part-way', () => {
   });
 
   it('closes the state it built from discovery when a later part throws', async () => {
-    // Prepare: the registry already holds the FailoutClient's counter, so the build throws late.
-    const registry = new Registry();
-    const first = buildD2Client({ discovery: { xds: { bootstrap: { config: { xds_servers: [{ server_uri: '127.0.0.1:1', channel_creds: [{ type: 'insecure' }] }], node: { id: 't' } } } } }, registry, enableClusterFailout: true, failoutConfigProviderFactory: { create: () => tinyProvider() }, failoutRedirectStrategy: strategy });
+    // Prepare: a strategy factory that throws once the provider has been started (a late throw).
     const provider = tinyProvider();
     let built: LoadBalancerState | undefined;
 
@@ -193,7 +222,6 @@ describe('buildD2Client that fails part-way', () => {
     const build = (): unknown =>
       buildD2Client({
         discovery: { xds: { bootstrap: { config: { xds_servers: [{ server_uri: '127.0.0.1:1', channel_creds: [{ type: 'insecure' }] }], node: { id: 't' } } } } },
-        registry,
         enableClusterFailout: true,
         failoutConfigProviderFactory: {
           create: (state) => {
@@ -201,14 +229,15 @@ describe('buildD2Client that fails part-way', () => {
             return provider;
           },
         },
-        failoutRedirectStrategy: strategy,
+        failoutRedirectStrategy: () => {
+          throw new Error('strategy factory failed');
+        },
       });
 
     // Assess: refused, the provider closed, and the built state closed (it refuses to follow anything).
-    expect(build).toThrow('already been registered');
+    expect(build).toThrow('strategy factory failed');
     expect(provider.events).toEqual(['start', 'close']);
     await expect(built!.listenToCluster('lor1')).rejects.toThrow('shut down');
-    await first.close();
   });
 });
 

@@ -314,6 +314,29 @@ describe('FailoutClient', () => {
     // Assess
     expect(text).toContain('failout_client_redirected_total{cluster="foo",peer="foo-baz"} 2');
   });
+
+  it('shares its counters with another client on the same registry: the registry sums, each client keeps its own stats', async () => {
+    // Prepare: two clients (two services of one process) and their strategies on one registry, as D2Client's request metrics and the provider's counters allow.
+    const registry = new Registry();
+    const config = configOf('foo', ['foo-baz']);
+    const strategyOn = (): WeightedFailoutRedirectStrategy => new WeightedFailoutRedirectStrategy({ view: viewOf([config], { 'foo-baz': 1 }), registry });
+    const first = clientWith({ config, registry, strategy: strategyOn() });
+    const second = clientWith({ config, registry, strategy: strategyOn() });
+
+    // Act
+    await first.request('d2://greetings/hello');
+    await second.request('d2://greetings/hello');
+    await second.request('d2://greetings/hello');
+    const text = await registry.metrics();
+    await first.request('d2://greetings/hello');
+    const later = await registry.metrics();
+
+    // Assess: one series, labelled the same, with both clients' requests; scraped again, nothing counted twice.
+    expect(text).toContain('failout_client_redirected_total{cluster="foo",peer="foo-baz"} 3');
+    expect(later).toContain('failout_client_redirected_total{cluster="foo",peer="foo-baz"} 4');
+    expect(first.stats().redirected).toEqual([{ cluster: 'foo', peer: 'foo-baz', count: 2 }]);
+    expect(second.stats().redirected).toEqual([{ cluster: 'foo', peer: 'foo-baz', count: 2 }]);
+  });
 });
 
 describe('FailoutClient while the peers of a failed-out cluster load', () => {
