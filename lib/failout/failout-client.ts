@@ -71,7 +71,7 @@ export interface FailoutClientStats {
     /** Requests so far. */
     count: number;
   }[];
-  /** Requests sent unchanged because a lookup or the strategy failed. */
+  /** Requests of a failed-out cluster sent to it: a lookup or the strategy failed, or no peer was eligible. */
   failOpen: {
     /** The service's cluster, or `(unknown)` when the lookup failed before it was known. */
     cluster: string;
@@ -96,8 +96,11 @@ export interface FailoutClientStats {
   }[];
 }
 
-/** Why a request went out unchanged although it might have been redirected. */
-export type FailOpenReason = 'strategyError' | 'lookupError';
+/**
+ * Why a request went out unchanged although it might have been redirected: the strategy threw, a
+ * lookup failed, or the strategy kept it because no peer was eligible (and it fails open).
+ */
+export type FailOpenReason = 'strategyError' | 'lookupError' | 'noEligiblePeer';
 
 /** Where a request goes: a peer cluster, or undefined for the original request. */
 type Route = string | undefined;
@@ -118,6 +121,8 @@ const UNKNOWN_CLUSTER = '(unknown)';
  *   during a failout) it waits for them, up to `discoveryTimeoutMs` — as rest.li's rewritten URI makes
  *   D2 wait for the peer. Only then does a peer without hosts count as ineligible.
  * - When the provider throws, the original request goes out, as rest.li does on a load balancer error.
+ * - When the strategy keeps a request because no peer is eligible (`FailoutRequest.onNoEligiblePeer`),
+ *   it counts as a `noEligiblePeer` fail-open, whatever registry the strategy's own counters use.
  * - When the strategy throws, the error is logged and counted and the original request goes out
  *   (rest.li lets it escape); a `FailoutError` `noEligiblePeer` (fail closed) is the one exception: it
  *   is counted and rejects the request.
@@ -138,6 +143,8 @@ export class FailoutClient implements ClusterRouter {
   private readonly failClosed: FailoutCounter<'cluster'>;
   private readonly strategyErrors: FailoutCounter<'cluster'>;
   private lifecycle: Lifecycle = 'running';
+  /** Given to the strategy with each request: bound once, so a request costs no closure. */
+  private readonly countNoEligiblePeer = (cluster: string): void => this.failOpen.inc2(cluster, 'noEligiblePeer');
 
   constructor(options: FailoutClientOptions) {
     this.d2 = options.d2;
@@ -148,7 +155,12 @@ export class FailoutClient implements ClusterRouter {
     this.log = options.logger ?? createLogger('failout-client');
     const registry = options.registry ?? new Registry();
     this.redirected = createFailoutCounter({ registry, name: 'failout_client_redirected_total', help: 'Requests of a failed-out cluster sent to a peer', labelNames: ['cluster', 'peer'] });
-    this.failOpen = createFailoutCounter({ registry, name: 'failout_client_fail_open_total', help: 'Requests sent unchanged because a lookup or the strategy failed', labelNames: ['cluster', 'reason'] });
+    this.failOpen = createFailoutCounter({
+      registry,
+      name: 'failout_client_fail_open_total',
+      help: 'Requests of a failed-out cluster sent to it: a lookup or the strategy failed, or no peer was eligible (reason)',
+      labelNames: ['cluster', 'reason'],
+    });
     this.failClosed = createFailoutCounter({ registry, name: 'failout_client_fail_closed_total', help: 'Requests rejected: offline bucket, no eligible peer, failing closed', labelNames: ['cluster'] });
     this.strategyErrors = createFailoutCounter({ registry, name: 'failout_client_strategy_errors_total', help: 'Redirect strategy calls that threw', labelNames: ['cluster'] });
   }
@@ -217,7 +229,8 @@ export class FailoutClient implements ClusterRouter {
   private redirect(config: FailoutConfig, url: string, service: string, cluster: string, key: string | undefined, now: number, schemes: readonly string[]): Route {
     let target: unknown;
     try {
-      const request: FailoutRequest = key === undefined ? { url, service, cluster, now, schemes } : { url, service, cluster, key, now, schemes };
+      const onNoEligiblePeer = this.countNoEligiblePeer;
+      const request: FailoutRequest = key === undefined ? { url, service, cluster, now, schemes, onNoEligiblePeer } : { url, service, cluster, key, now, schemes, onNoEligiblePeer };
       target = this.strategy.redirect(config, request);
     } catch (err) {
       if (isFailoutError(err, 'noEligiblePeer')) {

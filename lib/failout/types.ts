@@ -79,6 +79,12 @@ export interface FailoutRequest {
    * host this service would send to.
    */
   readonly schemes?: readonly string[];
+  /**
+   * A strategy calls this when it keeps the request on `cluster` because no peer is eligible (fail
+   * open), so the caller counts it with its other fail-opens (`FailoutClient`:
+   * `failout_client_fail_open_total{reason="noEligiblePeer"}`); the return value says nothing of it.
+   */
+  readonly onNoEligiblePeer?: (cluster: string) => void;
 }
 
 /**

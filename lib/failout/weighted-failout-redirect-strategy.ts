@@ -123,8 +123,8 @@ type Rotations = Map<EligibleSet, WeightedRoundRobin<string>>;
  * on the cluster. Otherwise a peer is chosen by smooth weighted round robin among the eligible peers:
  * a peer is skipped when it is the cluster itself, when it is failed out for the same bucket (no chained
  * failout), or when it has no host this request's service would send to (its `prioritizedSchemes`,
- * banned hosts, weights). With no eligible peer the request stays (fail open) unless
- * `failClosed` is set.
+ * banned hosts, weights). With no eligible peer the request stays (fail open: counted here and told to
+ * the caller through `request.onNoEligiblePeer`) unless `failClosed` is set.
  *
  * One rotation is kept per config object and eligible-peer set, so the split follows the weights among
  * whoever is eligible, and a new config (a new object from the provider) starts fresh rotations.
@@ -193,7 +193,7 @@ export class WeightedFailoutRedirectStrategy implements FailoutRedirectStrategy 
       return peers.rotation.next() ?? config.cluster;
     }
     const eligible = peers.peers.length <= MASK_PEERS ? this.eligibleMask(config, peers.peers, bucket, now) : this.eligibleWide(config, peers.peers, bucket, now);
-    if (eligible === NONE_ELIGIBLE) return this.noEligiblePeer(config, bucket);
+    if (eligible === NONE_ELIGIBLE) return this.noEligiblePeer(config, request, bucket);
     return this.rotation(config, facts, eligible).next() ?? config.cluster;
   }
 
@@ -296,12 +296,13 @@ export class WeightedFailoutRedirectStrategy implements FailoutRedirectStrategy 
     return rotation;
   }
 
-  private noEligiblePeer(config: FailoutConfig, bucket: number): string {
+  private noEligiblePeer(config: FailoutConfig, request: FailoutRequest, bucket: number): string {
     if (this.failClosed) {
       this.noEligible.inc(config.cluster, 'failClosed');
       throw new FailoutError('noEligiblePeer', `no peer of failed-out cluster ${config.cluster} can take ${bucket === ANY_BUCKET ? 'its requests' : `bucket ${bucket}`}`, { cluster: config.cluster });
     }
     this.noEligible.inc(config.cluster, 'failOpen');
+    request.onNoEligiblePeer?.(config.cluster);
     this.log.debug({ cluster: config.cluster, bucket }, 'no eligible failout peer; request stays on its cluster');
     return config.cluster;
   }

@@ -330,6 +330,36 @@ describe('FailoutClient through buildD2Client, at the moments that matter', () =
     expect(seen).toEqual({ [LOR1]: 10 });
   });
 
+  it("counts a request kept on its cluster for want of an eligible peer as a fail-open on the client's registry", async () => {
+    // Prepare: the README's wiring; the only peer has no host the service would send to.
+    await writeTopology([[LVA1, 1]]);
+    await put(writer, `${urisPath(base, LVA1)}/host-1`, uriJson(LVA1, `https://127.0.0.1:${servers[LVA1]!.port}`));
+    const { client } = await build(await openSession(), { failoutRedirectStrategy: (view, { registry }) => new WeightedFailoutRedirectStrategy({ view, registry }) });
+
+    // Act
+    const seen = await sendMany(client, 10, 2);
+    const text = await client.registry.metrics();
+
+    // Assess: in the client's fail-open counter, once per request, and in the strategy's own counter.
+    expect(seen).toEqual({ [LOR1]: 10 });
+    expect(text).toContain(`failout_client_fail_open_total{cluster="${LOR1}",reason="noEligiblePeer"} 10`);
+    expect(await counterValue(client.registry, 'failout_client_fail_open_total')).toBe(10);
+    expect(text).toContain(`failout_strategy_no_eligible_peer_total{cluster="${LOR1}",outcome="failOpen"} 10`);
+  });
+
+  it('counts a fail-open for want of an eligible peer on the client also when the strategy keeps its counters elsewhere', async () => {
+    // Prepare: a strategy built without the context's registry; the only peer has no host at all.
+    await writeTopology([[LVA1, 1]]);
+    await writer.remove(`${urisPath(base, LVA1)}/host-1`);
+    const { client } = await build(await openSession());
+
+    // Act
+    await sendMany(client, 3, 1);
+
+    // Assess
+    expect(await client.registry.metrics()).toContain(`failout_client_fail_open_total{cluster="${LOR1}",reason="noEligiblePeer"} 3`);
+  });
+
   it('counts a cluster document the codec rejects in the registry the user gave', async () => {
     await writeTopology([[LVA1, 1]]);
     const registry = new Registry();
