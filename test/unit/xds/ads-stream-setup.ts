@@ -1,40 +1,57 @@
 /** Shared setup for the AdsStream tests (not a test file). */
 import { AdsStream, type AdsResponseEvent } from '../../../lib/xds/ads-stream';
+import type { AdsCallFactory, AdsStreamBaseOptions } from '../../../lib/xds/ads-stream-base';
+import type { AnyResourceType } from '../../../lib/xds/resource-state';
 import type { XdsError } from '../../../lib/xds/errors';
 import { FakeAdsTransport, fakeTypes } from '../../helpers/xds-fakes';
 
-export interface StreamFixture {
-  stream: AdsStream;
-  transport: FakeAdsTransport;
+/** What a stream fixture records of its stream's handler calls. */
+export interface StreamEvents {
   errors: Array<{ error: XdsError; beforeFirstResponse: boolean }>;
   responses: AdsResponseEvent[];
   doesNotExist: string[];
   cached: Set<string>;
 }
 
-/** A stream on a fake transport; retry delays are 1000 × 1.6^attempt without jitter. */
-export function streamFixture(watchExpiryMs?: number): StreamFixture {
-  const transport = new FakeAdsTransport();
-  const errors: StreamFixture['errors'] = [];
-  const responses: AdsResponseEvent[] = [];
-  const doesNotExist: string[] = [];
-  const cached = new Set<string>();
-  const stream = new AdsStream({
-    serverUri: 'primary:1',
+export interface StreamFixture extends StreamEvents {
+  stream: AdsStream;
+  transport: FakeAdsTransport;
+}
+
+/**
+ * The options every stream test builds its stream with (SotW or incremental): a handler recording into
+ * the returned events, retry delays of 1000 × 1.6^attempt without jitter, readiness from the transport.
+ */
+export function streamOptions<Req, Res>(
+  serverUri: string,
+  transport: { readonly factory: AdsCallFactory<Req, Res>; readonly ready: boolean },
+  watchExpiryMs: number | undefined,
+  resourceTypes: ReadonlyMap<string, AnyResourceType> = fakeTypes(),
+): { options: AdsStreamBaseOptions<Req, Res>; events: StreamEvents } {
+  const events: StreamEvents = { errors: [], responses: [], doesNotExist: [], cached: new Set<string>() };
+  const options: AdsStreamBaseOptions<Req, Res> = {
+    serverUri,
     callFactory: transport.factory,
     handler: {
-      onStreamError: (error, { beforeFirstResponse }) => errors.push({ error, beforeFirstResponse }),
-      onResponse: (event) => responses.push(event),
-      onResourceDoesNotExist: (_typeUrl, name) => doesNotExist.push(name),
-      isResourceCached: (_typeUrl, name) => cached.has(name),
+      onStreamError: (error, { beforeFirstResponse }) => events.errors.push({ error, beforeFirstResponse }),
+      onResponse: (event) => events.responses.push(event),
+      onResourceDoesNotExist: (_typeUrl, name) => events.doesNotExist.push(name),
+      isResourceCached: (_typeUrl, name) => events.cached.has(name),
     },
     node: { id: 'node-1' },
-    resourceTypes: fakeTypes(),
+    resourceTypes,
     retryDelayMs: (attempt) => Math.round(1000 * 1.6 ** attempt),
     isTransportReady: () => transport.ready,
     watchExpiryMs,
-  });
-  return { stream, transport, errors, responses, doesNotExist, cached };
+  };
+  return { options, events };
+}
+
+/** A stream on a fake transport (see {@link streamOptions}). */
+export function streamFixture(watchExpiryMs?: number): StreamFixture {
+  const transport = new FakeAdsTransport();
+  const { options, events } = streamOptions('primary:1', transport, watchExpiryMs);
+  return { stream: new AdsStream(options), transport, ...events };
 }
 
 /** Runs the pending setImmediate callbacks (fake timers). */
