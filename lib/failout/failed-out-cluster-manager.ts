@@ -1,4 +1,4 @@
-import { eligibleHosts, type LoadBalancerState } from '../d2';
+import { eligibleHosts, type ClusterProperties, type LoadBalancerState, type MergedUriProperties } from '../d2';
 import { createLogger, type Logger } from '../logging';
 import type { ConnectionWarmUpHandler, FailoutConfig } from './types';
 import type { Lifecycle } from '../lifecycle';
@@ -100,6 +100,20 @@ interface PeerWatch {
    * forgotten: if it comes back it is a new process, whose connections are gone).
    */
   readonly warmedHosts: Set<string>;
+  /**
+   * The peer's eligible host URIs and the snapshots they were computed from: the state replaces its
+   * properties and URIs objects on every change (never mutates them), so while both are the same
+   * objects the list is too. Every client re-checks every peer of every cluster an evacuation or
+   * restore writes; this spares each of them parsing the peer's host URIs again.
+   */
+  hosts: HostList | undefined;
+}
+
+/** A peer's eligible host URIs, with the state's snapshots they were computed from. */
+interface HostList {
+  readonly properties: ClusterProperties;
+  readonly uris: MergedUriProperties | undefined;
+  readonly list: readonly string[];
 }
 
 /** Warm-ups open connections to hosts of any sendable scheme. */
@@ -278,7 +292,7 @@ export class FailedoutClusterManager {
     if (start === undefined || start - this.aheadMs > now) return;
     for (const [peer, watch] of this.peers) {
       if (watch.status !== 'warm' || watch.warmedAt >= start - this.aheadMs) continue;
-      const hosts = this.hostUris(peer);
+      const hosts = this.hostUris(peer, watch);
       if (hosts.length > 0) this.warm(peer, watch, hosts);
     }
   }
@@ -326,7 +340,7 @@ export class FailedoutClusterManager {
     // listenToCluster takes its hold synchronously, or throws (inside the promise) without one: a
     // bad name cannot be held by anyone, and a closed state holds nothing.
     const held = this.state.isListeningToCluster(peer);
-    const watch: PeerWatch = { status: 'listening', held, loaded, attempt: 0, resume: 'listening', teardown: undefined, config, warmedAt: -Infinity, warmedHosts: new Set() };
+    const watch: PeerWatch = { status: 'listening', held, loaded, attempt: 0, resume: 'listening', teardown: undefined, config, warmedAt: -Infinity, warmedHosts: new Set(), hosts: undefined };
     this.peers.set(peer, watch);
     this.onPeerWatched?.(peer);
     this.whenLoaded(peer, watch);
@@ -370,7 +384,7 @@ export class FailedoutClusterManager {
    * are warmed up (the first hosts, or those a redeploy announced), and it is `warm` when there are none.
    */
   private warmNewHosts(peer: string, watch: PeerWatch): void {
-    const hosts = this.hostUris(peer);
+    const hosts = this.hostUris(peer, watch);
     if (hosts.length === 0) {
       // A peer that lost its last host (or its node) cannot take traffic: say so, as for one that never had any.
       watch.status = 'missing';
@@ -410,11 +424,19 @@ export class FailedoutClusterManager {
     });
   }
 
-  /** The announced URIs of the peer's hosts a D2 client could send to (the pick's own rule, any scheme); none without the cluster. */
-  private hostUris(peer: string): string[] {
+  /**
+   * The announced URIs of the peer's hosts a D2 client could send to (the pick's own rule, any scheme);
+   * none without the cluster. Computed again only when the state's snapshot of the peer changed.
+   */
+  private hostUris(peer: string, watch: PeerWatch): readonly string[] {
     const properties = this.state.getClusterProperties(peer);
     if (!properties) return [];
-    return eligibleHosts(this.state.getUris(peer), properties, NO_SCHEMES).map((host) => host.item.uri);
+    const uris = this.state.getUris(peer);
+    const known = watch.hosts;
+    if (known !== undefined && known.properties === properties && known.uris === uris) return known.list;
+    const list = eligibleHosts(uris, properties, NO_SCHEMES).map((host) => host.item.uri);
+    watch.hosts = { properties, uris, list };
+    return list;
   }
 
   private removeAll(): void {

@@ -441,6 +441,34 @@ describe('FailedoutClusterManager (beyond rest.li)', () => {
     expect(handler.calls.filter((c) => c === `warm:${P3}`)).toHaveLength(1);
   });
 
+  it('reads a peer\'s hosts again whenever the state replaces its snapshot, and only then', async () => {
+    // Prepare: the state hands out the same objects until the peer changes, as LoadBalancerState does.
+    const { state, handler, manager } = fixture();
+    manager.updateFailoutConfig(failoutConfig(CLUSTER, [P1]));
+    await flush();
+    manager.peerChanged(P1);
+    const unchanged = { status: manager.peerStates().get(P1), warmed: handler.hosts.length };
+
+    // Act: a redeploy adds a host, a ban takes every host, the ban is lifted.
+    state.addCluster(P1, 2);
+    manager.peerChanged(P1);
+    await flush();
+    const grown = { status: manager.peerStates().get(P1), hosts: handler.hosts.at(-1) };
+    state.ban(P1, state.hostUris(P1));
+    manager.peerChanged(P1);
+    const banned = manager.peerStates().get(P1);
+    state.ban(P1, []);
+    manager.peerChanged(P1);
+    await flush();
+
+    // Assess
+    expect(unchanged).toEqual({ status: 'warm', warmed: 1 });
+    expect(grown).toEqual({ status: 'warm', hosts: [`http://${P1}-1:80`] });
+    expect(banned).toBe('missing');
+    expect(manager.peerStates().get(P1)).toBe('warm');
+    expect(handler.hosts.at(-1)).toEqual([`http://${P1}-0:80`, `http://${P1}-1:80`]);
+  });
+
   it('never watches the failed-out cluster itself as its own peer', async () => {
     // Prepare
     const { state, manager } = fixture();

@@ -89,18 +89,46 @@ export class FakeState implements PeerWatchState {
   }
 
   getClusterProperties(cluster: string): ClusterProperties | undefined {
-    return this.existing.has(cluster) ? clusterDoc(cluster) : undefined;
+    return this.snapshot(cluster)?.properties;
   }
 
   getUris(cluster: string): MergedUriProperties | undefined {
+    return this.snapshot(cluster)?.uris;
+  }
+
+  /** Bans `uris` in `cluster`'s properties (a new properties snapshot, as a write of the cluster gives). */
+  ban(cluster: string, uris: readonly string[]): void {
+    this.banned.set(cluster, [...uris]);
+  }
+
+  /** Host URIs of `cluster` as `getUris` lists them. */
+  hostUris(cluster: string): string[] {
+    return (this.getUris(cluster)?.hosts ?? []).map((h) => h.uri);
+  }
+
+  private readonly banned = new Map<string, readonly string[]>();
+  private readonly snapshots = new Map<string, { hosts: number; banned: readonly string[] | undefined; properties: ClusterProperties; uris: MergedUriProperties }>();
+
+  /**
+   * As LoadBalancerState: the same objects until the cluster changes, then new ones (never mutated),
+   * so a reader may tell a change by identity.
+   */
+  private snapshot(cluster: string): { properties: ClusterProperties; uris: MergedUriProperties } | undefined {
     const hosts = this.existing.get(cluster);
     if (hosts === undefined) return undefined;
-    return {
+    const banned = this.banned.get(cluster);
+    const known = this.snapshots.get(cluster);
+    if (known && known.hosts === hosts && known.banned === banned) return known;
+    const properties = { ...clusterDoc(cluster), bannedUris: [...(banned ?? [])] };
+    const uris: MergedUriProperties = {
       clusterName: cluster,
       partitionDesc: {},
       uriSpecificProperties: {},
       hosts: Array.from({ length: hosts }, (_, i) => ({ uri: `http://${cluster}-${i}:80`, weight: 1, partitions: { 0: 1 }, properties: {} })),
     };
+    const next = { hosts, banned, properties, uris };
+    this.snapshots.set(cluster, next);
+    return next;
   }
 }
 
