@@ -391,8 +391,10 @@ export class FailedoutClusterManager {
       watch.warmedHosts.clear();
       return;
     }
-    const announced = new Set(hosts);
-    for (const host of watch.warmedHosts) if (!announced.has(host)) watch.warmedHosts.delete(host);
+    if (watch.warmedHosts.size > 0) {
+      const announced = new Set(hosts);
+      for (const host of watch.warmedHosts) if (!announced.has(host)) watch.warmedHosts.delete(host);
+    }
     const fresh = this.handler ? hosts.filter((host) => !watch.warmedHosts.has(host)) : [];
     if (fresh.length === 0) watch.status = 'warm';
     else this.warm(peer, watch, fresh);
