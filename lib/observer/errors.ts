@@ -2,6 +2,7 @@
  * The errors of lib/observer (house rule 6): one class with a `kind` to branch on.
  */
 import { types } from 'node:util';
+import { isZkError } from '../zk';
 
 /**
  * What went wrong in the observer, as a caller branches on it:
@@ -29,6 +30,15 @@ export class ObserverError extends Error {
     this.field = options.field;
     this.path = options.path;
   }
+}
+
+/**
+ * A `malformed` error for a node the observer cannot read for a lasting reason (no read permission in
+ * its ACL, say): it is not served, as a node with bad data is not.
+ */
+export function unreadableError(path: string, cause: Error): ObserverError {
+  const why = isZkError(cause, 'noAuth') ? 'the observer may not read it (no read permission in its ACL)' : `it cannot be read (${cause.message})`;
+  return new ObserverError('malformed', `${path}: not served, ${why}`, { path, cause });
 }
 
 /** True for an {@link ObserverError} of one of the given kinds (any kind when none is given). */

@@ -20,7 +20,7 @@ import { parseClusterProperties, parseServiceProperties } from '../d2/data';
 import { indis, type AnyMessage } from '../xds';
 import { wrapResource } from '../xds/envoy-protos';
 import type { DataState, Stat } from '../zk';
-import { assertIsError, ObserverError } from './errors';
+import { assertIsError, ObserverError, unreadableError } from './errors';
 import type { NodeTarget } from './resource-names';
 
 /** One cached resource (see the header for the states). */
@@ -128,6 +128,16 @@ export class ResourceCache {
     this.hooks.encoded(typeUrl);
     this.hooks.servable?.(target.path);
     this.settle(key, { status: 'present', updatedAt: Date.now(), version, resource });
+  }
+
+  /**
+   * The observer may not read the node at `path` (no permission): reported like malformed data, and,
+   * as for it, the last good entry stays; with none the resource reads as absent, so a stream's
+   * response for its type is not held back for a read that will not come.
+   */
+  putUnreadable(key: string, path: string, error: Error): void {
+    this.hooks.malformed(unreadableError(path, error));
+    if (!this.entries.has(key)) this.settle(key, absent());
   }
 
   /**

@@ -28,12 +28,17 @@ export function watchResource(zk: ZkWatcher, cache: ResourceCache, hooks: WatchH
       path: target.path,
       publish: (parent, children) => cache.putUriMap(key, target.path, parent, children),
       onMalformed: (error) => hooks.malformed(error),
+      onUnreadable: (error) => cache.putUnreadable(key, target.path, error),
       onServable: (path) => hooks.servable?.(path),
       onRead: () => hooks.read(),
     });
   }
-  return zk.watchData(target.path, (state) => {
-    hooks.read();
-    cache.putNode(key, typeUrl, target, state);
-  });
+  return zk.watchData(
+    target.path,
+    (state) => {
+      hooks.read();
+      cache.putNode(key, typeUrl, target, state);
+    },
+    (error) => cache.putUnreadable(key, target.path, error),
+  );
 }

@@ -12,7 +12,7 @@
 import type { Lifecycle } from '../lifecycle';
 import { indis, XdsError } from '../xds';
 import type { ChildrenState, DataState, Stat, Watch, ZkWatcher } from '../zk';
-import { ObserverError } from './errors';
+import { ObserverError, unreadableError } from './errors';
 
 /** One child as the watch holds it. */
 interface ChildState {
@@ -33,6 +33,8 @@ export interface UriMapWatchOptions {
   readonly publish: (parent: Stat | undefined, children: readonly indis.D2UriChild[]) => void;
   /** Called for a child whose data cannot be served. */
   readonly onMalformed: (error: ObserverError) => void;
+  /** Called when the directory itself cannot be read (no permission): the map is then served as absent. */
+  readonly onUnreadable: (error: Error) => void;
   /** Called with a child's path when its data is servable, or the child is gone. */
   readonly onServable?: (path: string) => void;
   /** Called after every read delivered (the ZooKeeper lag metric). */
@@ -50,7 +52,11 @@ export class UriMapWatch {
   private readonly list: Watch;
 
   constructor(private readonly options: UriMapWatchOptions) {
-    this.list = options.zk.watchChildren(options.path, (state) => this.onChildren(state));
+    this.list = options.zk.watchChildren(
+      options.path,
+      (state) => this.onChildren(state),
+      (error) => this.onListUnreadable(error),
+    );
   }
 
   /** Stops the children watch and every child's data watch. Idempotent. */
@@ -77,7 +83,11 @@ export class UriMapWatch {
     for (const name of names) {
       if (this.children.has(name)) continue;
       // The listener never runs inside watchData (the port's contract), so `watch` is set by then.
-      const watch: Watch = this.options.zk.watchData(`${this.options.path}/${name}`, (data) => this.onChild(name, watch, data));
+      const watch: Watch = this.options.zk.watchData(
+        `${this.options.path}/${name}`,
+        (data) => this.onChild(name, watch, data),
+        (error) => this.onChildUnreadable(name, watch, error),
+      );
       this.children.set(name, { watch, seen: false, good: undefined });
     }
     this.publishIfComplete();
@@ -98,6 +108,26 @@ export class UriMapWatch {
         this.options.onServable?.(`${this.options.path}/${name}`);
       }
     }
+    this.publishIfComplete();
+  }
+
+  /** The directory cannot be read: reported, and (only before any good read) published as absent. */
+  private onListUnreadable(error: Error): void {
+    if (this.lifecycle === 'closed') return;
+    this.options.onUnreadable(error);
+  }
+
+  /**
+   * A child cannot be read (no permission): reported; it counts as read, with its last good data if it
+   * had any, so the rest of the map is not held back for it.
+   */
+  private onChildUnreadable(name: string, watch: Watch, error: Error): void {
+    const child = this.children.get(name);
+    if (this.lifecycle === 'closed' || child?.watch !== watch) return;
+    const path = `${this.options.path}/${name}`;
+    this.options.onMalformed(unreadableError(path, error));
+    if (child.seen) return;
+    child.seen = true;
     this.publishIfComplete();
   }
 

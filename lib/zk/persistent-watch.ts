@@ -80,6 +80,8 @@ abstract class PersistentWatch<S extends DataState | ChildrenState> implements R
     /** The watched znode. */
     readonly path: string,
     private readonly listener: (state: S) => void,
+    /** Hears a read that failed for a reason a retry will not fix (see `ZkWatcher.watchData`). */
+    private readonly onUnreadable?: (error: Error) => void,
   ) {}
 
   /** Resolves once the listener heard the first state (or the watch closed). */
@@ -158,8 +160,17 @@ abstract class PersistentWatch<S extends DataState | ChildrenState> implements R
       // A transient failure is retried by the next `connected` / `reset` event.
       if (!isZkError(err, 'connectionLoss', 'sessionExpired', 'timeout', 'closed')) {
         this.host.logger.error({ err, path: this.path }, 'watch read failed');
+        if (this.onUnreadable && this.lifecycle === 'running') this.tellUnreadable(err);
       }
       return undefined;
+    }
+  }
+
+  private tellUnreadable(err: Error): void {
+    try {
+      this.onUnreadable?.(err);
+    } catch (listenerErr) {
+      this.host.logger.error({ err: listenerErr, path: this.path }, 'watch listener threw');
     }
   }
 

@@ -78,8 +78,13 @@ export interface ZkAclAccess {
  * of the latest state. It never hears an older state after a newer one, nor the same state twice.
  */
 export interface ZkWatcher {
-  /** Watches a node's data (absent → created → changed → deleted). `close()` on the result stops it. */
-  watchData(path: string, listener: (state: DataState) => void): Watch;
+  /**
+   * Watches a node's data (absent → created → changed → deleted). `close()` on the result stops it.
+   * `onUnreadable` hears a read that failed for a reason a retry will not fix (`noAuth`: the session may
+   * not read the node), which is also logged: the listener hears nothing for it, and the watch reads
+   * again after the session's next reconnect or new session. Without it the failure is only logged.
+   */
+  watchData(path: string, listener: (state: DataState) => void, onUnreadable?: (error: Error) => void): Watch;
   /** Watches a node's children list, with the guarantees of {@link ZkWatcher.watchData}. */
-  watchChildren(path: string, listener: (state: ChildrenState) => void): Watch;
+  watchChildren(path: string, listener: (state: ChildrenState) => void, onUnreadable?: (error: Error) => void): Watch;
 }

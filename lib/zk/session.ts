@@ -352,15 +352,15 @@ export class ZkSession implements ZkReader, ZkWriter, ZkWatcher, ZkAclAccess {
   /**
    * Watches a node's data. The listener hears the current state first, then every change, across
    * reconnects and session expiry; it never hears an older state after a newer one, and never the same
-   * state twice. Returns the watch; `close()` stops it.
+   * state twice. Returns the watch; `close()` stops it. `onUnreadable`: see `ZkWatcher.watchData`.
    */
-  watchData(path: string, listener: (state: DataState) => void): DataWatch {
-    return this.track(new DataWatch(this.watchHost, path, listener));
+  watchData(path: string, listener: (state: DataState) => void, onUnreadable?: (error: Error) => void): DataWatch {
+    return this.track(new DataWatch(this.watchHost, path, listener, onUnreadable));
   }
 
   /** Watches a node's children, with the guarantees of {@link watchData}. */
-  watchChildren(path: string, listener: (state: ChildrenState) => void): ChildrenWatch {
-    return this.track(new ChildrenWatch(this.watchHost, path, listener));
+  watchChildren(path: string, listener: (state: ChildrenState) => void, onUnreadable?: (error: Error) => void): ChildrenWatch {
+    return this.track(new ChildrenWatch(this.watchHost, path, listener, onUnreadable));
   }
 
   /** Number of open watches (for tests and metrics). */

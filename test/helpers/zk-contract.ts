@@ -348,6 +348,25 @@ export const ZK_CONTRACT: readonly ContractCase[] = [
     },
   },
   {
+    name: 'a data or children watch on a node the session may not read tells onUnreadable (noAuth) and delivers nothing',
+    async run({ base, open }) {
+      const owner = await open({ credentials: [WRITER] });
+      const stranger = await open();
+      const path = `${base}/private`;
+      await owner.create(path, buf('p'), { acl: [{ perms: ['read', 'write', 'create', 'delete', 'admin'], scheme: 'auth', id: '' }] });
+      const seen: string[] = [];
+      const heard: { kind: unknown }[] = [];
+      const data = stranger.watchData(path, () => seen.push('data'), (err) => heard.push(err as unknown as { kind: unknown }));
+      const children = stranger.watchChildren(path, () => seen.push('children'), (err) => heard.push(err as unknown as { kind: unknown }));
+      await eventually(() => heard.length === 2, 5000, 'both told');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(seen).toEqual([]);
+      expect(heard.map((e) => e.kind)).toEqual(['noAuth', 'noAuth']);
+      data.close();
+      children.close();
+    },
+  },
+  {
     name: 'a data watch never delivers synchronously, ends on the latest of a burst and never goes backwards',
     async run({ base, open }) {
       const s = await open();

@@ -246,12 +246,12 @@ export class InMemoryZkSession implements ZkReader, ZkWriter, ZkWatcher, ZkAclAc
 
   // ---- ZkWatcher ----
 
-  watchData(path: string, listener: (state: DataState) => void): Watch {
-    return this.track(new InMemoryDataWatch(this.watchHost(), path, listener));
+  watchData(path: string, listener: (state: DataState) => void, onUnreadable?: (error: Error) => void): Watch {
+    return this.track(new InMemoryDataWatch(this.watchHost(), path, listener, onUnreadable));
   }
 
-  watchChildren(path: string, listener: (state: ChildrenState) => void): Watch {
-    return this.track(new InMemoryChildrenWatch(this.watchHost(), path, listener));
+  watchChildren(path: string, listener: (state: ChildrenState) => void, onUnreadable?: (error: Error) => void): Watch {
+    return this.track(new InMemoryChildrenWatch(this.watchHost(), path, listener, onUnreadable));
   }
 
   // ---- fault injection ----

@@ -47,6 +47,7 @@ abstract class InMemoryWatch<S extends DataState | ChildrenState> implements Wat
     protected readonly host: InMemoryWatchHost,
     readonly path: string,
     private readonly listener: (state: S) => void,
+    private readonly onUnreadable?: (error: Error) => void,
   ) {
     this.ready = new Promise((resolve) => (this.resolveReady = resolve));
   }
@@ -124,8 +125,21 @@ abstract class InMemoryWatch<S extends DataState | ChildrenState> implements Wat
       return await this.read();
     } catch (err) {
       assertIsError(err);
-      if (!isZkError(err, 'connectionLoss', 'sessionExpired', 'timeout', 'closed')) this.host.onWatchError(err, this.path);
+      if (!isZkError(err, 'connectionLoss', 'sessionExpired', 'timeout', 'closed')) {
+        this.host.onWatchError(err, this.path);
+        if (this.lifecycle === 'running') this.tellUnreadable(err);
+      }
       return undefined;
+    }
+  }
+
+  private tellUnreadable(err: Error): void {
+    try {
+      this.onUnreadable?.(err);
+    } catch (listenerErr) {
+      assertIsError(listenerErr);
+      // As the real watch: a throwing listener is logged (kept, here) and the watch carries on.
+      this.host.onWatchError(listenerErr, this.path);
     }
   }
 

@@ -5,6 +5,7 @@
  * only after its last subscriber's linger.
  */
 import { serializeUriProperties } from '../../../lib/d2';
+import { digestAcl } from '../../../lib/zk';
 import { ObserverError } from '../../../lib/observer/errors';
 import { ResourceCache } from '../../../lib/observer/resource-cache';
 import { resourceKey } from '../../../lib/observer/resource-names';
@@ -245,5 +246,40 @@ describe('the observer cache', () => {
     // Assess
     expect(whileHeld).toBe('pending');
     expect((served(indis.D2_URI_MAP_TYPE_URL, URIS) as indis.D2UriMap).nodes.map((n) => n.name)).toEqual(['h1', 'h2']);
+  });
+  it('settles a node it may not read as absent, and says so, instead of holding up its type', async () => {
+    // Prepare: a cluster only another user may read, beside a good one.
+    const LOCKED = '/d2/clusters/locked-lor1';
+    await putCluster(writer, BASE, clusterDoc('greetings-lor1'));
+    await put(writer, LOCKED, JSON.stringify({ clusterName: 'locked-lor1' }), [digestAcl('someone-else', 'secret')]);
+
+    // Act
+    subscriptions.add(indis.D2_NODE_TYPE_URL, LOCKED, counter());
+    subscriptions.add(indis.D2_NODE_TYPE_URL, CLUSTER, counter());
+    await zk.idle();
+
+    // Assess
+    expect(served(indis.D2_NODE_TYPE_URL, LOCKED)).toBe('absent');
+    expect(served(indis.D2_NODE_TYPE_URL, CLUSTER)).toMatchObject({ name: CLUSTER });
+    expect(malformed.map((e) => [e.kind, e.path])).toEqual([['malformed', LOCKED]]);
+    expect(malformed[0]?.message).toMatch(/may not read it/);
+  });
+
+  it('publishes a URI map without a child it may not read, and a map whose directory it may not read as absent', async () => {
+    // Prepare
+    const LOCKED_URIS = '/d2/uris/locked-lor1';
+    await put(writer, `${URIS}/h1`, uri('h1'));
+    await put(writer, `${URIS}/h2`, uri('h2'), [digestAcl('someone-else', 'secret')]);
+    await writer.ensurePath(LOCKED_URIS, [digestAcl('someone-else', 'secret')]);
+
+    // Act
+    subscriptions.add(indis.D2_URI_MAP_TYPE_URL, URIS, counter());
+    subscriptions.add(indis.D2_URI_MAP_TYPE_URL, LOCKED_URIS, counter());
+    await zk.idle();
+
+    // Assess
+    expect((served(indis.D2_URI_MAP_TYPE_URL, URIS) as { nodes: { name: string }[] }).nodes.map((n) => n.name)).toEqual(['h1']);
+    expect(served(indis.D2_URI_MAP_TYPE_URL, LOCKED_URIS)).toBe('absent');
+    expect(malformed.map((e) => e.path).sort()).toEqual([`${URIS}/h2`, LOCKED_URIS]);
   });
 });
