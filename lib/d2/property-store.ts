@@ -95,9 +95,17 @@ export class ZooKeeperPropertyStore<T> extends PropertyEntries<T, Entry<T>> impl
     // The watch delivers only after its first read (never synchronously), so `holder` is filled in time;
     // the identity check drops a late delivery to an entry that was already given up.
     const holder: { entry?: Entry<T> } = {};
-    const watch = this.options.session.watchData(path, (state) => {
-      if (holder.entry && this.isCurrent(name, holder.entry)) this.onState(name, holder.entry, state);
-    });
+    const watch = this.options.session.watchData(
+      path,
+      (state) => {
+        if (holder.entry && this.isCurrent(name, holder.entry)) this.onState(name, holder.entry, state);
+      },
+      // A node the session may not read (no read permission) is an unreadable version: logged and
+      // counted, the last good value stays, and a first read initializes its subscribers (undefined).
+      (error) => {
+        if (holder.entry && this.isCurrent(name, holder.entry)) this.reject(name, holder.entry, holder.entry.version ?? 0n, error);
+      },
+    );
     const entry: Entry<T> = { status: 'loading', value: undefined, memo: undefined, version: undefined, rejected: undefined, subscribers: new Set(), watch };
     holder.entry = entry;
     return entry;

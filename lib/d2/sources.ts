@@ -58,8 +58,11 @@ export type D2SourceFactory = (context: D2SourceContext) => D2Sources;
 /** Link nodes over ZooKeeper: a data watch; the data is the target path (rest.li `SymlinkAwareZooKeeper`). */
 function zooKeeperLinks(session: ZkWatcher): LinkWatcher {
   return (path, onState) => {
-    const watch = session.watchData(path, (state) =>
-      onState(state.exists ? { kind: 'target', path: state.data.toString('utf8'), version: state.stat.mzxid } : { kind: 'absent' }),
+    const watch = session.watchData(
+      path,
+      (state) => onState(state.exists ? { kind: 'target', path: state.data.toString('utf8'), version: state.stat.mzxid } : { kind: 'absent' }),
+      // A link it may not read (no read permission) is unreadable, as a link over xDS the client rejects.
+      (error) => onState({ kind: 'invalid', error }),
     );
     return () => watch.close();
   };

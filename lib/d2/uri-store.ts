@@ -94,9 +94,15 @@ export class ZooKeeperUriStore extends SubscribedEntries<MergedUriProperties, Cl
     const holder: { entry?: ClusterEntry } = {};
     // Deliveries come after the first read, never synchronously, so `holder` is filled in time; the
     // identity check drops a late delivery to an entry that was already given up.
-    const watch = this.options.session.watchChildren(`${this.options.directory}/${cluster}`, (state) => {
-      if (holder.entry && this.isCurrent(cluster, holder.entry)) this.onChildren(cluster, holder.entry, state);
-    });
+    const watch = this.options.session.watchChildren(
+      `${this.options.directory}/${cluster}`,
+      (state) => {
+        if (holder.entry && this.isCurrent(cluster, holder.entry)) this.onChildren(cluster, holder.entry, state);
+      },
+      (error) => {
+        if (holder.entry && this.isCurrent(cluster, holder.entry)) this.onListUnreadable(cluster, holder.entry, error);
+      },
+    );
     const entry: ClusterEntry = {
       status: 'loading',
       children: new Map(),
@@ -153,10 +159,24 @@ export class ZooKeeperUriStore extends SubscribedEntries<MergedUriProperties, Cl
   private watchChild(cluster: string, entry: ClusterEntry, name: string): void {
     const path = `${this.options.directory}/${cluster}/${name}`;
     const holder: { child?: Child } = {};
-    const watch = this.options.session.watchData(path, (state) => {
+    const current = (): Child | undefined => {
       const child = holder.child;
-      if (child && entry.children.get(name) === child && this.isCurrent(cluster, entry)) this.onChild(cluster, entry, name, child, state);
-    });
+      return child && entry.children.get(name) === child && this.isCurrent(cluster, entry) ? child : undefined;
+    };
+    const watch = this.options.session.watchData(
+      path,
+      (state) => {
+        const child = current();
+        if (child) this.onChild(cluster, entry, name, child, state);
+      },
+      (error) => {
+        // A host it may not read (no read permission): left out, as an unreadable announcement is.
+        const child = current();
+        if (!child) return;
+        this.reject(cluster, entry, name, child, child.version, error);
+        this.settle(cluster, entry);
+      },
+    );
     const child: Child = { status: 'loading', value: undefined, version: 0n, created: 0n, watch };
     holder.child = child;
     entry.children.set(name, child);
@@ -177,6 +197,19 @@ export class ZooKeeperUriStore extends SubscribedEntries<MergedUriProperties, Cl
       }
     }
     this.settle(cluster, entry);
+  }
+
+  /**
+   * The URI directory cannot be read (no read permission): logged and counted; before its first read
+   * the cluster loads as having no hosts (as an absent directory), so nobody waits for a read that will
+   * not come. After that the hosts read so far stay.
+   */
+  private onListUnreadable(cluster: string, entry: ClusterEntry, error: Error): void {
+    this.counters.malformed++;
+    this.log.warn({ err: error, cluster }, 'unreadable URI directory; the cluster keeps the hosts it had (none before its first read)');
+    if (entry.status !== 'loading') return;
+    entry.status = 'absent';
+    this.publish(cluster, entry, (s) => s.onInitialize(cluster, undefined));
   }
 
   private reject(cluster: string, entry: ClusterEntry, name: string, child: Child, version: bigint, error: Error): void {

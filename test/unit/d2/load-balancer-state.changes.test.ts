@@ -5,6 +5,7 @@
  * by load-balancer-state.holds.test.ts.
  */
 import { LoadBalancerState, serializeClusterProperties } from '../../../lib/d2';
+import { digestAcl, OPEN_ACL } from '../../../lib/zk';
 import { clusterPath, urisPath } from '../../../lib/d2/paths';
 import { changeRecorder } from '../../helpers/cluster-changes';
 import { clusterDoc, put, putCluster, putUri } from '../../helpers/d2';
@@ -480,5 +481,63 @@ describe('LoadBalancerState shutdown', () => {
     // Assess
     expect(listener.events.filter((e) => e.startsWith('removed')).sort()).toEqual(['removed:c1', 'removed:c2']);
     expect(listener.events.slice(-2).every((e) => e.startsWith('removed'))).toBe(true);
+  });
+});
+
+describe('LoadBalancerState over nodes its session may not read', () => {
+  /** Only this user may read the locked nodes; the state's session is not it. */
+  const STRANGER = [digestAcl('someone-else', 'not-the-client')];
+
+  it('loads a cluster whose node it may not read as unknown, counts and logs it, instead of waiting for ever', async () => {
+    // Prepare
+    await writer.ensurePath(`${BASE}/clusters`, OPEN_ACL);
+    await put(writer, clusterPath(BASE, 'locked'), serializeClusterProperties(clusterDoc('locked')), STRANGER);
+    const listener = changeRecorder();
+    state.registerClusterListener(listener);
+
+    // Act
+    const loading = state.listenToCluster('locked');
+
+    // Assess
+    expect(await stateOf(loading)).toBe('resolved');
+    expect(state.getClusterProperties('locked')).toBeUndefined();
+    expect(state.stats().clusters.malformed).toBe(1);
+    expect(logLines.some((l) => l.level === 'warn' && JSON.stringify(l.record).includes('locked'))).toBe(true);
+  });
+
+  it('loads a cluster without a host it may not read, and as hostless when it may not read its URI directory', async () => {
+    // Prepare
+    await putCluster(writer, BASE, clusterDoc('c1'));
+    await putUri(writer, BASE, 'c1', 'h1', 'http://h1:80');
+    await put(writer, `${urisPath(BASE, 'c1')}/h2`, JSON.stringify({ clusterName: 'c1', partitionDesc: { 'http://h2:80': { 0: { weight: 1 } } } }), STRANGER);
+    await putCluster(writer, BASE, clusterDoc('c2'));
+    await writer.ensurePath(urisPath(BASE, 'c2'), STRANGER);
+
+    // Act
+    const loading = Promise.all([state.listenToCluster('c1'), state.listenToCluster('c2')]);
+
+    // Assess
+    expect(await stateOf(loading)).toBe('resolved');
+    expect(state.getUris('c1')?.hosts.map((h) => h.uri)).toEqual(['http://h1:80']);
+    expect(state.getUris('c2')).toBeUndefined();
+    expect(state.stats().uris.malformed).toBe(2);
+  });
+});
+
+describe('LoadBalancerState over a D2 symlink its session may not read', () => {
+  it('loads the $ cluster as unknown and tells its listeners the link is malformed, instead of waiting for ever', async () => {
+    // Prepare: the link node only a stranger may read, its target readable.
+    await putCluster(writer, BASE, clusterDoc('lor1'));
+    await put(writer, clusterPath(BASE, '$master'), clusterPath(BASE, 'lor1'), [digestAcl('someone-else', 'not-the-client')]);
+    const listener = changeRecorder();
+    state.registerClusterListener(listener);
+
+    // Act
+    const loading = state.listenToCluster('$master');
+
+    // Assess
+    expect(await stateOf(loading)).toBe('resolved');
+    expect(state.getClusterProperties('$master')).toBeUndefined();
+    expect(listener.events.filter((e) => e.startsWith('malformed:$master'))).toHaveLength(1);
   });
 });

@@ -192,12 +192,13 @@ describe('ZooKeeperPropertyStore across connection trouble', () => {
     expect(zk.watchErrors).toEqual([]);
   });
 
-  it('stays loading (and publishes nothing) for a node it may not read: the watch reports noAuth', async () => {
+  it('loads a node it may not read as unreadable (initialized with nothing, counted) instead of loading for ever: the watch reports noAuth', async () => {
     const owner = zk.session({ credentials: [{ user: 'o', password: 'p' }] });
     await owner.create(PATH, GOOD('secret'), { acl: [{ perms: ['read', 'write', 'create', 'delete', 'admin'], scheme: 'auth', id: '' }] });
     const r = await follow();
-    expect(r.events).toEqual([]);
-    expect(store.snapshot('c1')?.status).toBe('loading');
+    expect(r.events).toEqual(['init:c1:none']);
+    expect(store.snapshot('c1')?.status).toBe('unreadable');
+    expect(store.stats().malformed).toBe(1);
     expect(zk.watchErrors).toEqual([{ path: PATH, error: expect.objectContaining({ kind: 'noAuth' }) }]);
   });
 });
