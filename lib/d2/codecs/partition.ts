@@ -4,9 +4,12 @@
 
 import type { HashAlgorithm, PartitionProperties, PartitionType } from '../model';
 import type { ObjectReader } from './json';
-import { appendExtra } from './json-writer';
+import { copyLiteralKind, integerLiteralText } from './json-text';
+import { appendExtra, IntegerLiteral } from './json-writer';
 
 const PARTITION_TYPES: readonly PartitionType[] = ['NONE', 'RANGE', 'HASH', 'CUSTOM'];
+/** The RANGE fields rest.li reads as Java longs (partitionCount an int), in the order they are written. */
+const RANGE_LONGS = ['keyRangeStart', 'partitionSize', 'partitionCount'] as const;
 const HASH_ALGORITHMS: readonly HashAlgorithm[] = ['MODULO', 'MD5', 'XXHASH'];
 
 /** The keys each partition type reads; anything else is kept in `extra`. */
@@ -29,8 +32,8 @@ export function readPartitionProperties(r: ObjectReader | null): PartitionProper
   const partitionType = readEnum(r, 'partitionType', PARTITION_TYPES);
   const extra = r.extra(KNOWN_KEYS[partitionType]);
   switch (partitionType) {
-    case 'RANGE':
-      return {
+    case 'RANGE': {
+      const range: PartitionProperties = {
         partitionType,
         partitionKeyRegex: r.requiredString('partitionKeyRegex'),
         keyRangeStart: Math.trunc(r.requiredNumber('keyRangeStart')),
@@ -38,6 +41,10 @@ export function readPartitionProperties(r: ObjectReader | null): PartitionProper
         partitionCount: Math.trunc(r.requiredNumber('partitionCount')),
         extra,
       };
+      // Java longs: the digits of one a double cannot hold are kept for the writer (json-text.ts).
+      for (const key of RANGE_LONGS) if (integerLiteralText(r.object, key) !== undefined) copyLiteralKind(r.object, key, range, key);
+      return range;
+    }
     case 'HASH':
       return {
         partitionType,
@@ -64,9 +71,7 @@ export function partitionPropertiesToJson(p: PartitionProperties): Map<string, u
   switch (p.partitionType) {
     case 'RANGE':
       out.set('partitionKeyRegex', p.partitionKeyRegex);
-      out.set('keyRangeStart', p.keyRangeStart);
-      out.set('partitionSize', p.partitionSize);
-      out.set('partitionCount', p.partitionCount);
+      for (const key of RANGE_LONGS) out.set(key, longValue(p, key));
       break;
     case 'HASH':
       out.set('hashAlgorithm', p.hashAlgorithm);
@@ -81,6 +86,13 @@ export function partitionPropertiesToJson(p: PartitionProperties): Map<string, u
       break;
   }
   return appendExtra(out, p.extra, KNOWN_KEYS[p.partitionType]);
+}
+
+/** The value of a typed long for the writer: with the digits it was read from, while it still holds that number. */
+function longValue(p: PartitionProperties, key: (typeof RANGE_LONGS)[number]): number | IntegerLiteral {
+  const value = (p as unknown as Record<string, number>)[key]!;
+  const text = integerLiteralText(p, key);
+  return text === undefined ? value : new IntegerLiteral(value, text);
 }
 
 /** A required enum name, upper-cased first as rest.li's `PropertyUtil.checkAndGetValue` does. */

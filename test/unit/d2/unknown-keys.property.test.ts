@@ -164,3 +164,34 @@ describe('unknown keys survive parse → serialize → parse', () => {
     );
   });
 });
+
+describe('typed long fields of a RANGE partition', () => {
+  // rest.li reads keyRangeStart and partitionSize as Java longs: a failout's read-modify-write of the
+  // cluster document must write back the digits it read, even where a double cannot hold them.
+  it('keeps keyRangeStart, partitionSize and partitionCount digit for digit beyond 2^53', () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: 2n ** 53n + 1n, max: 2n ** 62n }), fc.bigInt({ min: 2n ** 53n + 1n, max: 2n ** 62n }), (start, size) => {
+        // Prepare
+        const input = `{"clusterName":"c","partitionProperties":{"partitionType":"RANGE","partitionKeyRegex":"/(\\\\d+)","keyRangeStart":${start},"partitionSize":${size},"partitionCount":10}}`;
+
+        // Act
+        const written = serializeClusterProperties(parseClusterProperties(input));
+
+        // Assess
+        expect(written).toContain(`"keyRangeStart":${start},"partitionSize":${size},"partitionCount":10`);
+      }),
+    );
+  });
+
+  it('writes the number it holds when a caller changed it', () => {
+    // Prepare
+    const props = parseClusterProperties('{"clusterName":"c","partitionProperties":{"partitionType":"RANGE","partitionKeyRegex":"x","keyRangeStart":9007199254740993,"partitionSize":5,"partitionCount":2}}');
+    const partition = props.partitionProperties as { keyRangeStart: number };
+
+    // Act
+    partition.keyRangeStart = 7;
+
+    // Assess
+    expect(serializeClusterProperties(props)).toContain('"keyRangeStart":7,');
+  });
+});
