@@ -47,7 +47,7 @@ export interface Checked {
 }
 
 /** Why a Confirm is not sent (the page shows the message and asks for a new Check). */
-export type StaleReason = 'notChecked' | 'fieldsChanged' | 'clusterChanged' | 'fabricChanged';
+export type StaleReason = 'notChecked' | 'fieldsChanged' | 'clusterChanged' | 'fabricChanged' | 'judgementChanged';
 
 /** Checks awaiting their Confirm. Event loop only. */
 export class CheckedRequests {
@@ -96,6 +96,8 @@ export interface CheckedBody<B> {
   readonly body: B;
   /** The state the judgement was about, as a fingerprint taken at the check (compared, never parsed). */
   readonly state: string;
+  /** The judgement shown for it, as a fingerprint (compared, never parsed; empty when none is kept): a Confirm judging otherwise shows it again. */
+  readonly judgement: string;
   readonly at: number;
 }
 
@@ -108,10 +110,14 @@ export interface CheckedBody<B> {
 export class CheckedBodies<B extends { readonly requestId: string }> {
   private readonly checks = new Map<string, CheckedBody<B>>();
 
-  /** Remembers a body that was ready to send, with a fingerprint of the state its judgement read. */
-  remember(body: B, state: string, now: number): void {
+  /**
+   * Remembers a body that was ready to send, with a fingerprint of the state its judgement read and,
+   * when the caller compares it at Confirm, one of the judgement shown (the same body remembered
+   * again, after its new judgement was shown, replaces the old one).
+   */
+  remember(body: B, state: string, now: number, judgement = ''): void {
     this.checks.delete(body.requestId);
-    this.checks.set(body.requestId, { body, state, at: now });
+    this.checks.set(body.requestId, { body, state, judgement, at: now });
     for (const id of this.checks.keys()) {
       if (this.checks.size <= MAX_CHECKED) break;
       this.checks.delete(id);

@@ -10,6 +10,12 @@
  *   stored, so there is nothing to confirm.
  * - Confirm names only the request id: the stored body is judged once more and sent as it is, never
  *   built again from the form (409 `stale` for an id not checked, sent already, or whose fabric changed).
+ *   What the operator saw is what is sent: when the judgement at Confirm differs from the one the Check
+ *   showed (the plan read hosts, which the fabric's fingerprint leaves out: a peer's weight by capacity,
+ *   a receiver's load, or anything else the judge read), nothing is sent and the new judgement is
+ *   answered (409 `stale`, reason `judgementChanged`, with `check`) and remembered: the next Confirm of
+ *   the same request id sends it if it still holds. Times that move only with the clock (a window given
+ *   as a duration starts when the worker applies it) are not a change.
  *
  * Every text in the answers has its control and bidi characters as visible escapes (lib/text): the
  * page sets them with textContent only.
@@ -94,7 +100,7 @@ export class FabricActions {
     const state = this.options.fabricState(request);
     const now = Date.now();
     const result = await this.options.requests.checkFabric(request.action, request.fabric, request.fields, { now, session: this.options.session(), alarms: this.options.alarms() });
-    if (result.kind === 'ready') this.checked.remember(result.body, state, now);
+    if (result.kind === 'ready') this.checked.remember(result.body, state, now, judgementFingerprint(result));
     return { status: 200, body: fabricAnswer(result) };
   }
 
@@ -107,8 +113,18 @@ export class FabricActions {
       return { status: 409, body: { kind: 'stale', reason: taken.reason, requestId: shown(requestId), message: shown(taken.message) } };
     }
     const body = taken.checked.body;
+    // The state as it was when taken (unchanged, or it would be refused), before the judge reads ZooKeeper.
+    const state = taken.checked.state;
     const result = await this.options.requests.judgeFabric(body, { now: Date.now(), session: this.options.session(), alarms: this.options.alarms() });
     if (result.kind !== 'ready') return { status: 422, body: fabricAnswer(result) };
+    const judgement = judgementFingerprint(result);
+    if (judgement !== taken.checked.judgement) {
+      // Judged otherwise than the Check showed: shown again, never sent unseen.
+      this.checked.remember(body, state, Date.now(), judgement);
+      this.options.logger.warn({ requestId, reason: 'judgementChanged' }, 'console: fabric confirm refused');
+      const message = 'the judgement changed since the check (hosts came or went, or something else the plan read changed): nothing was sent; the plan as judged now is shown: confirm it to send it';
+      return { status: 409, body: { kind: 'stale', reason: 'judgementChanged', requestId: shown(requestId), message, check: fabricAnswer(result) } };
+    }
     try {
       const sent = await this.options.requests.send(body);
       this.options.logger.info({ requestId, action: body.action, fabric: body.fabric, by: body.requestedBy }, 'console: fabric request sent');
@@ -119,6 +135,26 @@ export class FabricActions {
       return { status: 503, body: { kind: 'unavailable', requestId: shown(requestId), message: shown(err instanceof Error ? err.message : String(err)) } };
     }
   }
+}
+
+/**
+ * What a ready judgement shows, as one string (compared, never parsed): whether it was judged, the plan
+ * (cluster → peers and their weights, hosts, every receiver's load, stages, exclusions, alarms), what
+ * force overrides, and the evacuation a restore ends. Not the plan's times nor the text: a window given
+ * as a duration starts when the worker applies it, so they move with the clock alone.
+ */
+function judgementFingerprint(result: Extract<evacuation.FabricCheckResult, { readonly kind: 'ready' }>): string {
+  const plan = result.plan;
+  const timeless =
+    plan === undefined
+      ? null
+      : {
+          ...plan,
+          offlineAt: undefined,
+          onlineAt: undefined,
+          stages: plan.stages.map((s) => ({ index: s.index, name: s.name, clusters: s.clusters, gateAlarms: s.gateAlarms })),
+        };
+  return JSON.stringify([result.judged, timeless, result.forced ?? null, result.evacuation?.requestId ?? null]);
 }
 
 /** Text from data for the page's script (set with textContent): control characters as visible escapes, line breaks kept. */

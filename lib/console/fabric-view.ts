@@ -234,7 +234,7 @@ function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {
  * for `evacuate`, the fabric's evacuation node and map, and the failouts of every cluster of the services
  * the fabric serves, in every fabric (the receivers' state is part of the plan); for `restoreFabric`, the
  * evacuation node only. Hosts are left out: they come and go all the time, and a Confirm judges the plan
- * again anyway.
+ * again anyway, and shows it again instead of sending it when it differs (fabric-actions.ts).
  */
 export function fabricFingerprint(
   state: Pick<FabricTableInputs, 'clusters' | 'maps' | 'evacuations'>,

@@ -16,3 +16,23 @@ export async function launchBrowser(): Promise<Browser> {
 export function screenshotDir(prefix = 'failout-console-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
+
+/**
+ * The system Chromium for a test file, as jest hooks: launched before its tests, closed after them.
+ * Read `browser` inside tests and hooks (registered after this call, they run after the launch).
+ */
+export function useBrowser(): { readonly browser: Browser } {
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    browser = await launchBrowser();
+  }, 30_000);
+  afterAll(async () => {
+    await browser?.close();
+  });
+  return {
+    get browser(): Browser {
+      if (browser === undefined) throw new Error('useBrowser: the browser is read outside a test or hook, or did not launch');
+      return browser;
+    },
+  };
+}

@@ -182,6 +182,10 @@
       show('rejected', 'Not sent: ' + r.message, null, 'Send again (same request ' + sending.requestId + ')');
     } else if (r.kind === 'rejected') {
       show('rejected', 'REJECTED before sending (' + r.reason + '): nothing was sent.', r, null);
+    } else if (r.kind === 'stale' && r.check && r.check.kind === 'ready' && sending.version === version) {
+      // Judged otherwise than the Check showed (hosts came or went…): the new judgement, to confirm or not.
+      pending = sending;
+      show('ready changed', 'Not sent: ' + r.message + '. Request ' + sending.requestId + ' (' + sending.what + '), the plan now:', r.check, 'Confirm and send: ' + sending.what);
     } else {
       show('rejected', 'Not sent: ' + (r.message || r.reason || 'refused'), null, null);
     }

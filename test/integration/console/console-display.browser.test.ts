@@ -1,11 +1,11 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import pino from 'pino';
 import { ConsoleServer } from '../../../lib/console';
 import type { FailoutProperties } from '../../../lib/d2';
 import { newRequestId, requestRecordPath, type RequestRecord } from '../../../lib/requests';
 import { encodeRequestRecord } from '../../../lib/requests/request-record';
 import { OPEN_ACL } from '../../../lib/zk';
-import { launchBrowser } from '../../helpers/browser';
+import { useBrowser } from '../../helpers/browser';
 import { clusterDoc, putCluster, putService, putUri, serviceDoc } from '../../helpers/d2';
 import { closeSessions, openSession, sharedConnectString, uniqueBase } from '../../helpers/zk';
 import { consoleServerOptions } from '../../../lib/console';
@@ -38,17 +38,9 @@ function forcedFailout(): FailoutProperties {
 describe('the console shows data from ZooKeeper as it is, and safely', () => {
   let base: string;
   let server: ConsoleServer | undefined;
-  let browser: Browser | undefined;
+  const chromium = useBrowser();
   let page: Page;
   const records: Record<string, string> = {};
-
-  beforeAll(async () => {
-    browser = await launchBrowser();
-  }, 30_000);
-
-  afterAll(async () => {
-    await browser?.close();
-  });
 
   beforeEach(async () => {
     // Prepare: a forced failout of lor1 and three records: forced (what it overrode), forced with
@@ -68,7 +60,7 @@ describe('the console shows data from ZooKeeper as it is, and safely', () => {
     }
     const env = { ZK_CONNECT: sharedConnectString(), D2_BASE_PATH: `${base}/d2`, FAILOUT_REQUESTS_PATH: `${base}/requests`, FAILOUT_USER: 'tester' };
     server = await ConsoleServer.start({ ...consoleServerOptions({ port: '0' }, env, silentLogger), queueProbeMs: 60_000 });
-    page = await browser!.newPage({ viewport: { width: 1280, height: 800 } });
+    page = await chromium.browser.newPage({ viewport: { width: 1280, height: 800 } });
     await page.goto(server.url);
     await page.locator('article.card[data-cluster="greetings-lor1"] .badge[data-state="failed-out"]').waitFor({ timeout: 10_000 });
     await page.locator(`#history-rows tr[data-request="${records.hostile}"]`).waitFor({ timeout: 10_000 });

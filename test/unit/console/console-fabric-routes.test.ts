@@ -142,6 +142,62 @@ describe('the fabric routes', () => {
     expect(requests.sent).toEqual([]);
   });
 
+  it('sends nothing when the plan judged at Confirm differs from the one the Check showed (hosts came), shows the new plan, and sends it on the next Confirm', async () => {
+    // Prepare: checked with greetings-lva1 at 3 hosts; a host more by the Confirm (weights by capacity)
+    const check = await post('/api/fabric/check', { action: 'evacuate', fabric: 'lor1', fields: { for: '1h' } }, csrf);
+    const grown = plan();
+    requests.judgeAnswer = (body) => ({
+      kind: 'ready',
+      body,
+      judged: true,
+      judgement: 'the plan now',
+      plan: { ...grown, clusters: [{ ...grown.clusters[0]!, peers: [{ cluster: 'greetings-lva1', weight: 4 }] }], receivers: [{ ...grown.receivers[0]!, hosts: 4, factorAfter: 1.75 }] },
+      notes: [],
+    });
+
+    // Act
+    const first = await post('/api/fabric/send', { requestId: check.json.requestId }, csrf);
+    const sentAfterFirst = requests.sent.length;
+    const second = await post('/api/fabric/send', { requestId: check.json.requestId }, csrf);
+
+    // Assess: the first Confirm showed the plan again and sent nothing; the second sent the same body
+    expect(first.status).toBe(409);
+    expect(first.json).toEqual(
+      expect.objectContaining({
+        kind: 'stale',
+        reason: 'judgementChanged',
+        requestId: check.json.requestId,
+        message: expect.stringContaining('nothing was sent'),
+        check: expect.objectContaining({ kind: 'ready', requestId: check.json.requestId, judgement: 'the plan now', plan: expect.objectContaining({ clusters: [expect.objectContaining({ peers: [{ cluster: 'greetings-lva1', weight: 4 }] })], receivers: [expect.objectContaining({ hosts: 4, after: 1.75 })] }) }),
+      }),
+    );
+    expect(sentAfterFirst).toBe(0);
+    expect(second).toEqual({ status: 202, json: expect.objectContaining({ kind: 'sent', requestId: check.json.requestId }) });
+    expect(requests.sent).toEqual([expect.objectContaining({ requestId: check.json.requestId, action: 'evacuate' })]);
+  });
+
+  it('sends when only the times of the plan moved with the clock (a window given as a duration starts when applied)', async () => {
+    // Prepare
+    const check = await post('/api/fabric/check', { action: 'evacuate', fabric: 'lor1', fields: { for: '1h' } }, csrf);
+    const later = plan();
+    const shift = 5_000;
+    requests.judgeAnswer = (body) => ({
+      kind: 'ready',
+      body,
+      judged: true,
+      judgement: 'the plan, 5 s later',
+      plan: { ...later, offlineAt: later.offlineAt + shift, onlineAt: later.onlineAt + shift, stages: later.stages.map((s) => ({ ...s, offlineAt: s.offlineAt + shift, fullyOutAt: s.fullyOutAt + shift, onlineAt: s.onlineAt + shift })) },
+      notes: [],
+    });
+
+    // Act
+    const confirm = await post('/api/fabric/send', { requestId: check.json.requestId }, csrf);
+
+    // Assess
+    expect(confirm.status).toBe(202);
+    expect(requests.sent).toHaveLength(1);
+  });
+
   it('keeps a check whose send did not reach the queue, so the same request can be sent again', async () => {
     // Prepare
     const check = await post('/api/fabric/check', { action: 'restoreFabric', fabric: 'lor1', fields: { reason: 'over' } }, csrf);
