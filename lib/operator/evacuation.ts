@@ -2,11 +2,12 @@
  * Fabric evacuation on the operator path (issue 23), one name on lib/operator's face
  * (`import { evacuation } from '../operator'`): build the `evacuate` and `restoreFabric` bodies from
  * text inputs, check them with the worker's schema, judge the plan as the worker would, print it, and
- * read what `failout status` shows of fabrics and evacuations. The CLI and the console share it (the
+ * read what `failout status` shows of fabrics and evacuations; check a fabric map change with the
+ * worker's schema (`validateFabricChange`). The CLI and the console share it (the
  * console's form reaches the same parts through `OperatorRequests.checkFabric`/`judgeFabric`).
  */
 export { buildEvacuateBody, buildRestoreFabricBody, type EvacuateBody, type EvacuateOptions, type EvacuateStageArg, type RestoreFabricBody } from './fabric-bodies';
-export { formatFabricRejection, validateEvacuation } from './local-check';
+export { formatFabricRejection, validateEvacuation, validateFabricChange } from './local-check';
 export { dryRunEvacuation, type EvacuationDryRun, type EvacuationJudgeSettings } from './evacuation-dry-run';
 export { formatEvacuationPlan } from './evacuation-format';
 export { describeEvacuation, formatEvacuationLine, readEvacuationStatus, type EvacuationPhase, type EvacuationStatus, type EvacuationSummary } from './evacuation-status';

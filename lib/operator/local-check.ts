@@ -1,6 +1,6 @@
-import { encodeChangeRequest, parseChangeRequest, parseDuration, type ChangeRequest, type EvacuateChangeRequest, type FabricDrillChangeRequest, type ParseOptions, type Rejection, type RestoreFabricChangeRequest } from '../requests';
+import { encodeChangeRequest, judgeFabricChange, parseChangeRequest, parseDuration, type ChangeRequest, type EvacuateChangeRequest, type FabricDrillChangeRequest, type ParseOptions, type Rejection, type RestoreFabricChangeRequest } from '../requests';
 import { inputError, type OperatorEnv } from './errors';
-import type { EvacuateBody, RestoreFabricBody } from './fabric-bodies';
+import type { DeleteFabricBody, EvacuateBody, PutFabricBody, RestoreFabricBody } from './fabric-bodies';
 import type { FabricDrillBody } from './drill-bodies';
 import type { SendableBody } from './request-bodies';
 
@@ -44,11 +44,10 @@ export function validateLocally(body: SendableBody, now: number, env: OperatorEn
 export function validateLocally(body: FabricDrillBody, now: number, env: OperatorEnv): FabricDrillChangeRequest;
 export function validateLocally(body: SendableBody | FabricDrillBody, now: number, env: OperatorEnv): ChangeRequest | FabricDrillChangeRequest {
   if ('fabric' in body) {
-    // Through the one encoder's parse (a fabric's requests are no ChangeRequest); its message is dropped.
-    const encoded = encodeChangeRequest('', body, { ...limitsFromEnv(env), now });
-    if (!encoded.ok) throw inputError(`the worker would reject this request (${encoded.rejection.reason}): ${encoded.rejection.message}; nothing was sent`);
-    if (encoded.request.action !== body.action || !('drill' in encoded.request) || !('fabric' in encoded.request)) throw new Error(`the schema read action ${encoded.request.action} from a ${body.action} body`);
-    return encoded.request as FabricDrillChangeRequest;
+    // Through the one encoder's parse (a fabric's requests are no ChangeRequest).
+    const request = readAsWorker(body, now, env);
+    if (!('drill' in request) || !('fabric' in request)) throw new Error(`the schema read action ${request.action} from a ${body.action} body`);
+    return request as FabricDrillChangeRequest;
   }
   const parsed = parseChangeRequest(body, { ...limitsFromEnv(env), now });
   if (parsed.ok) return parsed.request;
@@ -69,12 +68,32 @@ export function formatLocalRejection(body: SendableBody, rejection: Rejection): 
 export function validateEvacuation(body: EvacuateBody, now: number, env: OperatorEnv): EvacuateChangeRequest;
 export function validateEvacuation(body: RestoreFabricBody, now: number, env: OperatorEnv): RestoreFabricChangeRequest;
 export function validateEvacuation(body: EvacuateBody | RestoreFabricBody, now: number, env: OperatorEnv): EvacuateChangeRequest | RestoreFabricChangeRequest {
-  // No queue is needed to parse: the message this makes is dropped, sendChangeRequest encodes again.
+  return readAsWorker(body, now, env) as EvacuateChangeRequest | RestoreFabricChangeRequest;
+}
+
+/**
+ * {@link validateLocally} for a fabric map change (`failout fabric put|delete`, issue 23): the request
+ * as the worker would read it (through the one encoder's parse: the map's names, tiers, duplicates and
+ * size by the worker's rules), or a usage error naming what it would reject and why.
+ * @throws OperatorError `input`.
+ */
+export function validateFabricChange(body: PutFabricBody | DeleteFabricBody, now: number, env: OperatorEnv): FabricChangeRequest {
+  return readAsWorker(body, now, env) as FabricChangeRequest;
+}
+
+/** A normalised fabric map change, as the worker's check (`judgeFabricChange`) takes it. */
+type FabricChangeRequest = Parameters<typeof judgeFabricChange>[1];
+
+/**
+ * A body that names a fabric as the worker's one encoder reads it (no queue is needed to parse: the
+ * message it makes is dropped, sendChangeRequest encodes again), of the body's own action.
+ * @throws OperatorError `input` naming what the worker would reject.
+ */
+function readAsWorker(body: EvacuateBody | RestoreFabricBody | PutFabricBody | DeleteFabricBody | FabricDrillBody, now: number, env: OperatorEnv): Extract<ReturnType<typeof encodeChangeRequest>, { readonly ok: true }>['request'] {
   const encoded = encodeChangeRequest('', body, { ...limitsFromEnv(env), now });
   if (!encoded.ok) throw inputError(`the worker would reject this request (${encoded.rejection.reason}): ${encoded.rejection.message}; nothing was sent`);
-  const request = encoded.request;
-  if (request.action !== body.action) throw new Error(`the schema read action ${request.action} from a ${body.action} body`);
-  return request as EvacuateChangeRequest | RestoreFabricChangeRequest;
+  if (encoded.request.action !== body.action) throw new Error(`the schema read action ${encoded.request.action} from a ${body.action} body`);
+  return encoded.request;
 }
 
 /** One line for an evacuation's rejection found before sending (or by `--dry-run`). */

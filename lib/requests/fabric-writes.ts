@@ -1,6 +1,6 @@
 import { decodeFabricMap, encodeFabricMap, fabricMapPath, isFabricError, type FabricMap } from '../fabrics';
 import { isZkError, resolveAcl, type AclSource, type MultiOp, type ZkReader } from '../zk';
-import type { FabricChangeRequest } from './fabric-schema';
+import type { FabricChangeRequest, PutFabricChangeRequest } from './fabric-schema';
 import { rejectionOf, type Rejection } from './rejection';
 
 /**
@@ -47,17 +47,44 @@ export async function fabricEffectsOf(context: FabricWriteContext, request: Fabr
     if (current === undefined) return { ops: parent === undefined ? [] : [{ op: 'check', path: fabricsPath, version: parent }], version: null, unchanged: true };
     return { ops: [...(await guard()), { op: 'remove', path, version: current.stat.version }], version: null };
   }
-  const conflict = await conflictOf(context, parent, request.map);
-  if (conflict !== undefined) {
-    return { ops: parent === undefined ? [] : [{ op: 'check', path: fabricsPath, version: parent }], version: null, rejection: rejectionOf([{ reason: 'fabricConflict', message: conflict }], request.requestId) };
+  const judged = await putJudgement(context, parent, request);
+  if ('rejection' in judged) {
+    return { ops: parent === undefined ? [] : [{ op: 'check', path: fabricsPath, version: parent }], version: null, rejection: judged.rejection };
   }
-  const data = encodeFabricMap(request.map);
+  const { data } = judged;
   if (current === undefined) return { ops: [...(await guard()), { op: 'create', path, data, acl: resolveAcl(context.acl, path) }], version: 0 };
   return { ops: [...(await guard()), { op: 'set', path, data, version: current.stat.version }], version: current.stat.version + 1 };
 }
 
+/**
+ * Why the worker would refuse `request` against the maps in ZooKeeper now, or undefined when it would
+ * apply it: the worker's own check ({@link fabricEffectsOf}), read only, for a client to refuse before
+ * sending (`failout fabric put`). A `deleteFabric` is never refused. ZooKeeper errors propagate.
+ */
+export async function judgeFabricChange(context: Pick<FabricWriteContext, 'session' | 'fabricsPath'>, request: FabricChangeRequest): Promise<Rejection | undefined> {
+  if (request.action === 'deleteFabric') return undefined;
+  const parentNode = await context.session.read(context.fabricsPath);
+  const judged = await putJudgement(context, parentNode.exists ? parentNode.stat.version : undefined, request);
+  return 'rejection' in judged ? judged.rejection : undefined;
+}
+
+/**
+ * A `putFabric` judged: refused (`fabricConflict`) when another fabric's map names one of its clusters,
+ * or (`badFabric`) when the map's codec would not write it; else the node's bytes, by that codec.
+ */
+async function putJudgement(context: Pick<FabricWriteContext, 'session' | 'fabricsPath'>, parent: number | undefined, request: PutFabricChangeRequest): Promise<{ readonly data: Buffer } | { readonly rejection: Rejection }> {
+  const conflict = await conflictOf(context, parent, request.map);
+  if (conflict !== undefined) return { rejection: rejectionOf([{ reason: 'fabricConflict', message: conflict }], request.requestId) };
+  try {
+    return { data: encodeFabricMap(request.map) };
+  } catch (e) {
+    if (!isFabricError(e)) throw e;
+    return { rejection: rejectionOf([{ reason: 'badFabric', message: e.message }], request.requestId) };
+  }
+}
+
 /** Which of `map`'s clusters other fabrics' maps name, as a message; undefined when none. A map that does not decode places nothing (as `readFabrics` reads it). */
-async function conflictOf(context: FabricWriteContext, parent: number | undefined, map: FabricMap): Promise<string | undefined> {
+async function conflictOf(context: Pick<FabricWriteContext, 'session' | 'fabricsPath'>, parent: number | undefined, map: FabricMap): Promise<string | undefined> {
   if (parent === undefined) return undefined;
   let names: readonly string[];
   try {

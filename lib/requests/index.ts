@@ -38,6 +38,8 @@ export { DEFAULT_EVACUATIONS_PATH, isEvacuationOpen, readEvacuations } from './e
 export type { EvacuationNode, EvacuationPlan } from './evacuation-node';
 export type { EvacuateChangeRequest, RestoreFabricChangeRequest } from './evacuate-schema';
 export type { FabricDrillChangeRequest } from './drill-schema';
+// Fabric maps (issue 23): the worker's own check of a map change, for a client to refuse before sending.
+export { judgeFabricChange } from './fabric-writes';
 // The worker itself, for its Lambda (functions/) and the benchmarks.
 export { RequestWriter } from './request-writer';
 export { requestWriterSource } from './writer-source';

@@ -2,8 +2,24 @@ import { Command } from 'commander';
 import { escapeControlChars } from '../../text';
 import { addConnectionOptions, addOutputOptions, printJson, withConnections, type CommandRuntime } from '../command-context';
 import { EXIT } from '../errors';
-import { buildDeleteFabricBody, buildPutFabricBody, defaultRequester, measureRequestRates, OperatorError, readFabrics, STATE_LABEL, type ConnectionFlags, type FabricsView, type RateFlags } from '../../operator';
-import { newRequestId } from '../../requests';
+import {
+  buildDeleteFabricBody,
+  buildPutFabricBody,
+  defaultRequester,
+  evacuation,
+  isOperatorError,
+  measureRequestRates,
+  OperatorError,
+  readFabrics,
+  STATE_LABEL,
+  type ConnectionFlags,
+  type FabricsView,
+  type OperatorConnections,
+  type OperatorSettings,
+  type RateFlags,
+} from '../../operator';
+import { judgeFabricChange, newRequestId } from '../../requests';
+import { isZkError } from '../../zk';
 import { addSendOptions, sendRequest, type SendOptions } from './send';
 
 const EXAMPLES = `
@@ -22,7 +38,8 @@ show also lists each cluster's requests/s (two scrapes a second apart, as failou
 A map node $FAILOUT_FABRICS_PATH/<fabric> (default /failout/fabrics)
 places the clusters it names, over the rule. Clusters neither places are listed as unassigned.
 put and delete change a map through the request queue, as every change: put replaces the whole map,
-and is refused when another fabric's map already names one of its clusters.
+and is refused when another fabric's map already names one of its clusters (checked before sending,
+with the worker's own rules: nothing is sent then).
 `;
 
 type Flags = ConnectionFlags & { json?: boolean };
@@ -98,9 +115,43 @@ function putCommand(rt: CommandRuntime): Command {
     .option('--by <who>', 'who asks (default: $FAILOUT_USER or user@host)');
   addConnectionOptions(addSendOptions(command));
   return command.action(async (fabric: string, flags: SendFlags & { cluster?: string[] }) => {
-    const body = buildPutFabricBody(fabric, flags, { requestId: flags.requestId ?? newRequestId(rt.io.now()), requestedBy: defaultRequester(rt.io.env) });
-    await withConnections(flags, rt.io, (connections, settings) => sendRequest(rt, connections, settings, body, flags));
+    const now = rt.io.now();
+    const body = buildPutFabricBody(fabric, flags, { requestId: flags.requestId ?? newRequestId(now), requestedBy: defaultRequester(rt.io.env) });
+    // The worker's schema and the map's rules first: a map it can only reject is never sent (exit 2).
+    const request = evacuation.validateFabricChange(body, now, rt.io.env);
+    await withConnections(flags, rt.io, async (connections, settings) => {
+      if (!(await judgeMapBeforeSend(rt, connections, settings, { body, request, json: flags.json }))) return;
+      await sendRequest(rt, connections, settings, body, flags);
+    });
   });
+}
+
+/**
+ * Judges a map change against the maps in ZooKeeper before sending, with the worker's own check
+ * (`judgeFabricChange`), when ZooKeeper is configured. True: send it. False: refused (printed with the
+ * worker's reason, exit code 1, nothing sent). ZooKeeper out of reach: a warning, then true (the
+ * worker checks it again when it arrives).
+ */
+async function judgeMapBeforeSend(
+  rt: CommandRuntime,
+  connections: OperatorConnections,
+  settings: OperatorSettings,
+  sent: { readonly body: ReturnType<typeof buildPutFabricBody>; readonly request: Parameters<typeof judgeFabricChange>[1]; readonly json?: boolean | undefined },
+): Promise<boolean> {
+  if (!settings.zkConnect) return true;
+  let rejection;
+  try {
+    rejection = await judgeFabricChange({ session: await connections.zk(), fabricsPath: settings.fabricsBase }, sent.request);
+  } catch (err) {
+    if (!isOperatorError(err, 'unavailable') && !(isZkError(err) && err.transient)) throw err;
+    rt.io.stderr(`could not check the map against ZooKeeper (${err instanceof Error ? err.message : String(err)}); sending it, the worker checks it again\n`);
+    return true;
+  }
+  if (rejection === undefined) return true;
+  if (sent.json) printJson(rt.io, { requestId: sent.body.requestId, sent: false, request: sent.body, rejection });
+  else rt.io.stdout(`${evacuation.formatFabricRejection(sent.body, rejection)}\n  nothing was sent; fix the map (or change that fabric's map first) and put it again\n`);
+  rt.setExit(EXIT.failed);
+  return false;
 }
 
 function deleteCommand(rt: CommandRuntime): Command {

@@ -9,7 +9,8 @@ import { RequestWriter } from '../../../lib/requests';
 import { createHandler } from '../../../lib/requests/lambda';
 import { OPEN_ACL } from '../../../lib/zk';
 import { runCli, useCliQueueTestbed } from '../../helpers/cli';
-import { startPollers } from '../../helpers/requests-queue';
+import { queueDepth, startPollers } from '../../helpers/requests-queue';
+import { encodeFabricMap, fabricMapPath } from '../../../lib/fabrics';
 
 const bed = useCliQueueTestbed(['greetings-lor1', 'legacy-a']);
 
@@ -34,9 +35,10 @@ it('puts a fabric map through the queue, shows its cluster from the map, refuses
   expect(show.fabric.clusters).toEqual(expect.arrayContaining([expect.objectContaining({ cluster: 'legacy-a', source: 'map', tier: 'frontend' })]));
   expect((await cli('fabric', 'list')).stdout).toMatch(/^lor1 /m);
 
+  // Judged before sending with the worker's own check: refused, never queued (it used to reach the worker)
   const conflict = await cli('fabric', 'put', 'lva1', '--cluster', 'legacy-a=greetings', '--wait', '--output', 'json');
   expect(conflict.code).toBe(1);
-  expect(JSON.parse(conflict.stdout)).toMatchObject({ outcome: { status: 'rejected', reason: 'fabricConflict' } });
+  expect(JSON.parse(conflict.stdout)).toMatchObject({ sent: false, rejection: { reason: 'fabricConflict' } });
 
   expect(await cli('fabric', 'delete', 'lor1', '--wait')).toMatchObject({ code: 0, stdout: expect.stringMatching(/applied \(deleteFabric fabric lor1\)/) });
 });
@@ -44,4 +46,36 @@ it('puts a fabric map through the queue, shows its cluster from the map, refuses
 it('refuses a malformed --cluster and a hostile name before sending', async () => {
   expect(await cli('fabric', 'put', 'lor1', '--cluster', 'no-service')).toMatchObject({ code: 2, stderr: expect.stringMatching(/<cluster>=<service>/) });
   expect(await cli('fabric', 'put', '..', '--cluster', 'a=b')).toMatchObject({ code: 2, stderr: expect.stringMatching(/badName/) });
+});
+
+it("refuses before sending a map naming a cluster another fabric's map names, saying which, with the worker's own check", async () => {
+  // Prepare: lor1's map places legacy-a (written as the worker writes it)
+  await bed.session.create(fabricMapPath(fabricsPath(), 'lor1'), encodeFabricMap({ fabric: 'lor1', clusters: [{ cluster: 'legacy-a', service: 'greetings' }] }), { parents: true, acl: OPEN_ACL });
+
+  // Act
+  const text = await cli('fabric', 'put', 'lva1', '--cluster', 'legacy-a=greetings', '--cluster', 'greetings-lor1=greetings');
+  const json = await cli('fabric', 'put', 'lva1', '--cluster', 'legacy-a=greetings', '--output', 'json');
+  const unrelated = await cli('fabric', 'put', 'ltx1', '--cluster', 'greetings-lor1=greetings');
+
+  // Assess: both refused with the worker's reason and message, nothing queued; a map without a clash is sent
+  expect(text.code).toBe(1);
+  expect(text.stdout).toMatch(/REJECTED \(putFabric fabric lva1\): fabricConflict — cluster "legacy-a" is in fabric "lor1"'s map/);
+  expect(text.stdout).toContain('nothing was sent');
+  expect(json.code).toBe(1);
+  expect(JSON.parse(json.stdout)).toMatchObject({ sent: false, request: { action: 'putFabric', fabric: 'lva1' }, rejection: { reason: 'fabricConflict', message: expect.stringContaining('"legacy-a" is in fabric "lor1"') } });
+  expect(unrelated.code).toBe(0);
+  expect(await queueDepth(bed.sqs.client, bed.queue.queueUrl)).toBe(1);
+});
+
+it('refuses before sending a map the codec will not write (over 256 KiB under a raised MAX_REQUEST_BYTES), naming why', async () => {
+  // Prepare: 2,000 clusters with long names
+  const flags = Array.from({ length: 2000 }, (_, i) => ['--cluster', `c${String(i).padStart(4, '0')}-${'x'.repeat(120)}=s-${'y'.repeat(120)}`]).flat();
+
+  // Act
+  const result = await runCli({ ...bed.env, FAILOUT_FABRICS_PATH: fabricsPath(), MAX_REQUEST_BYTES: String(1024 * 1024) }, 'fabric', 'put', 'lor1', ...flags);
+
+  // Assess
+  expect(result.code).toBe(1);
+  expect(result.stdout).toMatch(/REJECTED \(putFabric fabric lor1\): badFabric — fabric map lor1 would have \d+ bytes, more than 262144/);
+  expect(await queueDepth(bed.sqs.client, bed.queue.queueUrl)).toBe(0);
 });

@@ -12,6 +12,7 @@ import { closeSessions, openSession, uniqueBase } from '../../helpers/zk';
 let base: string;
 let session: ZkSession;
 let writer: RequestWriter;
+let writerOptions: ConstructorParameters<typeof RequestWriter>[0];
 
 const fabrics = (): string => `${base}/fabrics`;
 const put = (requestId: string, fabric: string, clusters: unknown[]): string => JSON.stringify({ version: 1, requestId, action: 'putFabric', fabric, clusters, requestedBy: 'oncall' });
@@ -20,7 +21,8 @@ beforeEach(async () => {
   base = uniqueBase('fabw');
   session = await openSession({ credentials: [CREDENTIALS.writer] });
   const layout = aclLayout({ d2BasePath: `${base}/d2`, requestsPath: `${base}/requests`, drillsPath: `${base}/drills`, fabricsPath: fabrics(), electionPaths: [`${base}/election`] });
-  writer = new RequestWriter({ session, d2BasePath: `${base}/d2`, requestsPath: `${base}/requests`, fabricsPath: fabrics(), recordAcl: policyAcl(ROLES, layout) });
+  writerOptions = { session, d2BasePath: `${base}/d2`, requestsPath: `${base}/requests`, fabricsPath: fabrics(), recordAcl: policyAcl(ROLES, layout) };
+  writer = new RequestWriter(writerOptions);
 });
 
 afterEach(async () => {
@@ -64,6 +66,19 @@ describe('fabric maps through the request writer', () => {
     expect((await session.read(`${fabrics()}/lva1`)).exists).toBe(false);
     const after = await session.read(fabrics());
     expect(after.exists && before.exists && after.stat.version).toBe(before.exists ? before.stat.version : -1);
+  });
+
+  it("rejects (badFabric) a map its codec will not write, more than MAX_FABRIC_MAP_BYTES under a raised body limit, and writes only the record", async () => {
+    // Prepare: a deployment that takes bodies of up to 1 MiB; 2,000 clusters with long names make a map over 256 KiB
+    const large = new RequestWriter({ ...writerOptions, limits: { maxBodyBytes: 1024 * 1024 } });
+    const clusters = Array.from({ length: 2000 }, (_, i) => ({ cluster: `c${String(i).padStart(4, '0')}-${'x'.repeat(120)}`, service: `s-${'y'.repeat(120)}` }));
+
+    // Act
+    const outcome = await large.process(put('fab-big', 'lor1', clusters), { messageId: 'm-big' });
+
+    // Assess
+    expect(outcome).toMatchObject({ status: 'rejected', reason: 'badFabric', record: { message: expect.stringMatching(/more than 262144/) } });
+    expect((await session.read(`${fabrics()}/lor1`)).exists).toBe(false);
   });
 
   it('records a hostile body as rejected and writes no map', async () => {
