@@ -1,4 +1,4 @@
-import { isZkError, type ZkSession } from '../zk';
+import { isZkError, type ZkReader, type ZkSession } from '../zk';
 import { decodeRequestRecord, isRequestError, lookUpRequestRecord, requestRecordPath, type RecordLookup, type RequestRecord } from '../requests';
 import { OperatorError, assertIsError, inputError } from './errors';
 
@@ -17,7 +17,7 @@ export function lookUpRecord(session: ZkSession, base: string, requestId: string
 }
 
 /** The record of a request, or undefined when there is none (yet, or any more). Errors as {@link lookUpRecord}'s. */
-export function readRequestRecord(session: ZkSession, base: string, requestId: string): Promise<RequestRecord | undefined> {
+export function readRequestRecord(session: Pick<ZkReader, 'read'>, base: string, requestId: string): Promise<RequestRecord | undefined> {
   return withCliErrors(base, requestId, async () => {
     const node = await session.read(requestRecordPath(base, requestId));
     return node.exists ? decodeRequestRecord(node.data) : undefined;
@@ -46,9 +46,14 @@ async function withCliErrors<T>(base: string, requestId: string, read: () => Pro
  * `ids` are the names the record may have, in order: the request id, then the SQS message id (the
  * worker records under the message id a body whose request id it cannot read, so `--wait` finds
  * the outcome of any request it sent).
+ *
+ * A record that is there but cannot be read (not one this worker wrote: a hand edit) ends the wait
+ * at once: no later read can tell more, and the worker acknowledges a delivery that finds it as a
+ * duplicate, writing nothing.
+ * @throws OperatorError `unavailable` saying so, or when ZooKeeper still does not answer at the deadline.
  */
 export async function waitForRequestRecord(
-  session: ZkSession,
+  session: Pick<ZkReader, 'read'>,
   base: string,
   ids: readonly string[],
   options: { timeoutMs: number; pollMs?: number },
@@ -57,6 +62,15 @@ export async function waitForRequestRecord(
   for (;;) {
     for (const id of ids) {
       const record = await readRequestRecord(session, base, id).catch((err: unknown) => {
+        if (err instanceof OperatorError && isRequestError(err.cause, 'corruptRecord')) {
+          throw new OperatorError(
+            'unavailable',
+            `the record of request ${id} under ${base} cannot be read (${err.cause.message}): it was not written by this request worker, so no outcome can be read from it. ` +
+              'A delivery of the request that finds it is acknowledged as a duplicate and applies nothing (the worker counts UnreadableRecord); ' +
+              'see what is applied with failout status, and send the change again with a new request id if it is still needed',
+            { cause: err.cause },
+          );
+        }
         // A blip while waiting is not the request's outcome: keep waiting until the deadline.
         if (err instanceof OperatorError && err.kind === 'unavailable' && Date.now() < deadline) return undefined;
         throw err;

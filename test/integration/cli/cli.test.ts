@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import type { FifoQueuePair } from '../../../lib/local/sqs';
 import { sharedConnectString } from '../../helpers/zk';
 import { runCli, type CliResult } from '../../helpers/cli';
+import { newRequestId, requestRecordPath } from '../../../lib/requests';
+import { OPEN_ACL } from '../../../lib/zk';
 import { announceHosts, cliEnvFor, failoutBody, queueDepth, realHandler, seedClusters, send, startPollers, useQueueFixture } from '../../helpers/requests-queue';
 
 // The CLI in-process through run(argv, io), against fauxqs and the shared ZooKeeper, with the real
@@ -110,6 +112,25 @@ describe('failout out / restore', () => {
     expect(raised.code).toBe(0);
     expect(raised.stdout).toContain("limit ×3):\n  greetings-lva1: 1 hosts, +2 hosts' load → ×3\n");
     expect(await queueDepth(fx.sqs.client, queue.queueUrl)).toBe(0);
+  });
+
+  it("stops --wait at once when the request's record cannot be read (a hand edit), saying so, exit 1", async () => {
+    // Prepare: the record of the request id is there but is not JSON; the worker acknowledges the delivery as a duplicate
+    startWorker();
+    const requestId = newRequestId(Date.now());
+    await fx.session.create(requestRecordPath(fx.paths.requestsPath, requestId), Buffer.from('{not json'), { parents: true, acl: OPEN_ACL });
+    const started = Date.now();
+
+    // Act
+    const out = await cli('out', 'greetings-lor1', '--peer', 'greetings-lva1', '--for', '1h', '--request-id', requestId, '--wait', '--timeout', '30s');
+
+    // Assess: no wait to the timeout; the message names the record and why, and the worker's handling
+    expect(out.code).toBe(1);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(out.stderr).toMatch(new RegExp(`record of request ${requestId} under .* cannot be read \\(request record is not JSON\\)`));
+    expect(out.stderr).toContain('acknowledged as a duplicate');
+    expect(out.stderr).not.toMatch(/no outcome for request/);
+    expect(out.stderr).not.toMatch(/\n\s+at /);
   });
 
   it('times out --wait with exit 1 and tells how to follow up when no worker runs', async () => {
