@@ -1,4 +1,4 @@
-import { DEFAULT_PARTITION, isFailedOutAt, type ClusterProperties, type FailoutBucketConfig, type FailoutProperties } from '../d2/data';
+import { ALL_BUCKETS, DEFAULT_PARTITION, isBucketConfigActiveAt, type ClusterProperties, type FailoutBucketConfig, type FailoutProperties } from '../d2/data';
 import { drillPrecedenceProblems, isDrillAction } from './drill-rules';
 import { hasOpenWindow } from './failout-view';
 import { rejectionOf, type Problem, type Rejection } from './rejection';
@@ -53,7 +53,9 @@ export type ApplyResult =
  *   `drill`. A drill action (`putDrill`, `deleteDrill`, `skipDrill`) leaves the cluster `unchanged`: the
  *   writer changes the drill's node (drill-writes.ts).
  * - Checks at application time: the window has not ended; every peer exists (`unknownPeer`); unless
- *   `force`, no peer is failed out (`peerFailedOut`) and some peer has hosts (`noPeerWithHosts`).
+ *   `force`, no peer is failed out for a bucket the request moves (`peerFailedOut`: a peer failed out
+ *   only for other buckets takes all of them, as clients skip a peer per bucket) and some peer has
+ *   hosts (`noPeerWithHosts`).
  *   `force` overrides only these two peer-state checks: a peer that does not exist is always a typo.
  */
 export function applyRequest(clusterProps: ClusterProperties, request: ChangeRequest, context: ApplyContext): ApplyResult {
@@ -120,8 +122,10 @@ function peerProblems(request: FailoutChangeRequest, context: ApplyContext): Pro
       return;
     }
     hosts += state.hostCount;
-    if (!request.force && isFailedOutAt(state.failoutProperties, context.now)) {
-      problems.push({ reason: 'peerFailedOut', message: `${field}: ${JSON.stringify(peer.cluster)} is failed out itself (force overrides)` });
+    const shared = request.force ? [] : sharedFailedOutBuckets(state.failoutProperties, request.buckets, context.now);
+    if (shared.length > 0) {
+      const ranges = shared.map((r) => `${r.from}–${r.to}`).join(', ');
+      problems.push({ reason: 'peerFailedOut', message: `${field}: ${JSON.stringify(peer.cluster)} is failed out itself for buckets ${ranges}, which this failout moves (force overrides)` });
     }
   });
   if (!request.force && hosts === 0 && !problems.some((p) => p.reason === 'unknownPeer')) {
@@ -129,6 +133,30 @@ function peerProblems(request: FailoutChangeRequest, context: ApplyContext): Pro
   }
   // unknownPeer first: it is not overridable, so it is the one to fix first.
   return problems.sort((a, b) => rank(a) - rank(b));
+}
+
+/**
+ * The buckets (merged ranges, ascending) that `peer` is failed out for at `now` and that `moved` (the
+ * request's buckets, every ramp step's within them) covers too: the requests the failout would send
+ * to a peer that sends them away itself. Clients skip a peer only for the buckets it is failed out
+ * for (the redirect strategy: no chained redirects), so a peer failed out only for other buckets takes
+ * every request this failout moves, and is no reason to refuse it.
+ */
+function sharedFailedOutBuckets(peer: FailoutProperties | null, moved: { readonly from: number; readonly to: number }, now: number): { from: number; to: number }[] {
+  if (peer === null) return [];
+  const shared = peer.buckets
+    .filter((b) => isBucketConfigActiveAt(b, now))
+    .map((b) => b.bucketOfflineRange ?? ALL_BUCKETS)
+    .map((r) => ({ from: Math.max(r.from, moved.from), to: Math.min(r.to, moved.to) }))
+    .filter((r) => r.from <= r.to)
+    .sort((a, b) => a.from - b.from);
+  const merged: { from: number; to: number }[] = [];
+  for (const r of shared) {
+    const last = merged.at(-1);
+    if (last !== undefined && r.from <= last.to + 1) last.to = Math.max(last.to, r.to);
+    else merged.push({ ...r });
+  }
+  return merged;
 }
 
 function rank(problem: Problem): number {

@@ -68,7 +68,7 @@ export const REJECTION_REASONS = [
   'drillRunning',
   /** A peer has no cluster node. Not overridden by `force`. */
   'unknownPeer',
-  /** A peer is failed out itself at the time of application. Overridden by `force`. */
+  /** A peer is failed out itself at the time of application, for a bucket the request moves (a peer failed out only for other buckets is no problem). Overridden by `force`. */
   'peerFailedOut',
   /** No peer has any announced host. Overridden by `force`. */
   'noPeerWithHosts',

@@ -197,6 +197,22 @@ describe('stranding another failout', () => {
   });
 });
 
+describe('a peer failed out for some buckets', () => {
+  it('takes a failout of the other buckets, and refuses one that would send it requests it sends away (peerFailedOut, naming them) unless forced', async () => {
+    // a's buckets 50–99 are out to c; x's traffic goes to a and b (weight 1 each).
+    expect(await submit(out('a', ['c'], { buckets: { from: 50, to: 99 } }))).toMatchObject({ status: 'applied' });
+
+    expect(await submit(out('x', ['a', 'b'], { buckets: { from: 0, to: 49 } }))).toMatchObject({ status: 'applied' });
+    expect(await submit(restoreBody('x'))).toMatchObject({ status: 'applied' });
+
+    const refused = await submit(out('x', ['a', 'b'], { buckets: { from: 40, to: 79 } }));
+    expect(refused).toMatchObject({ status: 'rejected', reason: 'peerFailedOut' });
+    expect(refused?.message).toMatch(/"a" is failed out itself for buckets 50–79, which this failout moves/);
+    expect(await failoutOf('x')).toBeNull();
+    expect(await submit(out('x', ['a', 'b'], { buckets: { from: 40, to: 79 }, force: true }))).toMatchObject({ status: 'applied', forced: ['peerState'] });
+  });
+});
+
 describe('capacity with everything already moved', () => {
   it('projects a peer with the load other failouts already send it', async () => {
     // x (2 hosts) → a (2 hosts): 2.0×, at the limit. y (2 hosts) → a would make it 3.0×.

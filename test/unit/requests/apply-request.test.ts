@@ -27,6 +27,11 @@ const failedOut: PeerState = { exists: true, hostCount: 3, failoutProperties: pe
 const empty: PeerState = { exists: true, hostCount: 0, failoutProperties: null };
 const missing: PeerState = { exists: false, hostCount: 0, failoutProperties: null };
 
+/** `reason: message` of a rejection. */
+function result(r: ReturnType<typeof applyRequest>): string {
+  return r.ok ? 'applied' : `${r.rejection.reason}: ${r.rejection.message}`;
+}
+
 function peers(states: Record<string, PeerState>): (c: string) => PeerState {
   return (c) => states[c] ?? missing;
 }
@@ -85,6 +90,43 @@ describe('applyRequest', () => {
     const result = applyRequest(props, r, { now: NOW, peers: peers(states) });
     expect(result.ok ? 'applied' : result.rejection.reason).toBe(reason);
     if (!result.ok) expect(result.rejection.requestId).toBe(r.requestId);
+  });
+
+  describe('a peer failed out for some buckets (the clients skip a peer only for the buckets it is failed out for)', () => {
+    /** A peer failed out now for `from`–`to` only. */
+    const partly = (from: number, to: number): PeerState => ({
+      exists: true,
+      hostCount: 3,
+      failoutProperties: { redirects: [{ peer: 'q' }], ignoredRedirectEntries: 0, buckets: [{ bucketOfflineRange: { from, to }, offlineAt: NOW - HOUR, onlineAt: NOW + HOUR }] },
+    });
+
+    it.each([
+      ['buckets 0–49 onto a peer out for 50–99', { from: 0, to: 49 }, partly(50, 99)],
+      ['buckets 50–99 onto a peer out for 0–49', { from: 50, to: 99 }, partly(0, 49)],
+      ['buckets 10–19 onto a peer out for 20–29', { from: 10, to: 19 }, partly(20, 29)],
+    ])('applies %s: no request it moves is one the peer sends away', (_what, buckets, a) => {
+      const result = applyRequest(props, request(failoutInput({ peers: [{ cluster: 'a' }], buckets })), { now: NOW, peers: peers({ a }) });
+      expect(result.ok ? 'applied' : `${result.rejection.reason}: ${result.rejection.message}`).toBe('applied');
+    });
+
+    it.each([
+      ['buckets 40–59 onto a peer out for 50–99', { from: 40, to: 59 }, partly(50, 99), /"a" is failed out itself for buckets 50–59, which this failout moves/],
+      ['all buckets onto a peer out for 0–49', { from: 0, to: 99 }, partly(0, 49), /for buckets 0–49,/],
+      ['bucket 49 onto a peer out for 49', { from: 0, to: 49 }, partly(49, 49), /for buckets 49–49,/],
+    ])('refuses %s as peerFailedOut, naming the buckets both move', (_what, buckets, a, message) => {
+      const result = applyRequest(props, request(failoutInput({ peers: [{ cluster: 'a' }], buckets })), { now: NOW, peers: peers({ a }) });
+      expect(result.ok ? 'applied' : result.rejection.reason).toBe('peerFailedOut');
+      expect(result.ok ? '' : result.rejection.message).toMatch(message);
+      expect(applyRequest(props, request(failoutInput({ peers: [{ cluster: 'a' }], buckets, force: true })), { now: NOW, peers: peers({ a }) }).ok).toBe(true);
+    });
+
+    it("judges a ramp by all the buckets its steps move, and a peer's window that is not active now not at all", () => {
+      const ramp = request(failoutInput({ peers: [{ cluster: 'a' }], buckets: { from: 0, to: 59 }, ramp: [{ percent: 10, duration: 'PT5M' }, { percent: 100 }] }));
+      const refused = applyRequest(props, ramp, { now: NOW, peers: peers({ a: partly(50, 99) }) });
+      expect(refused.ok ? 'applied' : result(refused)).toMatch(/^peerFailedOut: .*for buckets 50–59,/);
+      const later: PeerState = { ...partly(0, 99), failoutProperties: { redirects: [], ignoredRedirectEntries: 0, buckets: [{ bucketOfflineRange: { from: 0, to: 99 }, offlineAt: NOW + HOUR }] } };
+      expect(applyRequest(props, ramp, { now: NOW, peers: peers({ a: later }) }).ok).toBe(true);
+    });
   });
 
   it.each([
