@@ -2,7 +2,7 @@ import { ALL_BUCKETS, DEFAULT_PARTITION, isBucketConfigActiveAt, type ClusterPro
 import { drillPrecedenceProblems, isDrillAction } from './drill-rules';
 import { hasOpenWindow } from './failout-view';
 import { rejectionOf, type Problem, type Rejection } from './rejection';
-import type { ChangeRequest, ExtendChangeRequest, FailoutChangeRequest } from './schema';
+import type { ChangeRequest, ExtendChangeRequest, FailoutChangeRequest, RestoreChangeRequest } from './schema';
 import { isAdjustRequest } from './adjust-schema';
 import { applyAdjust, shownTime, withHeldEnd } from './ramp-control';
 
@@ -38,7 +38,9 @@ export type ApplyResult =
  *   ended) it is `unchanged` (recorded, not written: a write would only bump the node's version and
  *   wake every watcher; the ended windows go with the next real write). A guard's restore
  *   (`stoppedByAlarm`) removes it only while a window that has not ended names that alarm in
- *   `stopAlarms`; otherwise it is `unchanged` too: the failout the alarm was meant to stop is gone,
+ *   `stopAlarms`, or while the drill window it names (`drill`) that was active at `alarmAt` has not
+ *   ended (a drill's run is stopped by its own alarms even when an `amend` took one off its stop
+ *   alarms); otherwise it is `unchanged` too: the failout the alarm was meant to stop is gone,
  *   and the one in its place (an operator's, made after the alarm fired) did not ask to be stopped.
  * - `extend` moves the end (`onlineAt`) of every window that has not ended (and of a held ramp's
  *   steps) to the new end and drops the windows that ended; `notFailedOut` when no window is active or scheduled, `badWindow` when the new end is
@@ -64,7 +66,7 @@ export function applyRequest(clusterProps: ClusterProperties, request: ChangeReq
   if (request.action === 'restore') {
     // Serving already (no failout, or only windows that ended): nothing to write, and no watcher woken.
     if (!hasOpenWindow(clusterProps.failoutProperties, context.now)) return { ok: true, props: clusterProps, unchanged: true };
-    if (request.stoppedByAlarm !== undefined && !namesStopAlarm(clusterProps.failoutProperties, request.stoppedByAlarm, context.now)) {
+    if (request.stoppedByAlarm !== undefined && !namesStopAlarm(clusterProps.failoutProperties, request.stoppedByAlarm, context.now) && !stopsDrillRun(clusterProps.failoutProperties, request, context.now)) {
       return { ok: true, props: clusterProps, unchanged: true };
     }
     return { ok: true, props: { ...clusterProps, failoutProperties: null } };
@@ -76,6 +78,18 @@ export function applyRequest(clusterProps: ClusterProperties, request: ChangeReq
   if (problems.length > 0) return { ok: false, rejection: rejectionOf(problems, request.requestId) };
   const failoutProperties = failoutPropertiesOf(request, clusterProps.failoutProperties);
   return { ok: true, props: { ...clusterProps, failoutProperties } };
+}
+
+/**
+ * True when `request` stops a drill's run by its verdict (`drill`, `stoppedByAlarm`, `alarmAt`: the
+ * guard's or the runner's) and a window of that drill that has not ended at `now` was active at
+ * `alarmAt`: the run the alarm was seen in still moves traffic, whatever its stop alarms say now (an
+ * `amend` may have removed the alarm from them; the drill still judges its run by it).
+ */
+function stopsDrillRun(props: FailoutProperties | null, request: Pick<RestoreChangeRequest, 'drill' | 'alarmAt'>, now: number): boolean {
+  const { drill, alarmAt } = request;
+  if (props === null || drill === undefined || alarmAt === undefined) return false;
+  return props.buckets.some((b) => b.drill === drill && isBucketConfigActiveAt(b, alarmAt) && (b.onlineAt === undefined || b.onlineAt > now));
 }
 
 /** True when a window of `props` that has not ended at `now` (active or scheduled) names `alarm` in `stopAlarms`. */

@@ -1,6 +1,6 @@
 import { resolveAcl, type AclSource, type MultiOp, type ZkReader } from '../zk';
 import { drillTargetText, isDrillOf, putFabricDrillProblem, readDrillNode } from './drill-checks';
-import { drillPath, encodeDrillNode, runningRun, type DrillNode, type DrillRun, type FabricDrillDefinition } from './drill-node';
+import { drillPath, encodeDrillNode, runAlarms, runningRun, startedUnder, type DrillNode, type DrillRun, type FabricDrillDefinition } from './drill-node';
 import { verdictStatus } from './drill-rules';
 import type { FabricDrillChangeRequest, PutFabricDrillChangeRequest, SkipReason } from './drill-schema';
 import { judgeRun, replaceRun, setNode, skippedRun, withRun, type AlarmVerdict, type DrillEffects } from './drill-writes';
@@ -94,7 +94,7 @@ export async function drainTestStartOps(context: Pick<DrainTestContext, 'session
     const skipReason: SkipReason = reason === 'operatorFailoutActive' || reason === 'drillRunning' ? reason : 'rejected';
     run = { runId: request.requestId, status: 'skipped', at: context.now, skipReason, detail: `${reason}: ${start.rejection.message}` };
   } else {
-    run = { runId: request.requestId, status: 'running', at: context.now, endsAt: start.endsAt, clusters: start.clusters };
+    run = { runId: request.requestId, status: 'running', at: context.now, endsAt: start.endsAt, clusters: start.clusters, ...startedUnder(node.definition) };
   }
   return [setNode(path, withRun(node, run), version, context.now)];
 }
@@ -123,7 +123,7 @@ export async function drainTestEndOps(context: Pick<DrainTestContext, 'session' 
     if (end.stoppedByAlarm !== undefined) {
       const alarmAt = end.alarmAt ?? context.now;
       // An ALARM seen before the run began (an event delivered late) stops it, but is no verdict on it.
-      const status = alarmAt < run.at ? 'interrupted' : verdictStatus(node.definition, end.stoppedByAlarm);
+      const status = alarmAt < run.at ? 'interrupted' : verdictStatus(runAlarms(run, node.definition), end.stoppedByAlarm);
       ended = { ...run, status, endedAt: context.now, endedBy: end.requestId, stoppedByAlarm: end.stoppedByAlarm, alarmAt };
     } else {
       ended = { ...run, status: 'replaced', endedAt: context.now, endedBy: end.requestId, ...(end.detail === undefined ? {} : { detail: end.detail }) };

@@ -113,6 +113,14 @@ export interface DrillRun {
   readonly stoppedByAlarm?: string;
   /** `failed` and `interrupted` runs: when that alarm was seen in ALARM (the state change, or the runner's evaluation), when known. */
   readonly alarmAt?: number;
+  /**
+   * Started runs: the outcome alarm the run started under (the definition's then). A run is judged by
+   * its own alarms ({@link runAlarms}), so a drill put again with other alarms while it runs neither
+   * loses its verdict nor turns a failure into an interruption. Absent on runs recorded before it was kept.
+   */
+  readonly outcomeAlarm?: string;
+  /** Started runs: the blocking alarms the run started under (see {@link DrillRun.outcomeAlarm}). */
+  readonly blockingAlarms?: readonly string[];
 }
 
 /** The node's document. */
@@ -187,6 +195,8 @@ const nodeSchema = z.object({
       endedBy: z.string().optional(),
       stoppedByAlarm: z.string().optional(),
       alarmAt: z.number().optional(),
+      outcomeAlarm: z.string().optional(),
+      blockingAlarms: z.array(z.string()).optional(),
     }),
   ),
 });
@@ -271,6 +281,19 @@ function deepFreeze<T>(value: T): T {
 /** A run's status at `now`: a `running` run whose window has ended `passed` (it was never stopped). */
 export function runStatusAt(run: DrillRun, now: number): DrillRunStatus {
   return run.status === 'running' && run.endsAt !== undefined && run.endsAt <= now ? 'passed' : run.status;
+}
+
+/**
+ * The alarms `run` is judged by: those it started under, or (a run recorded before they were kept)
+ * the definition's.
+ */
+export function runAlarms(run: DrillRun, definition: Pick<DrillDefinition, 'outcomeAlarm' | 'blockingAlarms'>): { readonly outcomeAlarm: string; readonly blockingAlarms: readonly string[] } {
+  return run.outcomeAlarm === undefined ? definition : { outcomeAlarm: run.outcomeAlarm, blockingAlarms: run.blockingAlarms ?? [] };
+}
+
+/** The alarms to record on a run starting now: the definition's. */
+export function startedUnder(definition: Pick<DrillDefinition, 'outcomeAlarm' | 'blockingAlarms'>): Pick<DrillRun, 'outcomeAlarm' | 'blockingAlarms'> {
+  return { outcomeAlarm: definition.outcomeAlarm, blockingAlarms: [...definition.blockingAlarms] };
 }
 
 /** The run moving traffic at `now`, if any. */

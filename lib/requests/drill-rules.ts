@@ -21,10 +21,10 @@ export function activeDrillWindow(props: FailoutProperties | null, now: number):
 /**
  * What an alarm in ALARM during a run makes of it (ARC's practice-run outcomes): the drill's outcome
  * alarm fails it; any other of its alarms (a blocking one, "deploys in progress") interrupts it, which
- * is no verdict on the peers.
+ * is no verdict on the peers. `alarms` are the run's own (`runAlarms`: those it started under).
  */
-export function verdictStatus(definition: Pick<DrillDefinition, 'outcomeAlarm'>, alarm: string): 'failed' | 'interrupted' {
-  return alarm === definition.outcomeAlarm ? 'failed' : 'interrupted';
+export function verdictStatus(alarms: Pick<DrillDefinition, 'outcomeAlarm'>, alarm: string): 'failed' | 'interrupted' {
+  return alarm === alarms.outcomeAlarm ? 'failed' : 'interrupted';
 }
 
 /**

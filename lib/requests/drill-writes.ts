@@ -1,7 +1,7 @@
 import { parseClusterProperties, type FailoutProperties } from '../d2/data';
 import { resolveAcl, type AclSource, type MultiOp, type ZkReader } from '../zk';
 import { drillTargetText, isDrillOf, putDrillProblem, readDrillNode } from './drill-checks';
-import { drillPath, encodeDrillNode, runningRun, type DrillNode, type DrillRun } from './drill-node';
+import { drillPath, encodeDrillNode, runAlarms, runningRun, startedUnder, type DrillNode, type DrillRun } from './drill-node';
 import { activeDrillWindow, isDrillAction, runTakesVerdict, verdictStatus } from './drill-rules';
 import type { DrillChangeRequest, PutDrillChangeRequest, SkipReason } from './drill-schema';
 import type { Judgement } from './judge-request';
@@ -123,6 +123,7 @@ async function drillFailoutEffects(context: DrillWriteContext, request: FailoutC
     endsAt: request.onlineAt,
     buckets: request.buckets,
     peers: request.peers,
+    ...startedUnder(node.definition),
   };
   return { ops: [setNode(path, withRun(node, run), version, context.now)] };
 }
@@ -205,19 +206,22 @@ function endActiveRun(node: DrillNode, runId: string, request: ClusterChangeRequ
   else if (request.action === 'restore' && request.stoppedByAlarm !== undefined) {
     const alarmAt = request.alarmAt ?? now;
     // An ALARM seen before the run began (an event delivered late) stops it, but is no verdict on it.
-    const status = alarmAt < run.at ? 'interrupted' : verdictStatus(node.definition, request.stoppedByAlarm);
+    const status = alarmAt < run.at ? 'interrupted' : verdictStatus(runAlarms(run, node.definition), request.stoppedByAlarm);
     ended = { ...run, status, endedAt: now, endedBy: request.requestId, stoppedByAlarm: request.stoppedByAlarm, alarmAt };
   } else ended = { ...run, status: 'replaced', endedAt: now, endedBy: request.requestId };
   return replaceRun(node, run, ended);
 }
 
-/** The verdict of an alarm seen in ALARM at `verdict.at` on the run it was seen in; `node` itself when no run takes it. */
+/**
+ * The verdict of an alarm seen in ALARM at `verdict.at` on the run it was seen in; `node` itself when
+ * no run takes it, or the alarm is none of that run's (those it started under: `runAlarms`).
+ */
 export function judgeRun(node: DrillNode, verdict: AlarmVerdict, requestId: string, now: number): DrillNode {
-  const { definition } = node;
-  if (verdict.alarm !== definition.outcomeAlarm && !definition.blockingAlarms.includes(verdict.alarm)) return node;
   const run = node.runs.find((r) => runTakesVerdict(r, verdict.at, now));
   if (run === undefined) return node;
-  const status = verdictStatus(definition, verdict.alarm);
+  const alarms = runAlarms(run, node.definition);
+  if (verdict.alarm !== alarms.outcomeAlarm && !alarms.blockingAlarms.includes(verdict.alarm)) return node;
+  const status = verdictStatus(alarms, verdict.alarm);
   // A run that passed ended with its window; one already judged keeps when and by whom it was ended.
   return replaceRun(node, run, { ...run, status, stoppedByAlarm: verdict.alarm, alarmAt: verdict.at, endedAt: run.endedAt ?? run.endsAt ?? now, endedBy: run.endedBy ?? requestId });
 }

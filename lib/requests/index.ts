@@ -28,7 +28,7 @@ export type { PruneMark, RecordLookup, RequestRecord } from './schema-entry';
 export { decodeFailoutView, encodeFailoutView, rebuildFailoutView, viewDrift, viewPathFor } from './failout-view';
 export type { ViewDrift } from './failout-view';
 // Drills as the worker keeps them (the node codec; the runner and the CLI read it).
-export { DEFAULT_DRILLS_PATH, drillPath, decodeDrillNode, runStatusAt, runningRun } from './drill-node';
+export { DEFAULT_DRILLS_PATH, drillPath, decodeDrillNode, runAlarms, runStatusAt, runningRun } from './drill-node';
 export type { DrillDefinition, DrillNode, DrillRun, DrillRunStatus } from './drill-node';
 export { checkPutDrill } from './drill-checks';
 // Access control: the role → path table is the sub-face lib/requests/acl.

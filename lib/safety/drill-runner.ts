@@ -34,6 +34,7 @@ import {
   encodeChangeRequest,
   decodeDrillNode,
   runningRun,
+  runAlarms,
   DEFAULT_DRILLS_PATH,
   DEFAULT_EVACUATIONS_PATH,
   DEFAULT_REQUESTS_PATH,
@@ -208,10 +209,14 @@ export class DrillRunner {
     return this.runAt(node.definition, due, now);
   }
 
-  /** Evaluates the alarms of `run` (moving traffic now); one in ALARM: sends the stopping restore. */
+  /**
+   * Evaluates the alarms of `run` (moving traffic now): those it started under, whatever the drill
+   * was put again with since; one in ALARM: sends the stopping restore.
+   */
   private async stopIfAlarmed(drill: DrillDefinition, run: DrillRun, now: number): Promise<DrillTickResult | undefined> {
+    const alarms = runAlarms(run, drill);
     // The outcome alarm first: when both fire, the run failed (the operator looks at it either way).
-    const names = [drill.outcomeAlarm, ...drill.blockingAlarms];
+    const names = [alarms.outcomeAlarm, ...alarms.blockingAlarms];
     const states = await this.options.alarms.states(names);
     const alarm = names.find((n) => states.get(n) === 'ALARM');
     if (alarm === undefined) return undefined;

@@ -103,16 +103,24 @@ async function until(ms: number): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, Math.max(0, ms - Date.now()) + 100));
 }
 
+/**
+ * The guard's restore for `alarm`, seen in ALARM now during `run`, reaching the worker only after the
+ * run's window ended (the worker paused meanwhile); resolves once it is recorded.
+ */
+async function lateGuardRestore(alarm: string, run: DrillRun): Promise<{ seenAt: number; restore: { requestId: string } }> {
+  await stopPollers();
+  const seenAt = Date.now();
+  const [restore] = restores(await guard(alarmEvent(alarm, seenAt), CONTEXT));
+  await until(run.endsAt!);
+  resumeWorker();
+  await eventually(async () => (await readRecord(session, paths, restore!.requestId)) !== undefined, 10_000, "the guard's restore");
+  return { seenAt, restore: restore! };
+}
+
 describe('the guard', () => {
   it('records the run failed when its restore for the outcome alarm reaches the worker after the window ended', async () => {
     const run = await startRun('late', 2000);
-    await stopPollers();
-    const seenAt = Date.now();
-    const [restore] = restores(await guard(alarmEvent('late-outcome', seenAt), CONTEXT));
-    await until(run.endsAt!);
-
-    resumeWorker();
-    await eventually(async () => (await readRecord(session, paths, restore!.requestId)) !== undefined, 10_000, "the guard's restore");
+    const { seenAt, restore } = await lateGuardRestore('late-outcome', run);
 
     const judged = await runOf('late', run.runId);
     expect(judged).toMatchObject({ status: 'failed', stoppedByAlarm: 'late-outcome', alarmAt: seenAt, endedAt: run.endsAt, endedBy: restore!.requestId });
@@ -192,5 +200,64 @@ describe('the runner', () => {
     // Judged once: the run moves nothing any more, so later ticks send nothing for it.
     expect(await runner().tick()).toEqual([{ drill: name, outcome: 'notDue' }]);
     alarms.set(alarm, 'OK');
+  });
+});
+
+describe('a run whose drill is put again, or whose failout is amended, while it runs', () => {
+  function runner() {
+    return drillRunner(session, paths, { client: sqs.client, queueUrl: queue.queueUrl, alarmsUrl: alarms.url });
+  }
+
+  /** Puts drill `name` again with another outcome alarm (and no blocking one) while its run moves traffic. */
+  async function redefine(name: string): Promise<void> {
+    await apply(putDrillBody(name, CLUSTER, [PEER], { every: YEARLY, outcomeAlarm: `${name}-new-outcome` }));
+  }
+
+  it('fails a run on the outcome alarm it started with, stopped mid-run by the guard, after the drill was put again with another', async () => {
+    const run = await startRun('put-again', 60_000);
+    await redefine('put-again');
+
+    restores(await guard(alarmEvent('put-again-outcome', Date.now()), CONTEXT));
+
+    expect(await settles('put-again', run.runId, 'failed')).toMatchObject({ stoppedByAlarm: 'put-again-outcome' });
+    expect((await readCluster(session, paths, CLUSTER)).json.failoutProperties ?? null).toBeNull();
+  });
+
+  it('fails a run on the outcome alarm it started with when the restore reaches the worker after the window and after the drill was put again', async () => {
+    const run = await startRun('put-again-late', 2000);
+    await redefine('put-again-late');
+    const { seenAt } = await lateGuardRestore('put-again-late-outcome', run);
+
+    expect(await runOf('put-again-late', run.runId)).toMatchObject({ status: 'failed', stoppedByAlarm: 'put-again-late-outcome', alarmAt: seenAt, endedAt: run.endsAt });
+  });
+
+  it("has the runner evaluate the alarms a run started with, not those of the drill as put again since", async () => {
+    alarms.set('put-again-tick-outcome', 'OK');
+    alarms.set('put-again-tick-new-outcome', 'OK');
+    alarms.set('deploys', 'OK');
+    const run = await startRun('put-again-tick', 60_000);
+    await redefine('put-again-tick');
+    alarms.set('put-again-tick-outcome', 'ALARM');
+
+    const [result] = await runner().tick();
+
+    expect(result).toEqual({ drill: 'put-again-tick', outcome: 'stopped', runId: run.runId, alarm: 'put-again-tick-outcome', requestId: `${run.runId}-stop` });
+    expect(await settles('put-again-tick', run.runId, 'failed')).toMatchObject({ stoppedByAlarm: 'put-again-tick-outcome' });
+    alarms.set('put-again-tick-outcome', 'OK');
+  });
+
+  it("stops and fails a run whose failout no longer names its outcome alarm (amended away), when the runner sees that alarm in ALARM", async () => {
+    alarms.set('amended-outcome', 'OK');
+    alarms.set('deploys', 'OK');
+    const run = await startRun('amended', 60_000);
+    await apply({ version: 1, requestId: `amend-${randomUUID()}`, action: 'amend', cluster: CLUSTER, removeStopAlarms: ['amended-outcome'], requestedBy: 'oncall@example.com' });
+    alarms.set('amended-outcome', 'ALARM');
+
+    const [result] = await runner().tick();
+
+    expect(result).toMatchObject({ drill: 'amended', outcome: 'stopped', runId: run.runId, alarm: 'amended-outcome' });
+    expect(await settles('amended', run.runId, 'failed')).toMatchObject({ stoppedByAlarm: 'amended-outcome', endedBy: `${run.runId}-stop` });
+    expect((await readCluster(session, paths, CLUSTER)).json.failoutProperties ?? null).toBeNull();
+    alarms.set('amended-outcome', 'OK');
   });
 });

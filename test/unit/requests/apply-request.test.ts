@@ -92,6 +92,30 @@ describe('applyRequest', () => {
     if (!result.ok) expect(result.rejection.requestId).toBe(r.requestId);
   });
 
+  describe("a restore carrying a drill run's verdict (drill, stoppedByAlarm, alarmAt)", () => {
+    /** A cluster in a run of drill `d` from NOW - 1 min to NOW + 1 h whose stop alarms (amended) are `stopAlarms`. */
+    const inRun = (drill: string | undefined, stopAlarms: string[], offlineAt = NOW - 60_000) =>
+      parseClusterProperties({
+        clusterName: 'greetings-lor1',
+        failoutProperties: { failoutRedirectConfigs: [{ peer: 'a' }], failoutBucketConfigs: [{ partition: 'main', offlineAt, onlineAt: NOW + HOUR, requestId: 'drill-d-1', stopAlarms, ...(drill === undefined ? {} : { drill }) }] },
+      });
+    const stop = (overrides: Record<string, unknown> = {}) => request(restoreInput({ stoppedByAlarm: 'd-errors', alarmAt: NOW - 1000, drill: 'd', ...overrides }));
+
+    it("stops the run the alarm was seen in, though an amend took the alarm off its stop alarms", () => {
+      const result = applyRequest(inRun('d', ['deploys']), stop(), { now: NOW, peers: peers({}) });
+      expect(result.ok && result.unchanged !== true && result.props.failoutProperties).toBeNull();
+    });
+
+    it.each([
+      ["another drill's window", inRun('other', ['deploys']), {}],
+      ["an operator's failout", inRun(undefined, ['deploys']), {}],
+      ['a window that began after the alarm was seen (a later run)', inRun('d', ['deploys'], NOW - 500), {}],
+      ['a restore that names no drill', inRun('d', ['deploys']), { drill: undefined }],
+    ])('leaves %s alone (unchanged) when its stop alarms do not name the alarm', (_what, props, overrides) => {
+      expect(applyRequest(props, stop(overrides), { now: NOW, peers: peers({}) })).toMatchObject({ ok: true, unchanged: true });
+    });
+  });
+
   describe('a peer failed out for some buckets (the clients skip a peer only for the buckets it is failed out for)', () => {
     /** A peer failed out now for `from`–`to` only. */
     const partly = (from: number, to: number): PeerState => ({
