@@ -5,7 +5,7 @@ import tseslint from 'typescript-eslint';
 // Modules through their faces (house style): code outside lib/<module>/ imports that module only through
 // its index.ts, or through one of these sub-faces (each its own index.ts), which exist so a caller can
 // take the pure half of a module without its runtime (undici, prom-client, Powertools, @aws-sdk).
-const SUB_FACES = ['alarms/cloudwatch', 'bridge/contract', 'd2/data', 'd2/schema', 'requests/acl', 'requests/lambda', 'safety/lambda', 'xds/envoy-protos', 'xds/server', 'zk/config'];
+const SUB_FACES = ['alarms/cloudwatch', 'bridge/contract', 'd2/data', 'd2/schema', 'requests/acl', 'requests/drills', 'requests/lambda', 'safety/lambda', 'xds/envoy-protos', 'xds/server', 'zk/config'];
 const FACE_MESSAGE =
   "Import another module only through its face: lib/<module>/index.ts (e.g. '../zk', not '../zk/session'), " +
   `or a sub-face's index.ts (${SUB_FACES.map((f) => `lib/${f}`).join(', ')}). ` +

@@ -14,7 +14,8 @@
  * ids), each joined with the run the drill node keeps under that id, plus the node's runs whose
  * records are gone (pruned): what each run did and how it ended.
  */
-import { runStatusAt, type DrillDefinition, type DrillNode, type DrillRun, type DrillRunStatus, type RequestRecord } from '../requests';
+import { type RequestRecord } from '../requests';
+import { runAlarms, runStatusAt, type DrillDefinition, type DrillNode, type DrillRun, type DrillRunStatus } from '../requests/drills';
 import { blockedDateAt, blockedWindowOverlapping, nextDueAfter, parseBlockedWindow, parseSchedule, type BlockedWindow, type Schedule } from '../schedule';
 import type { DrillEntry } from './drill-watch';
 import { filterRecords } from './history-query';
@@ -169,10 +170,12 @@ export function outcomeLine(drill: DrillDefinition, run: DrillRun, now: number):
   else if (run.detail !== undefined) parts.push(run.detail);
   if (run.stoppedByAlarm !== undefined) {
     const seen = run.alarmAt === undefined ? '' : ` (in ALARM at ${isoText(run.alarmAt)})`;
-    parts.push(status === 'interrupted' ? `interrupted by blocking alarm ${run.stoppedByAlarm}${seen}: no verdict on the peers` : `stopped by ${run.stoppedByAlarm === drill.outcomeAlarm ? 'outcome ' : ''}alarm ${run.stoppedByAlarm}${seen}`);
+    // A started run is judged by the alarms it started under, whatever the drill was put again with since.
+    const outcome = run.stoppedByAlarm === runAlarms(run, drill).outcomeAlarm;
+    parts.push(status === 'interrupted' ? `interrupted by blocking alarm ${run.stoppedByAlarm}${seen}: no verdict on the peers` : `stopped by ${outcome ? 'outcome ' : ''}alarm ${run.stoppedByAlarm}${seen}`);
   }
   if (run.endedBy !== undefined && run.stoppedByAlarm === undefined) parts.push(`ended ${isoText(run.endedAt ?? run.at)} by request ${run.endedBy}`);
-  return { runId: run.runId, status, at: run.at, text: parts.join('; '), alarms: runAlarms(drill, run) };
+  return { runId: run.runId, status, at: run.at, text: parts.join('; '), alarms: blamedAlarms(drill, run) };
 }
 
 /**
@@ -180,7 +183,7 @@ export function outcomeLine(drill: DrillDefinition, run: DrillRun, now: number):
  * outcome alarm of a run skipped for it, and the blocking alarm of a run skipped for one when the drill
  * has only that one (with several, the run's detail names which).
  */
-function runAlarms(drill: DrillDefinition, run: DrillRun): string[] {
+function blamedAlarms(drill: DrillDefinition, run: DrillRun): string[] {
   if (run.stoppedByAlarm !== undefined) return [run.stoppedByAlarm];
   if (run.skipReason === 'outcomeAlarm') return [drill.outcomeAlarm];
   if (run.skipReason === 'blockingAlarm' && drill.blockingAlarms.length === 1) return [drill.blockingAlarms[0]!];

@@ -9,7 +9,7 @@
  * Concurrency: event loop only; `onChange` after every change (the caller coalesces).
  */
 import type { Lifecycle } from '../lifecycle';
-import { decodeDrillNode, type DrillNode } from '../requests';
+import { decodeDrillNode, type DrillNode } from '../requests/drills';
 import type { Watch, ZkSession } from '../zk';
 import { ChildDataWatches } from './child-watches';
 

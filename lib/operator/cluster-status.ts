@@ -8,7 +8,7 @@ import {
   type FailoutBucketConfig,
   type FailoutProperties,
 } from '../d2/data';
-import type { DrillRunStatus } from '../requests';
+import type { DrillRunStatus } from '../requests/drills';
 
 /**
  * What `failout status` says about one cluster:

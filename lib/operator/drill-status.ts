@@ -1,4 +1,4 @@
-import { DEFAULT_DRILLS_PATH, runStatusAt, type DrillNode } from '../requests';
+import { DEFAULT_DRILLS_PATH, runStatusAt, type DrillNode } from '../requests/drills';
 import type { ClusterStatus, DrillStatus } from './cluster-status';
 import type { OperatorEnv } from './errors';
 

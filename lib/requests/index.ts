@@ -27,10 +27,7 @@ export type { PruneMark, RecordLookup, RequestRecord } from './schema-entry';
 // The view of every open failout (issue 21): what the worker judges each request against.
 export { decodeFailoutView, encodeFailoutView, rebuildFailoutView, viewDrift, viewPathFor } from './failout-view';
 export type { ViewDrift } from './failout-view';
-// Drills as the worker keeps them (the node codec; the runner and the CLI read it).
-export { DEFAULT_DRILLS_PATH, drillPath, decodeDrillNode, runAlarms, runStatusAt, runningRun } from './drill-node';
-export type { DrillDefinition, DrillNode, DrillRun, DrillRunStatus } from './drill-node';
-export { checkPutDrill } from './drill-checks';
+// Drills as the worker keeps them: the sub-face lib/requests/drills.
 // Access control: the role → path table is the sub-face lib/requests/acl.
 // Fabric evacuation (issue 23): the plan as the worker judges it, and the evacuation nodes.
 export { judgeEvacuation, readFabricList } from './evacuation-judge';

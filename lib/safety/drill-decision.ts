@@ -13,7 +13,8 @@
  * (`operatorFailoutActive`), or while a drill run moves one of them (`drillRunning`).
  */
 import { isBucketConfigActiveAt, type FailoutProperties } from '../d2/data';
-import type { DrillDefinition, SkipReason } from '../requests';
+import type { SkipReason } from '../requests';
+import type { DrillDefinition } from '../requests/drills';
 import { blockedDateAt, blockedWindowOverlapping, parseBlockedWindow, type BlockedWindow } from '../schedule';
 import type { AlarmState } from './alarm-states';
 

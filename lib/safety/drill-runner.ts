@@ -30,27 +30,8 @@
 import { createHash } from 'node:crypto';
 import { clusterPath, parseClusterProperties, type FailoutProperties } from '../d2/data';
 import { DEFAULT_FABRICS_PATH } from '../fabrics';
-import {
-  encodeChangeRequest,
-  decodeDrillNode,
-  runningRun,
-  runAlarms,
-  DEFAULT_DRILLS_PATH,
-  DEFAULT_EVACUATIONS_PATH,
-  DEFAULT_REQUESTS_PATH,
-  drillPath,
-  isEvacuationOpen,
-  isValidRequestId,
-  readEvacuations,
-  readFabricList,
-  requestRecordPath,
-  type ChangeRequestInput,
-  type DrillDefinition,
-  type DrillNode,
-  type DrillRun,
-  type RequestLogger,
-  type SkipReason,
-} from '../requests';
+import { encodeChangeRequest, DEFAULT_EVACUATIONS_PATH, DEFAULT_REQUESTS_PATH, isEvacuationOpen, isValidRequestId, readEvacuations, readFabricList, requestRecordPath, type ChangeRequestInput, type RequestLogger, type SkipReason } from '../requests';
+import { decodeDrillNode, runningRun, runAlarms, DEFAULT_DRILLS_PATH, drillPath, type DrillDefinition, type DrillNode, type DrillRun } from '../requests/drills';
 import { isZkError, type ZkSession } from '../zk';
 import type { AlarmStates } from './alarm-states';
 import { decideRun, type RunFacts } from './drill-decision';

@@ -1,4 +1,4 @@
-import type { DrillDefinition, DrillNode, DrillRun } from '../../lib/requests';
+import type { DrillDefinition, DrillNode, DrillRun } from '../../lib/requests/drills';
 import { encodeDrillNode } from '../../lib/requests/drill-node';
 import { OPEN_ACL, type ZkSession } from '../../lib/zk';
 

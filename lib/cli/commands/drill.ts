@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import { checkPutDrill, decodeDrillNode, drillPath, newRequestId, runStatusAt, type ChangeRequest, type DrillDefinition, type DrillNode, type DrillRun, type FabricDrillChangeRequest } from '../../requests';
+import { newRequestId, type ChangeRequest, type FabricDrillChangeRequest } from '../../requests';
+import { checkPutDrill, decodeDrillNode, drillPath, runStatusAt, type DrillDefinition, type DrillNode, type DrillRun } from '../../requests/drills';
 import { alarmStatesFromEnv, DrillRunner, type DrillTickResult } from '../../safety';
 import { nextDueAfter, parseSchedule } from '../../schedule';
 import { escapeControlChars } from '../../text';

@@ -10,7 +10,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { Context } from 'aws-lambda';
 import { startLocalSqs, type FifoQueuePair, type LocalSqs } from '../../../lib/local/sqs';
-import { runStatusAt, type DrillRun } from '../../../lib/requests';
+import { runStatusAt, type DrillRun } from '../../../lib/requests/drills';
 import { alarmStateChangeEvent, StopGuard } from '../../../lib/safety';
 import { createGuardHandler, type FailoutGuardHandler, type GuardResponse } from '../../../lib/safety/lambda';
 import type { ZkSession } from '../../../lib/zk';

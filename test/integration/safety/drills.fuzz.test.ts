@@ -6,7 +6,7 @@
  * an outcome; and every drill node still decodes.
  */
 import fc from 'fast-check';
-import { decodeDrillNode } from '../../../lib/requests';
+import { decodeDrillNode } from '../../../lib/requests/drills';
 import type { ZkSession } from '../../../lib/zk';
 import { drillPaths, type DrillPaths } from '../../helpers/drills';
 import { sqsRecord } from '../../helpers/requests';

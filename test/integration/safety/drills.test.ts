@@ -5,7 +5,7 @@
  * one multi with the cluster and the request record.
  */
 import { startLocalSqs, type FifoQueuePair, type LocalSqs } from '../../../lib/local/sqs';
-import { runStatusAt } from '../../../lib/requests';
+import { runStatusAt } from '../../../lib/requests/drills';
 import type { ZkSession } from '../../../lib/zk';
 import { closeSessions, eventually, openSession } from '../../helpers/zk';
 import { drillHandler, drillPaths, drillRunner, nextMinute, putDrillBody, readDrill, startAlarmServer, type AlarmServer, type DrillPaths } from '../../helpers/drills';

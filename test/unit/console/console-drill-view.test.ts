@@ -1,7 +1,8 @@
 import { buildDrillsView, drillRow, nextRun, outcomeLine, scheduleInWords } from '../../../lib/console/drill-view';
 import { renderDrills } from '../../../lib/console/drill-page';
 import { isDrillRunRecord, parseHistoryQuery } from '../../../lib/console/history-query';
-import type { DrillDefinition, DrillNode, DrillRun, RequestRecord } from '../../../lib/requests';
+import type { RequestRecord } from '../../../lib/requests';
+import type { DrillDefinition, DrillNode, DrillRun } from '../../../lib/requests/drills';
 import { parseSchedule, type Schedule } from '../../../lib/schedule';
 import { clusterDrillDefinition, fabricDrillDefinition } from '../../helpers/drill-nodes';
 
@@ -113,6 +114,12 @@ describe('the outcome lines of a drill', () => {
       clusterDrill(),
       { runId: 'drill-weekly-lor1-1', status: 'failed', at: TUESDAY_14, endsAt: TUESDAY_14 + 30 * MIN, buckets: { from: 0, to: 99 }, peers: [{ cluster: 'greetings-lva1', weight: 2 }], stoppedByAlarm: 'greetings-lor1-errors', alarmAt: TUESDAY_14 + 5 * MIN, endedAt: TUESDAY_14 + 5 * MIN, endedBy: 'drill-weekly-lor1-1-stop' },
       { status: 'failed', text: 'moved 100% to greetings-lva1×2; stopped by outcome alarm greetings-lor1-errors (in ALARM at 2026-12-01T14:05:00Z)', alarms: ['greetings-lor1-errors'] },
+    ],
+    [
+      'failed: stopped by the outcome alarm it started under, though the drill was put again with another',
+      clusterDrill({ outcomeAlarm: 'greetings-lor1-errors-v2' }),
+      { runId: 'drill-weekly-lor1-7', status: 'failed', at: TUESDAY_14, outcomeAlarm: 'greetings-lor1-errors', blockingAlarms: [], stoppedByAlarm: 'greetings-lor1-errors', alarmAt: TUESDAY_14 + 5 * MIN },
+      { status: 'failed', text: 'stopped by outcome alarm greetings-lor1-errors (in ALARM at 2026-12-01T14:05:00Z)', alarms: ['greetings-lor1-errors'] },
     ],
     [
       'interrupted by a blocking alarm',

@@ -5,7 +5,8 @@
  * extends, each written in the worker's one multi; the node is read back as ZooKeeper holds it.
  */
 import { clusterPath } from '../../../lib/d2';
-import { decodeDrillNode, RequestWriter, runStatusAt } from '../../../lib/requests';
+import { RequestWriter } from '../../../lib/requests';
+import { decodeDrillNode, runStatusAt } from '../../../lib/requests/drills';
 import { encodeDrillNode, MAX_DRILL_NODE_BYTES, MAX_DRILL_RUNS } from '../../../lib/requests/drill-node';
 import { OPEN_ACL } from '../../../lib/zk';
 import { put, putUri } from '../../helpers/d2';

@@ -1,5 +1,5 @@
 import type { FailoutProperties } from '../../../lib/d2/data';
-import type { DrillDefinition } from '../../../lib/requests';
+import type { DrillDefinition } from '../../../lib/requests/drills';
 import { evacuationPrecedence } from '../../../lib/requests/evacuation-judge';
 import type { EvacuationNode, StoredEvacuation } from '../../../lib/requests/evacuation-node';
 import { decideRun, type AlarmState } from '../../../lib/safety';

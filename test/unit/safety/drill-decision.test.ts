@@ -1,5 +1,5 @@
 import type { FailoutProperties } from '../../../lib/d2/data';
-import type { DrillDefinition } from '../../../lib/requests';
+import type { DrillDefinition } from '../../../lib/requests/drills';
 import { decideRun, drillRunId, type AlarmState } from '../../../lib/safety';
 
 const AT = Date.parse('2026-12-01T14:00:00Z'); // a Tuesday
