@@ -1,19 +1,15 @@
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import type { Page } from 'playwright-core';
-import pino from 'pino';
-import { ConsoleServer, consoleServerOptions } from '../../../lib/console';
 import type { ZkSession } from '../../../lib/zk';
-import { useBrowser } from '../../helpers/browser';
+import { useConsolePage } from '../../helpers/console-browser';
 import { putService, putUri, serviceDoc } from '../../helpers/d2';
-import { announceHosts, cliEnvFor, queueDepth, seedClusters, useQueueFixture, type TestPaths } from '../../helpers/requests-queue';
+import { announceHosts, queueDepth, seedClusters, useQueueFixture, type TestPaths } from '../../helpers/requests-queue';
 
 // The console's fabric Confirm sends the plan the operator saw (the house rule: a judgement shown is
 // the one applied, or it is shown again), in Chromium on a real console server, real ZooKeeper and a
 // real queue (fauxqs); no worker: the queue says what was sent. An evacuation to capacity weighs each
 // peer by its hosts: a host announced between Check and Confirm changes the plan, so the Confirm
 // sends nothing and shows the plan as judged now; confirming that one sends the request.
-
-const silentLogger = pino({ level: 'silent' });
 
 /** Service greetings in fabrics lor1, lva1 and ltx1 (by the naming rule), two hosts each. */
 async function seedFabrics(session: ZkSession, paths: TestPaths): Promise<void> {
@@ -29,24 +25,15 @@ async function plannedRows(page: Page): Promise<string[]> {
 
 describe('the console sends the fabric plan the operator saw', () => {
   const fx = useQueueFixture(seedFabrics);
-  const chromium = useBrowser();
-  let server: ConsoleServer | undefined;
+  const ui = useConsolePage(fx, (f) => {
+    const root = f.paths.d2Base.replace(/\/d2$/, '');
+    return { FAILOUT_FABRICS_PATH: `${root}/fabrics`, FAILOUT_EVACUATIONS_PATH: `${root}/evacuations` };
+  });
   let page: Page;
   let queueUrl: string;
 
-  beforeEach(async () => {
-    queueUrl = (await fx.sqs.createFifoQueuePair()).queueUrl;
-    const root = fx.paths.d2Base.replace(/\/d2$/, '');
-    const env = { ...cliEnvFor(fx, queueUrl), FAILOUT_FABRICS_PATH: `${root}/fabrics`, FAILOUT_EVACUATIONS_PATH: `${root}/evacuations` };
-    server = await ConsoleServer.start({ ...consoleServerOptions({ port: '0' }, env, silentLogger), queueProbeMs: 60_000 });
-    page = await chromium.browser.newPage({ viewport: { width: 1280, height: 800 } });
-    await page.goto(server.url);
-  }, 30_000);
-
-  afterEach(async () => {
-    await page?.close();
-    await server?.close();
-    server = undefined;
+  beforeEach(() => {
+    ({ page, queueUrl } = ui);
   });
 
   it('sends nothing when hosts came between Check and Confirm, shows the plan judged now, and sends on its Confirm', async () => {
