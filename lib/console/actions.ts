@@ -6,7 +6,13 @@
  *   remembers it (checked-requests.ts) under the request id it made, and answers the judgement and
  *   what the request changes against the cluster's failout (diff.ts).
  * - Confirm is sent only for a remembered check with the same action and fields, whose cluster's
- *   failout is unchanged since (409 `stale` otherwise); it is judged once more, then sent.
+ *   failout is unchanged since (409 `stale` otherwise); it is judged once more, then sent. What the
+ *   operator saw is what is sent: when that judgement differs from the one the Check showed (the peers'
+ *   load projection reads hosts, which the cluster's fingerprint leaves out, and other failouts onto
+ *   the peers), nothing is sent and the new judgement is answered (409 `stale`, reason
+ *   `judgementChanged`, with `check`) and remembered: the next Confirm of the same request sends it if
+ *   it still holds, as the fabric Confirm does (fabric-actions.ts). Times that move only with the
+ *   clock (a window given with `for` starts when the worker applies it) are not a change.
  *
  * Every text in the answers has its control and bidi characters as visible escapes (lib/text, the
  * CLI's one function): the page sets them as text, but a U+202E would still reorder what it shows.
@@ -17,9 +23,9 @@ import type { Logger } from '../logging';
 import type { RequestRates } from '../requests';
 import { escapeControlChars } from '../text';
 import type { ZkSession } from '../zk';
-import { CheckedRequests } from './checked-requests';
+import { CheckedRequests, judgementChangedAnswer, judgementFingerprint } from './checked-requests';
 import { failoutChanges } from './diff';
-import type { CheckResult, OperatorAlarmSource, OperatorRequests, PreparedBody } from '../operator';
+import { projectionJson, type CheckResult, type OperatorAlarmSource, type OperatorRequests, type PreparedBody } from '../operator';
 
 const fieldText = z.string().max(2000).optional();
 const actionSchema = z.object({
@@ -89,7 +95,7 @@ export class ConsoleActions {
     const clusterState = this.judgedState(request.fields);
     const now = Date.now();
     const result = await this.judge(request, now);
-    if (result.kind === 'ready') this.checked.remember(result.body.requestId, request.action, request.fields, clusterState, now);
+    if (result.kind === 'ready') this.checked.remember(result.body.requestId, request.action, request.fields, clusterState, now, shownFingerprint(result));
     return { status: 200, body: checkAnswer(result, now) };
   }
 
@@ -107,6 +113,15 @@ export class ConsoleActions {
     // built as at the Check: `+15m` or `+2h` in the form mean the times the Check showed.
     const result = await this.judge(request, Date.now(), taken.checked.at);
     if (result.kind !== 'ready') return { status: 422, body: checkAnswer(result, Date.now()) };
+    const judgement = shownFingerprint(result);
+    if (judgement !== taken.checked.judgement) {
+      // Judged otherwise than the Check showed: shown again, never sent unseen. Remembered as checked
+      // then (its state, compared unchanged, and its time, which relative times are read against).
+      const { clusterState, at } = taken.checked;
+      this.checked.remember(requestId, request.action, request.fields, clusterState, at, judgement);
+      this.options.logger.warn({ requestId, reason: 'judgementChanged' }, 'console: confirm refused');
+      return judgementChangedAnswer(shown(requestId), checkAnswer(result, Date.now()));
+    }
     try {
       const sent = await this.options.requests.send(result.body);
       this.options.logger.info({ requestId, action: result.body.action, cluster: result.body.cluster, by: request.fields.by }, 'console: request sent');
@@ -131,6 +146,19 @@ export class ConsoleActions {
   private judge(request: ActionRequest, now: number, builtAt?: number): Promise<CheckResult> {
     return this.options.requests.check(request.action, request.fields, { requestId: request.requestId, now, builtAt, session: this.options.session(), rates: this.options.rates(), alarms: this.options.alarms() });
   }
+}
+
+/**
+ * What a ready judgement shows that the cluster's fingerprint does not hold ({@link judgementFingerprint}):
+ * the peers' load projection from host counts, as the worker judges (hosts, load added and from other
+ * failouts, factor, over the limit), what force overrides, and which peers the projection from request
+ * rates puts over the limit (not its numbers: rates are measured again at every scrape, so they move
+ * by themselves, as times do). Not the cluster as the worker would leave it: it follows from the body
+ * and the failout, both compared already, and the clock. Not the text, which has the times in it.
+ */
+function shownFingerprint(result: Extract<CheckResult, { readonly kind: 'ready' }>): string {
+  const overByRates = result.capacityByRates?.peers.map((p) => [p.cluster, p.over]);
+  return judgementFingerprint(result.judged, [projectionJson(result.capacity) ?? null, overByRates ?? null, result.forced ?? null]);
 }
 
 /** Text from data for the page's script (it sets it with textContent): control characters as visible escapes, line breaks kept. */

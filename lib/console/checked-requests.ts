@@ -5,6 +5,10 @@
  * console saw it then; a Confirm is sent only when it names such an id, carries the same action and
  * fields, and the cluster's failout is still the one the judgement and the changes shown were about.
  *
+ * Both keep a fingerprint of the judgement the Check showed ({@link judgementFingerprint}): the state
+ * fingerprints leave hosts out (they come and go), but a judgement reads them (a peer's load, a
+ * fabric's weights by capacity), so a Confirm judged otherwise is shown again, never sent unseen.
+ *
  * Bounded: the newest {@link MAX_CHECKED} checks, each for {@link CHECK_TTL_MS} (a judgement an hour
  * old says little about the cluster now). The fabric actions (issue 23) keep the checked body itself
  * ({@link CheckedBodies}): their Confirm names only the request id.
@@ -27,6 +31,34 @@ const EVERY_FIELD: Readonly<Record<keyof ActionFields, true>> = {
 // Object.keys keeps the literal's order (string keys), so the order is fixed.
 const FIELD_KEYS = Object.keys(EVERY_FIELD) as (keyof ActionFields)[];
 
+/**
+ * Keys whose values move with the clock alone: a window given as a duration starts when the worker
+ * applies it, so the times judged at Confirm are later than the Check's by however long it took.
+ */
+const CLOCK_KEYS: ReadonlySet<string> = new Set(['offlineAt', 'onlineAt', 'fullyOutAt']);
+
+/**
+ * A judgement as shown, as one string (compared, never parsed): whether it was judged and what it
+ * showed (`shown`: plain data, the caller's pick of what the page shows as numbers and names: a
+ * fabric's plan, a failout's peer load projection, what force overrides…), without the times that
+ * move with the clock alone (`offlineAt`, `onlineAt`, `fullyOutAt` at any depth). The one rule for the
+ * cluster and the fabric Confirm: a Confirm whose fingerprint differs from its Check's is shown again
+ * ({@link judgementChangedAnswer}), not sent.
+ */
+export function judgementFingerprint(judged: boolean, shown: unknown): string {
+  return JSON.stringify([judged, shown], (key, value: unknown) => (CLOCK_KEYS.has(key) ? undefined : value));
+}
+
+/**
+ * The 409 answer of a Confirm judged otherwise than its Check showed: `stale`, reason
+ * `judgementChanged`, with the judgement now as `check` (the page shows it with its own Confirm).
+ * `requestId` and `check` are already escaped for the page.
+ */
+export function judgementChangedAnswer(requestId: string, check: Record<string, unknown>): { readonly status: 409; readonly body: Record<string, unknown> } {
+  const message = 'the judgement changed since the check (hosts came or went, or something else it read changed): nothing was sent; the judgement now is shown: confirm it to send it';
+  return { status: 409, body: { kind: 'stale', reason: 'judgementChanged', requestId, message, check } };
+}
+
 /** The action and fields as one string: fixed key order, absent and `undefined` alike, `force: false` as absent. */
 export function canonicalAction(action: OperatorAction, fields: ActionFields): string {
   const entries = FIELD_KEYS.flatMap((key) => {
@@ -44,6 +76,8 @@ export interface Checked {
   readonly clusterState: string;
   /** When the check built and judged the body: its Confirm rebuilds the body as at this time. */
   readonly at: number;
+  /** The judgement shown for it ({@link judgementFingerprint}; empty when none is kept): a Confirm judging otherwise shows it again. */
+  readonly judgement: string;
 }
 
 /** Why a Confirm is not sent (the page shows the message and asks for a new Check). */
@@ -53,10 +87,14 @@ export type StaleReason = 'notChecked' | 'fieldsChanged' | 'clusterChanged' | 'f
 export class CheckedRequests {
   private readonly checks = new Map<string, Checked>();
 
-  /** Remembers a check that was ready to send. `clusterState` is any fingerprint of the cluster's failout. */
-  remember(requestId: string, action: OperatorAction, fields: ActionFields, clusterState: string, now: number): void {
+  /**
+   * Remembers a check that was ready to send. `clusterState` is any fingerprint of the cluster's
+   * failout; `judgement`, when the caller compares it at Confirm, one of the judgement shown (the
+   * same request remembered again, after its new judgement was shown, replaces the old one).
+   */
+  remember(requestId: string, action: OperatorAction, fields: ActionFields, clusterState: string, now: number, judgement = ''): void {
     this.checks.delete(requestId);
-    this.checks.set(requestId, { action: canonicalAction(action, fields), cluster: fields.cluster, clusterState, at: now });
+    this.checks.set(requestId, { action: canonicalAction(action, fields), cluster: fields.cluster, clusterState, at: now, judgement });
     for (const id of this.checks.keys()) {
       if (this.checks.size <= MAX_CHECKED) break;
       this.checks.delete(id);

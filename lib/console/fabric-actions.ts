@@ -27,7 +27,7 @@ import type { EvacuationPlan } from '../requests';
 import { escapeControlChars } from '../text';
 import type { ZkSession } from '../zk';
 import type { ActionAnswer } from './actions';
-import { CheckedBodies } from './checked-requests';
+import { CheckedBodies, judgementChangedAnswer, judgementFingerprint } from './checked-requests';
 
 const fieldText = z.string().max(2000).optional();
 const fabricCheckSchema = z.object({
@@ -100,7 +100,7 @@ export class FabricActions {
     const state = this.options.fabricState(request);
     const now = Date.now();
     const result = await this.options.requests.checkFabric(request.action, request.fabric, request.fields, { now, session: this.options.session(), alarms: this.options.alarms() });
-    if (result.kind === 'ready') this.checked.remember(result.body, state, now, judgementFingerprint(result));
+    if (result.kind === 'ready') this.checked.remember(result.body, state, now, shownFingerprint(result));
     return { status: 200, body: fabricAnswer(result) };
   }
 
@@ -117,13 +117,12 @@ export class FabricActions {
     const state = taken.checked.state;
     const result = await this.options.requests.judgeFabric(body, { now: Date.now(), session: this.options.session(), alarms: this.options.alarms() });
     if (result.kind !== 'ready') return { status: 422, body: fabricAnswer(result) };
-    const judgement = judgementFingerprint(result);
+    const judgement = shownFingerprint(result);
     if (judgement !== taken.checked.judgement) {
       // Judged otherwise than the Check showed: shown again, never sent unseen.
       this.checked.remember(body, state, Date.now(), judgement);
       this.options.logger.warn({ requestId, reason: 'judgementChanged' }, 'console: fabric confirm refused');
-      const message = 'the judgement changed since the check (hosts came or went, or something else the plan read changed): nothing was sent; the plan as judged now is shown: confirm it to send it';
-      return { status: 409, body: { kind: 'stale', reason: 'judgementChanged', requestId: shown(requestId), message, check: fabricAnswer(result) } };
+      return judgementChangedAnswer(shown(requestId), fabricAnswer(result));
     }
     try {
       const sent = await this.options.requests.send(body);
@@ -138,23 +137,12 @@ export class FabricActions {
 }
 
 /**
- * What a ready judgement shows, as one string (compared, never parsed): whether it was judged, the plan
- * (cluster → peers and their weights, hosts, every receiver's load, stages, exclusions, alarms), what
- * force overrides, and the evacuation a restore ends. Not the plan's times nor the text: a window given
- * as a duration starts when the worker applies it, so they move with the clock alone.
+ * What a ready judgement shows ({@link judgementFingerprint}): the plan (cluster → peers and their
+ * weights, hosts, every receiver's load, stages, exclusions, alarms; its times left out), what force
+ * overrides, and the evacuation a restore ends. Not the text, which has the times in it.
  */
-function judgementFingerprint(result: Extract<evacuation.FabricCheckResult, { readonly kind: 'ready' }>): string {
-  const plan = result.plan;
-  const timeless =
-    plan === undefined
-      ? null
-      : {
-          ...plan,
-          offlineAt: undefined,
-          onlineAt: undefined,
-          stages: plan.stages.map((s) => ({ index: s.index, name: s.name, clusters: s.clusters, gateAlarms: s.gateAlarms })),
-        };
-  return JSON.stringify([result.judged, timeless, result.forced ?? null, result.evacuation?.requestId ?? null]);
+function shownFingerprint(result: Extract<evacuation.FabricCheckResult, { readonly kind: 'ready' }>): string {
+  return judgementFingerprint(result.judged, [result.plan ?? null, result.forced ?? null, result.evacuation?.requestId ?? null]);
 }
 
 /** Text from data for the page's script (set with textContent): control characters as visible escapes, line breaks kept. */

@@ -109,7 +109,17 @@ export function createOperatorRequests(settings: OperatorSettings, env: Operator
       const projections = formatProjections(result);
       if (!result.ok) return { kind: 'rejected', body, reason: result.rejection.reason, message: projections === '' ? result.rejection.message : `${result.rejection.message}\n${projections}` };
       const projection = projections === '' ? '' : `\n${projections}`;
-      return { kind: 'ready', body, judged: true, before: result.before, after: result.after, judgement: `${body.cluster} would then be:\n${formatClusterStatus(result.after, options.now)}${projection}${note}` };
+      return {
+        kind: 'ready',
+        body,
+        judged: true,
+        before: result.before,
+        after: result.after,
+        capacity: result.capacity,
+        capacityByRates: result.capacityByRates,
+        forced: result.forced,
+        judgement: `${body.cluster} would then be:\n${formatClusterStatus(result.after, options.now)}${projection}${note}`,
+      };
     },
     async checkFabric(action, fabric, fields, options): Promise<FabricCheckResult> {
       const requestId = options.requestId ?? newRequestId(options.now);

@@ -6,7 +6,7 @@
  */
 import type { SendMessageCommandInput } from '@aws-sdk/client-sqs';
 import type { FailoutProperties } from '../d2';
-import type { EvacuationPlan, ForceOverride, RequestRates } from '../requests';
+import type { CapacityProjection, EvacuationPlan, ForceOverride, RequestRates } from '../requests';
 import type { ZkSession } from '../zk';
 import type { OperatorAlarmSource } from './alarm-source';
 import type { ClusterStatus } from './cluster-status';
@@ -63,6 +63,12 @@ export type CheckResult =
       /** When judged: the cluster as read for the judgement, and as the worker would leave it (the confirm step's changes). */
       readonly before?: ClusterStatus | undefined;
       readonly after?: ClusterStatus | undefined;
+      /** When judged, for a request that moves traffic: the peers' load projected from host counts, as the worker judges (in `judgement` as text). */
+      readonly capacity?: CapacityProjection | undefined;
+      /** The same from the console's request rates, when they cover the cluster and its peers (in `judgement` as text). */
+      readonly capacityByRates?: CapacityProjection | undefined;
+      /** When judged with force: what force overrides (empty: nothing). */
+      readonly forced?: readonly ForceOverride[] | undefined;
     }
   | { readonly kind: 'invalid'; readonly message: string; readonly field?: string | undefined }
   | { readonly kind: 'rejected'; readonly body: PreparedBody; readonly reason: string; readonly message: string };

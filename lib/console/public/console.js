@@ -434,6 +434,11 @@
       showJudgement('rejected', 'Not sent: ' + r.message, '', 'Send again (same request ' + request.requestId + ')', null);
     } else if (r.kind === 'rejected') {
       showJudgement('rejected', 'REJECTED before sending (' + r.reason + '): nothing was sent.', r.message, null, null);
+    } else if (r.kind === 'stale' && r.check && r.check.kind === 'ready' && formVersion === request.version) {
+      // Judged otherwise than the Check showed (hosts came or went…): the new judgement, to confirm or not.
+      pending = request;
+      const c = r.check;
+      showJudgement('ready changed', 'Not sent: ' + r.message + '. Request ' + c.body.requestId + ' (' + c.body.action + ' ' + c.body.cluster + ') as judged now:', c.judgement, 'Confirm and send ' + c.body.action + ' ' + c.body.cluster, c.changes || []);
     } else {
       showJudgement('rejected', 'Not sent: ' + (r.message || r.reason || 'refused'), '', null, null);
     }

@@ -1,12 +1,14 @@
 import pino from 'pino';
 import { ConsoleServer } from '../../../lib/console';
-import type { evacuation, OperatorRequests, PreparedBody } from '../../../lib/operator';
+import type { ActionFields, CheckResult, evacuation, OperatorAction, OperatorRequests, PreparedBody } from '../../../lib/operator';
 import { describeFailout } from '../../../lib/operator/cluster-status';
-import type { EvacuationPlan } from '../../../lib/requests';
+import { projectPeerLoad, type CapacityProjection, type EvacuationPlan } from '../../../lib/requests';
 
 // The fabric actions' routes (issue 23, item 6), on a console without ZooKeeper and with a recording
 // request side: Check answers the judged plan and stores the body; Confirm names only the request id
 // and sends that very body, once; a refused plan stores nothing to confirm; both need the CSRF token.
+// And the cluster form's Confirm where it shares the fabric one's rule: a judgement shown is the one
+// applied, or it is shown again.
 
 const NOW = Date.now();
 
@@ -26,6 +28,11 @@ function plan(): EvacuationPlan {
   };
 }
 
+/** greetings-lor1 (2 hosts) failed out to greetings-lva1 with `peerHosts` hosts, projected from host counts as the worker judges. */
+function projection(peerHosts: number): CapacityProjection {
+  return projectPeerLoad({ clusterHosts: 2, movedFraction: 1, peers: [{ cluster: 'greetings-lva1', weight: 1, hosts: peerHosts }], maxPeerLoadFactor: 2, cluster: 'greetings-lor1' });
+}
+
 /** A request side that answers what each test sets and records what is sent. */
 class RecordingRequests implements OperatorRequests {
   readonly queueUrl = undefined;
@@ -36,11 +43,15 @@ class RecordingRequests implements OperatorRequests {
   checkAnswer: (body: evacuation.FabricBody) => evacuation.FabricCheckResult = (body) => ({ kind: 'ready', body, judged: true, judgement: 'the plan', plan: plan(), notes: [] });
   /** What judgeFabric (the Confirm's judgement) answers. */
   judgeAnswer: (body: evacuation.FabricBody) => evacuation.FabricCheckResult = (body) => ({ kind: 'ready', body, judged: true, judgement: 'the plan', plan: plan(), notes: [] });
+  /** What check answers (a cluster request's Check and its Confirm's judgement), from the body it built. */
+  clusterAnswer: (body: PreparedBody) => CheckResult = (body) => ({ kind: 'ready', body, judged: true, judgement: 'greetings-lva1: 4 hosts → ×1.5', capacity: projection(4) });
   failSends = 0;
   private counter = 0;
 
-  async check(): Promise<never> {
-    throw new Error('not used');
+  async check(action: OperatorAction, fields: ActionFields, options: { readonly requestId?: string | undefined }): Promise<CheckResult> {
+    if (action !== 'failout') throw new Error('not used');
+    const body: PreparedBody = { version: 1, requestId: options.requestId ?? `c-${++this.counter}`, action, cluster: fields.cluster, peers: [{ cluster: fields.peers ?? '', weight: 1 }], duration: 'PT30M', requestedBy: 'tester' };
+    return this.clusterAnswer(body);
   }
   async checkFabric(action: evacuation.FabricAction, fabric: string, fields: evacuation.FabricFields): Promise<evacuation.FabricCheckResult> {
     this.checks.push({ action, fabric, fields });
@@ -73,28 +84,29 @@ class RecordingRequests implements OperatorRequests {
   async close(): Promise<void> {}
 }
 
+// One console over the recording request side for every test of the file (the fabric and the cluster routes).
+let server: ConsoleServer;
+let requests: RecordingRequests;
+let csrf: string;
+
+beforeEach(async () => {
+  requests = new RecordingRequests();
+  server = await ConsoleServer.start({ zk: undefined, d2Base: '/d2', requestsBase: '/failout/requests', requests, requester: 'tester', logger: pino({ level: 'silent' }), queueProbeMs: 60_000 });
+  const page = await (await fetch(server.url)).text();
+  csrf = /<meta name="csrf-token" content="([^"]+)">/.exec(page)![1]!;
+});
+
+afterEach(async () => {
+  await server.close();
+});
+
+/** POSTs JSON as the page does, with `token` as the CSRF token (undefined: none). */
+async function post(path: string, body: unknown, token: string | undefined): Promise<{ status: number; json: Record<string, unknown> }> {
+  const response = await fetch(new URL(path, server.url), { method: 'POST', headers: { 'content-type': 'application/json', ...(token === undefined ? {} : { 'x-csrf-token': token }) }, body: JSON.stringify(body) });
+  return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+}
+
 describe('the fabric routes', () => {
-  let server: ConsoleServer;
-  let requests: RecordingRequests;
-  let csrf: string;
-
-  beforeEach(async () => {
-    requests = new RecordingRequests();
-    server = await ConsoleServer.start({ zk: undefined, d2Base: '/d2', requestsBase: '/failout/requests', requests, requester: 'tester', logger: pino({ level: 'silent' }), queueProbeMs: 60_000 });
-    const page = await (await fetch(server.url)).text();
-    csrf = /<meta name="csrf-token" content="([^"]+)">/.exec(page)![1]!;
-  });
-
-  afterEach(async () => {
-    await server.close();
-  });
-
-  /** POSTs JSON as the page does, with `token` as the CSRF token (undefined: none). */
-  async function post(path: string, body: unknown, token: string | undefined): Promise<{ status: number; json: Record<string, unknown> }> {
-    const response = await fetch(new URL(path, server.url), { method: 'POST', headers: { 'content-type': 'application/json', ...(token === undefined ? {} : { 'x-csrf-token': token }) }, body: JSON.stringify(body) });
-    return { status: response.status, json: (await response.json()) as Record<string, unknown> };
-  }
-
   it('sends on Confirm exactly the body its Check built, named by the request id alone, once', async () => {
     // Act
     const check = await post('/api/fabric/check', { action: 'evacuate', fabric: 'lor1', fields: { to: 'lva1', for: '1h', reason: 'INC-23' } }, csrf);
@@ -240,5 +252,54 @@ describe('the fabric routes', () => {
     expect(page).toContain('<a href="#fabrics-h">Fabrics</a>');
     expect(page).toContain('<script src="/static/fabrics.js" defer></script>');
     expect(script.status).toBe(200);
+  });
+});
+
+describe("the cluster form's Confirm", () => {
+  const fields = { cluster: 'greetings-lor1', peers: 'greetings-lva1', for: '30m', reason: 'INC-42' };
+
+  it.each([
+    ['a host came to the peer', 5, 1.4],
+    ['a host of the peer went', 3, 1.67],
+  ] as const)('sends nothing when the projection judged at Confirm differs from the one the Check showed (%s), shows it, and sends it on the next Confirm', async (_case, hostsNow, factorNow) => {
+    // Prepare: checked with greetings-lva1 at 4 hosts (×1.5); other hosts by the Confirm, still within the limit
+    const check = await post('/api/check', { action: 'failout', fields }, csrf);
+    const requestId = (check.json.body as { requestId: string }).requestId;
+    requests.clusterAnswer = (body) => ({ kind: 'ready', body, judged: true, judgement: `greetings-lva1: ${hostsNow} hosts → ×${factorNow}`, capacity: projection(hostsNow) });
+
+    // Act
+    const first = await post('/api/send', { action: 'failout', fields, requestId }, csrf);
+    const sentAfterFirst = requests.sent.length;
+    const second = await post('/api/send', { action: 'failout', fields, requestId }, csrf);
+
+    // Assess: the first Confirm showed the judgement now and sent nothing; the second sent the request
+    expect(check.json).toEqual(expect.objectContaining({ kind: 'ready', judgement: 'greetings-lva1: 4 hosts → ×1.5' }));
+    expect(first).toEqual({
+      status: 409,
+      json: expect.objectContaining({
+        kind: 'stale',
+        reason: 'judgementChanged',
+        requestId,
+        message: expect.stringContaining('nothing was sent'),
+        check: expect.objectContaining({ kind: 'ready', body: expect.objectContaining({ requestId }), judgement: `greetings-lva1: ${hostsNow} hosts → ×${factorNow}` }),
+      }),
+    });
+    expect(sentAfterFirst).toBe(0);
+    expect(second).toEqual({ status: 202, json: expect.objectContaining({ kind: 'sent', requestId }) });
+    expect(requests.sent).toEqual([expect.objectContaining({ requestId, action: 'failout', cluster: 'greetings-lor1' })]);
+  });
+
+  it('sends when only the times of the judgement moved with the clock (a window given with `for` starts when applied)', async () => {
+    // Prepare: the same projection, its text 5 s later
+    const check = await post('/api/check', { action: 'failout', fields }, csrf);
+    const requestId = (check.json.body as { requestId: string }).requestId;
+    requests.clusterAnswer = (body) => ({ kind: 'ready', body, judged: true, judgement: 'greetings-lva1: 4 hosts → ×1.5, window ends in 29m 55s', capacity: projection(4) });
+
+    // Act
+    const confirm = await post('/api/send', { action: 'failout', fields, requestId }, csrf);
+
+    // Assess
+    expect(confirm).toEqual({ status: 202, json: expect.objectContaining({ kind: 'sent', requestId }) });
+    expect(requests.sent).toHaveLength(1);
   });
 });
