@@ -43,6 +43,11 @@ export type ClusterChange =
       readonly kind: 'removed';
       /** The cluster. */
       readonly cluster: string;
+      /**
+       * Why: `deleted`, its node is gone; `unfollowed`, its last hold was released; `closed`, the state
+       * is closing (told for every known cluster; nothing can be followed any more).
+       */
+      readonly reason: 'deleted' | 'unfollowed' | 'closed';
     }
   | {
       /** An unreadable write; the last good properties stay. */
@@ -210,7 +215,7 @@ export class LoadBalancerState {
     this.changes++;
     for (const unsubscribe of watch.unsubscribe) unsubscribe();
     watch.ready.open();
-    if (watch.announced) this.notify({ kind: 'removed', cluster });
+    if (watch.announced) this.notify({ kind: 'removed', cluster, reason: 'unfollowed' });
   }
 
   /** True while at least one hold on the cluster is taken (also while it is still loading). */
@@ -344,7 +349,7 @@ export class LoadBalancerState {
     if (this.lifecycle === 'closed') return;
     this.lifecycle = 'closed';
     for (const [cluster, watch] of this.clusters) {
-      if (watch.announced) this.notify({ kind: 'removed', cluster });
+      if (watch.announced) this.notify({ kind: 'removed', cluster, reason: 'closed' });
       watch.ready.open();
     }
     for (const watch of this.services.values()) watch.ready.open();
@@ -391,7 +396,7 @@ export class LoadBalancerState {
         this.changes++;
         if (!watch.announced) return;
         watch.announced = false;
-        this.notify({ kind: 'removed', cluster });
+        this.notify({ kind: 'removed', cluster, reason: 'deleted' });
       },
     };
     // Every URI change is told: a failout peer parked without hosts must hear its first host arrive.

@@ -484,6 +484,28 @@ describe('LoadBalancerState shutdown', () => {
   });
 });
 
+describe('LoadBalancerState tells a removed change', () => {
+  it('with its reason: the node deleted, the last hold released, the state closed', async () => {
+    // Prepare
+    await putVersion('c1', '1');
+    await putVersion('c2', '2');
+    await putVersion('c3', '3');
+    const listener = changeRecorder();
+    state.registerClusterListener(listener);
+    await Promise.all([state.listenToCluster('c1'), state.listenToCluster('c2'), state.listenToCluster('c3')]);
+
+    // Act
+    await writer.remove(clusterPath(BASE, 'c1'));
+    await zk.idle();
+    state.stopListenToCluster('c2');
+    state.close();
+
+    // Assess
+    const removed = listener.changes.flatMap((c) => (c.kind === 'removed' ? [`${c.cluster}:${c.reason}`] : []));
+    expect(removed).toEqual(['c1:deleted', 'c2:unfollowed', 'c3:closed']);
+  });
+});
+
 describe('LoadBalancerState over nodes its session may not read', () => {
   /** Only this user may read the locked nodes; the state's session is not it. */
   const STRANGER = [digestAcl('someone-else', 'not-the-client')];
