@@ -47,8 +47,13 @@ export interface ZooKeeperFailoutConfigProviderOptions {
  *   config stays in effect. A manager is created only for a cluster with failout properties (rest.li
  *   creates one, and a warm-up handler, for every cluster). When the properties go away the manager
  *   tears its peers down (with the delay) and is dropped once idle.
- * - A `removed` change drops the cluster's manager at once and closes it, releasing its holds and
- *   its warm-up handler (rest.li leaks the handler).
+ * - A `removed` change (the cluster's node deleted, or the cluster no longer followed) drops its config
+ *   at once, so requests are no longer redirected, and tears the peers down as when the properties go
+ *   away: each peer stays watched `peerWatchTeardownDelayMs`, so requests already redirected to it can
+ *   finish, then the manager is dropped and its warm-up handler closed (rest.li's `onClusterRemoved`
+ *   also resets the config with the delay, but leaks the handler). A cluster re-created during the
+ *   delay gets the same manager back, keeping its holds. When the state closes (a `removed` change for
+ *   every cluster), every manager is closed at once: nothing can be followed any more.
  * - Changes of a peer (`properties`, `uris`, `removed`) reach only the managers that watch that peer,
  *   through a peer → managers index, so a peer parked without hosts is warmed up when its first host
  *   arrives, and a warm peer that loses its hosts or its node shows as `missing`.
@@ -151,7 +156,7 @@ export class ZooKeeperFailoutConfigProvider implements FailoutConfigProvider, Lo
         this.tellPeerManagers(change.cluster);
         return;
       case 'removed':
-        this.clusterRemoved(change.cluster);
+        this.clusterRemoved(change.cluster, change.reason === 'closed');
         // A watched peer whose node is gone has no hosts to take traffic any more.
         this.tellPeerManagers(change.cluster);
         return;
@@ -168,9 +173,17 @@ export class ZooKeeperFailoutConfigProvider implements FailoutConfigProvider, Lo
     manager?.updateFailoutConfig(config);
   }
 
-  private clusterRemoved(cluster: string): void {
+  /**
+   * The cluster is gone: no config any more. Its peers are torn down with the delay (the manager's
+   * `onIdle` forgets it once they are released), unless the state is closing: then at once.
+   */
+  private clusterRemoved(cluster: string, stateClosing: boolean): void {
     const manager = this.managers.get(cluster);
     if (!manager) return;
+    if (!stateClosing) {
+      manager.updateFailoutConfig(undefined);
+      return;
+    }
     this.managers.delete(cluster);
     this.managersChanged();
     manager.updateFailoutConfig(undefined);

@@ -223,6 +223,32 @@ describe('FailoutClient through buildD2Client, at the moments that matter', () =
     expect(state.isListeningToCluster(LOR1)).toBe(true);
   });
 
+  it("keeps the peer watched for the teardown delay when the failed-out cluster's node is deleted, then releases it", async () => {
+    await writeTopology([[LVA1, 1]]);
+    const { state, client } = await build(await openSession(), { peerWatchTeardownDelayMs: 2_000 });
+    expect(await sendMany(client, 1, 1)).toEqual({ [LVA1]: 1 });
+
+    await writer.remove(clusterPath(base, LOR1));
+    await eventually(() => client.provider?.getFailoutConfig(LOR1) === undefined, 10_000, 'config dropped');
+    // Requests already redirected to the peer may still be in flight: its watch (and pool) stays.
+    expect(state.isListeningToCluster(LVA1)).toBe(true);
+    expect(client.provider?.getClusters()).toEqual([LOR1]);
+
+    await eventually(() => !state.isListeningToCluster(LVA1), 5_000, 'peer watch torn down');
+    expect(client.provider?.getClusters()).toEqual([]);
+  });
+
+  it('releases every peer watch at once when its state closes', async () => {
+    await writeTopology([[LVA1, 1]]);
+    const { state, client } = await build(await openSession(), { peerWatchTeardownDelayMs: 60_000 });
+    expect(await sendMany(client, 1, 1)).toEqual({ [LVA1]: 1 });
+
+    state.close();
+
+    expect(client.provider?.getClusters()).toEqual([]);
+    expect(client.provider?.getFailoutConfig(LOR1)).toBeUndefined();
+  });
+
   it("closes its connections to a peer once the failout's peer watch is torn down, keeping its own cluster's", async () => {
     await writeTopology();
     const { state, client } = await build(await openSession(), { peerWatchTeardownDelayMs: 300 });

@@ -147,12 +147,13 @@ describe('ZooKeeperFailoutConfigProvider peer index', () => {
     expect(state.isListeningToCluster('p1')).toBe(true);
   });
 
-  it("stops telling a manager whose cluster's node was deleted", async () => {
-    // Prepare
+  it("stops telling a manager whose cluster's node was deleted once the teardown released its peers", async () => {
+    // Prepare: the deletion tears a's peers down with the delay, like the end of its failout.
     await twoFailouts();
     await state.listenToCluster('p1');
     await writer.remove(clusterPath(BASE, 'a'));
     await settle();
+    scheduler.runAll();
     resetTold();
 
     // Act
@@ -303,5 +304,95 @@ describe('ZooKeeperFailoutConfigProvider per-cluster wiring', () => {
     expect(hostsWhenResolved).toBe(1);
     expect(provider.whenPeersLoaded('a')).toBeUndefined();
     expect(provider.whenPeersLoaded('nobody')).toBeUndefined();
+  });
+});
+
+describe("ZooKeeperFailoutConfigProvider when a failed-out cluster's node is deleted", () => {
+  /** `a` failed out to p1 (which has a host), followed; p1 is held by a's manager alone. */
+  async function failedOutA(): Promise<void> {
+    await writeCluster('p1');
+    await putUri(writer, BASE, 'p1', 'h1', 'http://p1-1:80');
+    await writeCluster('a', failoutProps(['p1']));
+    await state.listenToCluster('a');
+    await settle();
+  }
+
+  it('drops the config at once but keeps the peer watched for the teardown delay, then releases it', async () => {
+    // Prepare
+    await failedOutA();
+
+    // Act
+    await writer.remove(clusterPath(BASE, 'a'));
+    await settle();
+    const during = {
+      config: provider.getFailoutConfig('a'),
+      peers: provider.peerStates('a'),
+      followed: state.isListeningToCluster('p1'),
+      timers: scheduler.pending(),
+      calls: [...(handlers.get('a')?.calls ?? [])],
+    };
+    scheduler.runAll();
+
+    // Assess
+    expect(during).toEqual({
+      config: undefined,
+      peers: new Map([['p1', 'tearingDown']]),
+      followed: true,
+      timers: [TEARDOWN_MS],
+      calls: ['warm:p1', 'cancel:p1'],
+    });
+    expect(state.isListeningToCluster('p1')).toBe(false);
+    expect(provider.getClusters()).toEqual([]);
+    expect(handlers.get('a')?.calls).toEqual(['warm:p1', 'cancel:p1', 'close']);
+  });
+
+  it('keeps the held peer when the cluster is re-created during the delay, and holds it once', async () => {
+    // Prepare
+    await failedOutA();
+    await writer.remove(clusterPath(BASE, 'a'));
+    await settle();
+
+    // Act
+    await writeCluster('a', failoutProps(['p1']));
+    await settle();
+    scheduler.runAll();
+    const afterDelay = { followed: state.isListeningToCluster('p1'), peers: provider.peerStates('a'), redirects: provider.getFailoutConfig('a') !== undefined };
+    await writeCluster('a');
+    await settle();
+    scheduler.runAll();
+
+    // Assess: the one manager kept its one hold, and one drop released it.
+    expect(afterDelay).toEqual({ followed: true, peers: new Map([['p1', 'warm']]), redirects: true });
+    expect([...handlers.keys()]).toEqual(['a']);
+    expect(state.isListeningToCluster('p1')).toBe(false);
+    expect(provider.getClusters()).toEqual([]);
+  });
+
+  it('releases everything at once, leaving no timer, when the provider closes during the delay', async () => {
+    // Prepare
+    await failedOutA();
+    await writer.remove(clusterPath(BASE, 'a'));
+    await settle();
+
+    // Act
+    provider.close();
+
+    // Assess
+    expect(state.isListeningToCluster('p1')).toBe(false);
+    expect(scheduler.pending()).toEqual([]);
+    expect(handlers.get('a')?.calls).toEqual(['warm:p1', 'cancel:p1', 'close']);
+  });
+
+  it('releases everything at once, leaving no timer, when the state closes', async () => {
+    // Prepare
+    await failedOutA();
+
+    // Act
+    state.close();
+
+    // Assess
+    expect(provider.getClusters()).toEqual([]);
+    expect(scheduler.pending()).toEqual([]);
+    expect(handlers.get('a')?.calls).toEqual(['warm:p1', 'cancel:p1', 'close']);
   });
 });
