@@ -6,7 +6,8 @@ import { drillEffectsOf, drillFailoutPrecheck } from './drill-writes';
 import { encodeFailoutView, type FailoutView } from './failout-view';
 import { judgeRequest } from './judge-request';
 import { clusterHints, recordBase, type RequestMeta } from './record-hints';
-import type { RequestRecord } from './request-record';
+import { cutText } from './rejection';
+import { MAX_RECORDED_UNREADABLE_FAILOUT, type RequestRecord } from './request-record';
 import type { Attempt } from './request-outcome';
 import type { ChangeRequest } from './schema';
 
@@ -53,6 +54,8 @@ export async function clusterAttempt(context: AttemptContext, request: ChangeReq
     clusterVersion: version + 1,
     ...alarms.recordFields,
     ...(judgement.forced === undefined ? {} : { forced: judgement.forced }),
+    // A restore that removed a failout no reader could read: the record says so, and why.
+    ...(judgement.unreadableFailout === undefined ? {} : { unreadableFailout: cutText(judgement.unreadableFailout, MAX_RECORDED_UNREADABLE_FAILOUT) }),
   };
   const data = Buffer.from(judgement.afterText, 'utf8');
   // Judged together (issue 21): drills that give way lose their windows, and the view of open

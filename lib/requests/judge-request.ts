@@ -1,4 +1,4 @@
-import { clusterPath, parseClusterProperties, serializeClusterProperties, type ClusterProperties, type FailoutProperties } from '../d2/data';
+import { clusterPath, parseClusterProperties, parseClusterPropertiesWithoutFailout, serializeClusterProperties, type ClusterProperties, type FailoutProperties } from '../d2/data';
 import { isZkError, type ZkReader } from '../zk';
 import { applyRequest, type PeerState } from './apply-request';
 import { DEFAULT_MAX_PEER_LOAD_FACTOR, projectPeerLoad, type CapacityProjection } from './capacity';
@@ -38,6 +38,11 @@ export type Judgement =
       readonly yielded?: readonly YieldedDrill[];
       /** Present when the request had `force`: what it overrode (issue 21 audit). */
       readonly forced?: readonly ForceOverride[];
+      /**
+       * A restore of a cluster whose `failoutProperties` do not read (another tool wrote them): why they
+       * do not (the codec's error). The restore writes the document without them, every other member kept.
+       */
+      readonly unreadableFailout?: string;
     }
   | {
       readonly verdict: 'reject';
@@ -64,7 +69,8 @@ const NO_PEER: PeerState = { exists: false, hostCount: 0, failoutProperties: nul
 
 /**
  * Judges a parsed request against ZooKeeper as the worker does before writing: read the cluster
- * (unknown → `unknownCluster`, unreadable → `malformedCluster`), the view of every open failout
+ * (unknown → `unknownCluster`, unreadable → `malformedCluster`, except for a restore when only its
+ * `failoutProperties` do not read: it removes them, `unreadableFailout` saying why), the view of every open failout
  * (failout-view.ts) and the peers' states; an operator's failout makes a peer's drill run give way;
  * `applyRequest`; then, for a failout or an extend, the judgement against every other open failout at
  * every instant its windows and theirs start or end (judge-together.ts: `strandsFailout`, and the
@@ -90,21 +96,39 @@ export async function judgeRequest(session: ZkReader, d2BasePath: string, reques
     }
     version = node.stat.version;
     let props: ClusterProperties;
+    let unreadableFailout: string | undefined;
     try {
       props = parseClusterProperties(node.data);
     } catch (e) {
       assertIsError(e);
-      return { verdict: 'reject', path, version, rejection: rejectionOf([{ reason: 'malformedCluster', message: `${path}: ${e.message}` }], request.requestId) };
+      const salvaged = request.action === 'restore' ? withoutFailout(node.data) : undefined;
+      if (salvaged === undefined) return { verdict: 'reject', path, version, rejection: rejectionOf([{ reason: 'malformedCluster', message: `${path}: ${e.message}` }], request.requestId) };
+      props = salvaged;
+      unreadableFailout = e.message;
     }
     const beforeText = node.data.toString('utf8');
     // A drill action changes its drill's node, never the cluster: nothing to judge against the others.
     if (isDrillAction(request)) return { verdict: 'apply', path, version, beforeText, after: props, afterText: serializeClusterProperties(props), unchanged: true };
-    return await judgeClusterChange({ session, d2BasePath, request, now, options, path, version, props, beforeText });
+    return await judgeClusterChange({ session, d2BasePath, request, now, options, path, version, props, beforeText, unreadableFailout });
   } catch (e) {
     assertIsError(e);
     if (isZkError(e)) throw e;
     const rejection = rejectionOf([{ reason: 'unjudgeable', message: `could not be judged: ${e.message}` }], request.requestId);
     return { verdict: 'reject', path, version, rejection };
+  }
+}
+
+/**
+ * The cluster document without its `failoutProperties` (the cluster codec reading every other member),
+ * or undefined when it does not read even so (no JSON, another member invalid: nothing safe to write).
+ * Only a restore gets this far: what it writes is exactly that, and D2 clients holding the last good
+ * failout (they refuse the unreadable one) then read a cluster with none.
+ */
+function withoutFailout(data: Buffer): ClusterProperties | undefined {
+  try {
+    return parseClusterPropertiesWithoutFailout(data);
+  } catch {
+    return undefined;
   }
 }
 
@@ -118,6 +142,8 @@ interface ClusterJudgeContext {
   readonly version: number;
   readonly props: ClusterProperties;
   readonly beforeText: string;
+  /** A restore of a document whose `failoutProperties` do not read (`props` has none): why. */
+  readonly unreadableFailout?: string | undefined;
 }
 
 async function judgeClusterChange(c: ClusterJudgeContext): Promise<Judgement> {
@@ -140,7 +166,8 @@ async function judgeClusterChange(c: ClusterJudgeContext): Promise<Judgement> {
     const state = peers.get(cluster) ?? NO_PEER;
     return y === undefined ? state : { ...state, failoutProperties: y.failoutProperties };
   };
-  const result = applyRequest(props, request, { now, peers: peerState });
+  // A restore of an unreadable failout: there is always one to remove (D2 clients may hold the last good one).
+  const result = c.unreadableFailout === undefined ? applyRequest(props, request, { now, peers: peerState }) : { ok: true as const, props };
   if (!result.ok) return { verdict: 'reject', path, version, rejection: result.rejection };
   // What the codec refuses to write is `unjudgeable` (judgeRequest's catch) before anything is judged on it.
   serializeClusterProperties(result.props);
@@ -211,6 +238,7 @@ async function judgeClusterChange(c: ClusterJudgeContext): Promise<Judgement> {
     },
     yielded: together.yielded,
     ...(forced === undefined ? {} : { forced }),
+    ...(c.unreadableFailout === undefined ? {} : { unreadableFailout: c.unreadableFailout }),
   };
   return capacity === undefined ? applied : { ...applied, capacity };
 }

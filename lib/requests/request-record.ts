@@ -58,6 +58,12 @@ export interface RequestRecord {
   /** For a guard's `restore`: the stop alarm whose ALARM state caused it. */
   readonly stoppedByAlarm?: string;
   /**
+   * For an applied `restore`: the cluster's `failoutProperties` did not read (another tool wrote them;
+   * D2 clients kept their last good failout), so the restore removed them, every other member kept.
+   * The cluster codec's error, cut to {@link MAX_RECORDED_UNREADABLE_FAILOUT} characters.
+   */
+  readonly unreadableFailout?: string;
+  /**
    * The request's own `reason` (why the operator asked: an incident id, a change ticket), cut to
    * {@link MAX_RECORDED_REQUEST_REASON} characters; only from a request that passed the schema (so it
    * holds no control characters). Not to be confused with `reason`, a rejection's.
@@ -101,6 +107,9 @@ export const FORCE_OVERRIDES = ['peerState', 'capacity', 'stranding'] as const;
 /** One of {@link FORCE_OVERRIDES}. */
 export type ForceOverride = (typeof FORCE_OVERRIDES)[number];
 
+/** Most characters of an unreadable failout's error a record keeps (`unreadableFailout`). */
+export const MAX_RECORDED_UNREADABLE_FAILOUT = 256;
+
 /** Most characters of a request's reason a record keeps: the history's "why", not an archive. */
 export const MAX_RECORDED_REQUEST_REASON = 256;
 
@@ -118,6 +127,7 @@ const recordSchema = z.object({
   requestedBy: z.string().optional(),
   unchanged: z.literal(true).optional(),
   stoppedByAlarm: z.string().optional(),
+  unreadableFailout: z.string().optional(),
   requestReason: z.string().optional(),
   forced: z.array(z.enum(FORCE_OVERRIDES)).optional(),
   alarmsUnchecked: z.literal(true).optional(),

@@ -53,13 +53,30 @@ const CONNECTION_OPTIONS_KEYS: ReadonlySet<string> = new Set(['connectionJitterS
  * a `PropertySerializationException`), so the whole document is refused and the store keeps the last good one.
  */
 export function parseClusterProperties(input: unknown): ClusterProperties {
-  return decodeDocument(input, 'cluster', (root) => {
-    // Completed in place rather than spread into a new object: every client parses every write.
-    const props = readClusterConfig(root, STORE_KEYS) as ClusterProperties;
-    props.canary = readCanary(root, (configs) => readClusterConfig(configs, CONFIG_KEYS));
-    props.failoutProperties = readFailoutProperties(root);
-    return props;
-  });
+  return decodeDocument(input, 'cluster', (root) => readClusterStore(root, readFailoutProperties));
+}
+
+/**
+ * {@link parseClusterProperties} with the `failoutProperties` member left unread: every other member is
+ * read, checked and kept exactly as that function reads it (unknown keys, big integers' digits), and
+ * `failoutProperties` is null, so {@link serializeClusterProperties} writes the document back without it.
+ * For a restore of a cluster whose failout another tool wrote unreadable (the request writer): the one
+ * request that must still work then, and what it writes is what a restore writes.
+ * @param input - as for {@link parseClusterProperties}.
+ * @throws D2Error `malformed`, as {@link parseClusterProperties} does, for a document that is no JSON
+ * object or whose other members break a rule.
+ */
+export function parseClusterPropertiesWithoutFailout(input: unknown): ClusterProperties {
+  return decodeDocument(input, 'cluster', (root) => readClusterStore(root, () => null));
+}
+
+/** The whole document: a configuration, its canary, and `failoutProperties` as `readFailout` reads them. */
+function readClusterStore(root: ObjectReader, readFailout: (root: ObjectReader) => ClusterProperties['failoutProperties']): ClusterProperties {
+  // Completed in place rather than spread into a new object: every client parses every write.
+  const props = readClusterConfig(root, STORE_KEYS) as ClusterProperties;
+  props.canary = readCanary(root, (configs) => readClusterConfig(configs, CONFIG_KEYS));
+  props.failoutProperties = readFailout(root);
+  return props;
 }
 
 /** The member the writer puts last (`serializeClusterProperties`), as it writes it (ASCII: a byte is a character). */

@@ -26,7 +26,7 @@ export { URI_NODE_GRANTS } from '../acl-grants';
 export { MAX_CLUSTER_NAME_LENGTH, clusterNameProblem, znodeNameProblem } from '../names';
 // What a `$` symlink name is (rest.li SymlinkUtil), so the observer and the client agree.
 export { isSymlinkName } from '../symlinks';
-export { parseClusterProperties, serializeClusterProperties } from '../codecs/cluster';
+export { parseClusterProperties, parseClusterPropertiesWithoutFailout, serializeClusterProperties } from '../codecs/cluster';
 export {
   ALL_BUCKETS,
   BUCKETS,

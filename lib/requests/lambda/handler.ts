@@ -103,6 +103,8 @@ function countOutcome(metrics: Metrics, outcome: Outcome, latencyMs: number, que
   if (outcome.status === 'applied') metrics.addMetric('Applied', MetricUnit.Count, 1);
   // Applied without checking the alarms it names (the alarm source could not be read): alarm on it.
   if (outcome.status === 'applied' && outcome.record.alarmsUnchecked === true) metrics.addMetric('AlarmsUnchecked', MetricUnit.Count, 1);
+  // A restore that removed a failout another tool wrote unreadable: find out who wrote it.
+  if (outcome.status === 'applied' && outcome.record.unreadableFailout !== undefined) metrics.addMetric('UnreadableFailoutRemoved', MetricUnit.Count, 1);
   if (outcome.status === 'duplicate') metrics.addMetric('Duplicate', MetricUnit.Count, 1);
   // Acknowledged although the first delivery's record cannot be read (someone wrote that node): alarm on it.
   if (outcome.unreadableRecord !== undefined) metrics.addMetric('UnreadableRecord', MetricUnit.Count, 1);
@@ -120,6 +122,12 @@ function countOutcome(metrics: Metrics, outcome: Outcome, latencyMs: number, que
 function logOutcome(logger: Logger, outcome: Outcome): void {
   if (outcome.status === 'rejected') {
     logger.warn('request rejected', { problems: outcome.record.message, attempts: outcome.attempts });
+  } else if (outcome.status === 'applied' && outcome.record.unreadableFailout !== undefined) {
+    logger.warn("restore applied: it removed the cluster's unreadable failoutProperties (written by another tool)", {
+      unreadableFailout: outcome.record.unreadableFailout,
+      attempts: outcome.attempts,
+      clusterVersion: outcome.record.clusterVersion,
+    });
   } else if (outcome.unreadableRecord !== undefined) {
     logger.warn("duplicate request acknowledged; the first delivery's record cannot be read", { unreadableRecord: outcome.unreadableRecord, attempts: outcome.attempts });
   } else {

@@ -16,6 +16,7 @@ import { OPEN_ACL, type ZkSession } from '../../../lib/zk';
 import { put, putUri } from '../../helpers/d2';
 import { runCli } from '../../helpers/cli';
 import { failoutInput, sqsRecord } from '../../helpers/requests';
+import { captureOutput, type CapturedOutput } from '../../helpers/powertools-output';
 import { closeSessions, openSession, sharedConnectString, uniqueBase } from '../../helpers/zk';
 
 // helpers/cli (through helpers/requests-queue) turns metrics off; this test reads them.
@@ -28,8 +29,7 @@ const CLUSTER = 'greetings-lor1';
 
 let base: string;
 let session: ZkSession;
-let output: string[];
-let spies: jest.SpyInstance[];
+let output: CapturedOutput;
 
 const d2Base = (): string => `${base}/d2`;
 const requestsPath = (): string => `${base}/requests`;
@@ -42,17 +42,12 @@ beforeEach(async () => {
     await put(session, clusterPath(d2Base(), peer), JSON.stringify({ clusterName: peer }));
     await putUri(session, d2Base(), peer, 'host-1', `http://${peer}-1:8080/`);
   }
-  output = [];
-  const capture = (chunk: string | Uint8Array): boolean => {
-    output.push(String(chunk));
-    return true;
-  };
+  output = captureOutput();
   // Powertools writes JSON lines straight to stdout (info, EMF) and stderr (warn): capture both.
-  spies = [jest.spyOn(process.stdout, 'write').mockImplementation(capture), jest.spyOn(process.stderr, 'write').mockImplementation(capture)];
 });
 
 afterEach(async () => {
-  spies.forEach((s) => s.mockRestore());
+  output.restore();
   await session.removeRecursive(base).catch(() => undefined);
   await closeSessions();
 });
@@ -91,7 +86,7 @@ it.each([
   expect(cluster.stat.version).toBe(clusterBefore + 1);
   expect(cluster.data.toString('utf8')).toContain('"requestId":"next-1"');
 
-  const lines = output.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+  const lines = output.lines();
   const warning = lines.find((l) => l.requestId === 'broken-1' && l.level === 'WARN');
   expect(warning).toMatchObject({ outcome: 'duplicate', cluster: CLUSTER, unreadableRecord: expect.stringMatching(why) });
   const emf = lines.filter((l) => l._aws !== undefined);
