@@ -1,5 +1,5 @@
 import { judgeRequest, viewPathFor, type ChangeRequest, type RequestRates } from '../requests';
-import { formatCapacity, formatLocalRejection, isOperatorError, projectByRates, type OperatorConnections, type OperatorSettings, type SendableBody } from '../operator';
+import { formatCapacity, formatLocalRejection, formatUnreadableFailout, isOperatorError, projectByRates, type OperatorConnections, type OperatorSettings, type SendableBody } from '../operator';
 import { isZkError } from '../zk';
 import { printJson, type CommandRuntime } from './command-context';
 import { EXIT } from './errors';
@@ -30,6 +30,8 @@ export async function judgeBeforeSend(
     return true;
   }
   if (judgement.verdict === 'apply') {
+    // A restore of a failout no reader can read: say what it will do before it is sent.
+    if (judgement.unreadableFailout !== undefined) rt.io.stderr(`${body.action} ${body.cluster} ${formatUnreadableFailout(judgement.unreadableFailout)}\n`);
     const byRates = judgement.capacity === undefined ? {} : projectByRates(judgement.capacity, sent.rates);
     if (byRates.ratesUnused !== undefined) rt.io.stderr(`request rates not used (${byRates.ratesUnused}); the worker judges by host counts\n`);
     const projection = byRates.capacityByRates;

@@ -19,6 +19,8 @@ export type DryRunResult =
       readonly ratesUnused?: string;
       /** With `--force`: what force overrides (issue 21 audit); empty when it overrides nothing. */
       readonly forced?: readonly ForceOverride[];
+      /** A restore of a cluster whose `failoutProperties` do not read: the codec's error (the restore removes them). */
+      readonly unreadableFailout?: string;
     }
   | {
       readonly ok: false;
@@ -45,6 +47,7 @@ export async function dryRun(session: ZkSession, settings: OperatorSettings, req
     before: describeCluster(request.cluster, judgement.beforeText, now),
     after: describeCluster(request.cluster, judgement.afterText, now),
     ...(judgement.forced === undefined ? {} : { forced: judgement.forced }),
+    ...(judgement.unreadableFailout === undefined ? {} : { unreadableFailout: judgement.unreadableFailout }),
   } as const;
   if (judgement.capacity === undefined) return result;
   return { ...result, capacity: judgement.capacity, ...projectByRates(judgement.capacity, rates) };

@@ -73,7 +73,7 @@ export function formatRecord(record: RequestRecord): string {
       if (record.unchanged && record.fabric !== undefined) return `request ${id}: applied (${what})${at} — fabric ${safe(record.fabric)} had no map; nothing was written`;
       if (record.evacuation !== undefined) return `request ${id}: applied (${what})${at} — ${formatEvacuationWrite(record.evacuation)}${record.stoppedByAlarm === undefined ? '' : ` — stopped by alarm ${safe(record.stoppedByAlarm)}`}${record.forced === undefined ? '' : ` — forced: ${formatForced(record.forced)}`}${record.alarmsUnchecked ? ' — its alarms could not be checked (the alarm source did not answer)' : ''}`;
       if (record.unchanged) return `request ${id}: applied (${what})${at} — ${safe(record.cluster ?? 'the cluster')} was already serving; nothing was written`;
-      return `request ${id}: applied (${what})${at}${record.clusterVersion === null ? '' : `, cluster node version ${record.clusterVersion}`}${record.stoppedByAlarm === undefined ? '' : ` — stopped by alarm ${safe(record.stoppedByAlarm)}`}${record.forced === undefined ? '' : ` — forced: ${formatForced(record.forced)}`}${record.alarmsUnchecked ? ' — its alarms could not be checked (the alarm source did not answer)' : ''}`;
+      return `request ${id}: applied (${what})${at}${record.clusterVersion === null ? '' : `, cluster node version ${record.clusterVersion}`}${record.unreadableFailout === undefined ? '' : ` — removed an unreadable failout (${safe(record.unreadableFailout)})`}${record.stoppedByAlarm === undefined ? '' : ` — stopped by alarm ${safe(record.stoppedByAlarm)}`}${record.forced === undefined ? '' : ` — forced: ${formatForced(record.forced)}`}${record.alarmsUnchecked ? ' — its alarms could not be checked (the alarm source did not answer)' : ''}`;
     case 'duplicate':
       return `request ${id}: duplicate (${what}) — it had already been applied; nothing changed${at}`;
     case 'rejected':
@@ -91,6 +91,14 @@ function formatEvacuationWrite(write: NonNullable<RequestRecord['evacuation']>):
   const what = `${write.clusters} ${write.clusters === 1 ? 'cluster' : 'clusters'} in ${write.stages} ${write.stages === 1 ? 'stage' : 'stages'}`;
   if (write.mode === 'multi') return `${what}, in one ZooKeeper multi (${write.multiBytes} bytes)`;
   return `${what}, in ${write.steps ?? '?'} ordered multis (one would have been ${write.multiBytes} bytes, over the limit; the evacuation node kept the plan)`;
+}
+
+/**
+ * What a restore of a cluster whose `failoutProperties` do not read will do (the judge's
+ * `unreadableFailout`), as the CLI's check and the console's Check say it.
+ */
+export function formatUnreadableFailout(error: string): string {
+  return `removes an unreadable failout: ${safe(error)} (the cluster is written back without failoutProperties, every other key kept)`;
 }
 
 /** Rejections `--force` overrides: peer state, the capacity guard, stranding another failout. */

@@ -24,7 +24,7 @@ export { sendChangeRequest, waitForOutcome } from './send';
 export { lookUpRecord, waitForRequestRecord } from './records';
 export { describeCluster, type ClusterStatus, type WindowStatus } from './cluster-status';
 export { drillsBase, withDrills } from './drill-status';
-export { formatClusterStatus, formatForced, formatPruned, formatRecord, STATE_LABEL } from './format';
+export { formatClusterStatus, formatForced, formatPruned, formatRecord, formatUnreadableFailout, STATE_LABEL } from './format';
 export { measureRequestRates, type RateFlags } from './request-rates';
 export { createOperatorRequests } from './operator-requests';
 export type { ActionFields, CheckResult, OperatorAction, OperatorRequests, PreparedBody, QueueProbe } from './requests-port';

@@ -12,7 +12,7 @@ import { describeFailout } from './cluster-status';
 import { OperatorConnections } from './connections';
 import { dryRun, formatProjections } from './dry-run';
 import { assertIsError, isOperatorError, OperatorError, type OperatorEnv } from './errors';
-import { formatClusterStatus } from './format';
+import { formatClusterStatus, formatUnreadableFailout } from './format';
 import { buildFabricBody, judgeFabricBody } from './fabric-requests';
 import { validateLocally } from './local-check';
 import { buildExtendBody, buildFailoutBody, buildRestoreBody, type OutOptions } from './request-bodies';
@@ -118,7 +118,7 @@ export function createOperatorRequests(settings: OperatorSettings, env: Operator
         capacity: result.capacity,
         capacityByRates: result.capacityByRates,
         forced: result.forced,
-        judgement: `${body.cluster} would then be:\n${formatClusterStatus(result.after, options.now)}${projection}${note}`,
+        judgement: `${result.unreadableFailout === undefined ? '' : `${body.action} ${body.cluster} ${formatUnreadableFailout(result.unreadableFailout)}\n`}${body.cluster} would then be:\n${formatClusterStatus(result.after, options.now)}${projection}${note}`,
       };
     },
     async checkFabric(action, fabric, fields, options): Promise<FabricCheckResult> {
