@@ -5,8 +5,8 @@
  * the first problems and counts the rest; the encoded record never exceeds MAX_RECORD_BYTES.
  */
 import { decodeRequestRecord, parseChangeRequest, type RequestRecord } from '../../../lib/requests';
-import { encodeRequestRecord, MAX_RECORD_BYTES } from '../../../lib/requests/request-record';
-import { MAX_REJECTION_MESSAGE_BYTES, type Problem } from '../../../lib/requests/rejection';
+import { encodeRequestRecord, MAX_RECORD_BYTES, MAX_RECORDED_UNREADABLE_FAILOUT } from '../../../lib/requests/request-record';
+import { cutText, MAX_REJECTION_MESSAGE_BYTES, type Problem } from '../../../lib/requests/rejection';
 import { rejectionOf } from '../../../lib/requests/rejection';
 import { NOW } from '../../helpers/requests';
 
@@ -71,6 +71,21 @@ describe('encodeRequestRecord', () => {
     const back = decodeRequestRecord(encoded);
     expect(back.message).toMatch(/^(\u{1F525})+… \(\d+ characters cut\)$/u);
     expect(back.requestId).toBe('r'.repeat(128));
+  });
+
+  it("keeps a restore's unreadableFailout, at its cap, beside the longest reason the schema lets through", () => {
+    const restored: RequestRecord = {
+      ...record('', 'é'.repeat(256)),
+      status: 'applied',
+      action: 'restore',
+      clusterVersion: 7,
+      requestReason: '\u{1F525}'.repeat(128),
+      unreadableFailout: cutText('\u0001'.repeat(1000), MAX_RECORDED_UNREADABLE_FAILOUT),
+    };
+    const { message: _none, reason: _rejection, ...applied } = restored;
+    const encoded = encodeRequestRecord(applied);
+    expect(encoded.length).toBeLessThanOrEqual(MAX_RECORD_BYTES);
+    expect(decodeRequestRecord(encoded)).toEqual(applied);
   });
 
   it('writes a record that fits unchanged', () => {
