@@ -1,5 +1,5 @@
 import { judgeRequest, viewPathFor, type ChangeRequest, type RequestRates } from '../requests';
-import { formatCapacity, formatLocalRejection, formatUnreadableFailout, isOperatorError, projectByRates, type OperatorConnections, type OperatorSettings, type SendableBody } from '../operator';
+import { formatLocalRejection, isOperatorError, notesBeforeSend, type OperatorConnections, type OperatorSettings, type SendableBody } from '../operator';
 import { isZkError } from '../zk';
 import { printJson, type CommandRuntime } from './command-context';
 import { EXIT } from './errors';
@@ -7,10 +7,9 @@ import { EXIT } from './errors';
 /**
  * Judges the request against ZooKeeper before sending, when ZooKeeper is configured. True: send it.
  * False: it was refused (printed, exit code 1 set). ZooKeeper unreachable: a warning, then true.
- * With measured request `rates`, a failout's projection from them goes to stderr, with a warning when
- * a peer would pass the limit by them: the worker judges by host counts, so that alone does not stop
- * the request (`--dry-run` shows both; a rate measured in one second is no reason to refuse a failout
- * in an incident).
+ * What an applicable judgement holds worth telling (`notesBeforeSend`: a restore removing an
+ * unreadable failout, a failout's projection from measured request `rates`) goes to stderr;
+ * `--dry-run` shows both projections.
  */
 export async function judgeBeforeSend(
   rt: CommandRuntime,
@@ -30,16 +29,7 @@ export async function judgeBeforeSend(
     return true;
   }
   if (judgement.verdict === 'apply') {
-    // A restore of a failout no reader can read: say what it will do before it is sent.
-    if (judgement.unreadableFailout !== undefined) rt.io.stderr(`${body.action} ${body.cluster} ${formatUnreadableFailout(judgement.unreadableFailout)}\n`);
-    const byRates = judgement.capacity === undefined ? {} : projectByRates(judgement.capacity, sent.rates);
-    if (byRates.ratesUnused !== undefined) rt.io.stderr(`request rates not used (${byRates.ratesUnused}); the worker judges by host counts\n`);
-    const projection = byRates.capacityByRates;
-    if (projection !== undefined) {
-      rt.io.stderr(`${formatCapacity(projection)}\n`);
-      const over = projection.peers.filter((p) => p.over).map((p) => p.cluster);
-      if (over.length > 0) rt.io.stderr(`warning: by request rates ${over.join(', ')} would pass ×${projection.maxPeerLoadFactor}; the worker judges by host counts and will apply it (see --dry-run)\n`);
-    }
+    for (const line of notesBeforeSend(body, judgement, sent.rates)) rt.io.stderr(`${line}\n`);
     return true;
   }
   if (sent.json) printJson(rt.io, { requestId: body.requestId, sent: false, request: body, rejection: judgement.rejection });

@@ -18,13 +18,14 @@ export { buildFailoutBody, buildRestoreBody, type OutOptions, type SendableBody 
 export { buildDeleteDrillBody, buildPutDrillBody, type DrillPutOptions, type PutDrillBody } from './drill-bodies';
 export { buildDeleteFabricBody, buildPutFabricBody } from './fabric-bodies';
 export { formatLocalRejection, validateLocally } from './local-check';
-export { dryRun, formatCapacity, formatProjections, projectByRates, projectionJson } from './dry-run';
+export { dryRun, formatProjections, projectionJson } from './dry-run';
+export { notesBeforeSend } from './send-notes';
 export { checkNamedAlarms, resolveAlarmSource, type AlarmSourceFlags, type OperatorAlarmSource } from './alarm-source';
 export { sendChangeRequest, waitForOutcome } from './send';
 export { lookUpRecord, waitForRequestRecord } from './records';
 export { describeCluster, type ClusterStatus, type WindowStatus } from './cluster-status';
 export { drillsBase, withDrills } from './drill-status';
-export { formatClusterStatus, formatForced, formatPruned, formatRecord, formatUnreadableFailout, STATE_LABEL } from './format';
+export { formatClusterStatus, formatForced, formatPruned, formatRecord, STATE_LABEL } from './format';
 export { measureRequestRates, type RateFlags } from './request-rates';
 export { createOperatorRequests } from './operator-requests';
 export type { ActionFields, CheckResult, OperatorAction, OperatorRequests, PreparedBody, QueueProbe } from './requests-port';
