@@ -41,6 +41,14 @@ export async function put(session: Writable, path: string, text: string, acl: Ac
   else await session.create(path, data, { parents: true, acl });
 }
 
+/** Writes a minimal cluster node for each of `clusters`, each announcing one host (`http://<cluster>-1:8080/`). */
+export async function putClustersWithHost(session: Writable, base: string, clusters: readonly string[]): Promise<void> {
+  for (const cluster of clusters) {
+    await put(session, clusterPath(base, cluster), JSON.stringify({ clusterName: cluster }));
+    await putUri(session, base, cluster, 'host-1', `http://${cluster}-1:8080/`);
+  }
+}
+
 /** Writes `<base>/clusters/<name>`. */
 export async function putCluster(session: Writable, base: string, props: ClusterProperties): Promise<void> {
   await put(session, clusterPath(base, props.clusterName), serializeClusterProperties(props));

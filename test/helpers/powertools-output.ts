@@ -1,3 +1,8 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { createHandler, type RequestProcessor } from '../../lib/requests/lambda';
+import type { Outcome } from '../../lib/requests/request-writer';
+
 /**
  * What Powertools writes while a handler runs: its logger and EMF metrics write JSON lines straight to
  * stdout (info, EMF) and stderr (warn). Captured from {@link captureOutput} until `restore()`.
@@ -26,4 +31,13 @@ export function captureOutput(): CapturedOutput {
         .map((l) => JSON.parse(l) as Record<string, unknown>),
     restore: () => spies.forEach((s) => s.mockRestore()),
   };
+}
+
+/**
+ * The real failout-requests handler over `writer`, its Powertools logger at INFO and its EMF metrics
+ * writing the lines {@link captureOutput} sees; every outcome the writer returns is pushed to `outcomes`.
+ */
+export function recordingHandler(writer: RequestProcessor, outcomes: Outcome[]): ReturnType<typeof createHandler> {
+  const processor: RequestProcessor = { process: async (body, meta) => outcomes[outcomes.push(await writer.process(body, meta)) - 1]! };
+  return createHandler({ writer: processor, logger: new Logger({ logLevel: 'INFO' }), metrics: new Metrics({ namespace: 'failout-test', serviceName: 'failout-requests-test' }) });
 }

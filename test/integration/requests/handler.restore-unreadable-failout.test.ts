@@ -9,17 +9,14 @@
  * (LoadBalancerState) sees the cluster restored. A failout of it, and a restore of a document that is
  * no JSON, stay refused (`malformedCluster`) and write nothing.
  */
-import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { Context } from 'aws-lambda';
 import { clusterPath, LoadBalancerState, parseClusterProperties, serializeClusterProperties } from '../../../lib/d2';
 import { decodeFailoutView, viewPathFor } from '../../../lib/requests';
 import { RequestWriter, type Outcome } from '../../../lib/requests/request-writer';
-import { createHandler, type RequestProcessor } from '../../../lib/requests/lambda';
 import { OPEN_ACL, type ZkSession } from '../../../lib/zk';
-import { put, putUri } from '../../helpers/d2';
+import { put, putClustersWithHost } from '../../helpers/d2';
 import { failoutInput, restoreInput, sqsRecord } from '../../helpers/requests';
-import { captureOutput, type CapturedOutput } from '../../helpers/powertools-output';
+import { captureOutput, recordingHandler, type CapturedOutput } from '../../helpers/powertools-output';
 import { closeSessions, eventually, openSession, uniqueBase } from '../../helpers/zk';
 
 // helpers/cli (through helpers/requests-queue) may turn metrics off; this test reads them.
@@ -45,10 +42,7 @@ beforeEach(async () => {
   base = uniqueBase('unreadable-failout');
   session = await openSession();
   await put(session, clusterPath(d2Base(), CLUSTER), `{${OTHER_MEMBERS}}`);
-  for (const peer of ['greetings-lva1', 'greetings-ltx1']) {
-    await put(session, clusterPath(d2Base(), peer), JSON.stringify({ clusterName: peer }));
-    await putUri(session, d2Base(), peer, 'host-1', `http://${peer}-1:8080/`);
-  }
+  await putClustersWithHost(session, d2Base(), ['greetings-lva1', 'greetings-ltx1']);
   output = captureOutput();
 });
 
@@ -60,10 +54,8 @@ afterEach(async () => {
   await closeSessions();
 });
 
-function handlerOver(outcomes: Outcome[]): ReturnType<typeof createHandler> {
-  const writer = new RequestWriter({ session, d2BasePath: d2Base(), requestsPath: requestsPath(), recordAcl: OPEN_ACL, retention: false });
-  const processor: RequestProcessor = { process: async (body, meta) => outcomes[outcomes.push(await writer.process(body, meta)) - 1]! };
-  return createHandler({ writer: processor, logger: new Logger({ logLevel: 'INFO' }), metrics: new Metrics({ namespace: 'failout-test', serviceName: 'failout-requests-test' }) });
+function handlerOver(outcomes: Outcome[]): ReturnType<typeof recordingHandler> {
+  return recordingHandler(new RequestWriter({ session, d2BasePath: d2Base(), requestsPath: requestsPath(), recordAcl: OPEN_ACL, retention: false }), outcomes);
 }
 
 it('restores a failed-out cluster whose failoutProperties another tool made unreadable: written without them, recorded, counted, and a D2 client sees it', async () => {

@@ -6,17 +6,14 @@
  * the DLQ (900 s). The outcome says why, a warning is logged and `UnreadableRecord` is counted;
  * nothing is written, and the next request of the cluster applies in the same batch.
  */
-import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { Context } from 'aws-lambda';
 import { clusterPath } from '../../../lib/d2';
 import { RequestWriter, type Outcome } from '../../../lib/requests/request-writer';
-import { createHandler, type RequestProcessor } from '../../../lib/requests/lambda';
 import { OPEN_ACL, type ZkSession } from '../../../lib/zk';
-import { put, putUri } from '../../helpers/d2';
+import { put, putClustersWithHost } from '../../helpers/d2';
 import { runCli } from '../../helpers/cli';
 import { failoutInput, sqsRecord } from '../../helpers/requests';
-import { captureOutput, type CapturedOutput } from '../../helpers/powertools-output';
+import { captureOutput, recordingHandler, type CapturedOutput } from '../../helpers/powertools-output';
 import { closeSessions, openSession, sharedConnectString, uniqueBase } from '../../helpers/zk';
 
 // helpers/cli (through helpers/requests-queue) turns metrics off; this test reads them.
@@ -38,10 +35,7 @@ beforeEach(async () => {
   base = uniqueBase('unreadable');
   session = await openSession();
   await put(session, clusterPath(d2Base(), CLUSTER), JSON.stringify({ clusterName: CLUSTER }));
-  for (const peer of ['greetings-lva1', 'greetings-ltx1']) {
-    await put(session, clusterPath(d2Base(), peer), JSON.stringify({ clusterName: peer }));
-    await putUri(session, d2Base(), peer, 'host-1', `http://${peer}-1:8080/`);
-  }
+  await putClustersWithHost(session, d2Base(), ['greetings-lva1', 'greetings-ltx1']);
   output = captureOutput();
   // Powertools writes JSON lines straight to stdout (info, EMF) and stderr (warn): capture both.
 });
@@ -58,10 +52,8 @@ it.each([
   ['empty', '', /not JSON/],
 ])('acknowledges a redelivery whose record is %s as a duplicate, says why, counts it, writes nothing, and applies the next request of the cluster', async (_kind, stored, why) => {
   // Prepare: the first delivery's record, unreadable
-  const writer = new RequestWriter({ session, d2BasePath: d2Base(), requestsPath: requestsPath(), recordAcl: OPEN_ACL, retention: false });
   const outcomes: Outcome[] = [];
-  const processor: RequestProcessor = { process: async (body, meta) => outcomes[outcomes.push(await writer.process(body, meta)) - 1]! };
-  const handler = createHandler({ writer: processor, logger: new Logger({ logLevel: 'INFO' }), metrics: new Metrics({ namespace: 'failout-test', serviceName: 'failout-requests-test' }) });
+  const handler = recordingHandler(new RequestWriter({ session, d2BasePath: d2Base(), requestsPath: requestsPath(), recordAcl: OPEN_ACL, retention: false }), outcomes);
   await put(session, `${requestsPath()}/broken-1`, stored);
   const clusterBefore = (await session.get(clusterPath(d2Base(), CLUSTER))).stat.version;
   const recordBefore = await session.get(`${requestsPath()}/broken-1`);
