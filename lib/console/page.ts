@@ -228,14 +228,18 @@ export function renderPlanes(s: ConsoleSnapshot): SafeHtml {
   return html`${summary}<div class="cards">${s.bridges.map((b) => bridge(b, s.now))}</div>`;
 }
 
-/** One history row (`tr[data-request]`); the page's instant filter and its paging read its data attributes. */
+/**
+ * One history row (`tr[data-request]`); the page's instant filter and its paging read its data attributes.
+ * A restore that removed an unreadable failout says so with the codec's error, in the words of the CLI's
+ * `formatRecord` (`failout request <id>`); the page's followed line reads that span (public/console.js).
+ */
 export function renderRecordRow(r: RequestRecord): SafeHtml {
   const outcome = r.status === 'applied' && r.unchanged ? 'applied (nothing to change)' : r.status;
   // A fabric action (evacuate, restoreFabric, a map change) names a fabric, not a cluster.
   const target = r.cluster ?? (r.fabric === undefined ? '?' : `fabric ${r.fabric}`);
   return html`<tr data-cluster="${r.cluster ?? ''}" data-fabric="${r.fabric ?? ''}" data-by="${r.requestedBy ?? ''}" data-outcome="${r.status}" data-action="${r.action ?? ''}" data-at="${r.appliedAt}" data-request="${r.requestId}">
     <td>${clockTime(r.appliedAt)}</td><td>${r.action ?? '?'}</td><td>${target}</td><td>${r.requestedBy ?? ''}</td><td class="why">${r.requestReason ?? ''}</td>
-    <td class="outcome-${r.status}">${outcome}${r.forced !== undefined ? html`<br><span class="forced">${forcedText(r.forced)}</span>` : ''}</td><td>${r.reason ? html`<span class="reason">${r.reason}</span>${r.message ? html` — ${r.message}` : ''}` : ''}</td><td class="rid">${r.requestId}</td></tr>`;
+    <td class="outcome-${r.status}">${outcome}${r.forced !== undefined ? html`<br><span class="forced">${forcedText(r.forced)}</span>` : ''}${r.unreadableFailout !== undefined ? html`<br><span class="unreadable">removed an unreadable failout (${r.unreadableFailout})</span>` : ''}</td><td>${r.reason ? html`<span class="reason">${r.reason}</span>${r.message ? html` — ${r.message}` : ''}` : ''}</td><td class="rid">${r.requestId}</td></tr>`;
 }
 
 export { NO_RECORDS_ROW };

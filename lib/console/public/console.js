@@ -467,7 +467,9 @@
       const outcome = row.dataset.outcome;
       const reasonCell = row.children[5];
       entry.li.className = 'outcome-' + outcome;
-      entry.li.textContent = 'Request ' + requestId + ' (' + entry.what + '): ' + (outcome === 'rejected' ? 'REJECTED — ' + reasonCell.textContent : outcome + '.');
+      // A restore that removed an unreadable failout says so (the row's own words, escaped by the server).
+      const unreadable = row.querySelector('.unreadable');
+      entry.li.textContent = 'Request ' + requestId + ' (' + entry.what + '): ' + (outcome === 'rejected' ? 'REJECTED — ' + reasonCell.textContent : outcome + (unreadable ? ' — ' + unreadable.textContent : '') + '.');
       followed.delete(requestId);
     }
   }

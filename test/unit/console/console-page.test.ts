@@ -138,3 +138,26 @@ describe('the history says why each request was made', () => {
     expect(html).not.toContain('<img');
   });
 });
+
+describe('the history says a restore removed an unreadable failout', () => {
+  it("shows the codec's error beside the outcome as text, control and bidi characters as visible escapes", () => {
+    // Prepare: the error quotes a peer name another tool wrote (markup, U+202E, ESC)
+    const error = 'malformed cluster properties: failoutProperties.failoutRedirectConfigs[0].peer must be a cluster name, but "<img src=x onerror=alert(1)>\u202e\u001b[31m" has a slash';
+    const s = snapshot({
+      records: [{ requestId: 'r-2', status: 'applied', cluster: 'greetings-lor1', action: 'restore', appliedAt: NOW, clusterVersion: 4, requestedBy: 'oncall@example.com', unreadableFailout: error }],
+    });
+
+    // Act
+    const html = renderHistoryRows(s).text;
+
+    // Assess
+    expect(html).toContain('<span class="unreadable">removed an unreadable failout (malformed cluster properties: failoutProperties.failoutRedirectConfigs[0].peer must be a cluster name, but &quot;&lt;img src=x onerror=alert(1)&gt;\\u202e\\u001b[31m&quot; has a slash)</span>');
+    expect(html).not.toContain('<img');
+    expect([html.includes('\u202e'), html.includes('\u001b')]).toEqual([false, false]);
+  });
+
+  it('says nothing of it for a restore that found a readable failout', () => {
+    const s = snapshot({ records: [{ requestId: 'r-3', status: 'applied', cluster: 'greetings-lor1', action: 'restore', appliedAt: NOW, clusterVersion: 4 }] });
+    expect(renderHistoryRows(s).text).not.toContain('unreadable');
+  });
+});
