@@ -1,5 +1,5 @@
 import { parseClusterProperties, type FailoutProperties } from '../d2/data';
-import { resolveAcl, type AclSource, type MultiOp, type ZkReader } from '../zk';
+import { isZkError, resolveAcl, type AclSource, type MultiOp, type ZkReader } from '../zk';
 import { drillTargetText, isDrillOf, putDrillProblem, readDrillNode } from './drill-checks';
 import { drillPath, encodeDrillNode, runAlarms, runningRun, startedUnder, type DrillNode, type DrillRun } from './drill-node';
 import { activeDrillWindow, isDrillAction, runTakesVerdict, verdictStatus } from './drill-rules';
@@ -7,7 +7,7 @@ import type { DrillChangeRequest, PutDrillChangeRequest, SkipReason } from './dr
 import type { Judgement } from './judge-request';
 import { isAdjustRequest } from './adjust-schema';
 import { rejectionOf, type Problem, type Rejection } from './rejection';
-import type { ChangeRequest, ClusterChangeRequest, FailoutChangeRequest } from './schema';
+import type { ChangeRequest, ClusterChangeRequest, FailoutChangeRequest, RestoreChangeRequest } from './schema';
 
 /**
  * What a request does to drills, beside (or instead of) its cluster write: the writer appends
@@ -26,6 +26,9 @@ import type { ChangeRequest, ClusterChangeRequest, FailoutChangeRequest } from '
  *   (a restore with `stoppedByAlarm`: the drill's outcome alarm, or a blocking one), or gets the new
  *   end (`extend`).
  * - `rampHold`, `rampResume`, `rampAdvance` and `amend` keep the failout: a drill's run goes on.
+ * - a restore of a cluster whose `failoutProperties` do not read (`unreadableFailout`): the drill
+ *   window cannot be read, so every run of the cluster's drills still running ends (`replaced`, or the
+ *   verdict of the restore's alarm when it is one of the run's).
  * - a restore with `stoppedByAlarm` and `alarmAt` (the guard's, the runner's), applied or finding
  *   nothing to remove: the run whose window held `alarmAt` gets its verdict even when its window
  *   ended before the restore arrived (a `passed` run becomes `failed` or `interrupted`; the first
@@ -67,6 +70,7 @@ export async function drillEffectsOf(context: DrillWriteContext, request: Change
   if (request.action === 'failout' && request.drill !== undefined) return drillFailoutEffects(context, request, judgement);
   // Adjusting a ramp or its stop alarms (issue 24) keeps the failout, a drill's run with it.
   if (judgement.verdict === 'reject' || isAdjustRequest(request)) return NONE;
+  if (judgement.unreadableFailout !== undefined) return unreadableEndingEffects(context, request);
   return endingEffects(context, request, judgement.beforeText, judgement.unchanged !== true);
 }
 
@@ -151,6 +155,47 @@ async function endingEffects(context: DrillWriteContext, request: ClusterChangeR
   if (verdict !== undefined && judged !== undefined) await edits.change(judged, (node) => judgeRun(node, verdict, request.requestId, context.now));
   return { ops: edits.ops() };
 }
+
+/**
+ * What a restore of a cluster whose `failoutProperties` do not read does to its drill runs. The drill
+ * window that names the run cannot be read, but the restore removes whatever failout the cluster had,
+ * so no run of the cluster's drills moves traffic after it: every run of them still `running` ends
+ * here, as {@link endActiveRun} ends the run an operator's restore finds (the verdict of a stopping
+ * restore's alarm when that alarm is one the run is judged by), else `replaced`, saying why. A
+ * verdict naming its drill also judges that drill's run whose window already ended, as usual. Finding
+ * the runs reads every drill node once: a rare write (another tool broke the document), so no index.
+ */
+async function unreadableEndingEffects(context: DrillWriteContext, request: ClusterChangeRequest): Promise<DrillEffects> {
+  if (request.action !== 'restore') return NONE;
+  const edits = new DrillEdits(context, request.cluster);
+  for (const name of await drillNames(context)) await edits.change(name, (node) => endRunningRun(node, request, context.now));
+  const verdict = alarmVerdictOf(request);
+  if (verdict?.drill !== undefined) await edits.change(verdict.drill, (node) => judgeRun(node, verdict, request.requestId, context.now));
+  return { ops: edits.ops() };
+}
+
+/** The drills' names (their nodes under `drillsPath`); none when the parent does not exist yet. */
+async function drillNames(context: DrillWriteContext): Promise<readonly string[]> {
+  try {
+    return (await context.session.children(context.drillsPath)).children;
+  } catch (e) {
+    if (isZkError(e, 'noNode')) return [];
+    throw e;
+  }
+}
+
+/** The run of `node` running at `now` ended by `restore` of an unreadable failout; `node` itself when none runs. */
+function endRunningRun(node: DrillNode, restore: RestoreChangeRequest, now: number): DrillNode {
+  const run = runningRun(node, now);
+  if (run === undefined) return node;
+  const alarms = runAlarms(run, node.definition);
+  const alarm = restore.stoppedByAlarm;
+  if (alarm !== undefined && (alarm === alarms.outcomeAlarm || alarms.blockingAlarms.includes(alarm))) return endActiveRun(node, run.runId, restore, now);
+  return replaceRun(node, run, { ...run, status: 'replaced', endedAt: now, endedBy: restore.requestId, detail: UNREADABLE_DETAIL });
+}
+
+/** Why a run ended by the restore of an unreadable failout was `replaced` (the restore's record holds the codec's error). */
+const UNREADABLE_DETAIL = "the cluster's failoutProperties could not be read (written by another tool); a restore removed them";
 
 /** An alarm's verdict a restore carries (the guard's, the runner's): which alarm, when seen, and the drill when named. */
 export interface AlarmVerdict {
