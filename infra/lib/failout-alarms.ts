@@ -43,6 +43,9 @@ export interface FailoutAlarmsProps {
  *   after its third receive (at about 2V), hence the upper bound on {@link FailoutAlarmsProps.blockedGroupThreshold}.
  * - `RequestsErrors`: the Lambda reported an invocation error (Errors, Sum per 5 min ≥ 1).
  * - `RequestsRejected`: the handler's EMF `Rejected` (namespace `failout`, service `failout-requests`).
+ * - `UnreadableFailoutRemoved`: the handler's EMF `UnreadableFailoutRemoved`: a restore removed a
+ *   cluster's `failoutProperties` that no reader could read. Another tool wrote them (failout writes
+ *   only what its codec reads), and D2 clients had kept the last good failout meanwhile: find the tool.
  * - `BridgeOnFallback`: some replica served from a fallback xDS server in every minute of the threshold.
  * - `BridgeNotReady`: some replica was not ready in every minute of the threshold; a silent bridge
  *   (no EMF line: no task running) counts as not ready.
@@ -52,6 +55,7 @@ export class FailoutAlarms extends Construct {
   readonly blockedGroup: Alarm;
   readonly requestsErrors: Alarm;
   readonly requestsRejected: Alarm;
+  readonly unreadableFailoutRemoved: Alarm;
   readonly bridgeOnFallback: Alarm;
   readonly bridgeNotReady: Alarm;
 
@@ -97,6 +101,16 @@ export class FailoutAlarms extends Construct {
       evaluationPeriods: 1,
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
+    this.unreadableFailoutRemoved = new Alarm(this, 'UnreadableFailoutRemoved', {
+      alarmDescription:
+        "failout: a restore removed a cluster's failoutProperties that no reader could read; a tool other than failout writes them " +
+        '(the record says unreadableFailout; see the failout-requests warning for the cluster)',
+      metric: props.requestsFunction.metricRequests('UnreadableFailoutRemoved'),
+      threshold: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
     this.bridgeOnFallback = new Alarm(this, 'BridgeOnFallback', {
       alarmDescription: `failout: the xds-bridge has served from a fallback xDS server for ${fallbackMinutes} minutes; check the primary control plane`,
       metric: props.bridge.metricFallbackActive(),
@@ -123,7 +137,7 @@ export class FailoutAlarms extends Construct {
 
   /** Every alarm of this construct. */
   all(): Alarm[] {
-    return [this.deadLetters, this.blockedGroup, this.requestsErrors, this.requestsRejected, this.bridgeOnFallback, this.bridgeNotReady];
+    return [this.deadLetters, this.blockedGroup, this.requestsErrors, this.requestsRejected, this.unreadableFailoutRemoved, this.bridgeOnFallback, this.bridgeNotReady];
   }
 }
 
