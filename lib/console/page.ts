@@ -239,7 +239,7 @@ export function renderRecordRow(r: RequestRecord): SafeHtml {
   const target = r.cluster ?? (r.fabric === undefined ? '?' : `fabric ${r.fabric}`);
   return html`<tr data-cluster="${r.cluster ?? ''}" data-fabric="${r.fabric ?? ''}" data-by="${r.requestedBy ?? ''}" data-outcome="${r.status}" data-action="${r.action ?? ''}" data-at="${r.appliedAt}" data-request="${r.requestId}">
     <td>${clockTime(r.appliedAt)}</td><td>${r.action ?? '?'}</td><td>${target}</td><td>${r.requestedBy ?? ''}</td><td class="why">${r.requestReason ?? ''}</td>
-    <td class="outcome-${r.status}">${outcome}${r.forced !== undefined ? html`<br><span class="forced">${forcedText(r.forced)}</span>` : ''}${r.unreadableFailout !== undefined ? html`<br><span class="unreadable">removed an unreadable failout (${r.unreadableFailout})</span>` : ''}</td><td>${r.reason ? html`<span class="reason">${r.reason}</span>${r.message ? html` — ${r.message}` : ''}` : ''}</td><td class="rid">${r.requestId}</td></tr>`;
+    <td class="outcome-${r.status}">${outcome}${r.forced !== undefined ? html`<br><span class="forced">${forcedText(r.forced)}</span>` : ''}${r.unreadableFailout !== undefined ? html`<br><span class="unreadable">removed an unreadable failout (${r.unreadableFailout})</span>` : ''}</td><td class="rejection">${r.reason ? html`<span class="reason">${r.reason}</span>${r.message ? html` — ${r.message}` : ''}` : ''}</td><td class="rid">${r.requestId}</td></tr>`;
 }
 
 export { NO_RECORDS_ROW };

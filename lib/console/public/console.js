@@ -465,11 +465,12 @@
       const row = Array.from(history.live.querySelectorAll('tr[data-request]')).find((tr) => tr.dataset.request === requestId);
       if (!row) continue;
       const outcome = row.dataset.outcome;
-      const reasonCell = row.children[5];
+      // By class, not position: a column added before it once made this read the outcome cell.
+      const reasonCell = row.querySelector('td.rejection');
       entry.li.className = 'outcome-' + outcome;
       // A restore that removed an unreadable failout says so (the row's own words, escaped by the server).
       const unreadable = row.querySelector('.unreadable');
-      entry.li.textContent = 'Request ' + requestId + ' (' + entry.what + '): ' + (outcome === 'rejected' ? 'REJECTED — ' + reasonCell.textContent : outcome + (unreadable ? ' — ' + unreadable.textContent : '') + '.');
+      entry.li.textContent = 'Request ' + requestId + ' (' + entry.what + '): ' + (outcome === 'rejected' ? 'REJECTED — ' + (reasonCell ? reasonCell.textContent : '') : outcome + (unreadable ? ' — ' + unreadable.textContent : '') + '.');
       followed.delete(requestId);
     }
   }
