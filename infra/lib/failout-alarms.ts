@@ -46,6 +46,9 @@ export interface FailoutAlarmsProps {
  * - `UnreadableFailoutRemoved`: the handler's EMF `UnreadableFailoutRemoved`: a restore removed a
  *   cluster's `failoutProperties` that no reader could read. Another tool wrote them (failout writes
  *   only what its codec reads), and D2 clients had kept the last good failout meanwhile: find the tool.
+ * - `UnreadableRecord`: the handler's EMF `UnreadableRecord`: a redelivery found its request's record
+ *   unreadable and was acknowledged as a duplicate (the record exists only if the request was handled).
+ *   Only a hand edit or another tool writes such a record, and the request's outcome cannot be shown.
  * - `BridgeOnFallback`: some replica served from a fallback xDS server in every minute of the threshold.
  * - `BridgeNotReady`: some replica was not ready in every minute of the threshold; a silent bridge
  *   (no EMF line: no task running) counts as not ready.
@@ -56,6 +59,7 @@ export class FailoutAlarms extends Construct {
   readonly requestsErrors: Alarm;
   readonly requestsRejected: Alarm;
   readonly unreadableFailoutRemoved: Alarm;
+  readonly unreadableRecord: Alarm;
   readonly bridgeOnFallback: Alarm;
   readonly bridgeNotReady: Alarm;
 
@@ -111,6 +115,16 @@ export class FailoutAlarms extends Construct {
       evaluationPeriods: 1,
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
+    this.unreadableRecord = new Alarm(this, 'UnreadableRecord', {
+      alarmDescription:
+        "failout: a redelivered request's record could not be read (acknowledged as a duplicate); something other than failout wrote the record " +
+        '(see the failout-requests warning for the request id; failout request <id> says why)',
+      metric: props.requestsFunction.metricRequests('UnreadableRecord'),
+      threshold: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
     this.bridgeOnFallback = new Alarm(this, 'BridgeOnFallback', {
       alarmDescription: `failout: the xds-bridge has served from a fallback xDS server for ${fallbackMinutes} minutes; check the primary control plane`,
       metric: props.bridge.metricFallbackActive(),
@@ -137,7 +151,7 @@ export class FailoutAlarms extends Construct {
 
   /** Every alarm of this construct. */
   all(): Alarm[] {
-    return [this.deadLetters, this.blockedGroup, this.requestsErrors, this.requestsRejected, this.unreadableFailoutRemoved, this.bridgeOnFallback, this.bridgeNotReady];
+    return [this.deadLetters, this.blockedGroup, this.requestsErrors, this.requestsRejected, this.unreadableFailoutRemoved, this.unreadableRecord, this.bridgeOnFallback, this.bridgeNotReady];
   }
 }
 
