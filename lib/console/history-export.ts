@@ -16,7 +16,7 @@ import type { RequestRecord } from '../requests';
 import { escapeControlChars } from '../text';
 
 /** The CSV's columns, in order: the history table's, with the times as ISO and as epoch ms. */
-export const CSV_COLUMNS = ['appliedAt', 'appliedAtMs', 'action', 'cluster', 'fabric', 'requestedBy', 'requestReason', 'status', 'unchanged', 'forced', 'rejection', 'message', 'stoppedByAlarm', 'requestId'] as const;
+export const CSV_COLUMNS = ['appliedAt', 'appliedAtMs', 'action', 'cluster', 'fabric', 'requestedBy', 'requestReason', 'status', 'unchanged', 'forced', 'rejection', 'message', 'stoppedByAlarm', 'unreadableFailout', 'requestId'] as const;
 
 // A leading tab or CR (which some spreadsheets strip before looking) is already a visible escape here.
 const FORMULA_START = /^[=+\-@]/;
@@ -44,6 +44,7 @@ function csvFields(r: RequestRecord): string[] {
     r.reason ?? '',
     r.message ?? '',
     r.stoppedByAlarm ?? '',
+    r.unreadableFailout ?? '',
     r.requestId,
   ];
 }

@@ -70,6 +70,19 @@ describe('the CSV export', () => {
     expect(column(rows[2]!, 'rejection')).toBe('unknownPeer');
   });
 
+  it('says when a restore removed an unreadable failout, with the error as text', () => {
+    // Prepare
+    const error = 'malformed cluster properties: failoutProperties.failoutRedirectConfigs[0].peer must be a cluster name, but "=x\u202e"';
+    const records = [record({ action: 'restore', unreadableFailout: error }), record()];
+
+    // Act
+    const rows = readCsv(historyCsv(records));
+
+    // Assess
+    const column = (row: string[]): string => row[CSV_COLUMNS.indexOf('unreadableFailout')]!;
+    expect([column(rows[1]!), column(rows[2]!)]).toEqual([error.replace('\u202e', '\\u202e'), '']);
+  });
+
   it('is only the header when nothing matches', () => {
     // Act + Assess
     expect(historyCsv([])).toBe(`${CSV_COLUMNS.join(',')}\r\n`);
