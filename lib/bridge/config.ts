@@ -273,14 +273,23 @@ function readRawConfig(env: NodeJS.ProcessEnv): Record<string, unknown> {
   const [field, text] = env.XDS_BRIDGE_CONFIG_FILE
     ? ['XDS_BRIDGE_CONFIG_FILE', readConfigFile(env.XDS_BRIDGE_CONFIG_FILE)]
     : ['XDS_BRIDGE_CONFIG', env.XDS_BRIDGE_CONFIG ?? '{}'];
+  let value: unknown;
   try {
-    const value: unknown = JSON.parse(text);
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('not a JSON object');
-    return value as Record<string, unknown>;
+    value = JSON.parse(text);
   } catch (err) {
     assertIsError(err);
-    throw new BridgeError('config', `invalid JSON: ${err.message}`, { field, cause: err });
+    // No cause and no message of JSON.parse: V8 quotes the text around the bad token, and this text may
+    // hold zookeeper.credentials or admin.token (the main logs the error with its causes).
+    throw new BridgeError('config', `invalid JSON${jsonErrorPosition(err)} (the text is not quoted: it may hold credentials)`, { field });
   }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new BridgeError('config', 'invalid JSON: not a JSON object', { field });
+  return value as Record<string, unknown>;
+}
+
+/** ` at position 58` when JSON.parse's message gives one (only the position: the message may quote the text). */
+function jsonErrorPosition(err: Error): string {
+  const position = /at position (\d+)/.exec(err.message)?.[1];
+  return position === undefined ? '' : ` at position ${position}`;
 }
 
 function readConfigFile(path: string): string {

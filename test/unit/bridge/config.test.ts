@@ -1,3 +1,8 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import pino from 'pino';
 import { loadBridgeConfig, parseBridgeConfig } from '../../../lib/bridge/config';
 import { BridgeError } from '../../../lib/bridge/errors';
 import { digestId } from '../../../lib/zk';
@@ -114,5 +119,48 @@ describe('bridge config', () => {
 
   it('names the variable when the environment JSON is broken', () => {
     expect(() => loadBridgeConfig({ XDS_BRIDGE_CONFIG: '{' })).toThrow(expect.objectContaining({ kind: 'config', field: 'XDS_BRIDGE_CONFIG' }));
+  });
+
+  describe('a configuration that is not JSON', () => {
+    // Unquoted values: V8's SyntaxError quotes the text around the bad token (`..."password":hunter2sec"...`).
+    const password = 'hunter2-zk-password';
+    const token = 'adminTokenOfThirtyTwoCharacters-xyz';
+    const broken = `{"services":["greetings"],"zookeeper":{"connectString":"127.0.0.1:2181","credentials":[{"user":"bridge","password":${password}}]},"admin":{"token":${token}}}`;
+
+    /** What the bridge's main logs when the config is refused (`log.fatal({ err }, …)`), and the error. */
+    function refusal(env: NodeJS.ProcessEnv): { error: unknown; logged: string } {
+      const lines: string[] = [];
+      const log = pino({}, new Writable({ write: (chunk: Buffer, _encoding, done) => (lines.push(chunk.toString('utf8')), done()) }));
+      let error: unknown;
+      try {
+        loadBridgeConfig(env);
+      } catch (err) {
+        error = err;
+        log.fatal({ err }, 'xds-bridge failed to start');
+      }
+      return { error, logged: lines.join('') };
+    }
+
+    it('is refused naming XDS_BRIDGE_CONFIG, without quoting it: a password or token in it reaches neither the error nor the log line', () => {
+      const { error, logged } = refusal({ XDS_BRIDGE_CONFIG: broken });
+      expect(error).toMatchObject({ kind: 'config', field: 'XDS_BRIDGE_CONFIG' });
+      expect(logged).toContain('XDS_BRIDGE_CONFIG');
+      expect(logged).not.toContain('hunter2');
+      expect(logged).not.toContain('adminToken');
+    });
+
+    it('is refused naming XDS_BRIDGE_CONFIG_FILE, without quoting the file', () => {
+      const dir = mkdtempSync(join(tmpdir(), 'failout-bridge-config-'));
+      try {
+        const file = join(dir, 'bridge.json');
+        writeFileSync(file, broken);
+        const { error, logged } = refusal({ XDS_BRIDGE_CONFIG_FILE: file });
+        expect(error).toMatchObject({ kind: 'config', field: 'XDS_BRIDGE_CONFIG_FILE' });
+        expect(logged).not.toContain('hunter2');
+        expect(logged).not.toContain('adminToken');
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
   });
 });
