@@ -19,23 +19,34 @@ const HTTP_TIMEOUT_MS = 5000;
  * Uses the global `fetch`, so this face loads no HTTP package.
  */
 export class HttpAlarmStates implements AlarmSource {
+  /** The URL as messages show it: a `user:password@` in it becomes `***@`. */
+  private readonly shown: string;
+  /** True when the URL carries credentials: never fetched (fetch refuses it, quoting them). */
+  private readonly hasCredentials: boolean;
+
   constructor(
     private readonly url: string,
     private readonly timeoutMs: number = HTTP_TIMEOUT_MS,
-  ) {}
+  ) {
+    const userinfo = /^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i.exec(url);
+    this.hasCredentials = userinfo !== null;
+    this.shown = userinfo === null ? url : `${userinfo[1]}***@${url.slice(userinfo[0].length)}`;
+  }
 
   async read(names: readonly string[]): Promise<ReadonlyMap<string, AlarmReading>> {
+    // Every message of this source is logged (the worker's warning, the drill runner's) or printed.
+    if (this.hasCredentials) throw new AlarmStatesError(`could not read alarm states from ${this.shown}: put no credentials in the alarms URL (they would be shown)`);
     let json: unknown;
     try {
       const response = await fetch(this.url, { signal: AbortSignal.timeout(this.timeoutMs), headers: { accept: 'application/json' } });
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
       json = await response.json();
     } catch (err) {
-      throw new AlarmStatesError(`could not read alarm states from ${this.url}: ${messageOf(err)}`, { cause: err });
+      throw new AlarmStatesError(`could not read alarm states from ${this.shown}: ${messageOf(err)}`, { cause: err });
     }
     const parsed = httpBodySchema.safeParse(json);
     if (!parsed.success) {
-      throw new AlarmStatesError(`alarm states from ${this.url} are not {"alarms":[{"name","state"}]}: ${parsed.error.issues[0]?.message ?? 'malformed'}`, {}, 'alarmStatesMalformed');
+      throw new AlarmStatesError(`alarm states from ${this.shown} are not {"alarms":[{"name","state"}]}: ${parsed.error.issues[0]?.message ?? 'malformed'}`, {}, 'alarmStatesMalformed');
     }
     return readingsOf(names, new Map<string, AlarmState>(parsed.data.alarms.map((a) => [a.name, a.state])));
   }

@@ -30,9 +30,13 @@ describe('HttpAlarmStates', () => {
   let server: Server;
   let body = '';
   let url = '';
+  let requests = 0;
 
   beforeAll(async () => {
-    server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(body));
+    server = createServer((_req, res) => {
+      requests++;
+      res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+    });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/alarms`;
   });
@@ -53,6 +57,27 @@ describe('HttpAlarmStates', () => {
   ])('refuses %s with AlarmStatesError', async (_what, text) => {
     body = text;
     await expect(new HttpAlarmStates(url).states(['x'])).rejects.toThrow(AlarmStatesError);
+  });
+
+  it('never sends nor quotes the credentials of a URL with user:password (fetch quotes them in its refusal): the error shows *** and has no cause', async () => {
+    // Prepare
+    body = JSON.stringify({ alarms: [{ name: 'x', state: 'OK' }] });
+    const withCredentials = url.replace('http://', 'http://alice:s3cret-pw@');
+    const before = requests;
+
+    // Act
+    const error = await new HttpAlarmStates(withCredentials).states(['x']).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+
+    // Assess
+    expect(error).toBeInstanceOf(AlarmStatesError);
+    expect(error).toMatchObject({ kind: 'alarmStatesUnavailable' });
+    expect((error as Error).cause).toBeUndefined();
+    expect((error as Error).message).toContain('http://***@127.0.0.1:');
+    expect(`${(error as Error).message} ${(error as Error).stack ?? ''}`).not.toMatch(/s3cret-pw|alice/);
+    expect(requests).toBe(before);
   });
 
   it('reports an unreachable server, and picks HTTP only when FAILOUT_ALARMS_URL is set', async () => {
