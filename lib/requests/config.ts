@@ -100,6 +100,8 @@ const envSchema = z.object({
     .string()
     .trim()
     .refine((v) => /^https?:$/.test(urlProtocol(v)), 'must be an http(s) URL such as http://127.0.0.1:4566/alarms')
+    // The HTTP source never fetches such a URL (its messages would show the password): refused at start.
+    .refine((v) => !/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(v), 'must have no credentials (user:password@): messages and logs would show them')
     .optional(),
 });
 

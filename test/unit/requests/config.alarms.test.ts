@@ -26,6 +26,21 @@ describe('loadRequestsConfig alarm source', () => {
     expect(config.alarms).toEqual(expected);
   });
 
+  it('refuses a FAILOUT_ALARMS_URL with user:password (never fetched, so its alarms would go unchecked for ever) without quoting it', () => {
+    // Act
+    let error: unknown;
+    try {
+      loadRequestsConfig({ ...BASE, FAILOUT_ALARMS_URL: 'http://alarms:s3cret-pw@127.0.0.1:4566/alarms' });
+    } catch (e) {
+      error = e;
+    }
+
+    // Assess
+    expect(error).toMatchObject({ kind: 'invalidConfig', variable: 'FAILOUT_ALARMS_URL' });
+    expect((error as Error).message).toMatch(/FAILOUT_ALARMS_URL must have no credentials/);
+    expect((error as Error).message).not.toContain('s3cret-pw');
+  });
+
   it.each([
     [{ FAILOUT_ALARMS_CLOUDWATCH: 'yes' }, 'FAILOUT_ALARMS_CLOUDWATCH', /FAILOUT_ALARMS_CLOUDWATCH must be 1 or 0/],
     [{ FAILOUT_ALARMS_URL: 'file:///etc/passwd' }, 'FAILOUT_ALARMS_URL', /FAILOUT_ALARMS_URL must be an http\(s\) URL/],
