@@ -10,16 +10,16 @@
 
 /**
  * C0 controls (ESC, NUL, newline …), DEL, C1 controls, and the Unicode format controls that steer
- * display: left-to-right/right-to-left marks, bidi embeddings, overrides and isolates, and the line
- * and paragraph separators.
+ * display: every character of Unicode's Bidi_Control set (the left-to-right, right-to-left and Arabic
+ * letter marks, bidi embeddings, overrides and isolates), and the line and paragraph separators.
  */
 // eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 // Non-global (stateless) for exec.
 const FIRST_CONTROL = new RegExp(CONTROL.source);
 // The same class without `\n`, for whole messages whose lines are the printer's own.
 // eslint-disable-next-line no-control-regex
-const CONTROL_BUT_NEWLINE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const CONTROL_BUT_NEWLINE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 /** The escapes people recognise; every other control character is shown as `\uXXXX`. */
 const NAMED: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };

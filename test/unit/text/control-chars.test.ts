@@ -17,6 +17,19 @@ describe('escapeControlChars', () => {
     expect(escapeControlChars(text)).toBe(shown);
   });
 
+  it("shows every character of Unicode's Bidi_Control set (U+061C ARABIC LETTER MARK included) as an escape, and findControlChar finds each", () => {
+    // Prepare
+    const bidiControls = Array.from({ length: 0x10000 }, (_, c) => String.fromCharCode(c)).filter((c) => /\p{Bidi_Control}/u.test(c));
+
+    // Act
+    const missed = bidiControls.filter((c) => escapeControlChars(`a${c}b`) === `a${c}b` || findControlChar(c) === undefined);
+
+    // Assess
+    expect(bidiControls).toHaveLength(12);
+    expect(missed.map((c) => `U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`)).toEqual([]);
+    expect(escapeControlChars('a\u061cb')).toBe('a\\u061cb');
+  });
+
   it('keeps newlines when asked (whole messages), and escapes everything else', () => {
     expect(escapeControlChars('line 1\nline 2\u001b[31m\r', { keepNewlines: true })).toBe('line 1\nline 2\\u001b[31m\\r');
   });
