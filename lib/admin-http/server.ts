@@ -7,14 +7,15 @@
  * required, and with a token every path but `/healthz` answers 401 without it: `/healthz` stays open
  * because a container health check and a load balancer probe carry no secret, and it says nothing but
  * "ok". The token is kept only as its SHA-256 digest and compared in constant time; it is never logged
- * or echoed.
+ * or echoed. Without a token (hence on loopback) only a request whose `Host` is loopback is answered
+ * (403 otherwise), against DNS rebinding from a browser on the same host.
  *
  * The caller names itself: the realm of the 401 challenge, the token's environment variable in a
  * refusal, and the typed error a refusal becomes.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { adminAccessProblem, adminTokenDigest, bearerMatches } from './access';
+import { adminAccessProblem, adminTokenDigest, bearerMatches, isLoopbackHost } from './access';
 import { assertIsError } from './errors';
 
 /** What the admin endpoints show. */
@@ -51,6 +52,12 @@ export interface AdminHttpOptions extends AdminHttpBinding {
 
 /** The only path served without the token. */
 const OPEN_PATH = '/healthz';
+
+/** The name of a `Host` header without its port (`[::1]:9901` → `::1`); '' when there is none. */
+function hostName(header: string | undefined): string {
+  if (header === undefined) return '';
+  return header.startsWith('[') ? header.slice(1, header.indexOf(']')) : header.replace(/:\d*$/, '');
+}
 
 function send(res: ServerResponse, status: number, contentType: string, body: string, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'content-type': contentType, 'cache-control': 'no-store', ...headers });
@@ -110,6 +117,12 @@ export class AdminHttpServer {
   private static async handle(source: AdminHttpSource, challenge: string, tokenDigest: Buffer | undefined, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '/').split('?')[0];
     try {
+      // Without a token the server is bound to loopback, and only a loopback Host may talk to it: a page
+      // whose name an attacker re-points at 127.0.0.1 (DNS rebinding) reaches it from the operator's
+      // browser with its own name in Host. The console refuses the same way.
+      if (tokenDigest === undefined && !isLoopbackHost(hostName(req.headers.host))) {
+        return send(res, 403, 'text/plain', 'forbidden: without a token this server answers only to a loopback Host\n');
+      }
       // Before routing and the method check: without the token, no path but /healthz reveals whether it exists.
       if (tokenDigest !== undefined && path !== OPEN_PATH && !bearerMatches(req.headers.authorization, tokenDigest)) {
         return send(res, 401, 'text/plain', 'unauthorized\n', { 'www-authenticate': challenge });

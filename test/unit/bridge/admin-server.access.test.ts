@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { AdminServer, type AdminSource } from '../../../lib/bridge/admin-server';
 import { parseBridgeConfig } from '../../../lib/bridge/config';
 
@@ -52,6 +53,40 @@ describe('admin server binding', () => {
 
   it('refuses a token shorter than 32 characters', async () => {
     await expect(start({ host: '0.0.0.0', port: 0, token: 'short' })).rejects.toMatchObject({ kind: 'config', field: 'admin.token' });
+  });
+});
+
+/** GET over loopback with the Host header given (fetch sets its own). */
+function getWithHost(server: AdminServer, path: string, host: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port: server.port, path, headers: { host } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('admin server on loopback without a token: DNS rebinding', () => {
+  // A web page whose name an attacker re-points at 127.0.0.1 reaches a loopback server from the
+  // operator's browser, with its own name in Host; the console refuses such a Host, and so must this.
+  it.each(['evil.example', 'evil.example:9901', '10.0.0.5'])('answers 403 to Host %s on every path, showing nothing', async (host) => {
+    const server = await start({ host: '127.0.0.1', port: 0 });
+    for (const path of ['/healthz', '/readyz', '/status', '/config_dump', '/metrics']) {
+      const response = await getWithHost(server, path, host);
+
+      expect({ path, status: response.status }).toEqual({ path, status: 403 });
+      expect(response.text).not.toMatch(/leader|config|failout_bridge_up/);
+    }
+  });
+
+  it.each(['127.0.0.1', 'localhost', '[::1]', '127.0.0.1:9901', 'localhost:9901', '[::1]:9901'])('serves Host %s', async (host) => {
+    const server = await start({ host: '127.0.0.1', port: 0 });
+
+    expect(await getWithHost(server, '/status', host)).toMatchObject({ status: 200, text: expect.stringContaining('"role": "leader"') });
   });
 });
 
