@@ -4,12 +4,18 @@
 // A plain `node` child has no such limit, so the server runs here and talks to the parent over stdio:
 // one JSON line `{"address": …, "port": …}` on stdout once listening; it stops when stdin closes
 // (the parent called stop() or died) or on SIGTERM/SIGINT.
-import { startFauxqs } from 'fauxqs';
+//
+// Not fauxqs's startFauxqs: it listens on 0.0.0.0 whatever `host` it is given (1.9.2: `host` only
+// names the queue URLs), which put npm start's request queue on the network. Its buildApp is the same
+// server without the listen, so the listen here binds `host` (127.0.0.1 unless told otherwise).
+import { buildApp } from 'fauxqs';
 
 const host = process.env.FAUXQS_HOST ?? '127.0.0.1';
 const port = Number(process.env.FAUXQS_PORT ?? '0');
 
-const server = await startFauxqs({ port, host, logger: false });
+const app = buildApp({ host, logger: false });
+const address = await app.listen({ port, host });
+const server = { address, port: app.server.address().port, stop: () => app.close() };
 process.stdout.write(`${JSON.stringify({ address: server.address, port: server.port })}\n`);
 
 let stopping = false;

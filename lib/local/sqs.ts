@@ -11,9 +11,10 @@ import { killOnExit } from './child-processes';
  * Why a child process: fauxqs is ESM-only. Under tsx or plain node a dynamic `import('fauxqs')` from
  * CommonJS works, but jest runs our CommonJS inside a vm context where every `import()` — including the
  * `new Function('s', 'return import(s)')` trick — throws "A dynamic import callback was invoked without
- * --experimental-vm-modules". The tiny `fauxqs-server.mjs` shim runs `startFauxqs({port: 0, host:
- * '127.0.0.1', logger: false})` in a `node` child instead, which works the same everywhere (jest, tsx,
- * the bench) and gives the server its own event loop, so it never competes with the poller under test.
+ * --experimental-vm-modules". The tiny `fauxqs-server.mjs` shim runs fauxqs's `buildApp({host:
+ * '127.0.0.1', logger: false})` and listens on 127.0.0.1 (not `startFauxqs`, which binds 0.0.0.0 whatever
+ * host it is given) in a `node` child instead, which works the same everywhere (jest, tsx, the bench)
+ * and gives the server its own event loop, so it never competes with the poller under test.
  */
 
 /** Region, account and dummy credentials of the local server; the SDK insists on some credentials. */
