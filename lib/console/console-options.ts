@@ -4,7 +4,7 @@
  * (lib/operator's `createOperatorRequests`, the same path as the CLI's).
  */
 import { createLogger, type Logger } from '../logging';
-import { hasCredentials } from '../metrics';
+import { hasCredentials, hideUrlCredentials } from '../metrics';
 import { createOperatorRequests, DEFAULT_CONSOLE_PORT, defaultRequester, drillsBase, inputError, resolveAlarmSource, resolveSettings, type ConsoleStartOptions, type OperatorEnv } from '../operator';
 import { loadZkTlsFiles, ZkTlsConfigError } from '../zk';
 import type { ConsoleAlarmSource } from './alarms';
@@ -15,13 +15,15 @@ import { ConsoleConfigError, ConsoleServer, type ConsoleServerOptions } from './
 
 /** An http(s) URL, or a usage error naming where it came from. */
 function httpUrl(text: string, from: string): string {
+  // Echoed without a password: a URL that does not parse (or is not http) may still hold one.
+  const shown = JSON.stringify(hideUrlCredentials(text));
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    throw inputError(`${from}: ${JSON.stringify(text)} is not a URL (example: http://127.0.0.1:9901)`);
+    throw inputError(`${from}: ${shown} is not a URL (example: http://127.0.0.1:9901)`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw inputError(`${from}: ${JSON.stringify(text)} is not an http(s) URL`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw inputError(`${from}: ${shown} is not an http(s) URL`);
   // The page shows these URLs: a credential in one would be shown too (and fetch refuses them anyway).
   if (hasCredentials(url)) {
     const hint = from.includes('BRIDGE') || from.includes('bridge') ? "; give the bridges' token in FAILOUT_BRIDGE_ADMIN_TOKEN" : '';

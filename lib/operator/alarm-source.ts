@@ -1,5 +1,6 @@
 import { HttpAlarmStates, type AlarmSource } from '../alarms';
 import { CloudWatchAlarmStates } from '../alarms/cloudwatch';
+import { hideUrlCredentials } from '../metrics';
 import { alarmsNamedBy, readRequestAlarms, type ChangeRequest, type EvacuateChangeRequest, type FabricDrillChangeRequest, type Rejection } from '../requests';
 import { inputError, type OperatorEnv } from './errors';
 
@@ -57,13 +58,15 @@ function cloudWatch(env: OperatorEnv): OperatorAlarmSource {
 }
 
 function alarmsUrl(text: string, from: string): string {
+  // Echoed without a password: a URL that does not parse (or is not http) may still hold one.
+  const shown = JSON.stringify(hideUrlCredentials(text));
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    throw inputError(`${from}: ${JSON.stringify(text)} is not a URL (example: http://127.0.0.1:4566/alarms)`);
+    throw inputError(`${from}: ${shown} is not a URL (example: http://127.0.0.1:4566/alarms)`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw inputError(`${from}: ${JSON.stringify(text)} is not an http(s) URL`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw inputError(`${from}: ${shown} is not an http(s) URL`);
   // Messages name the source: a credential in it would be printed.
   if (url.username !== '' || url.password !== '') throw inputError(`${from}: put no credentials in a URL (messages and pages show it)`);
   return text;

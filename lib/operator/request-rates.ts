@@ -4,7 +4,7 @@
  * console) on `failout out`. The CLI scrapes the endpoints twice a second apart (lib/metrics
  * `measureRates`); the worker cannot, so it keeps judging by host counts, and the CLI shows both.
  */
-import { measureRates, type MeasuredRates } from '../metrics';
+import { hideUrlCredentials, measureRates, type MeasuredRates } from '../metrics';
 import type { RequestRates } from '../requests';
 import { inputError, type OperatorEnv } from './errors';
 
@@ -22,9 +22,6 @@ export interface RateMeasurement {
   readonly json: { readonly source: string; readonly byCluster: Readonly<Record<string, number>> | null; readonly warnings: readonly string[] };
 }
 
-/** Text with any `user:password@` of a URL in it replaced (usage errors echo what was given). */
-const hideCredentials = (text: string): string => text.replace(/\/\/[^/\s]*@/g, '//***@').replace(/^[^=/]*:[^=/]*@/, '***@');
-
 const split = (text: string | undefined): string[] => (text ?? '').split(',').map((v) => v.trim()).filter((v) => v !== '');
 
 /**
@@ -40,7 +37,7 @@ export function metricsTargets(flags: RateFlags, env: OperatorEnv): Map<string, 
     const eq = value.indexOf('=');
     const service = value.slice(0, eq).trim();
     const text = value.slice(eq + 1).trim();
-    const shown = JSON.stringify(hideCredentials(value));
+    const shown = JSON.stringify(hideUrlCredentials(value));
     if (eq <= 0 || service === '') throw inputError(`${from}: ${shown} is not service=url (example: greetings=http://127.0.0.1:9464/metrics)`);
     let url: URL;
     try {

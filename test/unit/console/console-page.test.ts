@@ -108,6 +108,27 @@ describe('failout console options', () => {
     expect(() => consoleServerOptions(flags, env, log)).toThrow(message);
   });
 
+  it.each([
+    [{ bridgeAdmin: ['http://admin:s3cret-pw@bad host:9901'] }, {}],
+    [{ bridgeAdmin: ['ftp://admin:s3cret-pw@x:9901'] }, {}],
+    [{}, { FAILOUT_BRIDGE_ADMIN_URLS: 'http://admin:s3cret-pw@x:99999' }],
+    [{ metrics: ['greetings=ftp://scraper:s3cret-pw@x/metrics'] }, {}],
+    [{}, { FAILOUT_METRICS_URLS: 'greetings=http://scraper:s3cret-pw@[::1/metrics' }],
+  ])('refuses %j with env %j without quoting the password of a URL that is also malformed', (flags, env) => {
+    // Act
+    let message = '';
+    try {
+      consoleServerOptions(flags, env, log);
+    } catch (err) {
+      message = (err as Error).message;
+    }
+
+    // Assess
+    expect(message).toMatch(/is not (a|an http\(s\)) URL/);
+    expect(message).toContain('***@');
+    expect(message).not.toContain('s3cret-pw');
+  });
+
   it('reads the lists from the environment, several instances of a service summed under its name', () => {
     // Act
     const options = consoleServerOptions({}, { FAILOUT_BRIDGE_ADMIN_URLS: 'http://a:9901, http://b:9901', FAILOUT_METRICS_URLS: 'greetings=http://s1/metrics,greetings=http://s2/metrics', FAILOUT_CONSOLE_PORT: '0' }, log);

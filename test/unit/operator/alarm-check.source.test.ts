@@ -45,4 +45,22 @@ describe('resolveAlarmSource', () => {
     expect(resolve).toThrow(OperatorError);
     expect(resolve).toThrow(message);
   });
+
+  it.each([
+    [{ alarmsUrl: 'ftp://alarms:s3cret-pw@127.0.0.1/alarms' }, {}],
+    [{}, { FAILOUT_ALARMS_URL: 'http://alarms:s3cret-pw@bad host/alarms' }],
+  ])('refuses flags %j with environment %j without quoting the password of a URL that is also malformed', (flags, env) => {
+    // Act
+    let message = '';
+    try {
+      resolveAlarmSource(flags, env);
+    } catch (err) {
+      message = (err as Error).message;
+    }
+
+    // Assess
+    expect(message).toMatch(/is not (a|an http\(s\)) URL/);
+    expect(message).toContain('***@');
+    expect(message).not.toContain('s3cret-pw');
+  });
 });
