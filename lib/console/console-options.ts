@@ -43,7 +43,7 @@ export function parseMetricsUrls(values: readonly string[], from: string): Map<s
   for (const value of values) {
     const eq = value.indexOf('=');
     const service = value.slice(0, eq).trim();
-    if (eq <= 0 || service === '') throw inputError(`${from}: ${JSON.stringify(value)} is not service=url (example: greetings=http://127.0.0.1:9464/metrics)`);
+    if (eq <= 0 || service === '') throw inputError(`${from}: ${JSON.stringify(hideUrlCredentials(value))} is not service=url (example: greetings=http://127.0.0.1:9464/metrics)`);
     byService.set(service, [...(byService.get(service) ?? []), httpUrl(value.slice(eq + 1).trim(), from)]);
   }
   return byService;
