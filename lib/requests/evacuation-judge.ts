@@ -273,16 +273,21 @@ export async function judgeEvacuation(session: ZkReader, d2BasePath: string, req
   const found = problemsOf(result, changed, maxPeerLoadFactor, now);
   if (found.length > 0 && !request.force) return reject(found.map((f) => f.problem), judged);
   const mine = evacuations.find((e) => e.fabric === request.fabric);
+  const forced = request.force ? [...new Set(found.map((f) => f.override))].sort() : undefined;
+  // Force is audited on every window it wrote, as a failout's (judge-request.ts `withForced`): `failout status` reads it there.
+  const written = forced === undefined ? props : new Map([...props].map(([name, p]) => [name, { ...p, buckets: p.buckets.map((b) => ({ ...b, forced: [...forced] })) }]));
+  let viewAfter = after;
+  if (forced !== undefined) for (const [name, p] of written) viewAfter = withViewEntry(viewAfter, name, p, now);
   return {
     verdict: 'apply',
     plan: judged,
-    props,
+    props: written,
     members,
-    view: { path: viewPath, version: stored.version, after },
+    view: { path: viewPath, version: stored.version, after: viewAfter },
     evacuationVersion: mine?.version,
     ...(yielded === undefined ? {} : { yielded }),
     ...(targetYields.size === 0 ? {} : { targetYields: [...targetYields.values()] }),
-    ...(request.force ? { forced: [...new Set(found.map((f) => f.override))] } : {}),
+    ...(forced === undefined ? {} : { forced }),
   };
 }
 

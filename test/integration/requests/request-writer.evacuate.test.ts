@@ -373,6 +373,19 @@ describe('refusals write nothing but the record', () => {
     expect(forced).toMatchObject({ status: 'applied', record: { forced: ['capacity'] } });
   });
 
+  it("stamps a forced evacuation's windows with what force overrode, as its record says (docs: force is audited on every window it wrote)", async () => {
+    // Found by the fleet model test: the record said forced, the windows did not, so `failout status` showed no force.
+    await seed(admin, THREE([4, 1, 1]));
+    const writer = writerWith();
+
+    const forced = await writer.process(evacuate('ev-1', { force: true }), { messageId: 'm-1' });
+
+    expect(forced).toMatchObject({ status: 'applied', record: { forced: ['capacity'] } });
+    for (const cluster of ['greetings-lor1', 'hello-lor1']) expect((await failout(cluster))!.buckets.map((b) => b.forced)).toEqual([['capacity']]);
+    const view = decodeFailoutView((await session.get(`${base}/view`)).data);
+    expect(view.get('greetings-lor1')!.buckets.map((b) => b.forced)).toEqual([['capacity']]);
+  });
+
   it('does not target a failed-out cluster, and refuses when that strands another failout', async () => {
     await seed(admin, THREE());
     const writer = writerWith();
