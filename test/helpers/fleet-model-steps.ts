@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { CLUSTERS, EVACUATION_ALARM, FABRICS, fabricOf, peersOf, serviceOf, type FleetWorld } from './fleet-model-world';
+import { CLUSTERS, drillOf, EVACUATION_ALARM, FABRICS, fabricOf, peersOf, serviceOf, type FleetWorld } from './fleet-model-world';
 import { MINUTE, openWindows, touchesOf, verifyRedelivery, verifyStep, type FleetModel, type Sent } from './fleet-model-invariants';
 
 /**
@@ -134,6 +134,29 @@ function restoreFabricOf(model: FleetModel, fabric: string, alarm?: string): Sen
   return { body, text: `restore fabric ${fabric}${alarm ? ` (alarm ${alarm})` : ''}`, touches: touchesOf(body) };
 }
 
+/** A drill of a cluster comes due: its definition put, then its run's failout as the drill runner sends it. */
+export interface DrillSpec {
+  readonly aim: Aim;
+  readonly picks: readonly number[];
+  readonly durationMin: number;
+  readonly half: boolean;
+}
+
+function drillOfSpec(model: FleetModel, s: DrillSpec): Sent[] {
+  const cluster = aimAt(model, s.aim);
+  const drill = drillOf(cluster);
+  const others = peersOf(cluster);
+  const shared = { version: 1, cluster, drill, peers: s.picks.map((i) => ({ cluster: others[i]!, weight: 1 })), duration: `PT${s.durationMin}M`, ...(s.half ? { buckets: { from: 0, to: 49 } } : {}) };
+  const alarms = { outcomeAlarm: `${drill}-outcome`, blockingAlarms: [`${drill}-deploys`] };
+  const put = { ...shared, requestId: `put-${model.nextId++}`, action: 'putDrill', every: 'rate(10 minutes)', ...alarms, requestedBy: 'oncall@example.com' };
+  const run = { ...shared, requestId: `drill-${drill}-${model.clock.now}`, action: 'failout', requestedBy: 'failout-drills', reason: `drill ${drill}`, stopAlarms: [alarms.outcomeAlarm, ...alarms.blockingAlarms] };
+  const text = `${cluster} → ${shared.peers.map((p) => p.cluster).join(',')} for ${s.durationMin}m${s.half ? ' buckets 0-49' : ''}`;
+  return [
+    { body: put, text: `putDrill ${text}`, touches: [] },
+    { body: run, text: `drill run ${text}`, touches: touchesOf(run) },
+  ];
+}
+
 /** The alarm names that are firing or unknown now: an applied request may not name them. */
 function refusedAlarms(world: FleetWorld, sent: readonly Sent[]): Set<string> {
   const names = sent.flatMap((s) => [...((s.body.stopAlarms ?? []) as string[]), ...((s.body.addStopAlarms ?? []) as string[])]);
@@ -172,6 +195,18 @@ class SendStep implements Step {
     await verifyStep(model, world, this.together ? sent : sent.slice(0, 1), outcomes, refused);
   }
   toString = (): string => this.label;
+}
+
+/** A drill comes due: the definition, then the run, one after the other. */
+class DrillStep implements Step {
+  constructor(readonly spec: DrillSpec) {}
+  // The runner's run id is the drill and the time it was due; the step moves the clock first, so each is new.
+  check = (): boolean => true;
+  async run(model: FleetModel, world: FleetWorld): Promise<void> {
+    model.clock.now += SECOND;
+    for (const s of drillOfSpec(model, this.spec)) await verifyStep(model, world, [s], [await world.send(s.body)], refusedAlarms(world, [s]));
+  }
+  toString = (): string => `drill ${JSON.stringify(this.spec)}`;
 }
 
 /** A request sent again (SQS redelivers, or the CLI resends with the same id). */
@@ -284,6 +319,7 @@ export const FLEET_STEP: fc.Arbitrary<Step> = fc.oneof(
   { weight: 2, arbitrary: fc.array(burstItem, { minLength: 2, maxLength: 4 }).map((items) => new SendStep((m) => items.map((build) => build(m)), `together ×${items.length}`, true)) },
   { weight: 1, arbitrary: fc.tuple(fc.oneof(pick.map((p) => ({ pick: p })), fc.constant('evacuation' as const)), fc.constantFrom('ALARM' as const, 'OK' as const)).map(([a, s]) => new AlarmStep(a, s)) },
   { weight: 1, arbitrary: fc.nat({ max: 50 }).map((p) => new RedeliverStep(p)) },
+  { weight: 2, arbitrary: fc.record({ aim: aim({ any: 2, receiving: 1, open: 1 }), picks: fc.subarray([0, 1], { minLength: 1 }), durationMin: fc.integer({ min: 10, max: 60 }), half: fc.boolean() }).map((s) => new DrillStep(s)) },
   { weight: 3, arbitrary: fc.constantFrom(1, 5, 10, 30, 60, 120).map((m) => new ClockStep(m)) },
 );
 

@@ -43,6 +43,11 @@ export function fabricOf(cluster: string): string {
   return cluster.slice(cluster.lastIndexOf('-') + 1);
 }
 
+/** The name of a cluster's drill. */
+export function drillOf(cluster: string): string {
+  return `drill-${cluster}`;
+}
+
 /** The clusters of a fabric. */
 export function membersOf(fabric: string): string[] {
   return CLUSTERS.filter((c) => fabricOf(c) === fabric);
@@ -69,7 +74,10 @@ export function fleetPaths(root: string): FleetPaths {
 
 /** The alarm source the workers read: every alarm named here has a state; any other name is unknown. */
 export class FakeAlarms implements AlarmReader {
-  readonly states = new Map<string, AlarmState>([...CLUSTERS.map((c): [string, AlarmState] => [`${c}-errors`, 'OK']), [EVACUATION_ALARM, 'OK']]);
+  readonly states = new Map<string, AlarmState>([
+    ...CLUSTERS.flatMap((c): [string, AlarmState][] => [`${c}-errors`, `${drillOf(c)}-outcome`, `${drillOf(c)}-deploys`].map((n) => [n, 'OK'])),
+    [EVACUATION_ALARM, 'OK'],
+  ]);
   read(names: readonly string[]): Promise<ReadonlyMap<string, AlarmReading>> {
     return Promise.resolve(new Map(names.map((n) => [n, this.states.get(n) ?? 'unknown'])));
   }

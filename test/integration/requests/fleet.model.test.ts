@@ -4,8 +4,8 @@
  * with the model's clock and a fake alarm source) on the real ZooKeeper. Three services in three
  * fabrics (svcA-lor1 … svcC-ltx1, 1–3 hosts each); operators' failouts (peers, shares, ramps, later
  * starts, stop alarms, now and then forced or invalid), restores, extends, ramp holds, resumes and
- * advances, stop-alarm amends, evacuations of a fabric and their restores, alarms firing (the guard's
- * restores), several requests of different clusters at once through two workers on two sessions,
+ * advances, stop-alarm amends, evacuations of a fabric and their restores, drills coming due (putDrill,
+ * then the run as the drill runner sends it), alarms firing (the guard's restores), several requests of different clusters at once through two workers on two sessions,
  * redeliveries and the clock moving. Steps: test/helpers/fleet-model-steps.ts; after every step the
  * invariants of test/helpers/fleet-model-invariants.ts (records, stranding, capacity, the view,
  * evacuations' restores, duplicates).
