@@ -8,7 +8,7 @@ import type { EvacuateChangeRequest } from './evacuate-schema';
 import { activeDrillWindow, drillPrecedenceProblems } from './drill-rules';
 import { readYield as readClusterDrillYield, type YieldedDrill } from './judge-together';
 import { DEFAULT_EVACUATIONS_PATH, isEvacuationOpen, readStoredEvacuations, type EvacuationNode, type EvacuationPlan, type EvacuationReceiver, type StoredEvacuation } from './evacuation-node';
-import { carriesEvacuation, fabricsOf, planEvacuation, restoredFailout } from './evacuation-plan';
+import { carriesEvacuation, fabricsOf, planEvacuation, restoredFailout, withForced } from './evacuation-plan';
 import { DEFAULT_VIEW_PATH, readFailoutView, withViewEntry, type FailoutView } from './failout-view';
 import type { JudgeOptions } from './judge-request';
 import { involvedClusters, judgeTogether, type TogetherResult } from './open-failouts';
@@ -275,7 +275,7 @@ export async function judgeEvacuation(session: ZkReader, d2BasePath: string, req
   const mine = evacuations.find((e) => e.fabric === request.fabric);
   const forced = request.force ? [...new Set(found.map((f) => f.override))].sort() : undefined;
   // Force is audited on every window it wrote, as a failout's (judge-request.ts `withForced`): `failout status` reads it there.
-  const written = forced === undefined ? props : new Map([...props].map(([name, p]) => [name, { ...p, buckets: p.buckets.map((b) => ({ ...b, forced: [...forced] })) }]));
+  const written = forced === undefined ? props : new Map([...props].map(([name, p]) => [name, withForced(p, forced)]));
   let viewAfter = after;
   if (forced !== undefined) for (const [name, p] of written) viewAfter = withViewEntry(viewAfter, name, p, now);
   return {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isZkError, type ZkReader } from '../zk';
 import { RequestError } from './errors';
+import { FORCE_OVERRIDES } from './request-record';
 
 /**
  * The evacuation node (issue 23), `/failout/evacuations/<fabric>`: one per fabric, the last evacuation
@@ -73,6 +74,8 @@ const nodeSchema = z.object({
   createdAt: z.number(),
   requestedBy: z.string().optional(),
   reason: z.string().optional(),
+  /** A forced evacuation's overrides (its record's `forced`), so that a plan continued after a crash stamps its windows and record with them too. */
+  forced: z.array(z.enum(FORCE_OVERRIDES)).optional(),
   plan: planSchema,
   /** Clusters written so far (all of them once `applied`). */
   written: z.number().int(),

@@ -7,6 +7,7 @@ import { hasOpenWindow } from './failout-view';
 import { formatDuration, parseDuration } from './duration';
 import { rampStages } from './ramp';
 import type { Problem } from './rejection';
+import type { ForceOverride } from './request-record';
 
 /**
  * The plan of an evacuation (issue 23), pure: which clusters of the fabric move, in which stage, to
@@ -249,6 +250,14 @@ function lateStageProblems(stages: readonly EvacuationStage[], at: (ms: number) 
       const out = s.fullyOutAt === s.offlineAt ? `would start ${at(s.offlineAt)}` : `would start ${at(s.offlineAt)} and be fully out ${at(s.fullyOutAt)}`;
       return { reason: 'badStages', message: `${label} ${out}, not before it returns ${at(s.onlineAt)}: shorten the hold or the ramp, use fewer stages, or end the evacuation later` };
     });
+}
+
+/**
+ * An evacuation's windows stamped with what force overrode (`forced`), as a forced failout's are: the
+ * judged plan's and a plan continued after a crash alike. Unchanged when not forced.
+ */
+export function withForced(failout: FailoutProperties, forced: readonly ForceOverride[] | undefined): FailoutProperties {
+  return forced === undefined ? failout : { ...failout, buckets: failout.buckets.map((b) => ({ ...b, forced: [...forced] })) };
 }
 
 /** A member's failout as the evacuation writes it. */

@@ -7,7 +7,7 @@ import { DEFAULT_DRILLS_PATH } from './drill-node';
 import { yieldedDrillOps } from './drill-yield';
 import { judgeEvacuation, type EvacuationJudgeOptions, type EvacuationYield, type MemberRead } from './evacuation-judge';
 import { decodeEvacuationNode, encodeEvacuationNode, evacuationPath, isEvacuationOpen, readStoredEvacuations, type EvacuationNode } from './evacuation-node';
-import { carriesEvacuation, evacuatedFailout, restoredFailout } from './evacuation-plan';
+import { carriesEvacuation, evacuatedFailout, restoredFailout, withForced } from './evacuation-plan';
 
 export { restoredFailout } from './evacuation-plan';
 import { encodeFailoutView, failoutText, readFailoutView, withViewEntry, type FailoutView } from './failout-view';
@@ -150,6 +150,7 @@ export class EvacuationWrites {
       createdAt: now,
       ...(request.requestedBy === undefined ? {} : { requestedBy: request.requestedBy }),
       ...(request.reason === undefined ? {} : { reason: request.reason }),
+      ...(judgement.forced === undefined ? {} : { forced: [...judgement.forced] }),
       plan: { ...plan, receivers: mostLoaded(plan.receivers) },
       written: writes.length,
     };
@@ -228,12 +229,13 @@ export class EvacuationWrites {
     await forEachLimit(plan.clusters, READ_CONCURRENCY, async (c) => {
       const read = await this.readCluster(c.cluster);
       if (read === undefined || carriesEvacuation(read.props.failoutProperties, plan.fabric, plan.requestId, now)) return;
-      const failout = evacuatedFailout(request, c, plan.stages[c.stage]!, plan.stopAlarms, read.props.failoutProperties);
+      const failout = withForced(evacuatedFailout(request, c, plan.stages[c.stage]!, plan.stopAlarms, read.props.failoutProperties), node.forced);
       pending.set(c.cluster, { cluster: c.cluster, op: setOf(read.path, read.version, read.props, failout), failout });
     });
     const ordered = inStageOrder(plan.clusters).flatMap((c) => (pending.has(c.cluster) ? [pending.get(c.cluster)!] : []));
     const drillOps = await drainTestStartOps(this.drills(now), request, { endsAt: plan.onlineAt, clusters: plan.clusters.length });
-    return this.writePlan(node, nodeVersion, ordered, now, undefined, drillOps);
+    // The record of a forced evacuation says what force overrode, as the first attempt's would have.
+    return this.writePlan(node, nodeVersion, ordered, now, node.forced === undefined ? undefined : { multiBytes: 0, forced: node.forced }, drillOps);
   }
 
   /**

@@ -461,6 +461,20 @@ describe('an ordered plan when one multi is too large', () => {
     expect(decodeRequestRecord((await session.get(`${base}/requests/ev-1`)).data)).toMatchObject({ status: 'applied' });
   });
 
+  it('keeps what force overrode when it continues a forced plan after a crash: on every window and on the record', async () => {
+    // The plan node kept no `forced`, so the continuation wrote the rest of the windows and the record without it.
+    await seed(admin, THREE([4, 1, 1]));
+    const dying = diesAfterOneStep();
+    await expect(writerWith({ maxMultiBytes: 1500 }, dying).process(evacuate('ev-1', { force: true }), { messageId: 'm-1' })).rejects.toMatchObject({ name: 'TransientRequestError' });
+
+    const redelivered = await writerWith({ maxMultiBytes: 1500 }).process(evacuate('ev-1', { force: true }), { messageId: 'm-1' });
+
+    expect(redelivered).toMatchObject({ status: 'applied', record: { evacuation: { mode: 'plan' }, forced: ['capacity'] } });
+    for (const cluster of ['greetings-lor1', 'hello-lor1']) expect((await failout(cluster))!.buckets.map((b) => b.forced)).toEqual([['capacity']]);
+    const view = decodeFailoutView((await session.get(`${base}/view`)).data);
+    expect(['greetings-lor1', 'hello-lor1'].map((c) => view.get(c)!.buckets.map((b) => b.forced))).toEqual([[['capacity']], [['capacity']]]);
+  });
+
   it('never evacuates again when a plan cut short by a crash was restored before its redelivery', async () => {
     await seed(admin, THREE());
     const dying = diesAfterOneStep();
