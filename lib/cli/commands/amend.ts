@@ -5,6 +5,7 @@ import { addConnectionOptions, withConnections, type CommandRuntime } from '../c
 import { addSendOptions, sendRequest, type SendOptions } from './send';
 import { adjust, defaultRequester, resolveAlarmSource, validateLocally, type AlarmSourceFlags, type ConnectionFlags } from '../../operator';
 import { judgeBeforeSend } from '../judge-before-send';
+import { answeredFromRecord } from '../recorded-already';
 
 const EXAMPLES = `
 Examples:
@@ -38,6 +39,7 @@ export function amendCommand(rt: CommandRuntime): Command {
     const request = validateLocally(body, now, rt.io.env);
     const alarms = resolveAlarmSource(flags, rt.io.env);
     await withConnections(flags, rt.io, async (connections, settings) => {
+      if (await answeredFromRecord(rt, connections, settings, { body, givenId: flags.requestId, json: flags.json })) return;
       // The alarms first, as the worker checks them before judging the rest.
       if (!(await checkAlarmsBeforeSend(rt, alarms, { body, request, json: flags.json }))) return;
       if (!(await judgeBeforeSend(rt, connections, settings, { body, request, json: flags.json }, now))) return;

@@ -12,6 +12,7 @@ import { addAlarmSourceOptions, checkAlarmsBeforeSend } from '../alarm-check';
 import { addSendOptions, DEFAULT_WAIT, sendRequest, type SendOptions } from './send';
 import { defaultRequester, buildDeleteDrillBody, buildPutDrillBody, drillsBase, evacuation, formatLocalRejection, formatRecord, inputError, OperatorError, parseDuration, resolveAlarmSource, validateLocally, waitForRequestRecord, type AlarmSourceFlags, type ConnectionFlags, type DrillPutOptions, type OperatorConnections, type OperatorSettings, type PutDrillBody } from '../../operator';
 import { judgeBeforeSend } from '../judge-before-send';
+import { answeredFromRecord } from '../recorded-already';
 
 const EXAMPLES = `
 Examples:
@@ -93,6 +94,7 @@ function putCommand(rt: CommandRuntime): Command {
     const request = 'fabric' in body ? validateLocally(body, now, rt.io.env) : validateLocally(body, now, rt.io.env);
     const alarms = resolveAlarmSource(flags, rt.io.env);
     await withConnections(flags, rt.io, async (connections, settings) => {
+      if (await answeredFromRecord(rt, connections, settings, { body, givenId: flags.requestId, json: flags.json })) return;
       // The alarms first, as the worker checks them before judging: the outcome and blocking alarms must exist.
       if (!(await checkAlarmsBeforeSend(rt, alarms, { body, request, json: flags.json }))) return;
       // A drain test names no cluster to judge: its fabric and targets are the drill checks' (each run's plan is judged then).
@@ -145,6 +147,7 @@ function deleteCommand(rt: CommandRuntime): Command {
       const body = buildDeleteDrillBody(name, target, flags, { requestId: flags.requestId ?? newRequestId(now), requestedBy: defaultRequester(rt.io.env) });
       if ('fabric' in body) validateLocally(body, now, rt.io.env);
       else validateLocally(body, now, rt.io.env);
+      if (await answeredFromRecord(rt, connections, settings, { body, givenId: flags.requestId, json: flags.json })) return;
       return sendRequest(rt, connections, settings, body, flags);
     });
   });

@@ -5,6 +5,7 @@ import { addConnectionOptions, printJson, withConnections, type CommandRuntime }
 import { EXIT } from '../errors';
 import { addAlarmSourceOptions, alarmRejectionForDryRun, checkAlarmsBeforeSend } from '../alarm-check';
 import { addSendOptions, sendRequest, type SendOptions } from './send';
+import { answeredFromRecord } from '../recorded-already';
 import { defaultRequester, evacuation, isOperatorError, resolveAlarmSource, type AlarmSourceFlags, type ConnectionFlags, type OperatorConnections, type OperatorSettings } from '../../operator';
 
 const EXAMPLES = `
@@ -60,6 +61,8 @@ export function evacuateCommand(rt: CommandRuntime): Command {
     const request = evacuation.validateEvacuation(body, now, rt.io.env);
     const alarms = resolveAlarmSource(flags, rt.io.env);
     await withConnections(flags, rt.io, async (connections, settings) => {
+      // A resend whose id has a record is a duplicate whatever it says: answered from the record, no plan judged or sent.
+      if (await answeredFromRecord(rt, connections, settings, { body, givenId: flags.requestId, json: flags.json, dryRun: flags.dryRun })) return;
       if (flags.dryRun) {
         // The stop and gate alarms first, as the worker checks them before judging the plan.
         const alarmRejection = await alarmRejectionForDryRun(rt.io, alarms, request);

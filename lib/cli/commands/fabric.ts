@@ -21,6 +21,7 @@ import {
 import { judgeFabricChange, newRequestId } from '../../requests';
 import { isZkError } from '../../zk';
 import { addSendOptions, sendRequest, type SendOptions } from './send';
+import { answeredFromRecord } from '../recorded-already';
 
 const EXAMPLES = `
 Examples:
@@ -120,6 +121,7 @@ function putCommand(rt: CommandRuntime): Command {
     // The worker's schema and the map's rules first: a map it can only reject is never sent (exit 2).
     const request = evacuation.validateFabricChange(body, now, rt.io.env);
     await withConnections(flags, rt.io, async (connections, settings) => {
+      if (await answeredFromRecord(rt, connections, settings, { body, givenId: flags.requestId, json: flags.json })) return;
       if (!(await judgeMapBeforeSend(rt, connections, settings, { body, request, json: flags.json }))) return;
       await sendRequest(rt, connections, settings, body, flags);
     });
@@ -163,7 +165,10 @@ function deleteCommand(rt: CommandRuntime): Command {
   addConnectionOptions(addSendOptions(command));
   return command.action(async (fabric: string, flags: SendFlags) => {
     const body = buildDeleteFabricBody(fabric, flags, { requestId: flags.requestId ?? newRequestId(rt.io.now()), requestedBy: defaultRequester(rt.io.env) });
-    await withConnections(flags, rt.io, (connections, settings) => sendRequest(rt, connections, settings, body, flags));
+    await withConnections(flags, rt.io, async (connections, settings) => {
+      if (await answeredFromRecord(rt, connections, settings, { body, givenId: flags.requestId, json: flags.json })) return;
+      await sendRequest(rt, connections, settings, body, flags);
+    });
   });
 }
 

@@ -6,6 +6,7 @@ import { addAlarmSourceOptions, alarmRejectionForDryRun, checkAlarmsBeforeSend }
 import { addSendOptions, sendRequest, type SendOptions } from './send';
 import { defaultRequester, buildFailoutBody, dryRun, formatClusterStatus, formatForced, formatProjections, measureRequestRates, projectionJson, resolveAlarmSource, validateLocally, type AlarmSourceFlags, type ConnectionFlags, type OutOptions, type RateFlags } from '../../operator';
 import { judgeBeforeSend } from '../judge-before-send';
+import { answeredFromRecord } from '../recorded-already';
 
 const EXAMPLES = `
 Examples:
@@ -53,6 +54,8 @@ export function outCommand(rt: CommandRuntime): Command {
     const request = validateLocally(body, now, rt.io.env);
     const alarms = resolveAlarmSource(flags, rt.io.env);
     await withConnections(flags, rt.io, async (connections, settings) => {
+      // A resend whose id has a record is a duplicate whatever it says: answered from the record, nothing judged or sent.
+      if (await answeredFromRecord(rt, connections, settings, { body, givenId: flags.requestId, json: flags.json, dryRun: flags.dryRun })) return;
       // Measured before judging, so both projections are of the same moment (without ZooKeeper nothing is judged).
       const measured = flags.dryRun || settings.zkConnect ? await measureRequestRates(flags, rt.io.env) : undefined;
       for (const warning of measured?.json.warnings ?? []) rt.io.stderr(`warning: request rates not measured: ${warning}; the projection is from host counts\n`);

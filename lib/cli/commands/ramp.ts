@@ -4,6 +4,7 @@ import { addConnectionOptions, withConnections, type CommandRuntime } from '../c
 import { addSendOptions, sendRequest, type SendOptions } from './send';
 import { adjust, defaultRequester, validateLocally, type ConnectionFlags } from '../../operator';
 import { judgeBeforeSend } from '../judge-before-send';
+import { answeredFromRecord } from '../recorded-already';
 
 /**
  * `failout ramp hold|resume|advance <cluster>` (issue 24): steer a running ramp. Each is one change
@@ -47,6 +48,7 @@ function stepCommand(rt: CommandRuntime, word: adjust.RampCommand): Command {
     // As for `extend`: the worker's rules first (exit 2), then its judgement when ZooKeeper is configured.
     const request = validateLocally(body, now, rt.io.env);
     await withConnections(flags, rt.io, async (connections, settings) => {
+      if (await answeredFromRecord(rt, connections, settings, { body, givenId: flags.requestId, json: flags.json })) return;
       if (!(await judgeBeforeSend(rt, connections, settings, { body, request, json: flags.json }, now))) return;
       return sendRequest(rt, connections, settings, body, flags);
     });

@@ -4,6 +4,7 @@ import { addConnectionOptions, withConnections, type CommandRuntime } from '../c
 import { addSendOptions, sendRequest, type SendOptions } from './send';
 import { defaultRequester, evacuation, inputError, validateLocally, buildRestoreBody, type ConnectionFlags } from '../../operator';
 import { judgeBeforeSend } from '../judge-before-send';
+import { answeredFromRecord } from '../recorded-already';
 
 const EXAMPLES = `
 Examples:
@@ -32,13 +33,17 @@ export function restoreCommand(rt: CommandRuntime): Command {
       const body = evacuation.buildRestoreFabricBody(flags.fabric, flags, context);
       // The worker's schema first (exit 2). Not judged: an incident is no time to refuse a restore, and the worker records what it found.
       evacuation.validateEvacuation(body, now, rt.io.env);
-      await withConnections(flags, rt.io, (connections, settings) => sendRequest(rt, connections, settings, body, flags));
+      await withConnections(flags, rt.io, async (connections, settings) => {
+        if (await answeredFromRecord(rt, connections, settings, { body, givenId: flags.requestId, json: flags.json })) return;
+        return sendRequest(rt, connections, settings, body, flags);
+      });
       return;
     }
     const body = buildRestoreBody(cluster!, flags, context);
     // As for `out`: the worker's rules first (exit 2), then its judgement when ZooKeeper is configured.
     const request = validateLocally(body, now, rt.io.env);
     await withConnections(flags, rt.io, async (connections, settings) => {
+      if (await answeredFromRecord(rt, connections, settings, { body, givenId: flags.requestId, json: flags.json })) return;
       if (!(await judgeBeforeSend(rt, connections, settings, { body, request, json: flags.json }, now))) return;
       return sendRequest(rt, connections, settings, body, flags);
     });

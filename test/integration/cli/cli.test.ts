@@ -133,6 +133,32 @@ describe('failout out / restore', () => {
     expect(out.stderr).not.toMatch(/\n\s+at /);
   });
 
+  it('answers a --request-id that has a record already from that record, as a duplicate: no judgement of the new body, nothing sent (dry run too)', async () => {
+    // Prepare: rr-1 failed out greetings-lor1 and was applied; then lor1 was restored
+    startWorker();
+    expect((await cli('out', 'greetings-lor1', '--peer', 'greetings-lva1', '--for', '30m', '--request-id', 'rr-1', '--wait')).code).toBe(0);
+    expect((await cli('restore', 'greetings-lor1', '--wait')).code).toBe(0);
+
+    // Act: the id again, on another cluster's failout (and as a dry run), then the same request again
+    const other = await cli('out', 'greetings-ltx1', '--peer', 'greetings-lva1', '--for', '2h', '--share', '20', '--request-id', 'rr-1', '--wait');
+    const dry = await cli('out', 'greetings-ltx1', '--peer', 'greetings-lva1', '--for', '2h', '--request-id', 'rr-1', '--dry-run', '--json');
+    const same = await cli('out', 'greetings-lor1', '--peer', 'greetings-lva1', '--for', '30m', '--request-id', 'rr-1', '--wait');
+
+    // Assess: never "sent", never "would be applied"; the record's outcome, named as a duplicate
+    expect(other.code).toBe(1);
+    expect(other.stdout).toMatch(/request rr-1 has a record already: sending it again would be a duplicate, which changes nothing; nothing was sent/);
+    expect(other.stdout).toMatch(/its record is of failout greetings-lor1, not of this failout greetings-ltx1/);
+    expect(other.stdout).toMatch(/request rr-1: applied \(failout greetings-lor1\)/);
+    expect(`${other.stdout}${other.stderr}`).not.toMatch(/sent request|waiting for the outcome/);
+    expect(dry.code).toBe(1);
+    expect(JSON.parse(dry.stdout)).toMatchObject({ requestId: 'rr-1', sent: false, duplicate: true, request: { cluster: 'greetings-ltx1' }, outcome: { status: 'applied', cluster: 'greetings-lor1' } });
+    expect(same.code).toBe(0);
+    expect(same.stdout).toMatch(/request rr-1 has a record already: .*nothing was sent\nrequest rr-1: applied \(failout greetings-lor1\)/);
+    expect(await queueDepth(fx.sqs.client, queue.queueUrl)).toBe(0);
+    expect((await cli('status', 'greetings-ltx1')).stdout).toBe('greetings-ltx1  serving\n');
+    expect((await cli('status', 'greetings-lor1')).stdout).toBe('greetings-lor1  serving\n');
+  });
+
   it('times out --wait with exit 1 and tells how to follow up when no worker runs', async () => {
     const out = await cli('out', 'greetings-lor1', '--peer', 'greetings-lva1', '--for', '1h', '--wait', '--timeout', '1s');
     expect(out.code).toBe(1);
