@@ -41,8 +41,10 @@ export function amendCommand(rt: CommandRuntime): Command {
     await withConnections(flags, rt.io, async (connections, settings) => {
       if (await answeredFromRecord(rt, connections, settings, { body, givenId: flags.requestId, json: flags.json })) return;
       // The alarms first, as the worker checks them before judging the rest.
-      if (!(await checkAlarmsBeforeSend(rt, alarms, { body, request, json: flags.json }))) return;
-      if (!(await judgeBeforeSend(rt, connections, settings, { body, request, json: flags.json }, now))) return;
+      const alarmsChecked = await checkAlarmsBeforeSend(rt, alarms, { body, request, json: flags.json });
+      if (alarmsChecked === false) return;
+      if (!(await judgeBeforeSend(rt, connections, settings, { body, request, json: flags.json }, now))) return alarmsChecked.refused();
+      alarmsChecked.sending();
       return sendRequest(rt, connections, settings, body, flags);
     });
   });

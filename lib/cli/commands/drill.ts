@@ -96,10 +96,12 @@ function putCommand(rt: CommandRuntime): Command {
     await withConnections(flags, rt.io, async (connections, settings) => {
       if (await answeredFromRecord(rt, connections, settings, { body, givenId: flags.requestId, json: flags.json })) return;
       // The alarms first, as the worker checks them before judging: the outcome and blocking alarms must exist.
-      if (!(await checkAlarmsBeforeSend(rt, alarms, { body, request, json: flags.json }))) return;
+      const alarmsChecked = await checkAlarmsBeforeSend(rt, alarms, { body, request, json: flags.json });
+      if (alarmsChecked === false) return;
       // A drain test names no cluster to judge: its fabric and targets are the drill checks' (each run's plan is judged then).
-      if (!('fabric' in body) && !(await judgeBeforeSend(rt, connections, settings, { body, request: request as ChangeRequest, json: flags.json }, now))) return;
-      if (!(await drillChecksBeforeSend(rt, connections, settings, { body, request, json: flags.json }))) return;
+      if (!('fabric' in body) && !(await judgeBeforeSend(rt, connections, settings, { body, request: request as ChangeRequest, json: flags.json }, now))) return alarmsChecked.refused();
+      if (!(await drillChecksBeforeSend(rt, connections, settings, { body, request, json: flags.json }))) return alarmsChecked.refused();
+      alarmsChecked.sending();
       return sendRequest(rt, connections, settings, body, flags);
     });
   });

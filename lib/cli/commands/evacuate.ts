@@ -79,9 +79,11 @@ export function evacuateCommand(rt: CommandRuntime): Command {
         rt.setExit(result.ok ? EXIT.ok : EXIT.failed);
         return;
       }
-      if (!(await checkAlarmsBeforeSend(rt, alarms, { body, request, json: flags.json }))) return;
+      const alarmsChecked = await checkAlarmsBeforeSend(rt, alarms, { body, request, json: flags.json });
+      if (alarmsChecked === false) return;
       const judged = await judgeBeforeSending(rt, connections, settings, { body, request, json: flags.json }, now);
-      if (judged === false) return;
+      if (judged === false) return alarmsChecked.refused();
+      alarmsChecked.sending();
       if (judged !== undefined && !flags.json) rt.io.stdout(`plan (judged against ZooKeeper now; the worker judges it again):\n${evacuation.formatEvacuationPlan(judged.plan, { now, forced: judged.forced })}`);
       return sendRequest(rt, connections, settings, body, flags, judged === undefined ? {} : { plan: judged.plan });
     });

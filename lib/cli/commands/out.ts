@@ -61,8 +61,10 @@ export function outCommand(rt: CommandRuntime): Command {
       for (const warning of measured?.json.warnings ?? []) rt.io.stderr(`warning: request rates not measured: ${warning}; the projection is from host counts\n`);
       if (!flags.dryRun) {
         // The alarms first, as the worker checks them before judging the rest.
-        if (!(await checkAlarmsBeforeSend(rt, alarms, { body, request, json: flags.json }))) return;
-        if (!(await judgeBeforeSend(rt, connections, settings, { body, request, json: flags.json, rates: measured?.rates }, now))) return;
+        const alarmsChecked = await checkAlarmsBeforeSend(rt, alarms, { body, request, json: flags.json });
+        if (alarmsChecked === false) return;
+        if (!(await judgeBeforeSend(rt, connections, settings, { body, request, json: flags.json, rates: measured?.rates }, now))) return alarmsChecked.refused();
+        alarmsChecked.sending();
         return sendRequest(rt, connections, settings, body, flags);
       }
       const alarmRejection = await alarmRejectionForDryRun(rt.io, alarms, request);

@@ -88,6 +88,21 @@ it('says it could not check the alarms without a source (and with one it cannot 
   expect(unreadable.code).toBe(0);
 });
 
+it('does not say it is sending a request with unchecked alarms that the judgement then refuses: it says the alarms were not checked, and nothing was sent', async () => {
+  // Act: no alarm source; greetings-lor1 has no failout to amend, and lva1-errors is unknown to greetings-nope's judgement
+  const amend = await bed.cli('amend', 'greetings-lor1', '--stop-alarm', 'lva1-latency');
+  const out = await bed.cli('out', 'greetings-nope', '--peer', 'greetings-lva1', '--for', '2h', '--stop-alarm', 'lva1-latency');
+
+  // Assess
+  for (const refused of [amend, out]) {
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toMatch(/REJECTED .*\n {2}nothing was sent/);
+    expect(refused.stderr).toMatch(/^could not check the alarms \(lva1-latency\): no alarm source; .*; not checked before the request was refused/m);
+    expect(refused.stderr).not.toMatch(/sending it/);
+  }
+  expect(await queueDepth(bed.sqs.client, bed.queue.queueUrl)).toBe(0);
+});
+
 it('refuses two alarm sources at once as a usage error (exit 2)', async () => {
   // Act
   const out = await withSource(...OUT, '--stop-alarm', 'lva1-errors', '--alarms-url', alarms.url, '--cloudwatch-alarms');
