@@ -10,6 +10,7 @@ export { buildEvacuateBody, buildRestoreFabricBody, type EvacuateBody, type Evac
 export { formatFabricRejection, validateEvacuation, validateFabricChange } from './local-check';
 export { dryRunEvacuation, type EvacuationDryRun, type EvacuationJudgeSettings } from './evacuation-dry-run';
 export { formatEvacuationPlan } from './evacuation-format';
+export { appliedPlanIfChanged } from './evacuation-applied';
 export { describeEvacuation, formatEvacuationLine, readEvacuationStatus, type EvacuationPhase, type EvacuationStatus, type EvacuationSummary } from './evacuation-status';
 // The console's side of it (a form's text fields, judged as a built body): through the one request port.
 export type { FabricAction, FabricBody, FabricCheckResult, FabricFields, FabricJudgeOptions } from './requests-port';

@@ -1,10 +1,10 @@
 import { Command, Option } from 'commander';
-import { newRequestId } from '../../requests';
+import { newRequestId, type RequestRecord } from '../../requests';
 import { isZkError } from '../../zk';
 import { addConnectionOptions, printJson, withConnections, type CommandRuntime } from '../command-context';
 import { EXIT } from '../errors';
 import { addAlarmSourceOptions, alarmRejectionForDryRun, checkAlarmsBeforeSend } from '../alarm-check';
-import { addSendOptions, sendRequest, type SendOptions } from './send';
+import { addSendOptions, sendRequest, type OutcomeFollowUp, type SendOptions } from './send';
 import { answeredFromRecord } from '../recorded-already';
 import { defaultRequester, evacuation, isOperatorError, resolveAlarmSource, type AlarmSourceFlags, type ConnectionFlags, type OperatorConnections, type OperatorSettings } from '../../operator';
 
@@ -85,12 +85,32 @@ export function evacuateCommand(rt: CommandRuntime): Command {
       if (judged === false) return alarmsChecked.refused();
       alarmsChecked.sending();
       if (judged !== undefined && !flags.json) rt.io.stdout(`plan (judged against ZooKeeper now; the worker judges it again):\n${evacuation.formatEvacuationPlan(judged.plan, { now, forced: judged.forced })}`);
-      return sendRequest(rt, connections, settings, body, flags, judged === undefined ? {} : { plan: judged.plan });
+      if (judged === undefined) return sendRequest(rt, connections, settings, body, flags);
+      return sendRequest(rt, connections, settings, body, flags, { plan: judged.plan }, (record) => planAgainIfChanged(rt, connections, settings, body, judged.plan, record));
     });
   });
 }
 
 type Applicable = Extract<evacuation.EvacuationDryRun, { ok: true }>;
+
+/**
+ * After `--wait` found the evacuation applied: the worker judged it again when it arrived, so when the
+ * plan it wrote differs from the one shown before sending (hosts came or went, so weights by capacity
+ * or a receiver's load moved), that plan is shown again (`--json`: `appliedPlan`, `planChanged: true`).
+ */
+async function planAgainIfChanged(rt: CommandRuntime, connections: OperatorConnections, settings: OperatorSettings, body: evacuation.EvacuateBody, shown: Applicable['plan'], record: RequestRecord): Promise<OutcomeFollowUp | undefined> {
+  if (record.status !== 'applied' || record.unchanged) return undefined;
+  let applied;
+  try {
+    applied = await evacuation.appliedPlanIfChanged(await connections.zk(), settings, body, shown);
+  } catch (err) {
+    if (!isOperatorError(err, 'unavailable') && !(isZkError(err) && err.transient)) throw err;
+    return { json: {}, text: `could not read the plan the worker applied (${err instanceof Error ? err.message : String(err)}); see it with: failout status\n` };
+  }
+  if (applied === undefined) return undefined;
+  const text = evacuation.formatEvacuationPlan(applied.plan, { now: rt.io.now(), forced: applied.forced });
+  return { json: { appliedPlan: applied.plan, planChanged: true }, text: `the worker judged the evacuation again when it arrived, and its plan differs from the one shown above; it applied this one:\n${text}` };
+}
 type Plan = Applicable['plan'];
 
 function planText(plan: Plan | undefined, now: number): string {

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { RequestRecord } from '../../requests';
 import { formatRecord, parseDuration, sendChangeRequest, waitForOutcome, type OperatorConnections, type OperatorSettings, type SendableBody } from '../../operator';
 import { addOutputOptions, outcomeExitCode, printJson, type CommandRuntime } from '../command-context';
 import { EXIT } from '../errors';
@@ -23,10 +24,17 @@ export function addSendOptions(command: Command): Command {
   );
 }
 
+/** More to tell once `--wait` has the outcome: fields for the `--json` document, and text after the outcome line. */
+export interface OutcomeFollowUp {
+  readonly json: Readonly<Record<string, unknown>>;
+  readonly text: string;
+}
+
 /**
  * Sends a request body (lib/operator's `sendChangeRequest`: the one encoder and message rule) and,
  * with `--wait`, waits for its record and prints the outcome. `extraJson` joins the `--json`
- * document (an evacuation's judged `plan`).
+ * document (an evacuation's judged `plan`); `followUp`, given the record `--wait` found, may add to
+ * what is printed (an evacuation's plan shown again when the worker applied another one).
  */
 export async function sendRequest(
   rt: CommandRuntime,
@@ -35,6 +43,7 @@ export async function sendRequest(
   body: SendableBody | Parameters<typeof sendChangeRequest>[2],
   options: SendOptions,
   extraJson: Readonly<Record<string, unknown>> = {},
+  followUp?: (record: RequestRecord) => Promise<OutcomeFollowUp | undefined>,
 ): Promise<void> {
   // A fabric map change names its fabric, every other request its cluster.
   const subject = 'fabric' in body ? `${body.action} fabric ${body.fabric}` : `${body.action} ${body.cluster}`;
@@ -50,7 +59,8 @@ export async function sendRequest(
   }
   if (!options.json) rt.io.stderr(`sent request ${body.requestId} (${subject}); waiting for the outcome…\n`);
   const record = await waitForOutcome(connections, settings, { requestId: body.requestId, messageId }, waitMs);
-  if (options.json) printJson(rt.io, { requestId: body.requestId, messageId, sent: true, request: body, ...extraJson, outcome: record ?? null });
+  const more = record === undefined || followUp === undefined ? undefined : await followUp(record);
+  if (options.json) printJson(rt.io, { requestId: body.requestId, messageId, sent: true, request: body, ...extraJson, outcome: record ?? null, ...more?.json });
   if (!record) {
     rt.io.stderr(
       `no outcome for request ${body.requestId} after ${options.timeout ?? DEFAULT_WAIT}: the worker may be behind or failing. ` +
@@ -59,6 +69,6 @@ export async function sendRequest(
     rt.setExit(EXIT.failed);
     return;
   }
-  if (!options.json) rt.io.stdout(`${formatRecord(record)}\n`);
+  if (!options.json) rt.io.stdout(`${formatRecord(record)}\n${more?.text ?? ''}`);
   rt.setExit(outcomeExitCode(record));
 }

@@ -36,9 +36,9 @@ async function seedService(service: string, fabrics: readonly string[], hosts = 
   }
 }
 
-function startWorker(): void {
-  const handler = () =>
-    createHandler({
+function startWorker(before?: () => Promise<void>): void {
+  const handler = () => {
+    const inner = createHandler({
       writer: new RequestWriter({
         session: bed.session,
         d2BasePath: bed.paths.d2Base,
@@ -50,6 +50,13 @@ function startWorker(): void {
       logger: new Logger({ serviceName: 'failout-requests-test', logLevel: 'SILENT' }),
       metrics: new Metrics({ namespace: 'failout-test', serviceName: 'failout-requests-test' }),
     });
+    if (before === undefined) return inner;
+    // Something changes between the CLI's judgement and the worker's.
+    return (async (...args: Parameters<typeof inner>) => {
+      await before();
+      return inner(...args);
+    }) as typeof inner;
+  };
   startPollers(1, { client: bed.sqs.client, queueUrl: bed.queue.queueUrl, handler });
 }
 
@@ -153,6 +160,47 @@ it('resends an evacuation with its request id safely: not refused as another ope
   expect(again.stdout).not.toMatch(/evacuationOpen/);
   expect(again).toMatchObject({ code: 0, stdout: expect.stringMatching(/request evac-resend-1: applied \(evacuate fabric lor1\)/) });
   expect((await readCluster(bed.session, bed.paths, 'greetings-lor1')).version).toBe(version);
+});
+
+it('with --wait, shows the plan again when the worker judged another one than the CLI showed (hosts came in between)', async () => {
+  // Prepare: targets by capacity; greetings-lva1 gains 6 hosts after the CLI judged, before the worker does
+  for (const service of SERVICES) await seedService(service, FABRICS);
+  let added = 2;
+  startWorker(async () => {
+    for (const last = added + 6; added < last; added++) await putUri(bed.session, bed.paths.d2Base, 'greetings-lva1', `h${added + 1}`, `http://greetings-lva1-${added + 1}:8080`);
+  });
+
+  // Act
+  const text = await cli('evacuate', 'lor1', '--for', '1h', '--wait');
+
+  // Assess: the plan shown first (weights by hosts, 2 and 2), then the applied one shown again, as the worker judged it (8 hosts in lva1)
+  expect(text.code).toBe(0);
+  const [shown, applied] = text.stdout.split(/the worker judged the evacuation again when it arrived, and its plan differs from the one shown above; it applied this one:\n/);
+  expect(shown).toMatch(/greetings-lor1 +greetings +1 \(all\) +2 +greetings-ltx1 \(2\), greetings-lva1 \(2\)/);
+  expect(shown).toMatch(/request [0-9a-f-]+: applied \(evacuate fabric lor1\)/);
+  expect(applied).toMatch(/greetings-lor1 +greetings +1 \(all\) +2 +greetings-ltx1 \(2\), greetings-lva1 \(8\)/);
+
+  // And in JSON: the plan shown, and the one applied (each delivery, the restore's too, brings 6 hosts to lva1)
+  expect((await cli('restore', '--fabric', 'lor1', '--wait')).code).toBe(0);
+  await putUri(bed.session, bed.paths.d2Base, 'greetings-ltx1', 'h3', 'http://greetings-ltx1-3:8080');
+  const json = JSON.parse((await cli('evacuate', 'lor1', '--for', '1h', '--wait', '--json')).stdout) as { planChanged?: boolean; plan: { clusters: { peers: unknown[] }[] }; appliedPlan: { clusters: { peers: unknown[] }[] } };
+  expect(json.planChanged).toBe(true);
+  expect(json.plan.clusters[0]?.peers).toEqual([{ cluster: 'greetings-ltx1', weight: 3 }, { cluster: 'greetings-lva1', weight: 14 }]);
+  expect(json.appliedPlan.clusters[0]?.peers).toEqual([{ cluster: 'greetings-ltx1', weight: 3 }, { cluster: 'greetings-lva1', weight: 20 }]);
+});
+
+it('with --wait, says nothing more when the worker applied the plan shown', async () => {
+  // Prepare
+  for (const service of SERVICES) await seedService(service, FABRICS);
+  startWorker();
+
+  // Act
+  const text = await cli('evacuate', 'lor1', '--for', '1h', '--wait');
+
+  // Assess
+  expect(text.code).toBe(0);
+  expect(text.stdout).toMatch(/: applied \(evacuate fabric lor1\)/);
+  expect(text.stdout).not.toMatch(/differs from the one shown/);
 });
 
 it('refuses, before sending, a fabric with a service that has no cluster outside it, naming the service', async () => {
