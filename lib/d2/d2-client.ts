@@ -537,7 +537,7 @@ export class D2Client {
     const ms = this.discoveryTimeoutMs;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => reject(new D2Error('discoveryTimeout', `${what} not loaded from ZooKeeper within ${ms} ms`)), ms);
+      timer = setTimeout(() => reject(new D2Error('discoveryTimeout', `${what} not loaded by D2 discovery within ${ms} ms`)), ms);
     });
     return Promise.race([load, timeout]).finally(() => clearTimeout(timer));
   }

@@ -100,6 +100,33 @@ describe('D2 clients over two observers when one is killed', () => {
     expect(second.streams).toBe(expected === 'peer' ? 1 : 0);
   }, 30_000);
 
+  it('fails a request with discoveryTimeout at 10 s when no observer answers at its start, and serves once one comes up', async () => {
+    // Prepare: both observers are down before the client starts
+    await client?.close();
+    await Promise.all([first.kill(), second.kill()]);
+    ({ client, logs: clientLogs } = d2ClientOver([first.address, second.address], base));
+
+    // Act
+    const started = Date.now();
+    const failure = await client.resolve('d2://greetings/hello', { routingKey: 'member-1' }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    const failedAfterMs = Date.now() - started;
+    await second.restart();
+    const recovered = await resolvesTo(client, 'home');
+    await first.restart();
+    await eventually(() => first.streams === 1 && second.streams === 0, 20_000, 'the client on the first observer once it is up');
+
+    // Assess: a clear error at the documented discovery timeout, not a hang (naming no ZooKeeper the client does not read); then served
+    expect(failure).toMatchObject({ kind: 'discoveryTimeout' });
+    expect((failure as Error).message).toBe('service greetings not loaded by D2 discovery within 10000 ms');
+    expect(failedAfterMs).toBeGreaterThanOrEqual(9_000);
+    expect(failedAfterMs).toBeLessThan(12_000);
+    expect(recovered).toMatchObject({ cluster: 'home', host: 'http://home-1:8080' });
+    expect(clientLogs.filter((l) => l.level === 'error')).toEqual([]);
+  }, 45_000);
+
   it('keeps routing on its last good data while every observer is down, hears no removal, and recovers when one returns', async () => {
     // Prepare
     const before = await resolvesTo(client!, 'home');
