@@ -7,13 +7,15 @@ import { wrapResource, type DiscoveryRequest, type DiscoveryResponse } from '../
  * management server's snapshot cache does not carry (it holds LDS/RDS/CDS/EDS only). Per stream it
  * answers each type's request whose names changed with every subscribed resource it has, each in a
  * `Resource` wrapper named by its path (the indis messages hold no name), and pushes a type again to
- * its subscribers when a resource of it changes. ACKs and NACKs get no answer.
+ * its subscribers when a resource of it changes. ACKs and NACKs get no answer; NACKs are recorded.
  */
 export class IndisAdsServer {
   /** typeUrl → name → packed resource. */
   private readonly resources = new Map<string, Map<string, AnyMessage>>();
   private readonly streams = new Set<{ call: grpc.ServerDuplexStream<DiscoveryRequest, DiscoveryResponse>; names: Map<string, string[]> }>();
   private version = 0;
+  /** Every NACK received, in order: its type URL and the client's `error_detail` message. */
+  readonly nacks: { readonly typeUrl: string; readonly message: string }[] = [];
 
   private constructor(
     private readonly server: grpc.Server,
@@ -61,6 +63,7 @@ export class IndisAdsServer {
     const stream = { call, names: new Map<string, string[]>() };
     this.streams.add(stream);
     call.on('data', (req: DiscoveryRequest) => {
+      if (req.error_detail) this.nacks.push({ typeUrl: req.type_url, message: req.error_detail.message ?? '' });
       const names = [...req.resource_names].sort();
       const before = stream.names.get(req.type_url);
       if (before && before.join('\n') === names.join('\n')) return; // an ACK or NACK
