@@ -43,9 +43,9 @@ export class KillableObserver {
     this.current = observer;
   }
 
-  /** Starts an observer of `basePath` on its own session, behind its own proxy. */
-  static async start(basePath: string): Promise<KillableObserver> {
-    const session = await openSession();
+  /** Starts an observer of `basePath` on its own session (to `connectString`, default the shared test server), behind its own proxy. */
+  static async start(basePath: string, connectString?: string): Promise<KillableObserver> {
+    const session = await openSession(connectString === undefined ? {} : { connectString });
     const { logger, lines } = capturingLogger();
     const observer = await D2Observer.start({ zk: session, basePath, admin: { host: '127.0.0.1', port: 0 }, lingerMs: 100, logger });
     const proxy = await startTcpProxy(observer.grpcPort);
