@@ -16,7 +16,7 @@ import { clusterPath, servicePath, urisPath } from '../../../lib/d2/paths';
 import { buildClientStatusResponse, createXdsClient, parseBootstrap, type XdsClient } from '../../../lib/xds';
 import type { ZkSession } from '../../../lib/zk';
 import { changeRecorder, type ChangeRecorder } from '../../helpers/cluster-changes';
-import { putHomeAndPeer, putService, serviceDoc } from '../../helpers/d2';
+import { putClustersWithHost, putHomeAndPeer, putService, serviceDoc } from '../../helpers/d2';
 import { d2ClientOver, KillableObserver, observerBootstrap, resolvesTo, writeFailout } from '../../helpers/observer-faults';
 import { recordingWatcher } from '../../helpers/xds-fakes';
 import { closeSessions, eventually, openSession, uniqueBase } from '../../helpers/zk';
@@ -151,6 +151,33 @@ describe('D2 clients over observers with failout_delta_ads (incremental ADS), re
     expect(error).toMatchObject({ kind: 'unknownService' });
     expect(ms).toBeLessThan(FAST_MS);
   }, 30_000);
+
+  it('hears on the fallback observer of a cluster deleted while the first was dying, and returns to the first once it is back', async () => {
+    // Prepare: a third cluster the client follows, and a client on the first observer
+    const [first, second] = await start(2);
+    await putClustersWithHost(writer, base, ['spare']);
+    await resolvesTo(client!, 'home');
+    await client!.state.listenToCluster('spare');
+    await eventually(() => first!.streams === 1 && second!.streams === 0, 10_000, 'the client on the first observer');
+
+    // Act: the first observer dies; spare is deleted meanwhile; the first comes back; home fails out
+    await first!.kill();
+    await writer.remove(`${urisPath(base, 'spare')}/host-1`);
+    await writer.remove(urisPath(base, 'spare'));
+    await writer.remove(clusterPath(base, 'spare'));
+    await eventually(() => recorder.events.includes('removed:spare'), 10_000, 'the deletion of spare at the client');
+    const onSecond = second!.streams;
+    await first!.restart();
+    await eventually(() => first!.streams === 1 && second!.streams === 0, 20_000, 'the client back on the first observer');
+    await writeFailout(writer, base, 'home', 'peer');
+    const after = await resolvesTo(client!, 'peer');
+
+    // Assess
+    expect(onSecond).toBe(1);
+    expect(after).toMatchObject({ cluster: 'peer', host: 'http://peer-1:8080' });
+    expect(client!.state.getClusterProperties('spare')).toBeUndefined();
+    expect(recorder.events.filter((e) => e.startsWith('removed:'))).toEqual(['removed:spare']);
+  }, 40_000);
 
   it('shows in CSDS each resource ACKED with its own version, which moves with its node, and a missing one DOES_NOT_EXIST', async () => {
     // Prepare
