@@ -155,6 +155,28 @@ describe('an observer reading a malformed node', () => {
     expect(warningsAbout(child)).toBe(1);
     expect(await counter('d2_observer_nacks_total{type="D2URIMap"}')).toBe(0);
   });
+
+  it('leaves out at the client an announcement the observer carries but lib/d2 rejects, keeping the cluster\'s other hosts and later changes', async () => {
+    // Prepare: a D2 client on peer's hosts
+    ({ client } = d2ClientOver([observer.address], base));
+    await client.state.listenToCluster('peer');
+    await eventually(() => client!.state.getUris('peer')?.hosts.length === 1, 10_000, "peer's host at the client");
+
+    // Act: a second host announced with a negative weight, then a third good one and a failout
+    const negative = { clusterName: 'peer', partitionDesc: { 'http://peer-2:8080': { '0': { weight: -1 } } }, uriSpecificProperties: {} };
+    await put(writer, `${urisPath(base, 'peer')}/h2`, JSON.stringify(negative));
+    await eventually(() => client!.state.stats().uris.malformed === 1, 10_000, 'the bad announcement counted at the client');
+    await putUri(writer, base, 'peer', 'h3', 'http://peer-3:8080');
+    await eventually(() => client!.state.getUris('peer')?.hosts.length === 2, 10_000, 'the third host at the client');
+    await writeFailout(writer, base, 'home', 'peer');
+    const routed = await resolvesTo(client, 'peer');
+
+    // Assess: the observer served it (not its own malformed), the client left it out alone
+    expect(client.state.getUris('peer')?.hosts.map((h) => h.uri).sort()).toEqual(['http://peer-1:8080', 'http://peer-3:8080']);
+    expect(['http://peer-1:8080', 'http://peer-3:8080']).toContain(routed.host);
+    expect(await counter('d2_observer_malformed_nodes_total')).toBe(0);
+    expect(await counter('d2_observer_nacks_total{type="D2URIMap"}')).toBe(0);
+  });
 });
 
 /** The announced URIs of a URI map response, as a client decodes them. */
