@@ -5,7 +5,7 @@
  * cluster the client follows is deleted, a failout is written and a host is removed. Once the
  * observer reads again, its clients see all three: the cluster removed (SotW: left out of the
  * response; delta: `removed_resources`), the failout routing them to the peer, and the host gone;
- * and nothing is logged as an error.
+ * no other cluster is taken from them meanwhile, and nothing is logged as an error.
  */
 import { startZooKeeper, type ZooKeeperServer } from '../../../lib/local/zookeeper';
 import { urisPath } from '../../../lib/d2/paths';
@@ -14,7 +14,7 @@ import type { ZkSession } from '../../../lib/zk';
 import { changeRecorder, type ChangeRecorder } from '../../helpers/cluster-changes';
 import { putClustersWithHost, putHomeAndPeer, putUri } from '../../helpers/d2';
 import type { LogLine } from '../../helpers/logging';
-import { d2ClientOver, KillableObserver, resolvesTo, writeFailout } from '../../helpers/observer-faults';
+import { d2ClientOver, KillableObserver, removals, resolvesTo, writeFailout } from '../../helpers/observer-faults';
 import { closeSessions, eventually, expireSession, openSession, proxyOf, uniqueBase } from '../../helpers/zk';
 
 /** Hosts the client holds for `cluster`, sorted. */
@@ -67,6 +67,7 @@ async function expectAllThree({ client, logs, recorder }: Reader, observer: Kill
   expect(client.state.getClusterProperties('spare')).toBeUndefined();
   expect(hostsOf(client, 'peer')).toEqual(['http://peer-1:8080']);
   expect(client.state.getClusterProperties('home')?.failoutProperties?.redirects).toEqual([expect.objectContaining({ peer: 'peer' })]);
+  expect(removals(recorder).sort()).toEqual(['removed:spare', 'uris:spare:none']);
   expect(logs.filter((l) => l.level === 'error')).toEqual([]);
   expect(observer.logs.filter((l) => l.level === 'error')).toEqual([]);
 }
