@@ -5,9 +5,14 @@ import type { OperatorSettings } from './settings';
 /** Keys whose values move with the clock alone (a window given with `--for` starts when the worker applies it): not a change of plan. */
 const CLOCK_KEYS: ReadonlySet<string> = new Set(['offlineAt', 'onlineAt', 'fullyOutAt']);
 
-/** A plan as one string, without the times that move with the clock alone (compared, never parsed). */
-function planFingerprint(plan: EvacuationPlan): string {
-  return JSON.stringify(plan, (key, value: unknown) => (CLOCK_KEYS.has(key) ? undefined : value));
+/**
+ * A plan as one string, without the times that move with the clock alone (compared, never parsed), and
+ * with only the receivers in `kept`, by name: the evacuation node keeps the most loaded of a large
+ * plan's receivers (in load order), the plan shown before sending has them all (by name).
+ */
+function planFingerprint(plan: EvacuationPlan, kept: ReadonlySet<string>): string {
+  const receivers = plan.receivers.filter((r) => kept.has(r.cluster)).sort((a, b) => (a.cluster < b.cluster ? -1 : a.cluster > b.cluster ? 1 : 0));
+  return JSON.stringify({ ...plan, receivers }, (key, value: unknown) => (CLOCK_KEYS.has(key) ? undefined : value));
 }
 
 /**
@@ -24,6 +29,8 @@ export async function appliedPlanIfChanged(
   shown: EvacuationPlan,
 ): Promise<{ readonly plan: EvacuationPlan; readonly forced?: readonly ForceOverride[] | undefined } | undefined> {
   const node = (await readEvacuations(session, settings.evacuationsBase)).find((n) => n.fabric === sent.fabric && n.requestId === sent.requestId);
-  if (node === undefined || planFingerprint(node.plan) === planFingerprint(shown)) return undefined;
+  if (node === undefined) return undefined;
+  const kept = new Set(node.plan.receivers.map((r) => r.cluster));
+  if (planFingerprint(node.plan, kept) === planFingerprint(shown, kept)) return undefined;
   return { plan: node.plan, forced: node.forced };
 }

@@ -203,6 +203,20 @@ it('with --wait, says nothing more when the worker applied the plan shown', asyn
   expect(text.stdout).not.toMatch(/differs from the one shown/);
 });
 
+it('with --wait, says nothing more when the worker applied the plan shown, with more receivers than the evacuation node keeps', async () => {
+  // Prepare: 26 services × 2 target fabrics = 52 receiving clusters; the node keeps the 50 most loaded.
+  for (let i = 0; i < 26; i++) await seedService(`svc${String(i).padStart(2, '0')}`, FABRICS);
+  startWorker();
+
+  // Act
+  const text = await cli('evacuate', 'lor1', '--for', '1h', '--wait');
+
+  // Assess
+  expect(text.code).toBe(0);
+  expect(text.stdout).toMatch(/: applied \(evacuate fabric lor1\)/);
+  expect(text.stdout).not.toMatch(/differs from the one shown/);
+});
+
 it('refuses, before sending, a fabric with a service that has no cluster outside it, naming the service', async () => {
   // Prepare: solo runs only in lor1
   await seedService('solo', ['lor1']);
