@@ -13,7 +13,7 @@
  * old says little about the cluster now). The fabric actions (issue 23) keep the checked body itself
  * ({@link CheckedBodies}): their Confirm names only the request id.
  */
-import type { ActionFields, OperatorAction } from '../operator';
+import { judgementFingerprint as fingerprintOf, type ActionFields, type OperatorAction } from '../operator';
 
 /** Most checks remembered (the oldest is forgotten first). */
 export const MAX_CHECKED = 200;
@@ -32,21 +32,15 @@ const EVERY_FIELD: Readonly<Record<keyof ActionFields, true>> = {
 const FIELD_KEYS = Object.keys(EVERY_FIELD) as (keyof ActionFields)[];
 
 /**
- * Keys whose values move with the clock alone: a window given as a duration starts when the worker
- * applies it, so the times judged at Confirm are later than the Check's by however long it took.
- */
-const CLOCK_KEYS: ReadonlySet<string> = new Set(['offlineAt', 'onlineAt', 'fullyOutAt']);
-
-/**
  * A judgement as shown, as one string (compared, never parsed): whether it was judged and what it
  * showed (`shown`: plain data, the caller's pick of what the page shows as numbers and names: a
  * fabric's plan, a failout's peer load projection, what force overrides…), without the times that
- * move with the clock alone (`offlineAt`, `onlineAt`, `fullyOutAt` at any depth). The one rule for the
- * cluster and the fabric Confirm: a Confirm whose fingerprint differs from its Check's is shown again
- * ({@link judgementChangedAnswer}), not sent.
+ * move with the clock alone (lib/operator's rule, which `evacuate --wait` follows too). The one rule
+ * for the cluster and the fabric Confirm: a Confirm whose fingerprint differs from its Check's is shown
+ * again ({@link judgementChangedAnswer}), not sent.
  */
 export function judgementFingerprint(judged: boolean, shown: unknown): string {
-  return JSON.stringify([judged, shown], (key, value: unknown) => (CLOCK_KEYS.has(key) ? undefined : value));
+  return fingerprintOf([judged, shown]);
 }
 
 /**

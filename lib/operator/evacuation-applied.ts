@@ -1,18 +1,16 @@
 import { readEvacuations, type EvacuationPlan, type ForceOverride } from '../requests';
 import type { ZkReader } from '../zk';
+import { judgementFingerprint } from './judgement-fingerprint';
 import type { OperatorSettings } from './settings';
 
-/** Keys whose values move with the clock alone (a window given with `--for` starts when the worker applies it): not a change of plan. */
-const CLOCK_KEYS: ReadonlySet<string> = new Set(['offlineAt', 'onlineAt', 'fullyOutAt']);
-
 /**
- * A plan as one string, without the times that move with the clock alone (compared, never parsed), and
- * with only the receivers in `kept`, by name: the evacuation node keeps the most loaded of a large
+ * A plan's {@link judgementFingerprint}, with
+ * only the receivers in `kept`, by name: the evacuation node keeps the most loaded of a large
  * plan's receivers (in load order), the plan shown before sending has them all (by name).
  */
 function planFingerprint(plan: EvacuationPlan, kept: ReadonlySet<string>): string {
   const receivers = plan.receivers.filter((r) => kept.has(r.cluster)).sort((a, b) => (a.cluster < b.cluster ? -1 : a.cluster > b.cluster ? 1 : 0));
-  return JSON.stringify({ ...plan, receivers }, (key, value: unknown) => (CLOCK_KEYS.has(key) ? undefined : value));
+  return judgementFingerprint({ ...plan, receivers });
 }
 
 /**

@@ -19,6 +19,7 @@ export { buildDeleteDrillBody, buildPutDrillBody, type DrillPutOptions, type Put
 export { buildDeleteFabricBody, buildPutFabricBody } from './fabric-bodies';
 export { formatLocalRejection, validateLocally } from './local-check';
 export { dryRun, formatProjections, projectionJson } from './dry-run';
+export { judgementFingerprint } from './judgement-fingerprint';
 export { notesBeforeSend } from './send-notes';
 export { checkNamedAlarms, resolveAlarmSource, type AlarmSourceFlags, type OperatorAlarmSource } from './alarm-source';
 export { sendChangeRequest, waitForOutcome } from './send';
