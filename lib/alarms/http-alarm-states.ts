@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { hideUrlCredentials } from '../text';
 import { ALARM_STATE_VALUES, readingsOf, statesOf, type AlarmReading, type AlarmSource, type AlarmState } from './alarm-states';
 import { AlarmStatesError, messageOf } from './errors';
 
@@ -28,9 +29,8 @@ export class HttpAlarmStates implements AlarmSource {
     private readonly url: string,
     private readonly timeoutMs: number = HTTP_TIMEOUT_MS,
   ) {
-    const userinfo = /^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i.exec(url);
-    this.hasCredentials = userinfo !== null;
-    this.shown = userinfo === null ? url : `${userinfo[1]}***@${url.slice(userinfo[0].length)}`;
+    this.shown = hideUrlCredentials(url);
+    this.hasCredentials = this.shown !== url;
   }
 
   async read(names: readonly string[]): Promise<ReadonlyMap<string, AlarmReading>> {

@@ -4,7 +4,8 @@
  * (lib/operator's `createOperatorRequests`, the same path as the CLI's).
  */
 import { createLogger, type Logger } from '../logging';
-import { hasCredentials, hideUrlCredentials } from '../metrics';
+import { hasCredentials } from '../metrics';
+import { hideUrlCredentials } from '../text';
 import { createOperatorRequests, DEFAULT_CONSOLE_PORT, defaultRequester, drillsBase, inputError, resolveAlarmSource, resolveSettings, type ConsoleStartOptions, type OperatorEnv } from '../operator';
 import { loadZkTlsFiles, ZkTlsConfigError } from '../zk';
 import type { ConsoleAlarmSource } from './alarms';

@@ -7,7 +7,7 @@
  */
 export { parsePrometheusText, RateSeries, REDIRECTED_METRIC, totalsByTarget } from './prometheus';
 export type { PromSample, RatePoint } from './prometheus';
-export { hasCredentials, hideUrlCredentials, measureRates, readText, redactUrl } from './scrape';
+export { hasCredentials, measureRates, readText, redactUrl } from './scrape';
 export { D2_REQUEST_SECONDS_METRIC, D2_REQUESTS_METRIC, FAILED_OUTCOMES, outcomeOf, REQUEST_SECONDS_BUCKETS } from './request-metrics';
 export type { RequestOutcome } from './request-metrics';
 export { histogramQuantile, TargetHealthSeries } from './target-health';

@@ -34,14 +34,6 @@ export function redactUrl(text: string): string {
   return url.toString();
 }
 
-/**
- * Text as a usage error may echo it, with any `user:password@` of a URL in it replaced by `***@`: for
- * text that may not parse as a URL (a typo'd host, port or scheme), where {@link redactUrl} cannot help.
- */
-export function hideUrlCredentials(text: string): string {
-  return text.replace(/\/\/[^/\s]*@/g, '//***@').replace(/^[^=/]*:[^=/]*@/, '***@');
-}
-
 /** GET as text with a timeout; a non-2xx answer is an error naming the status. */
 export async function readText(url: string, options: { readonly token?: string | undefined; readonly timeoutMs?: number } = {}): Promise<string> {
   const response = await fetch(url, { signal: AbortSignal.timeout(options.timeoutMs ?? SCRAPE_TIMEOUT_MS), headers: options.token === undefined ? {} : { authorization: `Bearer ${options.token}` } });

@@ -1,6 +1,6 @@
 import { HttpAlarmStates, type AlarmSource } from '../alarms';
 import { CloudWatchAlarmStates } from '../alarms/cloudwatch';
-import { hideUrlCredentials } from '../metrics';
+import { hideUrlCredentials } from '../text';
 import { alarmsNamedBy, readRequestAlarms, type ChangeRequest, type EvacuateChangeRequest, type FabricDrillChangeRequest, type Rejection } from '../requests';
 import { inputError, type OperatorEnv } from './errors';
 

@@ -4,7 +4,8 @@
  * console) on `failout out`. The CLI scrapes the endpoints twice a second apart (lib/metrics
  * `measureRates`); the worker cannot, so it keeps judging by host counts, and the CLI shows both.
  */
-import { hideUrlCredentials, measureRates, type MeasuredRates } from '../metrics';
+import { measureRates, type MeasuredRates } from '../metrics';
+import { hideUrlCredentials } from '../text';
 import type { RequestRates } from '../requests';
 import { inputError, type OperatorEnv } from './errors';
 
