@@ -1,4 +1,4 @@
-import { clusterPath, parseClusterProperties, parseClusterPropertiesWithoutFailout, serializeClusterProperties, type ClusterProperties, type FailoutProperties } from '../d2/data';
+import { clusterPath, parseClusterProperties, parseClusterPropertiesWithoutFailout, serializeClusterProperties, type ClusterProperties, type FailoutBucketConfig, type FailoutProperties } from '../d2/data';
 import { isZkError, type ZkReader } from '../zk';
 import { applyRequest, type PeerState } from './apply-request';
 import { DEFAULT_MAX_PEER_LOAD_FACTOR, projectPeerLoad, type CapacityProjection } from './capacity';
@@ -221,7 +221,7 @@ async function judgeClusterChange(c: ClusterJudgeContext): Promise<Judgement> {
     return capacity === undefined ? rejected : { ...rejected, capacity };
   }
   const forced = request.force ? [...overrides].sort() : undefined;
-  const after = forced === undefined || request.action !== 'failout' ? result.props : { ...result.props, failoutProperties: withForced(result.props.failoutProperties, request.requestId, forced) };
+  const after = forced === undefined ? result.props : { ...result.props, failoutProperties: withForced(props.failoutProperties, result.props.failoutProperties, request, forced) };
   const applied = {
     verdict: 'apply' as const,
     path,
@@ -243,8 +243,18 @@ async function judgeClusterChange(c: ClusterJudgeContext): Promise<Judgement> {
   return capacity === undefined ? applied : { ...applied, capacity };
 }
 
-/** The request's own windows marked with what its `force` overrode (an audit trail on the failout itself). */
-function withForced(props: FailoutProperties | null, requestId: string, forced: readonly ForceOverride[]): FailoutProperties | null {
+/**
+ * The windows the request wrote marked with what its `force` overrode (an audit trail on the failout
+ * itself). A failout's windows are its own (`forced: []` too: force was given). An extend, ramp step
+ * or amend rewrites another request's windows: those it changed carry what this force overrode beside
+ * what an earlier force did, and only when it overrode something, so a force that was not needed
+ * leaves the failout as the operator who wrote it left it.
+ */
+function withForced(before: FailoutProperties | null, props: FailoutProperties | null, request: ClusterChangeRequest, forced: readonly ForceOverride[]): FailoutProperties | null {
   if (props === null) return null;
-  return { ...props, buckets: props.buckets.map((b) => (b.requestId === requestId ? { ...b, forced: [...forced] } : b)) };
+  if (request.action === 'failout') return { ...props, buckets: props.buckets.map((b) => (b.requestId === request.requestId ? { ...b, forced: [...forced] } : b)) };
+  if (forced.length === 0) return props;
+  const untouched = new Set([...(before?.buckets ?? []), ...(before?.rampHold?.buckets ?? [])].map((b) => JSON.stringify(b)));
+  const stamp = (b: FailoutBucketConfig): FailoutBucketConfig => (untouched.has(JSON.stringify(b)) ? b : { ...b, forced: [...new Set([...(b.forced ?? []), ...forced])].sort() });
+  return { ...props, buckets: props.buckets.map(stamp), ...(props.rampHold === undefined ? {} : { rampHold: { ...props.rampHold, buckets: props.rampHold.buckets.map(stamp) } }) };
 }

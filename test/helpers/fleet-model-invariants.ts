@@ -123,9 +123,17 @@ function forcedServices(model: FleetModel, s: FleetSnapshot): Set<string> {
  * wrote (`forced` in the bucket config)": for a request that writes windows of its own (a failout,
  * an evacuation), each of them carries the record's `forced`. Undefined when so (or not forced).
  */
-function forcedStampOf(body: Record<string, unknown>, outcome: Outcome, after: FleetSnapshot, now: number): string | undefined {
+function forcedStampOf(body: Record<string, unknown>, outcome: Outcome, before: FleetSnapshot, after: FleetSnapshot, now: number): string | undefined {
   const forced = outcome.record.forced;
-  if (forced === undefined || (body.action !== 'failout' && body.action !== 'evacuate')) return undefined;
+  if (forced === undefined) return undefined;
+  if (body.action !== 'failout' && body.action !== 'evacuate') {
+    // An extend, ramp step or amend: the windows it changed carry what its force overrode (when it overrode anything).
+    if (forced.length === 0 || typeof body.cluster !== 'string') return undefined;
+    const untouched = new Set((before.clusters.get(body.cluster)?.failout?.buckets ?? []).map((w) => JSON.stringify(w)));
+    const f = after.clusters.get(body.cluster)?.failout;
+    const wrong = [...(f?.buckets ?? []), ...(f?.rampHold?.buckets ?? [])].find((w) => !untouched.has(JSON.stringify(w)) && forced.some((o) => !(w.forced ?? []).includes(o)));
+    return wrong === undefined ? undefined : `a window of ${body.cluster} it rewrote says forced ${JSON.stringify(wrong.forced)}, the record ${JSON.stringify(forced)}`;
+  }
   const id = String(body.requestId);
   const expected = JSON.stringify([...forced].sort());
   for (const c of CLUSTERS) {
@@ -288,7 +296,7 @@ export async function verifyStep(model: FleetModel, world: FleetWorld, sent: rea
     // A force exempts the services it may load, its cluster's and its peers' (a peer may be another service's cluster), while its windows are open.
     const peers = ((body.peers ?? []) as { cluster: string }[]).map((p) => p.cluster);
     if ((outcome.record.forced?.length ?? 0) > 0) model.forced.set(id, new Set([...(touches.length > 0 ? touches : CLUSTERS), ...peers].map(serviceOf)));
-    const stamped = forcedStampOf(body, outcome, after, now);
+    const stamped = forcedStampOf(body, outcome, before, after, now);
     if (stamped !== undefined) problems.push(`(1) ${text}: applied with force, but ${stamped}`);
     if (body.action === 'evacuate') model.evacuations.set(String(body.fabric), { requestId: id, touched: new Set() });
     else if (body.action === 'restoreFabric' && !outcome.record.unchanged) restoredEvacuation(model, after, String(body.fabric), problems);

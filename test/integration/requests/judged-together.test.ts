@@ -186,6 +186,28 @@ describe('stranding another failout', () => {
     expect(record?.message).toContain('at ');
   });
 
+  it('marks the windows a forced extend rewrote with what its force overrode, and leaves windows it did not touch alone', async () => {
+    // x → a for 1 h; a → b from +2 h. Extending x to 3 h would send its traffic to a failed-out a from +2 h.
+    expect(await submit(out('x', ['a']))).toMatchObject({ status: 'applied' });
+    const at = (minutes: number): string => new Date(Date.now() + minutes * 60_000).toISOString();
+    expect(await submit(out('a', ['b'], { duration: undefined, offlineAt: at(120), onlineAt: at(180) }))).toMatchObject({ status: 'applied' });
+    const extend = { version: 1, requestId: randomUUID(), action: 'extend', cluster: 'x', duration: 'PT3H', requestedBy: 'test@example.com' };
+    expect(await submit(extend)).toMatchObject({ status: 'rejected', reason: 'peerFailedOut' });
+
+    const forced = await submit({ ...extend, requestId: randomUUID(), force: true });
+
+    expect(forced).toMatchObject({ status: 'applied', forced: ['peerState'] });
+    expect((await failoutOf('x'))?.failoutBucketConfigs.map((b) => b.forced)).toEqual([['peerState']]);
+    expect((await failoutOf('a'))?.failoutBucketConfigs.map((b) => b.forced)).toEqual([undefined]);
+  });
+
+  it('keeps a forced extend that needed nothing off the windows (forced: [] on the record only)', async () => {
+    expect(await submit(out('x', ['a']))).toMatchObject({ status: 'applied' });
+    const forced = await submit({ version: 1, requestId: randomUUID(), action: 'extend', cluster: 'x', duration: 'PT2H', requestedBy: 'test@example.com', force: true });
+    expect(forced).toMatchObject({ status: 'applied', forced: [] });
+    expect((await failoutOf('x'))?.failoutBucketConfigs.map((b) => b.forced)).toEqual([undefined]);
+  });
+
   it("refuses a ramp whose later step starts while its only peer is failed out (the peer's failout starts later)", async () => {
     const start = new Date(Date.now() + 20 * 60_000).toISOString();
     expect(await submit(out('a', ['b'], { duration: undefined, offlineAt: start, onlineAt: new Date(Date.now() + 120 * 60_000).toISOString() }))).toMatchObject({ status: 'applied' });
