@@ -121,7 +121,9 @@ function forcedServices(model: FleetModel, s: FleetSnapshot): Set<string> {
 /**
  * "Force" in docs/operators.md: what force overrode is kept on the record and "on every window it
  * wrote (`forced` in the bucket config)": for a request that writes windows of its own (a failout,
- * an evacuation), each of them carries the record's `forced`. Undefined when so (or not forced).
+ * an evacuation), each of them carries the record's `forced`; for one that rewrites a failout's
+ * windows (an extend, a ramp step), each window it changed (held ones too) carries what its force
+ * overrode, when it overrode anything. Undefined when so (or not forced).
  */
 function forcedStampOf(body: Record<string, unknown>, outcome: Outcome, before: FleetSnapshot, after: FleetSnapshot, now: number): string | undefined {
   const forced = outcome.record.forced;
@@ -129,7 +131,8 @@ function forcedStampOf(body: Record<string, unknown>, outcome: Outcome, before: 
   if (body.action !== 'failout' && body.action !== 'evacuate') {
     // An extend, ramp step or amend: the windows it changed carry what its force overrode (when it overrode anything).
     if (forced.length === 0 || typeof body.cluster !== 'string') return undefined;
-    const untouched = new Set((before.clusters.get(body.cluster)?.failout?.buckets ?? []).map((w) => JSON.stringify(w)));
+    const was = before.clusters.get(body.cluster)?.failout;
+    const untouched = new Set([...(was?.buckets ?? []), ...(was?.rampHold?.buckets ?? [])].map((w) => JSON.stringify(w)));
     const f = after.clusters.get(body.cluster)?.failout;
     const wrong = [...(f?.buckets ?? []), ...(f?.rampHold?.buckets ?? [])].find((w) => !untouched.has(JSON.stringify(w)) && forced.some((o) => !(w.forced ?? []).includes(o)));
     return wrong === undefined ? undefined : `a window of ${body.cluster} it rewrote says forced ${JSON.stringify(wrong.forced)}, the record ${JSON.stringify(forced)}`;
