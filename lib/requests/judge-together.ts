@@ -237,7 +237,8 @@ function shown(ms: number): string {
 
 function problemsOf(request: ClusterChangeRequest, result: TogetherResult, context: TogetherContext): TogetherVerdict['problems'] {
   const out: { problem: Problem; override: ForceOverride; peer?: string }[] = [];
-  const peers = new Set(request.action === 'failout' ? request.peers.map((p) => p.cluster) : []);
+  // The request's own peers: a failout's, or those of the failout an extend or a ramp action keeps.
+  const peers = new Set(request.action === 'failout' ? request.peers.map((p) => p.cluster) : (context.clusterAfter?.redirects ?? []).map((r) => r.peer));
   for (const s of result.strandings) {
     const when = s.at <= context.now ? 'now' : `at ${shown(s.at)}`;
     if (s.cluster === request.cluster) {

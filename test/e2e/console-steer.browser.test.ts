@@ -94,11 +94,11 @@ describe('steering a ramp from its card while another failout shares its peer', 
 
   it('advances the held ramp one step only with force, judged with Y on the same peer, and applies what the Check showed', async () => {
     // Act
-    const { refusal, head, requestId } = await steer(X, 'rampAdvance', { 'f-reason': 'peer has room' }, 'strandsFailout');
+    const { refusal, head, requestId } = await steer(X, 'rampAdvance', { 'f-reason': 'peer has room' }, 'insufficientPeerCapacity');
 
     // Assess: the first Check named both failouts on the peer and the load now; forced, it was applied
     // as shown: the card moved to 60 % and is still held at the rest
-    expect(refusal).toMatch(/^would push "greetings-lva1" to [\d.]+× its load per host \(from [\d.]+×\) now, above maxPeerLoadFactor 2, with the traffic of "greetings-lor1", "greetings-ltx1" \(force overrides\)$/);
+    expect(refusal).toMatch(/^peer "greetings-lva1" would carry [\d.]+× its load per host now \(as clients route it, with the traffic of "greetings-lor1", "greetings-ltx1"\), above maxPeerLoadFactor 2 \(force overrides\)$/);
     expect(head).toMatch(/The worker would apply it now/);
     await page.waitForFunction(() => /held at 60%/.test(document.querySelector('article.card[data-cluster="greetings-lor1"] .ramp-next')?.textContent ?? ''), undefined, { timeout: 10_000 });
     expect(await page.locator(`${card(X)} .ramp li[data-state="held"]`).allTextContents()).toEqual(['100%']);
@@ -109,10 +109,10 @@ describe('steering a ramp from its card while another failout shares its peer', 
   it("adds a stop alarm to Y's running failout, and resumes X's ramp only with force, each card keeping the other's state", async () => {
     // Act: the amend moves no traffic; the resume schedules X's last step onto the peer Y fills
     const amend = await steer(Y, 'amend', { 'f-alarms': 'greetings-ltx1-errors', 'f-reason': 'guard the drain' });
-    const resume = await steer(X, 'rampResume', { 'f-reason': 'done' }, 'strandsFailout');
+    const resume = await steer(X, 'rampResume', { 'f-reason': 'done' }, 'insufficientPeerCapacity');
 
     // Assess
-    expect(resume.refusal).toMatch(/^would push "greetings-lva1" to 3× its load per host \(from [\d.]+×\) at \d{4}-\d\d-\d\dT[^ ]+Z, above maxPeerLoadFactor 2, with the traffic of "greetings-lor1", "greetings-ltx1" \(force overrides\)$/);
+    expect(resume.refusal).toMatch(/^peer "greetings-lva1" would carry 3× its load per host at \d{4}-\d\d-\d\dT[^ ]+Z \(as clients route it, with the traffic of "greetings-lor1", "greetings-ltx1"\), above maxPeerLoadFactor 2 \(force overrides\)$/);
     await page.locator(`${card(Y)} .alarms`).filter({ hasText: 'greetings-ltx1-errors' }).waitFor({ timeout: 10_000 });
     await page.locator(`${card(X)} .ramp-next:not([data-held])`).waitFor({ timeout: 10_000 });
     expect(await historyRow(amend.requestId)).toMatch(/amend/);

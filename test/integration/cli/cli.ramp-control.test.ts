@@ -68,7 +68,7 @@ it('refuses to advance a ramp onto a peer another forced failout has filled, and
   const forced = await cli('ramp', 'advance', 'greetings-lor1', '--force', '--reason', 'lva1 has room, checked by hand', '--wait');
 
   expect(refused.code).toBe(1);
-  expect(refused.stdout).toMatch(/would push "greetings-lva1" to .* \(force overrides\)/);
+  expect(refused.stdout).toMatch(/insufficientPeerCapacity — peer "greetings-lva1" would carry .* \(force overrides\)/);
   expect(depthAfterRefusal).toBe(0);
   expect(forced).toMatchObject({ code: 0, stdout: expect.stringMatching(/applied \(rampAdvance greetings-lor1\)/) });
   expect((await cli('status', 'greetings-lor1')).stdout).toMatch(/held at 60% since .*; 100% held/);

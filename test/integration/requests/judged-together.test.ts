@@ -272,6 +272,26 @@ describe('capacity with everything already moved', () => {
     expect(record?.message).toMatch(/"c" would carry 2.05×/);
   });
 
+  it("refuses an extend that would put its own peer over the limit with the capacity guard's reason and numbers, not strandsFailout", async () => {
+    // y (2 hosts) and half of b (2 hosts) are scheduled onto c (4 hosts) from +30 m: 1.75×. x (2 hosts)
+    // is on c until +20 m (1.5×); extended to +120 m it would be there too: c at 2.25× from +30 m.
+    const from = new Date(Date.now() + 30 * 60_000).toISOString();
+    const until = new Date(Date.now() + 90 * 60_000).toISOString();
+    expect(await submit(out('y', ['c'], { duration: undefined, offlineAt: from, onlineAt: until }))).toMatchObject({ status: 'applied' });
+    expect(await submit(out('b', ['c'], { duration: undefined, offlineAt: from, onlineAt: until, buckets: { from: 0, to: 49 } }))).toMatchObject({ status: 'applied' });
+    expect(await submit(out('x', ['c'], { duration: 'PT20M' }))).toMatchObject({ status: 'applied' });
+
+    const extend = { version: 1, requestId: `ext-${randomUUID()}`, action: 'extend', cluster: 'x', duration: 'PT2H' };
+    const record = await submit(extend);
+
+    expect(record).toMatchObject({ status: 'rejected', reason: 'insufficientPeerCapacity' });
+    expect(record?.message).toMatch(/peer "c" would carry 2.25× its load per host at \S+ .*above maxPeerLoadFactor 2/);
+    expect(record?.message).not.toMatch(/strandsFailout/);
+    const forced = await submit({ ...extend, requestId: `ext-${randomUUID()}`, force: true });
+    expect(forced).toMatchObject({ status: 'applied', forced: ['capacity'] });
+    expect((await failoutOf('x'))?.failoutBucketConfigs.map((b) => b.forced)).toEqual([['capacity']]);
+  });
+
   it('serialises two writers of different clusters on the view: of two failouts that only fit alone, one is applied', async () => {
     const [first, second] = [out('x', ['a']), out('y', ['a'])];
     const other = directHandler(session, paths, { drillsPath: paths.drillsPath });
