@@ -3,6 +3,7 @@ import { forEachLimit } from '../concurrency';
 import { createLogger, type Logger } from '../logging';
 import { rewriteD2Uri } from './codecs/uri-rewrite';
 import { eligibleHosts, type Host } from './eligible-hosts';
+import { isPartitioned, partitionOf } from './partitions';
 import { D2Error } from './errors';
 import type { ClusterChange, LoadBalancerState } from './load-balancer-state';
 import type { ClusterProperties, MergedUriProperties, ServiceProperties } from './model';
@@ -119,7 +120,11 @@ export interface D2ClientOptions {
 interface Selection {
   readonly uris: MergedUriProperties | undefined;
   readonly cluster: ClusterProperties | undefined;
+  readonly schemes: readonly string[];
+  /** Every host by its own weight (partition 0, else its lowest): what an unpartitioned cluster picks from, and host counts. */
   readonly rotation: WeightedRoundRobin<Host>;
+  /** A RANGE or HASH cluster's hosts per partition id, built when a request first goes to that partition. */
+  readonly partitions: Map<number, WeightedRoundRobin<Host>>;
 }
 
 /** A hold the client took on a cluster nobody else followed, and when a request last went there. */
@@ -134,11 +139,15 @@ const NO_SCHEMES: readonly string[] = Object.freeze([]);
 /**
  * Sends `d2://<service>/<path>` requests: service → its cluster (or a given cluster) → a host by
  * smooth weighted round robin over the URIs with weight above zero → HTTP through one undici Pool per
- * host origin (rest.li `SimpleLoadBalancer#getClient` + `D2URIRewriter`, without degrader or partitions).
+ * host origin (rest.li `SimpleLoadBalancer#getClient` + `D2URIRewriter`, without degrader).
  *
  * - Hosts: the merged URIs' weight (partition 0, else the lowest partition), minus the cluster's
  *   `bannedUris`; the service's `prioritizedSchemes` are tried in order and the first with a host wins
  *   (none listed: http and https). Only http and https hosts are sendable.
+ * - A RANGE or HASH partitioned cluster (`partitionProperties`) sends a request only to the hosts of
+ *   its partition, weighted by their weight there: the partition comes from the request URL by
+ *   `partitionKeyRegex` (`partitions.ts`; partition 0 when it cannot be told), as rest.li's
+ *   `PartitionAccessor` does. A redirected request takes the partition of the cluster it goes to.
  * - Errors: `D2Error` `malformed` (not a d2 URL), `unknownService`, `unknownCluster` (no readable
  *   cluster properties), `noHosts`, `closed`; `discoveryTimeout` when discovery data does not load in
  *   `discoveryTimeoutMs`. HTTP statuses are returned, not thrown.
@@ -236,7 +245,7 @@ export class D2Client {
     // A host in the chosen cluster means its data is loaded and followed (the failout manager's peer
     // watch): pick at once. Otherwise make it usable (borrowing a hold if nobody follows it) and pick.
     const selection = this.selection(chosen, service.prioritizedSchemes);
-    const host = selection.cluster === undefined ? undefined : selection.rotation.next();
+    const host = selection.cluster === undefined ? undefined : this.rotationFor(selection, d2.text).next();
     if (host !== undefined) {
       if (this.borrowed.size !== 0) this.touchBorrowed(chosen);
       return this.target(d2.service, service, chosen, d2.text, host);
@@ -453,9 +462,25 @@ export class D2Client {
   private pick(serviceName: string, service: ServiceProperties, cluster: string, d2Url: string): D2Target {
     const selection = this.selection(cluster, service.prioritizedSchemes);
     if (!selection.cluster) throw new D2Error('unknownCluster', `unknown cluster ${JSON.stringify(cluster)} (service ${serviceName})`);
-    const host = selection.rotation.next();
-    if (!host) throw new D2Error('noHosts', `cluster ${JSON.stringify(cluster)} has no hosts for service ${JSON.stringify(serviceName)}`);
+    const host = this.rotationFor(selection, d2Url).next();
+    if (!host) {
+      const partition = isPartitioned(selection.cluster.partitionProperties) ? ` in partition ${partitionOf(selection.cluster.partitionProperties, d2Url)}` : '';
+      throw new D2Error('noHosts', `cluster ${JSON.stringify(cluster)} has no hosts${partition} for service ${JSON.stringify(serviceName)}`);
+    }
     return this.target(serviceName, service, cluster, d2Url, host);
+  }
+
+  /** The rotation a request for `d2Url` picks from: its partition's in a RANGE or HASH cluster, else every host's. */
+  private rotationFor(selection: Selection, d2Url: string): WeightedRoundRobin<Host> {
+    const partitioning = selection.cluster?.partitionProperties;
+    if (partitioning === undefined || !isPartitioned(partitioning)) return selection.rotation;
+    const partition = partitionOf(partitioning, d2Url);
+    let rotation = selection.partitions.get(partition);
+    if (rotation === undefined) {
+      rotation = new WeightedRoundRobin(eligibleHosts(selection.uris, selection.cluster, selection.schemes, partition), { random: this.random });
+      selection.partitions.set(partition, rotation);
+    }
+    return rotation;
   }
 
   /** The target of a request sent to `host` (rest.li `D2URIRewriter`). */
@@ -486,7 +511,7 @@ export class D2Client {
     if (cached && cached.uris === uris && cached.cluster === properties) return cached;
     const hosts = eligibleHosts(uris, properties, schemes);
     const rotation = new WeightedRoundRobin(hosts, { random: this.random });
-    const selection = { uris, cluster: properties, rotation };
+    const selection: Selection = { uris, cluster: properties, schemes, rotation, partitions: new Map() };
     byCluster.set(cluster, selection);
     if (cached) this.prunePools();
     return selection;
@@ -518,7 +543,10 @@ export class D2Client {
   private prunePools(): void {
     const used = new Set<string>();
     for (const byCluster of this.selections.values()) {
-      for (const selection of byCluster.values()) for (const host of selection.rotation.candidates()) used.add(host.origin);
+      for (const selection of byCluster.values()) {
+        for (const host of selection.rotation.candidates()) used.add(host.origin);
+        for (const rotation of selection.partitions.values()) for (const host of rotation.candidates()) used.add(host.origin);
+      }
     }
     for (const cluster of this.warmed) {
       // Warm connections wait for traffic that has not arrived yet (a failout about to start).

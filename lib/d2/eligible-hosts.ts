@@ -1,4 +1,4 @@
-import type { ClusterProperties, MergedUriProperties } from './model';
+import { MAX_HOST_WEIGHT, type ClusterProperties, type MergedUriProperties, type UriHost } from './model';
 
 // Which announced hosts a D2 client sends to: one rule for the host pick, warm-up, and the failout
 // strategy's "does this peer have hosts for this service" (so the three cannot disagree).
@@ -26,14 +26,16 @@ const SENDABLE: ReadonlySet<string> = new Set(['http', 'https']);
 
 /**
  * The hosts of a cluster that may take a request, with their weights: announced with weight above
- * zero (partition 0, else the lowest), not in the cluster's `bannedUris`, with an http or https URI;
- * of those, the first of `schemes` (a service's `prioritizedSchemes`, in order) that has any, or all
- * of them when `schemes` is empty. Empty for an unknown cluster.
+ * zero (partition 0, else the lowest; with `partition`, that partition's weight, and a host that does
+ * not serve it is left out), not in the cluster's `bannedUris`, with an http or https URI; of those,
+ * the first of `schemes` (a service's `prioritizedSchemes`, in order) that has any, or all of them
+ * when `schemes` is empty. Empty for an unknown cluster.
  */
 export function eligibleHosts(
   uris: MergedUriProperties | undefined,
   cluster: ClusterProperties | undefined,
   schemes: readonly string[],
+  partition?: number,
 ): WeightedHost[] {
   if (!uris) return [];
   const banned = new Set(cluster?.bannedUris ?? []);
@@ -41,7 +43,8 @@ export function eligibleHosts(
   for (const host of uris.hosts) {
     const match = AUTHORITY.exec(host.uri);
     const scheme = match?.[1]?.toLowerCase();
-    if (!match || !scheme || !SENDABLE.has(scheme) || !(host.weight > 0) || banned.has(host.uri)) continue;
+    const weight = partition === undefined ? host.weight : partitionWeight(host, partition);
+    if (!match || !scheme || !SENDABLE.has(scheme) || !(weight > 0) || banned.has(host.uri)) continue;
     let origin: string;
     try {
       origin = new URL(host.uri).origin;
@@ -49,7 +52,7 @@ export function eligibleHosts(
       continue;
     }
     const list = byScheme.get(scheme) ?? [];
-    list.push({ item: { uri: host.uri, origin, prefixLength: match[0].length }, weight: host.weight });
+    list.push({ item: { uri: host.uri, origin, prefixLength: match[0].length }, weight });
     byScheme.set(scheme, list);
   }
   if (schemes.length === 0) return [...byScheme.values()].flat();
@@ -58,4 +61,10 @@ export function eligibleHosts(
     if (list && list.length > 0) return list;
   }
   return [];
+}
+
+/** The host's weight in `partition` (0 when it does not serve it), bounded as `UriHost.weight` is. */
+function partitionWeight(host: UriHost, partition: number): number {
+  const weight = Object.hasOwn(host.partitions, partition) ? host.partitions[partition] : undefined;
+  return weight === undefined || !(weight > 0) ? 0 : Math.min(weight, MAX_HOST_WEIGHT);
 }

@@ -66,6 +66,26 @@ export async function putUri(session: Writable, base: string, cluster: string, c
   return path;
 }
 
+/** Writes a persistent URI child announcing `uri` with these partition weights (partition id → weight). */
+export async function putPartitionedUri(session: Writable, base: string, cluster: string, child: string, uri: string, partitions: Record<number, number>): Promise<void> {
+  await put(session, `${urisPath(base, cluster)}/${child}`, serializeUriProperties({ clusterName: cluster, partitionDesc: { [uri]: partitions }, uriSpecificProperties: {} }));
+}
+
+/**
+ * The quick-start's RANGE partitioned cluster `ProfileService` (`profiles/(\d+)`, a million ids per
+ * partition, 10 partitions) and its service `profiles` (path `/profile-war`), no hosts.
+ */
+export async function putProfileService(session: Writable, base: string): Promise<void> {
+  await putCluster(
+    session,
+    base,
+    clusterDoc('ProfileService', {
+      partitionProperties: { partitionType: 'RANGE', partitionKeyRegex: 'profiles/(\\d+)', keyRangeStart: 0, partitionSize: 1000000, partitionCount: 10 },
+    }),
+  );
+  await putService(session, base, serviceDoc('profiles', 'ProfileService', '/profile-war'));
+}
+
 /**
  * Service `greetings` (path `/greetings`) on cluster `home`, and clusters `home` and `peer`, each with
  * one host `http://<cluster>-1:8080`: the smallest topology with somewhere to route to.

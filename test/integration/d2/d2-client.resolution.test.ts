@@ -1,6 +1,6 @@
 import { D2Client, D2Error, LoadBalancerState, urisPath, ZooKeeperAnnouncer, type ClusterRouter } from '../../../lib/d2';
 import { OPEN_ACL, type ZkSession } from '../../../lib/zk';
-import { clusterDoc, putCluster, putService, putUri, serviceDoc } from '../../helpers/d2';
+import { clusterDoc, putCluster, putPartitionedUri, putProfileService, putService, putUri, serviceDoc } from '../../helpers/d2';
 import { closeServers, startServer, type RecordingServer } from '../../helpers/http';
 import { closeSessions, openSession, proxyOf, uniqueBase } from '../../helpers/zk';
 
@@ -286,5 +286,26 @@ describe('D2Client resolution', () => {
     // Assess
     expect(hosts).toBe(2);
     expect(second!.paths.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('sends each request of a RANGE partitioned cluster to a host of its partition', async () => {
+    // Prepare: the quick-start's ProfileService (a million ids per partition); `low` serves partitions
+    // 0 and 1, `high` partitions 2 and 3 (its lowest partition, 2, is not 0).
+    const [low, high] = await Promise.all([startServer('low'), startServer('high')]);
+    await putProfileService(session, base);
+    await putPartitionedUri(session, base, 'ProfileService', 'low', low!.uri, { 0: 1, 1: 1 });
+    await putPartitionedUri(session, base, 'ProfileService', 'high', high!.uri, { 2: 1, 3: 0.5 });
+
+    // Act
+    const served: string[] = [];
+    for (const id of [5, 1500000, 2500000, 3999999, 7, 2000000]) {
+      const response = await client.request(`d2://profiles/profiles/${id}`);
+      served.push(String(response.headers['x-served-by']));
+      await response.body.dump();
+    }
+
+    // Assess
+    expect(served).toEqual(['low', 'low', 'high', 'high', 'low', 'high']);
+    expect(high!.paths[0]).toBe('/profile-war/profiles/2500000');
   });
 });
