@@ -119,7 +119,9 @@ const UNKNOWN_CLUSTER = '(unknown)';
  * - The decision is made on loaded data: the service's own cluster (its failout config) is loaded
  *   before it, and while the failed-out cluster's peers are still loading (a service that starts
  *   during a failout) it waits for them, up to `discoveryTimeoutMs` — as rest.li's rewritten URI makes
- *   D2 wait for the peer. Only then does a peer without hosts count as ineligible.
+ *   D2 wait for the peer. Only then does a peer without hosts count as ineligible. The decision after
+ *   such a wait reads the cluster's config again: a restore or another failout written meanwhile is
+ *   the one that counts.
  * - When the provider throws, the original request goes out, as rest.li does on a load balancer error.
  * - When the strategy keeps a request because no peer is eligible (`FailoutRequest.onNoEligiblePeer`),
  *   it counts as a `noEligiblePeer` fail-open, whatever registry the strategy's own counters use.
@@ -218,12 +220,29 @@ export class FailoutClient implements ClusterRouter {
     }
     const schemes = properties.prioritizedSchemes;
     if (loading === undefined) return this.redirect(config, url, service, cluster, key, now, schemes);
-    const decided = config;
-    const decide = (): Route => this.redirect(decided, url, service, cluster, key, this.now(), schemes);
+    const decide = (): Route => this.decideAfterWait(url, service, cluster, key, schemes);
     return withTimeout(loading, this.discoveryTimeoutMs, cluster).then(decide, (err: unknown) => {
       this.log.warn({ err, service, cluster }, 'failout peers still loading; deciding on what is known');
       return decide();
     });
+  }
+
+  /**
+   * The decision once the wait for the peers is over: on the config in effect then, not the one the
+   * wait began with. A restore (or a new failout of the cluster) written meanwhile must count: the
+   * request has not gone anywhere yet.
+   */
+  private decideAfterWait(url: string, service: string, cluster: string, key: string | undefined, schemes: readonly string[]): Route {
+    if (this.lifecycle === 'closed') return undefined;
+    let config: FailoutConfig | undefined;
+    const now = this.now();
+    try {
+      config = this.provider.getFailoutConfig(cluster);
+      if (config === undefined || !config.isFailedOut(now)) return undefined;
+    } catch (err) {
+      return this.lookupFailed(err, service, cluster);
+    }
+    return this.redirect(config, url, service, cluster, key, now, schemes);
   }
 
   private redirect(config: FailoutConfig, url: string, service: string, cluster: string, key: string | undefined, now: number, schemes: readonly string[]): Route {

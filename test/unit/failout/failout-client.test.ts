@@ -411,6 +411,50 @@ describe('FailoutClient while the peers of a failed-out cluster load', () => {
     ]);
   });
 
+  it.each<[string, FailoutConfig | undefined]>([
+    ['restored (no failout properties any more)', undefined],
+    ['written back to no active window', notFailedOut()],
+  ])('keeps the request on its cluster when the failout is %s while its peers load', async (_what, written) => {
+    // Prepare: the provider answers with whatever config is current when asked.
+    const loading = loadingProvider(failedOut());
+    let current: FailoutConfig | undefined = failedOut();
+    const provider: Provider = { getFailoutConfig: (cluster) => (cluster === 'foo' ? current : undefined), whenPeersLoaded: loading.provider.whenPeersLoaded };
+    const d2 = fakeDelegate();
+    const strategy = new WeightedFailoutRedirectStrategy({ view: viewOf([failedOut()], loading.hosts) });
+    const client = clientWith({ d2, provider, strategy, discoveryTimeoutMs: 5_000 });
+
+    // Act: the write lands while the decision waits for the peers.
+    const sending = client.request('d2://greetings/hello');
+    await flush();
+    current = written;
+    loading.finish();
+    const response = await sending;
+
+    // Assess
+    expect(response.target.cluster).toBe('foo');
+    expect(d2.sent.map((s) => s.route)).toEqual([undefined]);
+    expect(client.stats().redirected).toEqual([]);
+  });
+
+  it('decides on the config written while its peers load: its peers, not the ones it waited for', async () => {
+    // Prepare
+    const loading = loadingProvider(failedOut());
+    let current: FailoutConfig = failedOut();
+    const provider: Provider = { getFailoutConfig: (cluster) => (cluster === 'foo' ? current : undefined), whenPeersLoaded: loading.provider.whenPeersLoaded };
+    const d2 = fakeDelegate();
+    const client = clientWith({ d2, provider, strategy: { redirect: (config) => config.peers[0]!.cluster }, discoveryTimeoutMs: 5_000 });
+
+    // Act
+    const sending = client.request('d2://greetings/hello');
+    await flush();
+    current = configOf('foo', ['foo-qux']);
+    loading.finish();
+    const response = await sending;
+
+    // Assess
+    expect(response.target.cluster).toBe('foo-qux');
+  });
+
   it('decides at once, without asking whether the peers load, for a cluster that is not failed out', async () => {
     // Prepare
     const loading = loadingProvider(notFailedOut());
