@@ -1,4 +1,5 @@
 import { eligibleHosts } from './eligible-hosts';
+import { isPartitioned, partitionOf } from './partitions';
 import type { LoadBalancerState } from './load-balancer-state';
 import type { ClusterProperties, MergedUriProperties } from './model';
 
@@ -16,9 +17,10 @@ export interface ClusterInfoProvider {
    * Hosts that can take a request (rest.li `getClusterCount(cluster, scheme, partition)`, partition 0):
    * announced with a weight above zero, not in the cluster's `bannedUris`, sendable (http or https),
    * and in the first of `schemes` (a service's `prioritizedSchemes`) that has any; no schemes: all of
-   * them. The same rule as the D2 client's host pick.
+   * them. The same rule as the D2 client's host pick. With `url` (a request's `d2://` URL), a RANGE
+   * or HASH partitioned cluster counts only the hosts of the partition that request would go to.
    */
-  getHostCount(cluster: string, schemes?: readonly string[]): number;
+  getHostCount(cluster: string, schemes?: readonly string[], url?: string): number;
 }
 
 /** What {@link createClusterInfoProvider} reads (`LoadBalancerState` fits). */
@@ -51,7 +53,11 @@ class StateClusterInfoProvider implements ClusterInfoProvider {
    * per URI and cluster snapshot: the state replaces those objects on every change, so identity says
    * when to recount.
    */
-  getHostCount(cluster: string, schemes: readonly string[] = NO_SCHEMES): number {
+  getHostCount(cluster: string, schemes: readonly string[] = NO_SCHEMES, url?: string): number {
+    const partitioning = url === undefined ? undefined : this.state.getClusterProperties(cluster)?.partitionProperties;
+    if (url !== undefined && partitioning !== undefined && isPartitioned(partitioning)) {
+      return eligibleHosts(this.state.getUris(cluster), this.state.getClusterProperties(cluster), schemes, partitionOf(partitioning, url)).length;
+    }
     const key = schemes.length === 0 ? cluster : `${cluster}\u0000${schemes.join(',')}`;
     const uris = this.state.getUris(cluster);
     if (!uris) {

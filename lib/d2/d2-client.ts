@@ -258,8 +258,15 @@ export class D2Client {
   /**
    * Hosts of `cluster` a request with these `schemes` (a service's `prioritizedSchemes`) could go to:
    * the same rules, and the same cached selection, as the host pick. 0 when the cluster is unknown.
+   * With `url` (the request's `d2://` URL), a RANGE or HASH partitioned cluster counts only the hosts
+   * of the partition that request would go to there.
    */
-  hostCount(cluster: string, schemes: readonly string[] = NO_SCHEMES): number {
+  hostCount(cluster: string, schemes: readonly string[] = NO_SCHEMES, url?: string): number {
+    if (url !== undefined) {
+      const selection = this.selection(cluster, schemes);
+      const partitioning = selection.cluster?.partitionProperties;
+      if (partitioning !== undefined && isPartitioned(partitioning)) return this.rotationFor(selection, url).size;
+    }
     // Asked for every peer of every redirected request: while the state's version holds, the last
     // answer does, with no lookup of the cluster's data.
     const counts = this.hostCountsFor(schemes);

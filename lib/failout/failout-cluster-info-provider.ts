@@ -3,8 +3,8 @@ import type { FailoutClusterView, FailoutConfig, FailoutConfigProvider } from '.
 
 /** Counts the hosts a request could go to (`D2Client.hostCount` fits). */
 export interface HostCounter {
-  /** Hosts of `cluster` a request with these `schemes` could go to; 0 when unknown. */
-  hostCount(cluster: string, schemes?: readonly string[]): number;
+  /** Hosts of `cluster` a request with these `schemes` (and, for a partitioned cluster, the partition of `url`) could go to; 0 when unknown. */
+  hostCount(cluster: string, schemes?: readonly string[], url?: string): number;
 }
 
 /**
@@ -55,9 +55,18 @@ export class FailoutClusterInfoProvider implements ClusterInfoProvider, FailoutC
     return this.clusters.getUris(cluster);
   }
 
-  /** Hosts a request with these `schemes` (a service's `prioritizedSchemes`) could go to; 0 for an unknown cluster. */
-  getHostCount(cluster: string, schemes?: readonly string[]): number {
-    return this.hosts ? this.hosts.hostCount(cluster, schemes) : this.clusters.getHostCount(cluster, schemes);
+  /**
+   * Hosts a request with these `schemes` (a service's `prioritizedSchemes`) could go to; 0 for an
+   * unknown cluster. With `url`, a RANGE or HASH partitioned cluster counts those of the request's partition.
+   */
+  getHostCount(cluster: string, schemes?: readonly string[], url?: string): number {
+    return this.hosts ? this.hosts.hostCount(cluster, schemes, url) : this.clusters.getHostCount(cluster, schemes, url);
+  }
+
+  /** Whether the cluster is RANGE or HASH partitioned (its hosts then depend on the request). */
+  isPartitioned(cluster: string): boolean {
+    const type = this.state.getClusterProperties(cluster)?.partitionProperties.partitionType;
+    return type === 'RANGE' || type === 'HASH';
   }
 
   /** The cluster's failout config while it has failout properties (active or not), else undefined. */

@@ -108,9 +108,15 @@ export interface FailoutClusterView {
   getFailoutConfig(cluster: string): FailoutConfig | undefined;
   /**
    * Hosts the client would send to: weight > 0, not banned, and in the first of `schemes` that has
-   * any (no schemes: http and https); 0 for an unknown cluster.
+   * any (no schemes: http and https); 0 for an unknown cluster. With `url` (a request's `d2://` URL),
+   * a RANGE or HASH partitioned cluster counts only the hosts of that request's partition.
    */
-  getHostCount(cluster: string, schemes?: readonly string[]): number;
+  getHostCount(cluster: string, schemes?: readonly string[], url?: string): number;
+  /**
+   * Whether the cluster is RANGE or HASH partitioned, so that whether it has a host for a request
+   * depends on the request's URL (ask `getHostCount` with it). Optional: without it, none is.
+   */
+  isPartitioned?(cluster: string): boolean;
 }
 
 /**

@@ -69,6 +69,8 @@ interface PeerFacts {
   readonly config: FailoutConfig | undefined;
   /** The peer has a host this service would send to. */
   readonly hasHosts: boolean;
+  /** The peer is RANGE or HASH partitioned: whether it has a host depends on the request's partition. */
+  readonly partitioned: boolean;
 }
 
 /** The peers' facts for one scheme list, and the view version they hold for. */
@@ -77,9 +79,11 @@ interface PeerFactsEntry {
   readonly peers: readonly PeerFacts[];
   /** Some peer has a failout config of its own (the request's bucket then matters). */
   readonly anyFailout: boolean;
-  /** Without peer failouts: the rotation over the eligible peers (undefined when none is eligible). */
+  /** Some peer has a failout config of its own or is partitioned: eligibility is judged per request. */
+  readonly perRequest: boolean;
+  /** Without peer failouts or partitions: the rotation over the eligible peers (undefined when none is eligible). */
   readonly rotation: WeightedRoundRobin<string> | undefined;
-  /** Without peer failouts: the peers passed over, and why (counted per request). */
+  /** Without peer failouts or partitions: the peers passed over, and why (counted per request). */
   readonly skipped: readonly { readonly cluster: string; readonly reason: PeerSkipReason }[];
 }
 
@@ -187,12 +191,12 @@ export class WeightedFailoutRedirectStrategy implements FailoutRedirectStrategy 
       bucket = bucketOf(request.key, this.random);
       if (!config.isBucketFailedOut(bucket, now)) return config.cluster;
     }
-    if (!peers.anyFailout && peers.rotation !== undefined) {
-      // No peer window to evaluate: the eligible set is fixed while the facts hold.
+    if (!peers.perRequest && peers.rotation !== undefined) {
+      // No peer window or partition to evaluate: the eligible set is fixed while the facts hold.
       for (const skip of peers.skipped) this.skippedPeers.inc(config.cluster, skip.cluster, skip.reason);
       return peers.rotation.next() ?? config.cluster;
     }
-    const eligible = peers.peers.length <= MASK_PEERS ? this.eligibleMask(config, peers.peers, bucket, now) : this.eligibleWide(config, peers.peers, bucket, now);
+    const eligible = peers.peers.length <= MASK_PEERS ? this.eligibleMask(config, peers.peers, bucket, now, request) : this.eligibleWide(config, peers.peers, bucket, now, request);
     if (eligible === NONE_ELIGIBLE) return this.noEligiblePeer(config, request, bucket);
     return this.rotation(config, facts, eligible).next() ?? config.cluster;
   }
@@ -209,13 +213,14 @@ export class WeightedFailoutRedirectStrategy implements FailoutRedirectStrategy 
    * Bit i set when `config.peers[i]` may take a request of `bucket` (at most 31 peers; see
    * {@link eligibleWide} beyond). What does not depend on the request (self, hosts, which peers have a failout of their own) is
    * kept per config and scheme list while the view's `version` holds; only the peers' own windows are
-   * evaluated per request (they depend on the bucket and the time).
+   * evaluated per request (they depend on the bucket and the time), and a partitioned peer's hosts
+   * (they depend on the request's partition there).
    */
-  private eligibleMask(config: FailoutConfig, peers: readonly PeerFacts[], bucket: number, now: number): number {
+  private eligibleMask(config: FailoutConfig, peers: readonly PeerFacts[], bucket: number, now: number, request: FailoutRequest): number {
     let mask = 0;
     for (let i = 0; i < peers.length; i++) {
       const peer = peers[i]!;
-      const reason = peer.self ? 'self' : peer.config?.isBucketFailedOut(bucket, now) === true ? 'failedOut' : peer.hasHosts ? undefined : 'noHosts';
+      const reason = this.skipReason(peer, bucket, now, request);
       if (reason === undefined) mask |= 1 << i;
       else this.skippedPeers.inc(config.cluster, peer.cluster, reason);
     }
@@ -223,16 +228,24 @@ export class WeightedFailoutRedirectStrategy implements FailoutRedirectStrategy 
   }
 
   /** {@link eligibleMask} for a list longer than a mask holds: a string key (allocates; rare lists only). */
-  private eligibleWide(config: FailoutConfig, peers: readonly PeerFacts[], bucket: number, now: number): EligibleSet {
+  private eligibleWide(config: FailoutConfig, peers: readonly PeerFacts[], bucket: number, now: number, request: FailoutRequest): EligibleSet {
     let key = '';
     let any = false;
     for (const peer of peers) {
-      const reason = peer.self ? 'self' : peer.config?.isBucketFailedOut(bucket, now) === true ? 'failedOut' : peer.hasHosts ? undefined : 'noHosts';
+      const reason = this.skipReason(peer, bucket, now, request);
       if (reason === undefined) any = true;
       else this.skippedPeers.inc(config.cluster, peer.cluster, reason);
       key += reason === undefined ? '1' : '0';
     }
     return any ? key : NONE_ELIGIBLE;
+  }
+
+  /** Why `peer` cannot take this request (bucket, time, and for a partitioned peer its URL), or undefined when it can. */
+  private skipReason(peer: PeerFacts, bucket: number, now: number, request: FailoutRequest): PeerSkipReason | undefined {
+    if (peer.self) return 'self';
+    if (peer.config?.isBucketFailedOut(bucket, now) === true) return 'failedOut';
+    const hasHosts = peer.partitioned ? this.view.getHostCount(peer.cluster, request.schemes, request.url) > 0 : peer.hasHosts;
+    return hasHosts ? undefined : 'noHosts';
   }
 
   private configFacts(config: FailoutConfig): ConfigFacts {
@@ -263,12 +276,14 @@ export class WeightedFailoutRedirectStrategy implements FailoutRedirectStrategy 
         config: this.view.getFailoutConfig(p.cluster),
         // Only hosts this service would send to count: a peer with https hosts only cannot take an http service's request.
         hasHosts: this.view.getHostCount(p.cluster, schemes) > 0,
+        partitioned: this.view.isPartitioned?.(p.cluster) === true,
       }),
     );
     const anyFailout = peers.some((p) => p.config !== undefined);
+    const perRequest = anyFailout || peers.some((p) => p.partitioned);
     let rotation: WeightedRoundRobin<string> | undefined;
     const skipped: { cluster: string; reason: PeerSkipReason }[] = [];
-    if (!anyFailout) {
+    if (!perRequest) {
       const eligible: boolean[] = [];
       for (const p of peers) {
         const reason = p.self ? 'self' : p.hasHosts ? undefined : 'noHosts';
@@ -278,7 +293,7 @@ export class WeightedFailoutRedirectStrategy implements FailoutRedirectStrategy 
       const set = eligibleSetOf(eligible);
       rotation = set === NONE_ELIGIBLE ? undefined : this.rotation(config, facts, set);
     }
-    const entry: PeerFactsEntry = { version, peers, anyFailout, rotation, skipped };
+    const entry: PeerFactsEntry = { version, peers, anyFailout, perRequest, rotation, skipped };
     facts.bySchemes.set(schemes, entry);
     facts.lastSchemes = schemes;
     facts.lastEntry = entry;
