@@ -17,7 +17,11 @@
  * - Versions are per resource: a node's mzxid, a URI map's version that moves with any child
  *   (`resource-cache.ts`). The first request of a type on a stream may carry
  *   `initial_resource_versions` (a reconnecting client): a subscribed resource whose version matches
- *   is not sent again; one that changed is, and one deleted since is removed.
+ *   is not sent again; one that changed is, and one deleted since is removed. The first request of
+ *   a type is still answered, once none of its names waits for a first read: with nothing to send,
+ *   by a response without resources. A reconnecting client whose versions are all current would
+ *   otherwise never hear from the stream, and a client hears a server's recovery only from a
+ *   response (gRFC A57/A71): ours would stay on its fallback observer for good.
  * - Unlike SotW, a response does not wait for every name of its type: each name is sent once its
  *   first read is in (a pending one follows in a later response).
  * - `response_nonce` without `error_detail` ACKs, with it NACKs. Subscription changes in the same
@@ -71,6 +75,8 @@ interface DeltaTypeState {
   readonly inFlight: Map<number, SentResponse>;
   acked: SentResponse | undefined;
   nacked: (SentResponse & { readonly message: string }) | undefined;
+  /** A response of this type went out on the stream (the first request is owed one, see the header). */
+  answered: boolean;
 }
 
 /** Responses kept awaiting their ACK per type: a client that never ACKs must not grow the stream (older ones then read as settled). */
@@ -138,7 +144,7 @@ export class DeltaAdsStream implements Subscriber, ServedStream {
     let state = this.types.get(req.type_url);
     const first = state === undefined;
     if (!state) {
-      state = { names: new Set(), held: new Map(), dirty: new Set(), inFlight: new Map(), acked: undefined, nacked: undefined };
+      state = { names: new Set(), held: new Map(), dirty: new Set(), inFlight: new Map(), acked: undefined, nacked: undefined, answered: false };
       this.types.set(req.type_url, state);
     }
     if (req.response_nonce) this.settleResponse(req, state);
@@ -190,8 +196,15 @@ export class DeltaAdsStream implements Subscriber, ServedStream {
       if (this.io.blocked) return; // the rest stays dirty until drain
       if (state.dirty.size === 0) continue;
       const content = this.compose(typeUrl, state);
-      if (content.resources.length > 0 || content.removed.length > 0) this.send(typeUrl, state, content);
+      if (content.resources.length > 0 || content.removed.length > 0 || this.owesAnswer(typeUrl, state)) this.send(typeUrl, state, content);
     }
+  }
+
+  /** The type's first request is not answered yet, and none of its names waits for a first read (their reads mark them dirty again). */
+  private owesAnswer(typeUrl: string, state: DeltaTypeState): boolean {
+    if (state.answered || state.names.size === 0) return false;
+    for (const name of state.names) if (this.options.cache.get(resourceKey(typeUrl, name)).status === 'pending') return false;
+    return true;
   }
 
   /** Takes the type's dirty names: each one whose cached state differs from what the client holds. */
@@ -216,6 +229,7 @@ export class DeltaAdsStream implements Subscriber, ServedStream {
 
   private send(typeUrl: string, state: DeltaTypeState, { resources, removed }: DeltaContent): void {
     const nonce = ++this.nonce;
+    state.answered = true;
     const bytes = encodeDeltaDiscoveryResponse({ system_version_info: String(nonce), type_url: typeUrl, nonce: String(nonce), removed_resources: removed, resources });
     // CSDS shows per name what the client holds once it ACKed: every subscribed name, not only this response's.
     state.inFlight.set(nonce, { versions: new Map(state.held), at: Date.now() });

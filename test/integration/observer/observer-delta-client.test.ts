@@ -179,6 +179,25 @@ describe('D2 clients over observers with failout_delta_ads (incremental ADS), re
     expect(recorder.events.filter((e) => e.startsWith('removed:'))).toEqual(['removed:spare']);
   }, 40_000);
 
+  it('returns to the first observer once it is back even when nothing changed meanwhile (every held version still current)', async () => {
+    // Prepare: a client on the first observer
+    const [first, second] = await start(2);
+    await resolvesTo(client!, 'home');
+    await eventually(() => first!.streams === 1 && second!.streams === 0, 10_000, 'the client on the first observer');
+
+    // Act: the first observer dies and comes back; ZooKeeper does not change in between
+    await first!.kill();
+    await eventually(() => second!.streams === 1, 10_000, 'the client on the second observer');
+    await first!.restart();
+    await eventually(() => first!.streams === 1 && second!.streams === 0, 10_000, 'the client back on the first observer');
+    await writeFailout(writer, base, 'home', 'peer');
+    const after = await resolvesTo(client!, 'peer');
+
+    // Assess
+    expect(after).toMatchObject({ cluster: 'peer', host: 'http://peer-1:8080' });
+    expect([first!.streams, second!.streams]).toEqual([1, 0]);
+  }, 40_000);
+
   it('shows in CSDS each resource ACKED with its own version, which moves with its node, and a missing one DOES_NOT_EXIST', async () => {
     // Prepare
     const [observer] = await start(1);

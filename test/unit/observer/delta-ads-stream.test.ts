@@ -106,6 +106,22 @@ describe('an observer delta ADS stream', () => {
     expect(call.written.map(content)).toEqual([[`${A}@1`], [`${A}@1`]]);
   });
 
+  it('answers a reconnecting client whose versions are all current with one empty response, once its reads are in', async () => {
+    // Act: the client holds A@1 and B@1; B's first read comes in after the request, then nothing changes
+    write(A, 1n);
+    call.request({ resource_names_subscribe: [A, B], initial_resource_versions: { [A]: '1', [B]: '1' } });
+    await turns();
+    const whilePending = call.written.length;
+    write(B, 1n);
+    await turns();
+    call.request({ response_nonce: call.written[0]?.nonce ?? '' });
+    await turns();
+
+    // Assess: one response, with neither resources nor removals; its ACK is not answered again
+    expect(whilePending).toBe(0);
+    expect(call.written.map(content)).toEqual([[]]);
+  });
+
   it('ignores the NACK of a nonce it never sent, and reports one it did once', async () => {
     // Prepare
     write(A, 1n);
