@@ -237,6 +237,18 @@ export abstract class AdsStreamBase<Req extends RequestCommon, Res, N extends Ba
     this.markDirty(type);
   }
 
+  /**
+   * The client now holds, for `name`, what ANOTHER server sent (a fallback, or the server above it):
+   * `version` is that server's own version of the resource (incremental ADS), undefined when there is
+   * none to compare (a SotW value, or the name does not exist). A stream must not tell its server, at
+   * its next call, that the client holds a version it does not (see {@link heldElsewhere}).
+   */
+  heldFromOtherServer(typeUrl: string, name: string, version: string | undefined): void {
+    const type = this.types.get(typeUrl);
+    const entry = type?.names.get(name);
+    if (type && entry) this.heldElsewhere(entry, version);
+  }
+
   /** The watch state of a name (test hook and dump). */
   watchState(typeUrl: string, name: string): WatchState | undefined {
     return this.types.get(typeUrl)?.names.get(name)?.state;
@@ -290,6 +302,8 @@ export abstract class AdsStreamBase<Req extends RequestCommon, Res, N extends Ba
   protected abstract subscribed(type: T, name: string): void;
   /** Hook: `name` was removed from `type`. */
   protected abstract unsubscribed(type: T, name: string): void;
+  /** Hook: the client holds another server's `version` of the name of `entry` (see {@link heldFromOtherServer}). */
+  protected abstract heldElsewhere(entry: N, version: string | undefined): void;
   /** Hook: a new call opens; reset what is per call in `type`. */
   protected abstract resetForCall(type: T): void;
   /**

@@ -63,6 +63,9 @@ export class AdsStream extends AdsStreamBase<DiscoveryRequest, DiscoveryResponse
   /** Nothing to keep: every request carries the full set. */
   protected unsubscribed(): void {}
 
+  /** Nothing to forget: a SotW server sends the whole subscribed set on every new call. */
+  protected heldElsewhere(): void {}
+
   protected resetForCall(type: TypeState): void {
     type.nonce = '';
   }

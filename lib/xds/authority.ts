@@ -47,6 +47,12 @@ export interface ChannelLease {
   readonly lastError: XdsError | undefined;
   subscribe(typeUrl: string, name: string): void;
   unsubscribe(typeUrl: string, name: string): void;
+  /**
+   * The authority now caches, for a name this lease subscribed, what another server sent: `version`
+   * is that server's own version of it (incremental ADS), undefined when there is none (a SotW value,
+   * or does-not-exist). The channel's stream then does not claim the name's older version on its next call.
+   */
+  heldFromOtherServer(typeUrl: string, name: string, version: string | undefined): void;
   /** This lease's wish for the retry cap; a shared channel uses the smallest wish. */
   setRetryCapMs(capMs: number): void;
   version(typeUrl: string): string;
@@ -417,7 +423,7 @@ export class Authority {
     for (const { name, value, raw, version } of event.updates) {
       const record = this.get(event.typeUrl, name);
       // Incremental ADS versions each resource (CSDS shows it); SotW versions the response.
-      if (record) this.applyUpdate(record, value, raw, version ?? event.version, index, type);
+      if (record) this.applyUpdate(record, { value, raw, version: version ?? event.version, resourceVersion: version }, index, type);
     }
     for (const { name, error, version } of event.errors) {
       const record = name === undefined ? undefined : this.get(event.typeUrl, name);
@@ -464,7 +470,13 @@ export class Authority {
     }
   }
 
-  private applyUpdate(record: ResourceRecord, value: unknown, raw: AnyMessage, version: string, index: number, type: AnyResourceType | undefined): void {
+  private applyUpdate(
+    record: ResourceRecord,
+    { value, raw, version, resourceVersion }: { value: unknown; raw: AnyMessage; version: string; resourceVersion: string | undefined },
+    index: number,
+    type: AnyResourceType | undefined,
+  ): void {
+    this.tellOtherServers(record, index, resourceVersion);
     const previous = record.value;
     const changed =
       previous === undefined || record.source !== index || !(type?.isEqual(previous.data, value) ?? false);
@@ -494,7 +506,18 @@ export class Authority {
     this.markDoesNotExist(record, index);
   }
 
+  /**
+   * What the cache holds for `record` now comes from server `index`: the other servers' channels
+   * learn it, so that an incremental stream to one of them (the primary during a fallback) does not
+   * tell its server, at its return, that the client holds the version it last had from it: that
+   * server would then send nothing, and the other server's state (older, or removed) would stay.
+   */
+  private tellOtherServers(record: ResourceRecord, index: number, resourceVersion: string | undefined): void {
+    for (const slot of this.slots) if (slot.index !== index) slot.lease?.heldFromOtherServer(record.typeUrl, record.name, resourceVersion);
+  }
+
   private markDoesNotExist(record: ResourceRecord, index: number): void {
+    this.tellOtherServers(record, index, undefined);
     record.value = undefined;
     record.raw = undefined;
     record.updatedAt = Date.now();

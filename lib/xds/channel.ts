@@ -203,6 +203,11 @@ export class XdsChannel {
     if (this.stateValue !== 'closed') this.stream.unsubscribe(typeUrl, name);
   }
 
+  /** The client holds, for a subscribed name, another server's `version` of it (undefined: none comparable); see `AdsStreamBase.heldFromOtherServer`. */
+  heldFromOtherServer(typeUrl: string, name: string, version: string | undefined): void {
+    if (this.stateValue !== 'closed') this.stream.heldFromOtherServer(typeUrl, name, version);
+  }
+
   /**
    * Sets the retry cap: {@link RETRY_CAP_MS} normally, the probe cap while a lower server serves.
    * A pending retry that is further away than the new cap is brought forward; the transport takes the

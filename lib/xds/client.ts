@@ -377,6 +377,10 @@ class PoolLease implements ChannelLease {
     }
   }
 
+  heldFromOtherServer(typeUrl: string, name: string, version: string | undefined): void {
+    if (!this.released && this.own.get(typeUrl)?.has(name)) this.shared.channel.heldFromOtherServer(typeUrl, name, version);
+  }
+
   setRetryCapMs(capMs: number): void {
     if (this.released) return;
     this.capMs = capMs;

@@ -10,7 +10,8 @@
  * - The first request of each type on a call subscribes to every name of the type
  *   (`resource_names_subscribe`) and carries `initial_resource_versions`: the version of each
  *   resource the stream holds, so that the server sends only what changed meanwhile. Versions are
- *   per resource and survive call restarts; a name removed or unsubscribed has none.
+ *   per resource and survive call restarts; a name removed or unsubscribed has none, nor one whose
+ *   value the client took from another server since (A71 fallback; `heldElsewhere`).
  * - Later requests carry only the change: names added (`resource_names_subscribe`) and names removed
  *   (`resource_names_unsubscribe`).
  * - ACK: `response_nonce` alone, sent once per response. NACK: `response_nonce` and `error_detail`
@@ -77,6 +78,17 @@ export class DeltaAdsStream extends AdsStreamBase<DeltaDiscoveryRequest, DeltaDi
   protected unsubscribed(type: DeltaTypeState, name: string): void {
     if (!type.sentOnCall || type.added.delete(name)) return;
     type.dropped.add(name);
+  }
+
+  /**
+   * The client's value of the name came from another server (a fallback, or a lagging replica): this
+   * stream's version is no longer what the client holds, unless it is the very same version. It is
+   * forgotten, so that the next call's `initial_resource_versions` leave the name out and this server
+   * sends its current state: otherwise a server that holds the version this stream last accepted
+   * sends nothing, and the other server's (older, or since removed) state would stay for good.
+   */
+  protected heldElsewhere(entry: DeltaNameState, version: string | undefined): void {
+    if (entry.version !== version) entry.version = undefined;
   }
 
   protected resetForCall(type: DeltaTypeState): void {

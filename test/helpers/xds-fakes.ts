@@ -121,6 +121,11 @@ export class FakeChannel implements ChannelLease {
   setRetryCapMs(capMs: number): void {
     this.capMs = capMs;
   }
+  /** What the authority told this channel it holds from other servers: `name@version` (`name@-` for none), in order. */
+  readonly heldElsewhere: string[] = [];
+  heldFromOtherServer(_typeUrl: string, name: string, version: string | undefined): void {
+    this.heldElsewhere.push(`${name}@${version ?? '-'}`);
+  }
   version(): string {
     return '';
   }

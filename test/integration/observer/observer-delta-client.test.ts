@@ -19,7 +19,7 @@ import { changeRecorder, type ChangeRecorder } from '../../helpers/cluster-chang
 import { putClustersWithHost, putHomeAndPeer, putService, serviceDoc } from '../../helpers/d2';
 import { d2ClientOver, KillableObserver, observerBootstrap, resolvesTo, writeFailout } from '../../helpers/observer-faults';
 import { recordingWatcher } from '../../helpers/xds-fakes';
-import { closeSessions, eventually, openSession, uniqueBase } from '../../helpers/zk';
+import { closeSessions, eventually, openSession, proxyOf, uniqueBase } from '../../helpers/zk';
 
 /** How fast a missing name must be known over delta ADS (the discovery timeout is 10 s, the SotW timer 15 s). */
 const FAST_MS = 2000;
@@ -197,6 +197,38 @@ describe('D2 clients over observers with failout_delta_ads (incremental ADS), re
     expect(after).toMatchObject({ cluster: 'peer', host: 'http://peer-1:8080' });
     expect([first!.streams, second!.streams]).toEqual([1, 0]);
   }, 40_000);
+
+  it('gets the first observer\'s data again on its return after the fallback observer served an older version (it cannot see ZooKeeper)', async () => {
+    // Prepare: the second observer caches home and peer (another client reads them there), then loses ZooKeeper
+    const [first, second] = await start(2);
+    const warm = d2ClientOver([second!.address], base, { fallbackWhenCached: true, deltaAds: true }).client;
+    try {
+      await resolvesTo(warm, 'home');
+      await warm.state.listenToCluster('peer');
+      await resolvesTo(client!, 'home');
+      await client!.state.listenToCluster('peer');
+      await eventually(() => first!.streams === 1 && second!.streams === 1, 10_000, 'each client on its observer');
+      proxyOf(second!.session).refuse();
+      await eventually(() => second!.session.state === 'suspended', 10_000, 'the second observer cut off from ZooKeeper');
+
+      // Act: a failout reaches the client from the first observer; the first dies (the client now reads
+      // the second's older home), and comes back with the failout unchanged
+      await writeFailout(writer, base, 'home', 'peer');
+      await resolvesTo(client!, 'peer');
+      await first!.kill();
+      const stale = await resolvesTo(client!, 'home');
+      await first!.restart();
+      await eventually(() => first!.streams === 1 && second!.streams === 1, 10_000, 'the client back on the first observer');
+      const back = await resolvesTo(client!, 'peer', 5_000);
+
+      // Assess
+      expect(stale).toMatchObject({ cluster: 'home' });
+      expect(back).toMatchObject({ cluster: 'peer', host: 'http://peer-1:8080' });
+    } finally {
+      proxyOf(second!.session).accept();
+      await warm.close();
+    }
+  }, 60_000);
 
   it('shows in CSDS each resource ACKED with its own version, which moves with its node, and a missing one DOES_NOT_EXIST', async () => {
     // Prepare

@@ -122,6 +122,24 @@ describe('Authority with incremental responses', () => {
     expect(authority.dump().resources.find((r) => r.name === 'c1')).toMatchObject({ status: 'nacked', version: '10', rejected: { version: '11' } });
   });
 
+  it('tells the primary\'s channel, during a fallback, which version of each resource it now holds from the secondary (none for a SotW value or does-not-exist)', () => {
+    // Prepare: c1, c2 and c3 from the primary, which then fails while c4 is uncached
+    const { authority, pool } = setup();
+    for (const name of ['c1', 'c2', 'c3', 'c4']) authority.watch(CDS_TYPE_URL, name, recordingWatcher());
+    const primary = pool.live(P);
+    primary.respondDelta(CDS_TYPE_URL, { c1: 'a', c2: 'b', c3: 'c' }, [], { version: '5' });
+    primary.fail();
+
+    // Act: the secondary sends c1 at version 4 over delta, c2 over SotW, and removes c3
+    pool.live(S).respondDelta(CDS_TYPE_URL, { c1: 'older' }, [], { version: '4' });
+    pool.live(S).respond(CDS_TYPE_URL, { c1: 'older', c2: 'b' });
+    pool.live(S).respondDelta(CDS_TYPE_URL, {}, ['c3']);
+
+    // Assess: the primary's own responses told nobody; the secondary's told the primary each time
+    expect(pool.live(S).heldElsewhere).toEqual([]);
+    expect(primary.heldElsewhere).toEqual(['c1@4', 'c1@-', 'c2@-', 'c3@-']);
+  });
+
   it('drops removed_resources from a lower-priority server while a higher one is active', async () => {
     // Prepare: the primary fails with c1 uncached, the secondary serves c1, the primary returns
     const { authority, pool } = setup();

@@ -249,6 +249,27 @@ describe('DeltaAdsStream restarts', () => {
     stream.close();
   });
 
+  it('leaves out of initial_resource_versions a name the client now holds from another server in another version', () => {
+    // Prepare: c1, c2 and c3 accepted at v1; the client then took c1 at v0 and c3 (as not existing) from another server, c2 at v1
+    const { stream, transport } = deltaStreamFixture();
+    stream.start();
+    for (const name of ['c1', 'c2', 'c3']) stream.subscribe(CDS_TYPE_URL, name);
+    tick();
+    transport.current.respond({ type_url: CDS_TYPE_URL, nonce: 'n1', resources: [['c1', 'v1', 1], ['c2', 'v1', 1], ['c3', 'v1', 1]] });
+    tick();
+    stream.heldFromOtherServer(CDS_TYPE_URL, 'c1', 'v0');
+    stream.heldFromOtherServer(CDS_TYPE_URL, 'c2', 'v1');
+    stream.heldFromOtherServer(CDS_TYPE_URL, 'c3', undefined);
+
+    // Act
+    transport.current.close(new Error('reset'));
+    jest.advanceTimersByTime(1);
+
+    // Assess: only c2's version is still one the client holds
+    expect(transport.current.requests[0]).toMatchObject({ resource_names_subscribe: ['c1', 'c2', 'c3'], initial_resource_versions: { c2: 'v1' } });
+    stream.close();
+  });
+
   it('forgets the version of a name unsubscribed before the restart', () => {
     // Prepare
     const { stream, transport } = deltaStreamFixture();
