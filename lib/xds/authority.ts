@@ -19,6 +19,8 @@
  * released. Responses from lower servers are dropped (close/response race).
  * Incremental ADS (servers with `failout_delta_ads`): a response carries changes only, so it never
  * deletes by absence; its `removed_resources` are does-not-exist at once (see `applyDeltaRemovals`).
+ * What the cache takes from one server is told to the other servers' channels (`tellOtherServers`),
+ * so that an incremental stream never claims, on its next call, a version the client no longer holds.
  *
  * Concurrency: event-loop only. `options` is fixed; everything else changes only in the public
  * methods and the channel handler callbacks. Watcher callbacks go through per-watcher queues.
