@@ -23,9 +23,12 @@ import type { EvacuationWrite, ForceOverride } from './request-record';
  * - **An ordered plan** when it does not (ZooKeeper refuses a request larger than `jute.maxbuffer`,
  *   1 MB by default): first the evacuation node with the plan (status `applying`), then the clusters
  *   in steps of at most `maxMultiBytes`, each step one multi with the view and the node's progress
- *   (`written`), the last with status `applied` and the record. A worker that dies between steps
- *   leaves the message unacknowledged; the redelivery finds the node `applying` with its own request
- *   id and continues: a cluster that already carries the evacuation is not written again.
+ *   (`written`: how many of the plan's clusters, in stage order, the steps so far wrote), the last with
+ *   status `applied` and the record. A worker that dies between steps leaves the message
+ *   unacknowledged; the redelivery finds the node `applying` with its own request id and continues
+ *   from `written`: a cluster a step wrote is never written again, so a cluster request applied in
+ *   between (an operator's restore or failout of a cluster the plan moved already: its own FIFO group)
+ *   stands, and a cluster that already carries the evacuation is not written again either.
  * A `restoreFabric` is written the same way (its node change first when in steps): each cluster of
  * the evacuation still carrying it ends its windows at now plus (S−1−k) × `restoreGap` for stage k,
  * the last stage first; windows not started yet are removed.
@@ -97,6 +100,8 @@ interface ClusterWrite {
   readonly cluster: string;
   readonly op: MultiOp;
   readonly failout: FailoutProperties | null;
+  /** Its index among the plan's clusters in stage order (a plan's member; none for a receiver's drill giving way). */
+  readonly planIndex?: number;
 }
 
 function setOf(path: string, version: number, props: ClusterProperties, failout: FailoutProperties | null): MultiOp {
@@ -136,10 +141,10 @@ export class EvacuationWrites {
     if (judgement.verdict === 'reject') return { kind: 'reject', rejection: judgement.rejection, ops: await drainTestStartOps(this.drills(now), request, { rejection: judgement.rejection }) };
     const { plan, props, members } = judgement;
     // In stage order, the first stage first: if the plan is written in steps, the first stage moves first.
-    const writes: ClusterWrite[] = inStageOrder(plan.clusters).map((c) => {
+    const writes: ClusterWrite[] = inStageOrder(plan.clusters).map((c, planIndex) => {
       const read = members.get(c.cluster)!;
       const failout = props.get(c.cluster)!;
-      return { cluster: c.cluster, op: setOf(read.path, read.version, read.props, failout), failout };
+      return { cluster: c.cluster, op: setOf(read.path, read.version, read.props, failout), failout, planIndex };
     });
     const node: EvacuationNode = {
       version: 1,
@@ -222,39 +227,53 @@ export class EvacuationWrites {
     return runs.length === 0 ? [] : yieldedDrillOps(this.options.session, this.drillsPath, runs, request.requestId, now);
   }
 
-  /** The clusters of an `applying` plan that do not carry the evacuation yet (a redelivery after a crash), read again and written in steps. */
+  /**
+   * The clusters of an `applying` plan that its steps have not written yet (a redelivery after a
+   * crash: those from the node's `written` on, in stage order), read again and written in steps, each
+   * unless it carries the evacuation already. The clusters the steps wrote are left as they are now:
+   * a cluster request applied since (an operator's restore or failout) is never undone.
+   */
   private async continuePlan(node: EvacuationNode, nodeVersion: number, request: EvacuateChangeRequest, now: number): Promise<EvacuationResult> {
     const { plan } = node;
     const pending = new Map<string, ClusterWrite>();
-    await forEachLimit(plan.clusters, READ_CONCURRENCY, async (c) => {
+    const staged = inStageOrder(plan.clusters);
+    await forEachLimit(staged.map((c, planIndex) => ({ c, planIndex })).slice(node.written), READ_CONCURRENCY, async ({ c, planIndex }) => {
       const read = await this.readCluster(c.cluster);
       if (read === undefined || carriesEvacuation(read.props.failoutProperties, plan.fabric, plan.requestId, now)) return;
       const failout = withForced(evacuatedFailout(request, c, plan.stages[c.stage]!, plan.stopAlarms, read.props.failoutProperties), node.forced);
-      pending.set(c.cluster, { cluster: c.cluster, op: setOf(read.path, read.version, read.props, failout), failout });
+      pending.set(c.cluster, { cluster: c.cluster, op: setOf(read.path, read.version, read.props, failout), failout, planIndex });
     });
-    const ordered = inStageOrder(plan.clusters).flatMap((c) => (pending.has(c.cluster) ? [pending.get(c.cluster)!] : []));
+    const ordered = staged.flatMap((c) => (pending.has(c.cluster) ? [pending.get(c.cluster)!] : []));
     const drillOps = await drainTestStartOps(this.drills(now), request, { endsAt: plan.onlineAt, clusters: plan.clusters.length });
     // The record of a forced evacuation says what force overrode, as the first attempt's would have.
     return this.writePlan(node, nodeVersion, ordered, now, node.forced === undefined ? undefined : { multiBytes: 0, forced: node.forced }, drillOps);
   }
 
   /**
-   * Writes a plan's clusters in steps; each step checks the evacuation node's version (the plan did not
-   * change), the last one marks it applied and creates the record. The node is rewritten only once: at
-   * 1,000 clusters it is a few hundred KB, which would leave little room for clusters in every step.
+   * Writes a plan's clusters in steps; each step sets the evacuation node at the version it left (the
+   * plan did not change) with its progress (`written`, so that a redelivery after a crash continues
+   * where the steps stopped), the last one marks it applied and creates the record. Every step has room
+   * for the whole node (the budget of {@link inSteps}), so its progress costs no step.
    */
   private async writePlan(node: EvacuationNode, nodeVersion: number, writes: readonly ClusterWrite[], now: number, judged: { multiBytes: number; forced?: readonly ForceOverride[] } | undefined, lastOps: readonly MultiOp[]): Promise<EvacuationResult> {
     const { plan } = node;
     const path = evacuationPath(this.options.evacuationsPath, plan.fabric);
     const applied = encodeEvacuationNode({ ...node, status: 'applied', written: plan.clusters.length });
+    let version = nodeVersion;
+    let written = node.written;
     const outcome = await this.inSteps(
       writes,
       now,
-      applied.length,
-      (_chunk, last) => (last ? { op: 'set', path, data: applied, version: nodeVersion } : { op: 'check', path, version: nodeVersion }),
+      // The node as `applying` with any count of clusters written is at most a few bytes longer than as `applied`.
+      applied.length + 16,
+      (chunk, last) => {
+        for (const w of chunk) if (w.planIndex !== undefined) written = Math.max(written, w.planIndex + 1);
+        const data = last ? applied : encodeEvacuationNode({ ...node, status: 'applying', written });
+        return { op: 'set', path, data, version: version++ };
+      },
       (steps) => ({
         write: { mode: 'plan', clusters: plan.clusters.length, stages: plan.stages.length, multiBytes: judged?.multiBytes ?? 0, steps },
-        version: nodeVersion + 1,
+        version: nodeVersion + steps,
         ...(judged?.forced === undefined ? {} : { forced: judged.forced }),
       }),
       lastOps,

@@ -475,6 +475,32 @@ describe('an ordered plan when one multi is too large', () => {
     expect(['greetings-lor1', 'hello-lor1'].map((c) => view.get(c)!.buckets.map((b) => b.forced))).toEqual([[['capacity']], [['capacity']]]);
   });
 
+  it("leaves a cluster an operator restored between a crash and the redelivery serving: the continuation writes only what the plan had not written", async () => {
+    // A plan cut short after its first step; the operator restores the cluster that step moved (a
+    // cluster request travels in its own FIFO group, so it is applied before the evacuation's redelivery).
+    await seed(admin, THREE());
+    const dying = diesAfterOneStep();
+    await expect(writerWith({ maxMultiBytes: 1500 }, dying).process(evacuate('ev-1'), { messageId: 'm-1' })).rejects.toMatchObject({ name: 'TransientRequestError' });
+    const moved = (await Promise.all(['greetings-lor1', 'hello-lor1'].map(async (c) => ((await failout(c)) === null ? [] : [c])))).flat();
+    expect(moved).toHaveLength(1);
+    // The node says how far the steps got.
+    expect(decodeEvacuationNode((await session.get(`${base}/evacuations/lor1`)).data)).toMatchObject({ status: 'applying', written: 1 });
+    const [restored] = moved as [string];
+    const other = restored === 'greetings-lor1' ? 'hello-lor1' : 'greetings-lor1';
+    const writer = writerWith({ maxMultiBytes: 1500 });
+    clock = NOW + MINUTE;
+    const body = JSON.stringify({ version: 1, requestId: 'rs-c', action: 'restore', cluster: restored, requestedBy: 'oncall', reason: 'that one is fine' });
+    expect((await writer.process(body, { messageId: 'm-2' })).status).toBe('applied');
+
+    const redelivered = await writer.process(evacuate('ev-1'), { messageId: 'm-1' });
+
+    expect(redelivered).toMatchObject({ status: 'applied', record: { evacuation: { mode: 'plan' } } });
+    // The operator's restore stands; the cluster the crash left out is moved.
+    expect(isFailedOutAt(await failout(restored), clock)).toBe(false);
+    expect(isFailedOutAt(await failout(other), clock)).toBe(true);
+    expect(decodeFailoutView((await session.get(`${base}/view`)).data).has(restored)).toBe(false);
+  });
+
   it('never evacuates again when a plan cut short by a crash was restored before its redelivery', async () => {
     await seed(admin, THREE());
     const dying = diesAfterOneStep();
