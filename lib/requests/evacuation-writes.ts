@@ -1,4 +1,4 @@
-import { clusterPath, isMalformed, parseClusterProperties, serializeClusterProperties, type ClusterProperties, type FailoutProperties } from '../d2/data';
+import { clusterPath, isMalformed, parseClusterProperties, serializeClusterProperties, type ClusterProperties, type FailoutBucketConfig, type FailoutProperties } from '../d2/data';
 import { resolveAcl, type AclSource, type MultiOp, type ZkReader } from '../zk';
 import type { EvacuateChangeRequest, RestoreFabricChangeRequest } from './evacuate-schema';
 import { activeDrillWindow } from './drill-rules';
@@ -295,6 +295,10 @@ export class EvacuationWrites {
     const target = await this.restoreTarget(request, own, now);
     const verdict = request.stoppedByAlarm !== undefined && request.alarmAt !== undefined ? { alarm: request.stoppedByAlarm, at: request.alarmAt, drill: request.drill } : undefined;
     if (target === undefined) {
+      // Windows of the fabric's evacuation that outlive it (an operator's `failout extend` of a member)
+      // or name an alarm only some members have (`failout amend`): home now, the node as it is.
+      const carrying = await this.restoreCarrying(request, own, now, verdict);
+      if (carrying !== undefined) return carrying;
       const write = { mode: 'multi' as const, clusters: 0, stages: 0, multiBytes: 0 };
       const check: MultiOp[] = own.version === undefined ? [] : [{ op: 'check', path: own.path, version: own.version }];
       // A verdict that comes after the drain test's evacuation ended still judges its run.
@@ -375,21 +379,60 @@ export class EvacuationWrites {
     return { path, version, node, continuing };
   }
 
-  /** {@link restore} of a fabric whose evacuation node does not decode: every cluster the view says carries its evacuation (naming the guard's alarm, for a guard's restore), home now; the node removed. */
-  private async restoreUnreadable(request: RestoreFabricChangeRequest, path: string, version: number, now: number): Promise<EvacuationResult> {
+  /**
+   * {@link restore} when the fabric's evacuation is not open (its stages all ended) or is open but
+   * does not name the guard's alarm: the clusters that still carry a window of an evacuation of the
+   * fabric that has not ended (naming the guard's alarm, for a guard's restore) come home now. Such
+   * windows outlive their evacuation when an operator extended a member (`failout extend`), and name an
+   * alarm of their own when an operator added it to a member (`failout amend`): an alarm stops the
+   * windows that asked to be stopped by it, and `restore --fabric` brings every cluster of the fabric
+   * home. The node is checked, not changed (an open evacuation goes on for its other clusters).
+   * Undefined when no cluster carries such a window.
+   */
+  private async restoreCarrying(request: RestoreFabricChangeRequest, own: { path: string; version: number | undefined }, now: number, verdict: { alarm: string; at: number; drill: string | undefined } | undefined): Promise<EvacuationResult | undefined> {
+    const version = own.version;
+    if (version === undefined) return undefined;
+    const writes = await this.carryingWrites(request, now);
+    if (writes.length === 0) return undefined;
+    const check: MultiOp = { op: 'check', path: own.path, version };
+    const drillOps = verdict === undefined ? [] : await drainTestVerdictOps(this.drills(now), request.fabric, verdict, request.requestId);
+    const outcome = await this.inSteps(
+      writes,
+      now,
+      200,
+      () => check,
+      (steps) => ({ write: { mode: steps > 1 ? 'plan' : 'multi', clusters: writes.length, stages: 1, multiBytes: bytesOf(writes.map((w) => w.op)), ...(steps > 1 ? { steps } : {}) }, version }),
+      drillOps,
+    );
+    return resultOf(outcome);
+  }
+
+  /**
+   * Each cluster the view says carries a window of an evacuation of `request.fabric` that has not
+   * ended (naming the guard's alarm, for a guard's restore), read again, with its windows of that
+   * evacuation ending now: what {@link restoreCarrying} and {@link restoreUnreadable} write.
+   */
+  private async carryingWrites(request: RestoreFabricChangeRequest, now: number): Promise<ClusterWrite[]> {
+    const alarm = request.stoppedByAlarm;
+    const carried = (props: FailoutProperties): FailoutBucketConfig | undefined =>
+      props.buckets.find((b) => b.evacuation === request.fabric && b.requestId !== undefined && (b.onlineAt === undefined || b.onlineAt > now) && (alarm === undefined || (b.stopAlarms ?? []).includes(alarm)));
     const view = await readFailoutView(this.options.session, this.options.judge.viewPath, this.options.d2BasePath, now);
-    const carrying = [...view.view].flatMap(([cluster, props]) => {
-      const alarm = request.stoppedByAlarm;
-      const bucket = props.buckets.find((b) => b.evacuation === request.fabric && (b.onlineAt === undefined || b.onlineAt > now) && (alarm === undefined || (b.stopAlarms ?? []).includes(alarm)));
-      return bucket?.requestId === undefined ? [] : [{ cluster, requestId: bucket.requestId }];
-    });
     const writes: ClusterWrite[] = [];
-    for (const { cluster, requestId } of carrying) {
+    for (const [cluster, props] of view.view) {
+      if (carried(props) === undefined) continue;
+      // The cluster node is the truth: the window is read there again.
       const read = await this.readCluster(cluster);
-      if (read === undefined || read.props.failoutProperties === null) continue;
-      const failout = restoredFailout(read.props.failoutProperties, request.fabric, requestId, now, now);
+      const bucket = read?.props.failoutProperties ? carried(read.props.failoutProperties) : undefined;
+      if (read === undefined || bucket === undefined) continue;
+      const failout = restoredFailout(read.props.failoutProperties!, request.fabric, bucket.requestId!, now, now);
       if (failout !== 'unchanged') writes.push({ cluster, op: setOf(read.path, read.version, read.props, failout), failout });
     }
+    return writes;
+  }
+
+  /** {@link restore} of a fabric whose evacuation node does not decode: every cluster the view says carries its evacuation (naming the guard's alarm, for a guard's restore), home now; the node removed. */
+  private async restoreUnreadable(request: RestoreFabricChangeRequest, path: string, version: number, now: number): Promise<EvacuationResult> {
+    const writes = await this.carryingWrites(request, now);
     // A guard's restore that found nothing naming its alarm changes nothing, the node included.
     if (writes.length === 0 && request.stoppedByAlarm !== undefined) {
       return resultOf(await this.options.run([{ op: 'check', path, version }], { write: { mode: 'multi', clusters: 0, stages: 0, multiBytes: 0 }, version, unchanged: true }));

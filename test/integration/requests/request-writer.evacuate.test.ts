@@ -202,6 +202,67 @@ describe('stop alarms end the whole evacuation', () => {
   });
 });
 
+describe('a member whose evacuation windows an operator extended past the evacuation', () => {
+  // greetings-lor1's windows (evacuation lor1) were extended with `failout extend`: they outlive the
+  // evacuation's own end, and still name its stop alarm.
+  async function extendedPastTheEnd(writer: RequestWriter): Promise<void> {
+    expect((await writer.process(evacuate('ev-1', { duration: 'PT1H', stopAlarms: ['lor1-errors'] }), { messageId: 'm-1' })).status).toBe('applied');
+    clock = NOW + 10 * MINUTE;
+    const extend = JSON.stringify({ version: 1, requestId: 'ex-1', action: 'extend', cluster: 'greetings-lor1', duration: 'PT3H', requestedBy: 'oncall', reason: 'still bad' });
+    expect((await writer.process(extend, { messageId: 'm-2' })).status).toBe('applied');
+    clock = NOW + 90 * MINUTE;
+    expect(isFailedOutAt(await failout('hello-lor1'), clock)).toBe(false);
+    expect(isFailedOutAt(await failout('greetings-lor1'), clock)).toBe(true);
+  }
+
+  it("is stopped by the evacuation's stop alarm after the evacuation's own end (the guard's restoreFabric)", async () => {
+    await seed(admin, THREE());
+    const writer = writerWith();
+    await extendedPastTheEnd(writer);
+
+    const stopped = await writer.process(restore('gd-1', { requestedBy: 'failout-guard', stoppedByAlarm: 'lor1-errors', alarmAt: clock }), { messageId: 'm-3' });
+
+    expect(stopped).toMatchObject({ status: 'applied', record: { stoppedByAlarm: 'lor1-errors' } });
+    expect(stopped.record.unchanged).toBeUndefined();
+    expect(isFailedOutAt(await failout('greetings-lor1'), clock)).toBe(false);
+    expect(decodeFailoutView((await session.get(`${base}/view`)).data).has('greetings-lor1')).toBe(false);
+  });
+
+  it('comes home with `failout restore --fabric` after the evacuation\'s own end', async () => {
+    await seed(admin, THREE());
+    const writer = writerWith();
+    await extendedPastTheEnd(writer);
+
+    const restored = await writer.process(restore('rs-1'), { messageId: 'm-3' });
+
+    expect(restored).toMatchObject({ status: 'applied' });
+    expect(restored.record.unchanged).toBeUndefined();
+    expect(isFailedOutAt(await failout('greetings-lor1'), clock)).toBe(false);
+  });
+});
+
+describe('a stop alarm an operator added to one member with `failout amend`', () => {
+  it("stops that member when it fires (the guard's restoreFabric), and the rest of the evacuation goes on", async () => {
+    await seed(admin, THREE());
+    const writer = writerWith();
+    expect((await writer.process(evacuate('ev-1', { stopAlarms: ['lor1-errors'] }), { messageId: 'm-1' })).status).toBe('applied');
+    clock = NOW + 10 * MINUTE;
+    const amend = JSON.stringify({ version: 1, requestId: 'am-1', action: 'amend', cluster: 'greetings-lor1', addStopAlarms: ['greetings-lva1-errors'], requestedBy: 'oncall', reason: 'watch lva1' });
+    expect((await writer.process(amend, { messageId: 'm-2' })).status).toBe('applied');
+    expect((await failout('greetings-lor1'))?.buckets[0]?.stopAlarms).toEqual(['lor1-errors', 'greetings-lva1-errors']);
+    clock = NOW + 20 * MINUTE;
+
+    const stopped = await writer.process(restore('gd-1', { requestedBy: 'failout-guard', stoppedByAlarm: 'greetings-lva1-errors', alarmAt: clock }), { messageId: 'm-3' });
+
+    expect(stopped).toMatchObject({ status: 'applied', record: { stoppedByAlarm: 'greetings-lva1-errors' } });
+    expect(stopped.record.unchanged).toBeUndefined();
+    expect(isFailedOutAt(await failout('greetings-lor1'), clock)).toBe(false);
+    // Only the member that named it: the evacuation goes on.
+    expect(isFailedOutAt(await failout('hello-lor1'), clock)).toBe(true);
+    expect(decodeEvacuationNode((await session.get(`${base}/evacuations/lor1`)).data)).toMatchObject({ status: 'applied' });
+  });
+});
+
 describe('an evacuation node that does not decode', () => {
   it('refuses a new evacuation, and an operator\'s restore brings the clusters home and removes the node', async () => {
     await seed(admin, THREE([2, 4, 4]));
