@@ -233,7 +233,11 @@ export class DrillRunner {
       this.options.logger.info('drill run skipped', { drill: drill.name, ...targetOf(drill), runId, scheduledAt: scheduled, skipReason: decision.skipReason, detail: decision.detail });
       return { drill: drill.name, outcome: 'skipped', runId, scheduledAt, skipReason: decision.skipReason, detail: decision.detail };
     }
-    const run = { version: 1 as const, requestId: runId, duration: isoSeconds(drill.durationMs), requestedBy: DRILL_REQUESTER, reason: `drill ${drill.name} (due ${scheduled})`, drill: drill.name, stopAlarms: [drill.outcomeAlarm, ...drill.blockingAlarms] };
+    // The window the decision checked (blocked dates and windows: from now for the run's length), as
+    // instants: a message the worker gets late (its group held up, a DLQ redrive) moves traffic only
+    // within it, and one that comes after it ended starts nothing (the worker records the run skipped).
+    const window = { offlineAt: new Date(now).toISOString(), onlineAt: new Date(now + drill.durationMs).toISOString() };
+    const run = { version: 1 as const, requestId: runId, ...window, requestedBy: DRILL_REQUESTER, reason: `drill ${drill.name} (due ${scheduled})`, drill: drill.name, stopAlarms: [drill.outcomeAlarm, ...drill.blockingAlarms] };
     if (drill.fabric === undefined) {
       await this.sendChecked({ ...run, action: 'failout', cluster: drill.cluster, peers: drill.peers.map((p) => ({ cluster: p.cluster, weight: p.weight })), buckets: drill.buckets }, now);
     } else {
