@@ -5,7 +5,8 @@
  * `buildRestoreFabricBody`), the worker's schema (`validateEvacuation`), the worker's rule on the
  * alarms a request names (`checkNamedAlarms`) and the worker's own plan judge (`dryRunEvacuation`).
  */
-import { isZkError } from '../zk';
+import { openEvacuationWindow, readFailoutView, viewPathFor } from '../requests';
+import { isZkError, type ZkReader } from '../zk';
 import { checkNamedAlarms } from './alarm-source';
 import { dryRunEvacuation } from './evacuation-dry-run';
 import { formatEvacuationPlan } from './evacuation-format';
@@ -88,11 +89,23 @@ export async function judgeFabricBody(settings: OperatorSettings, env: OperatorE
     const open = status.evacuations.find((e) => e.fabric === body.fabric && e.open);
     const judgement =
       open === undefined
-        ? `fabric ${body.fabric} has no open evacuation now: the worker would change nothing.`
+        ? await outlivingJudgement(session, settings, body.fabric, now)
         : `ends the ${formatEvacuationLine(open, now)}\nnow: the stages return in reverse order, the last stage first, at the evacuation's restore gap.`;
     return { kind: 'ready', body, judged: true, judgement, evacuation: open, notes };
   } catch (err) {
     if (isZkError(err) && err.transient) return unjudged(`ZooKeeper did not answer (${err.message}): not judged now`);
     throw err;
   }
+}
+
+/**
+ * What a `restoreFabric` of a fabric with no open evacuation does, as the worker does it: the clusters
+ * still carrying windows of an evacuation of it that have not ended (a member extended past the
+ * evacuation's end) come home now; none: nothing changes.
+ */
+async function outlivingJudgement(session: ZkReader, settings: OperatorSettings, fabric: string, now: number): Promise<string> {
+  const { view } = await readFailoutView(session, viewPathFor(settings.requestsBase), settings.d2Base, now);
+  const carrying = [...view].filter(([, props]) => openEvacuationWindow(props, fabric, now) !== undefined).map(([cluster]) => cluster).sort();
+  if (carrying.length === 0) return `fabric ${fabric} has no open evacuation now: the worker would change nothing.`;
+  return `fabric ${fabric} has no open evacuation now, but ${carrying.length} cluster${carrying.length === 1 ? '' : 's'} still carry windows of an evacuation of it (${carrying.join(', ')}): the worker brings them home now.`;
 }

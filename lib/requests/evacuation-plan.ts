@@ -284,6 +284,17 @@ export function evacuatedFailout(request: EvacuateChangeRequest, cluster: Evacua
 }
 
 /** True when a window of `props` that has not ended belongs to `fabric`'s evacuation `requestId`. */
+/**
+ * The window of an evacuation of `fabric` in `props` that has not ended at `now` (naming `alarm`, when
+ * given), with the evacuation's request id: what a `restoreFabric` brings home even when the
+ * evacuation itself has ended (a member's windows extended past it) or does not name the alarm (one
+ * a member's `amend` added). Undefined when there is none.
+ */
+export function openEvacuationWindow(props: FailoutProperties | null | undefined, fabric: string, now: number, alarm?: string): (FailoutBucketConfig & { readonly requestId: string }) | undefined {
+  const bucket = (props?.buckets ?? []).find((b) => b.evacuation === fabric && b.requestId !== undefined && (b.onlineAt === undefined || b.onlineAt > now) && (alarm === undefined || (b.stopAlarms ?? []).includes(alarm)));
+  return bucket === undefined ? undefined : (bucket as FailoutBucketConfig & { readonly requestId: string });
+}
+
 export function carriesEvacuation(props: FailoutProperties | null | undefined, fabric: string, requestId: string, now: number): boolean {
   return (props?.buckets ?? []).some((b) => b.evacuation === fabric && b.requestId === requestId && (b.onlineAt === undefined || b.onlineAt > now));
 }

@@ -1,4 +1,4 @@
-import { clusterPath, isMalformed, parseClusterProperties, serializeClusterProperties, type ClusterProperties, type FailoutBucketConfig, type FailoutProperties } from '../d2/data';
+import { clusterPath, isMalformed, parseClusterProperties, serializeClusterProperties, type ClusterProperties, type FailoutProperties } from '../d2/data';
 import { resolveAcl, type AclSource, type MultiOp, type ZkReader } from '../zk';
 import type { EvacuateChangeRequest, RestoreFabricChangeRequest } from './evacuate-schema';
 import { activeDrillWindow } from './drill-rules';
@@ -7,7 +7,7 @@ import { DEFAULT_DRILLS_PATH } from './drill-node';
 import { yieldedDrillOps } from './drill-yield';
 import { judgeEvacuation, type EvacuationJudgeOptions, type EvacuationYield, type MemberRead } from './evacuation-judge';
 import { decodeEvacuationNode, encodeEvacuationNode, evacuationPath, isEvacuationOpen, readStoredEvacuations, type EvacuationNode } from './evacuation-node';
-import { carriesEvacuation, evacuatedFailout, restoredFailout, withForced } from './evacuation-plan';
+import { carriesEvacuation, evacuatedFailout, openEvacuationWindow, restoredFailout, withForced } from './evacuation-plan';
 
 export { restoredFailout } from './evacuation-plan';
 import { encodeFailoutView, failoutText, readFailoutView, withViewEntry, type FailoutView } from './failout-view';
@@ -413,9 +413,7 @@ export class EvacuationWrites {
    * evacuation ending now: what {@link restoreCarrying} and {@link restoreUnreadable} write.
    */
   private async carryingWrites(request: RestoreFabricChangeRequest, now: number): Promise<ClusterWrite[]> {
-    const alarm = request.stoppedByAlarm;
-    const carried = (props: FailoutProperties): FailoutBucketConfig | undefined =>
-      props.buckets.find((b) => b.evacuation === request.fabric && b.requestId !== undefined && (b.onlineAt === undefined || b.onlineAt > now) && (alarm === undefined || (b.stopAlarms ?? []).includes(alarm)));
+    const carried = (props: FailoutProperties): { readonly requestId: string } | undefined => openEvacuationWindow(props, request.fabric, now, request.stoppedByAlarm);
     const view = await readFailoutView(this.options.session, this.options.judge.viewPath, this.options.d2BasePath, now);
     const writes: ClusterWrite[] = [];
     for (const [cluster, props] of view.view) {
@@ -424,7 +422,7 @@ export class EvacuationWrites {
       const read = await this.readCluster(cluster);
       const bucket = read?.props.failoutProperties ? carried(read.props.failoutProperties) : undefined;
       if (read === undefined || bucket === undefined) continue;
-      const failout = restoredFailout(read.props.failoutProperties!, request.fabric, bucket.requestId!, now, now);
+      const failout = restoredFailout(read.props.failoutProperties!, request.fabric, bucket.requestId, now, now);
       if (failout !== 'unchanged') writes.push({ cluster, op: setOf(read.path, read.version, read.props, failout), failout });
     }
     return writes;

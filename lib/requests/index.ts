@@ -25,13 +25,14 @@ export { alarmsNamedBy, readRequestAlarms } from './alarm-check';
 export { DEFAULT_REQUESTS_PATH, requestRecordPath, decodeRequestRecord, encodeRequestRecord, lookUpRequestRecord, isRequestError } from './schema-entry';
 export type { PruneMark, RecordLookup, RequestRecord } from './schema-entry';
 // The view of every open failout (issue 21): what the worker judges each request against.
-export { decodeFailoutView, encodeFailoutView, rebuildFailoutView, viewDrift, viewPathFor } from './failout-view';
+export { decodeFailoutView, encodeFailoutView, readFailoutView, rebuildFailoutView, viewDrift, viewPathFor } from './failout-view';
 export type { ViewDrift } from './failout-view';
 // Drills as the worker keeps them: the sub-face lib/requests/drills.
 // Access control: the role → path table is the sub-face lib/requests/acl.
 // Fabric evacuation (issue 23): the plan as the worker judges it, and the evacuation nodes.
 export { judgeEvacuation, readFabricList } from './evacuation-judge';
 export { DEFAULT_EVACUATIONS_PATH, isEvacuationOpen, readEvacuations } from './evacuation-node';
+export { openEvacuationWindow } from './evacuation-plan';
 export type { EvacuationNode, EvacuationPlan } from './evacuation-node';
 export type { EvacuateChangeRequest, RestoreFabricChangeRequest } from './evacuate-schema';
 export type { FabricDrillChangeRequest } from './drill-schema';

@@ -9,6 +9,8 @@
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
+import { resolveSettings } from '../../../lib/operator';
+import { buildFabricBody, judgeFabricBody } from '../../../lib/operator/fabric-requests';
 import { RequestWriter } from '../../../lib/requests';
 import { createHandler } from '../../../lib/requests/lambda';
 import { OPEN_ACL } from '../../../lib/zk';
@@ -144,6 +146,25 @@ it('evacuates a fabric with --wait, shows it in status by fabric, and restores i
   expect(after.evacuations).toEqual([expect.objectContaining({ fabric: 'lor1', open: false })]);
   for (const service of SERVICES) expect(after.clusters.find((c) => c.cluster === `${service}-lor1`)?.state).not.toBe('failed-out');
   expect((await cli('status')).stdout).not.toMatch(/OPEN/);
+});
+
+it("brings home with `restore --fabric` a member whose windows `failout extend` kept open past the evacuation's end, and says so before sending", async () => {
+  startWorker();
+  expect((await cli('evacuate', 'lor1', '--to', 'lva1,ltx1', '--for', '3s', '--wait')).code).toBe(0);
+  expect((await cli('extend', 'greetings-lor1', '--for', '1h', '--wait')).code).toBe(0);
+  await new Promise((resolve) => setTimeout(resolve, 3500));
+  expect((await failoutOf('greetings-lor1'))?.failoutBucketConfigs[0]).toMatchObject({ evacuation: 'lor1' });
+
+  // The console's Check of "Restore…" (the operator path's judgement of the body) says what it will do.
+  const body = buildFabricBody('restoreFabric', 'lor1', {}, { requestId: '0195d5a8-7c00-7000-8000-000000000000', now: Date.now(), requestedBy: 'oncall' });
+  const check = await judgeFabricBody(resolveSettings({}, env()), env(), body, { now: Date.now(), session: bed.session });
+  const restore = await cli('restore', '--fabric', 'lor1', '--wait');
+
+  expect(check).toMatchObject({ kind: 'ready', judged: true, judgement: expect.stringMatching(/no open evacuation now, but 1 cluster still carry windows of an evacuation of it \(greetings-lor1\): the worker brings them home now/) });
+  expect(restore).toMatchObject({ code: 0, stdout: expect.stringMatching(/: applied \(restoreFabric fabric lor1\)/) });
+  expect(restore.stdout).not.toMatch(/nothing was written/);
+  const after = (await failoutOf('greetings-lor1'))?.failoutBucketConfigs ?? [];
+  expect(after.every((b) => b.onlineAt !== undefined && b.onlineAt <= Date.now())).toBe(true);
 });
 
 it('resends an evacuation with its request id safely: not refused as another open evacuation, applied once', async () => {
