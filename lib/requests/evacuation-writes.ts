@@ -5,7 +5,7 @@ import { activeDrillWindow } from './drill-rules';
 import { drainTestEndOps, drainTestStartOps, drainTestVerdictOps } from './drill-fabric';
 import { DEFAULT_DRILLS_PATH } from './drill-node';
 import { yieldedDrillOps } from './drill-yield';
-import { judgeEvacuation, type EvacuationJudgeOptions, type EvacuationYield, type MemberRead } from './evacuation-judge';
+import { judgeEvacuation, type EvacuationJudgeOptions, type EvacuationYield } from './evacuation-judge';
 import { decodeEvacuationNode, encodeEvacuationNode, evacuationPath, isEvacuationOpen, readStoredEvacuations, type EvacuationNode } from './evacuation-node';
 import { carriesEvacuation, evacuatedFailout, openEvacuationWindow, restoredFailout, withForced } from './evacuation-plan';
 
@@ -102,6 +102,17 @@ interface ClusterWrite {
   readonly failout: FailoutProperties | null;
   /** Its index among the plan's clusters in stage order (a plan's member; none for a receiver's drill giving way). */
   readonly planIndex?: number;
+  /**
+   * Ops that go in the same multi as this cluster's write: the drill node of a cluster drill run its
+   * write ends (`replaced`), so that a plan cut short by a crash never leaves a run `running` whose
+   * windows are gone, nor one `replaced` whose windows are still there.
+   */
+  readonly withOps?: readonly MultiOp[];
+}
+
+/** The ops of writes, each cluster's set followed by the ops that go with it. */
+function opsOf(writes: readonly ClusterWrite[]): MultiOp[] {
+  return writes.flatMap((w) => [w.op, ...(w.withOps ?? [])]);
 }
 
 function setOf(path: string, version: number, props: ClusterProperties, failout: FailoutProperties | null): MultiOp {
@@ -141,11 +152,13 @@ export class EvacuationWrites {
     if (judgement.verdict === 'reject') return { kind: 'reject', rejection: judgement.rejection, ops: await drainTestStartOps(this.drills(now), request, { rejection: judgement.rejection }) };
     const { plan, props, members } = judgement;
     // In stage order, the first stage first: if the plan is written in steps, the first stage moves first.
-    const writes: ClusterWrite[] = inStageOrder(plan.clusters).map((c, planIndex) => {
-      const read = members.get(c.cluster)!;
-      const failout = props.get(c.cluster)!;
-      return { cluster: c.cluster, op: setOf(read.path, read.version, read.props, failout), failout, planIndex };
-    });
+    const writes: ClusterWrite[] = await Promise.all(
+      inStageOrder(plan.clusters).map(async (c, planIndex) => {
+        const read = members.get(c.cluster)!;
+        const failout = props.get(c.cluster)!;
+        return { cluster: c.cluster, op: setOf(read.path, read.version, read.props, failout), failout, planIndex, withOps: await this.memberDrillReplaced(request, read.props.failoutProperties, now) };
+      }),
+    );
     const node: EvacuationNode = {
       version: 1,
       fabric: request.fabric,
@@ -163,19 +176,23 @@ export class EvacuationWrites {
       judgement.evacuationVersion === undefined ? { op: 'create', path, data: encodeEvacuationNode(n), acl: resolveAcl(this.options.acl, path) } : { op: 'set', path, data: encodeEvacuationNode(n), version: judgement.evacuationVersion };
     // Cluster drill runs on receiving clusters give way to an operator's evacuation: their clusters come home first.
     const targetYields = judgement.targetYields ?? [];
-    const targetWrites: ClusterWrite[] = targetYields.map((y) => ({ cluster: y.cluster, op: { op: 'set', path: y.path, data: Buffer.from(y.afterText, 'utf8'), version: y.version }, failout: y.failoutProperties }));
-    // The drill nodes: a drain test's run starts; cluster drill runs on members and receivers give way to an operator's evacuation.
-    const drillOps = [
-      ...(await drainTestStartOps(this.drills(now), request, { endsAt: plan.onlineAt, clusters: plan.clusters.length })),
-      ...(await this.clusterDrillsReplaced(request, plan.clusters, members, now)),
-      ...(targetYields.length === 0 ? [] : await yieldedDrillOps(this.options.session, this.drillsPath, targetYields, request.requestId, now)),
-    ];
+    const targetWrites: ClusterWrite[] = await Promise.all(
+      targetYields.map(async (y) => ({
+        cluster: y.cluster,
+        op: { op: 'set' as const, path: y.path, data: Buffer.from(y.afterText, 'utf8'), version: y.version },
+        failout: y.failoutProperties,
+        withOps: await yieldedDrillOps(this.options.session, this.drillsPath, [y], request.requestId, now),
+      })),
+    );
+    // A drain test's run starts (its drill node, with the record). Cluster drill runs on members and
+    // receivers give way to an operator's evacuation: each with its cluster's write (`withOps`).
+    const drillOps = await drainTestStartOps(this.drills(now), request, { endsAt: plan.onlineAt, clusters: plan.clusters.length });
     const yielded = judgement.yielded === undefined ? undefined : await this.yieldOf(judgement.yielded, request, now);
     const memberNames = new Set(plan.clusters.map((c) => c.cluster));
     const yieldWrites = (yielded?.writes ?? []).filter((w) => !memberNames.has(w.cluster));
     // The same fabric's drain test: the new node replaces its node (at the version judged).
     const yieldNode = yielded === undefined || judgement.yielded!.stored.fabric === request.fabric ? [] : [yielded.nodeOp];
-    const all = [...targetWrites.map((w) => w.op), ...writes.map((w) => w.op), ...yieldWrites.map((w) => w.op), viewOpOf(judgement.view.path, judgement.view.version, judgement.view.after, this.options.acl), nodeOp(node), ...yieldNode, ...drillOps, ...(yielded?.drillOps ?? [])];
+    const all = [...opsOf(targetWrites), ...opsOf(writes), ...yieldWrites.map((w) => w.op), viewOpOf(judgement.view.path, judgement.view.version, judgement.view.after, this.options.acl), nodeOp(node), ...yieldNode, ...drillOps, ...(yielded?.drillOps ?? [])];
     const multiBytes = bytesOf(all);
     const nextVersion = judgement.evacuationVersion === undefined ? 0 : judgement.evacuationVersion + 1;
     const forced = judgement.forced === undefined ? {} : { forced: judgement.forced };
@@ -217,14 +234,12 @@ export class EvacuationWrites {
     return { writes, nodeOp: { op: 'set', path: stored.path, data, version: stored.version }, check: { op: 'check', path: stored.path, version: stored.version }, nodeBytes: data.length, drillOps };
   }
 
-  /** Cluster drill runs moving a member's traffic now, which an operator's evacuation replaces (their node says `replaced`). */
-  private async clusterDrillsReplaced(request: EvacuateChangeRequest, clusters: readonly { cluster: string }[], members: ReadonlyMap<string, MemberRead>, now: number): Promise<MultiOp[]> {
+  /** The drill node op of a cluster drill run moving a member's traffic now, which an operator's evacuation replaces (its node says `replaced`). */
+  private async memberDrillReplaced(request: EvacuateChangeRequest, failout: FailoutProperties | null, now: number): Promise<MultiOp[]> {
     if (request.drill !== undefined) return [];
-    const runs = clusters.flatMap((c) => {
-      const active = activeDrillWindow(members.get(c.cluster)?.props.failoutProperties ?? null, now);
-      return active === undefined || active.runId === undefined || active.bucket.evacuation !== undefined ? [] : [{ drill: active.drill, runId: active.runId }];
-    });
-    return runs.length === 0 ? [] : yieldedDrillOps(this.options.session, this.drillsPath, runs, request.requestId, now);
+    const active = activeDrillWindow(failout, now);
+    if (active === undefined || active.runId === undefined || active.bucket.evacuation !== undefined) return [];
+    return yieldedDrillOps(this.options.session, this.drillsPath, [{ drill: active.drill, runId: active.runId }], request.requestId, now);
   }
 
   /**
@@ -241,7 +256,8 @@ export class EvacuationWrites {
       const read = await this.readCluster(c.cluster);
       if (read === undefined || carriesEvacuation(read.props.failoutProperties, plan.fabric, plan.requestId, now)) return;
       const failout = withForced(evacuatedFailout(request, c, plan.stages[c.stage]!, plan.stopAlarms, read.props.failoutProperties), node.forced);
-      pending.set(c.cluster, { cluster: c.cluster, op: setOf(read.path, read.version, read.props, failout), failout, planIndex });
+      const withOps = await this.memberDrillReplaced(request, read.props.failoutProperties, now);
+      pending.set(c.cluster, { cluster: c.cluster, op: setOf(read.path, read.version, read.props, failout), failout, planIndex, withOps });
     });
     const ordered = staged.flatMap((c) => (pending.has(c.cluster) ? [pending.get(c.cluster)!] : []));
     const drillOps = await drainTestStartOps(this.drills(now), request, { endsAt: plan.onlineAt, clusters: plan.clusters.length });
@@ -467,7 +483,7 @@ export class EvacuationWrites {
       const chunk: ClusterWrite[] = [];
       while (at < writes.length) {
         const w = writes[at]!;
-        const size = bytesOf([w.op]) + (w.failout === null ? 0 : Buffer.byteLength(failoutText(w.failout)) + Buffer.byteLength(w.cluster) + 4);
+        const size = bytesOf([w.op, ...(w.withOps ?? [])]) + (w.failout === null ? 0 : Buffer.byteLength(failoutText(w.failout)) + Buffer.byteLength(w.cluster) + 4);
         if (chunk.length > 0 && size > room) break;
         room -= size;
         chunk.push(w);
@@ -476,7 +492,7 @@ export class EvacuationWrites {
       const last = at >= writes.length;
       let after: Map<string, FailoutProperties> = new Map(view.view);
       for (const w of chunk) after = withViewEntry(after, w.cluster, w.failout, now);
-      const ops = [...chunk.map((w) => w.op), viewOpOf(this.options.judge.viewPath, view.version, after, this.options.acl), nodeOp(chunk, last), ...(last ? lastOps : [])];
+      const ops = [...opsOf(chunk), viewOpOf(this.options.judge.viewPath, view.version, after, this.options.acl), nodeOp(chunk, last), ...(last ? lastOps : [])];
       const outcome = await this.options.run(ops, last ? final?.(steps) : undefined);
       if (outcome !== 'ok' || last) return outcome;
     }

@@ -9,6 +9,7 @@ import { RequestWriter, type RequestWriterOptions } from '../../../lib/requests/
 import { decodeRequestRecord } from '../../../lib/requests/request-record';
 import { decodeEvacuationNode } from '../../../lib/requests/evacuation-node';
 import { decodeFailoutView } from '../../../lib/requests/failout-view';
+import { decodeDrillNode, type DrillRun } from '../../../lib/requests/drill-node';
 import { aclLayout, policyAcl } from '../../../lib/requests/acl-table';
 import { ZkError, type MultiOp, type ZkSession } from '../../../lib/zk';
 import { CREDENTIALS, ROLES } from '../../helpers/access';
@@ -560,6 +561,34 @@ describe('an ordered plan when one multi is too large', () => {
     expect(isFailedOutAt(await failout(restored), clock)).toBe(false);
     expect(isFailedOutAt(await failout(other), clock)).toBe(true);
     expect(decodeFailoutView((await session.get(`${base}/view`)).data).has(restored)).toBe(false);
+  });
+
+  it("marks the drill runs of the clusters it moves replaced, each with its cluster's write, when a crash cuts the plan short", async () => {
+    // Both members are in a run of their own drill; the evacuation replaces them (an operator takes precedence).
+    await seed(admin, THREE());
+    const writer = writerWith();
+    for (const cluster of ['greetings-lor1', 'hello-lor1']) {
+      const name = `d-${cluster}`;
+      const put = { version: 1, requestId: `put-${name}`, action: 'putDrill', cluster, drill: name, peers: [{ cluster: cluster.replace('lor1', 'lva1') }], duration: 'PT30M', every: 'rate(7 days)', outcomeAlarm: `${name}-outcome` };
+      expect((await writer.process(JSON.stringify(put), { messageId: `m-put-${name}` })).status).toBe('applied');
+      const runBody = { version: 1, requestId: `drill-${name}-${NOW}`, action: 'failout', cluster, drill: name, peers: put.peers, duration: 'PT30M', requestedBy: 'failout-drills', stopAlarms: [`${name}-outcome`] };
+      expect((await writer.process(JSON.stringify(runBody), { messageId: `m-run-${name}` })).status).toBe('applied');
+    }
+    clock = NOW + MINUTE;
+    const dying = diesAfterOneStep();
+    await expect(writerWith({ maxMultiBytes: 1500 }, dying).process(evacuate('ev-1'), { messageId: 'm-1' })).rejects.toMatchObject({ name: 'TransientRequestError' });
+    const runOf = async (cluster: string): Promise<DrillRun | undefined> => decodeDrillNode((await session.get(`${base}/drills/d-${cluster}`)).data).runs[0];
+    // The cluster the first step moved: its run ended with it; the other still runs (its cluster is not written yet).
+    const states = await Promise.all(['greetings-lor1', 'hello-lor1'].map(async (c) => [(await failout(c))?.buckets[0]?.evacuation === 'lor1', (await runOf(c))?.status] as const));
+    expect(states.map(([moved, status]) => (moved ? status === 'replaced' : status === 'running'))).toEqual([true, true]);
+
+    const redelivered = await writerWith({ maxMultiBytes: 1500 }).process(evacuate('ev-1'), { messageId: 'm-1' });
+
+    expect(redelivered).toMatchObject({ status: 'applied' });
+    for (const cluster of ['greetings-lor1', 'hello-lor1']) {
+      expect((await failout(cluster))?.buckets.map((b) => b.evacuation)).toEqual(['lor1']);
+      expect(await runOf(cluster)).toMatchObject({ status: 'replaced', endedBy: 'ev-1' });
+    }
   });
 
   it('never evacuates again when a plan cut short by a crash was restored before its redelivery', async () => {
