@@ -226,6 +226,25 @@ describe('a run is an evacuation of the fabric', () => {
     expect(await evacuation('lor1')).toMatchObject({ status: 'stopped', stoppedByAlarm: 'drain-outcome' });
   });
 
+  it('goes on when an alarm an operator added to one of its clusters (`failout amend`) fires: that cluster comes home, the run takes no verdict', async () => {
+    // Prepare
+    await putDrain('drain');
+    const { runId } = (await runner().runNow('drain')) as { runId: string };
+    clock += MINUTE;
+    expect(await apply({ requestId: 'am-1', action: 'amend', cluster: 'hello-lor1', addStopAlarms: ['hello-extra'] })).toMatchObject({ status: 'applied' });
+    clock += MINUTE;
+
+    // Act
+    await fires('hello-extra');
+
+    // Assess
+    expect(JSON.parse(sent.at(-1)!.MessageBody!)).toMatchObject({ action: 'restoreFabric', fabric: 'lor1', stoppedByAlarm: 'hello-extra', drill: 'drain' });
+    expect(isFailedOutAt(await failout('hello-lor1'), clock)).toBe(false);
+    expect(isFailedOutAt(await failout('greetings-lor1'), clock)).toBe(true);
+    expect(await run('drain', runId)).toMatchObject({ status: 'running' });
+    expect(await evacuation('lor1')).toMatchObject({ status: 'applied' });
+  });
+
   it("is interrupted when a blocking alarm fires mid-run, seen by the runner's tick", async () => {
     // Prepare
     await putDrain('drain');
