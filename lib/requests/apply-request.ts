@@ -4,6 +4,7 @@ import { hasOpenWindow } from './failout-view';
 import { rejectionOf, type Problem, type Rejection } from './rejection';
 import type { ChangeRequest, ExtendChangeRequest, FailoutChangeRequest, RestoreChangeRequest } from './schema';
 import { isAdjustRequest } from './adjust-schema';
+import { windowMadeAfterAlarm } from './stop-alarms';
 import { applyAdjust, shownTime, withHeldEnd } from './ramp-control';
 
 /** What the writer knows of a peer cluster at the time of application. */
@@ -22,6 +23,12 @@ export interface ApplyContext {
   readonly now: number;
   /** The state of a peer; called for every peer of a failout. */
   readonly peers: (cluster: string) => PeerState;
+  /**
+   * When the cluster node was last written (epoch ms, ZooKeeper's `mtime`; default `now`): how far a
+   * window's request id time is trusted when a guard's restore asks whether the window is older than
+   * the alarm's change (`windowMadeAfterAlarm`).
+   */
+  readonly writtenAt?: number;
 }
 
 /** The result of {@link applyRequest}; `unchanged` marks a request with nothing to write (a restore of a serving cluster). */
@@ -66,8 +73,12 @@ export function applyRequest(clusterProps: ClusterProperties, request: ChangeReq
   if (request.action === 'restore') {
     // Serving already (no failout, or only windows that ended): nothing to write, and no watcher woken.
     if (!hasOpenWindow(clusterProps.failoutProperties, context.now)) return { ok: true, props: clusterProps, unchanged: true };
-    if (request.stoppedByAlarm !== undefined && !namesStopAlarm(clusterProps.failoutProperties, request.stoppedByAlarm, context.now) && !stopsDrillRun(clusterProps.failoutProperties, request, context.now)) {
-      return { ok: true, props: clusterProps, unchanged: true };
+    if (request.stoppedByAlarm !== undefined) {
+      // Only windows that existed when the alarm changed state are its to stop: a restore that reaches
+      // the worker late (a DLQ redrive) must not end a failout made, and judged, after the change.
+      const props = clusterProps.failoutProperties;
+      const older = { ...props, buckets: props.buckets.filter((b) => !windowMadeAfterAlarm(b, request.alarmAt, context.writtenAt ?? context.now)) };
+      if (!namesStopAlarm(older, request.stoppedByAlarm, context.now) && !stopsDrillRun(props, request, context.now)) return { ok: true, props: clusterProps, unchanged: true };
     }
     return { ok: true, props: { ...clusterProps, failoutProperties: null } };
   }

@@ -8,6 +8,7 @@ import { yieldedDrillOps } from './drill-yield';
 import { judgeEvacuation, type EvacuationJudgeOptions, type EvacuationYield } from './evacuation-judge';
 import { decodeEvacuationNode, encodeEvacuationNode, evacuationPath, isEvacuationOpen, readStoredEvacuations, type EvacuationNode } from './evacuation-node';
 import { carriesEvacuation, evacuatedFailout, openEvacuationWindow, restoredFailout, withForced } from './evacuation-plan';
+import { windowMadeAfterAlarm } from './stop-alarms';
 
 export { restoredFailout } from './evacuation-plan';
 import { encodeFailoutView, failoutText, readFailoutView, withViewEntry, type FailoutView } from './failout-view';
@@ -392,6 +393,8 @@ export class EvacuationWrites {
     if (version === undefined || node === undefined || !ending(node)) return undefined;
     const continuing = endedHere(node);
     if (!continuing && request.stoppedByAlarm !== undefined && !node.plan.stopAlarms.includes(request.stoppedByAlarm)) return undefined;
+    // An evacuation made (and judged) after the alarm changed state is not that change's to stop (a guard's restore redriven late).
+    if (!continuing && request.stoppedByAlarm !== undefined && windowMadeAfterAlarm({ requestId: node.requestId }, request.alarmAt, node.createdAt)) return undefined;
     return { path, version, node, continuing };
   }
 
@@ -429,7 +432,11 @@ export class EvacuationWrites {
    * evacuation ending now: what {@link restoreCarrying} and {@link restoreUnreadable} write.
    */
   private async carryingWrites(request: RestoreFabricChangeRequest, now: number): Promise<ClusterWrite[]> {
-    const carried = (props: FailoutProperties): { readonly requestId: string } | undefined => openEvacuationWindow(props, request.fabric, now, request.stoppedByAlarm);
+    const carried = (props: FailoutProperties): { readonly requestId: string } | undefined => {
+      const window = openEvacuationWindow(props, request.fabric, now, request.stoppedByAlarm);
+      // A guard's restore stops only windows that existed when its alarm changed state.
+      return window === undefined || (request.stoppedByAlarm !== undefined && windowMadeAfterAlarm(window, request.alarmAt, now)) ? undefined : window;
+    };
     const view = await readFailoutView(this.options.session, this.options.judge.viewPath, this.options.d2BasePath, now);
     const writes: ClusterWrite[] = [];
     for (const [cluster, props] of view.view) {

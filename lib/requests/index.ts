@@ -15,6 +15,7 @@ export type { ChangeRequest, ChangeRequestInput, ParseOptions, Rejection, SkipRe
 export { encodeChangeRequest } from './request-message';
 export { newRequestId, isValidRequestId, requestIdTime } from './schema-entry';
 export { namesStopAlarm } from './apply-request';
+export { ALARM_BEFORE_WINDOW_MARGIN_MS, windowMadeAfterAlarm } from './stop-alarms';
 // Judging a request as the worker would (dry runs, the console's Check).
 export { judgeRequest } from './judge-request';
 export { DEFAULT_MAX_PEER_LOAD_FACTOR, projectPeerLoad } from './capacity';

@@ -109,7 +109,7 @@ export async function judgeRequest(session: ZkReader, d2BasePath: string, reques
     const beforeText = node.data.toString('utf8');
     // A drill action changes its drill's node, never the cluster: nothing to judge against the others.
     if (isDrillAction(request)) return { verdict: 'apply', path, version, beforeText, after: props, afterText: serializeClusterProperties(props), unchanged: true };
-    return await judgeClusterChange({ session, d2BasePath, request, now, options, path, version, props, beforeText, unreadableFailout });
+    return await judgeClusterChange({ session, d2BasePath, request, now, options, path, version, props, beforeText, unreadableFailout, writtenAt: node.stat.mtime });
   } catch (e) {
     assertIsError(e);
     if (isZkError(e)) throw e;
@@ -144,6 +144,8 @@ interface ClusterJudgeContext {
   readonly beforeText: string;
   /** A restore of a document whose `failoutProperties` do not read (`props` has none): why. */
   readonly unreadableFailout?: string | undefined;
+  /** The cluster node's last write (ZooKeeper's `mtime`). */
+  readonly writtenAt: number;
 }
 
 async function judgeClusterChange(c: ClusterJudgeContext): Promise<Judgement> {
@@ -167,7 +169,7 @@ async function judgeClusterChange(c: ClusterJudgeContext): Promise<Judgement> {
     return y === undefined ? state : { ...state, failoutProperties: y.failoutProperties };
   };
   // A restore of an unreadable failout: there is always one to remove (D2 clients may hold the last good one).
-  const result = c.unreadableFailout === undefined ? applyRequest(props, request, { now, peers: peerState }) : { ok: true as const, props };
+  const result = c.unreadableFailout === undefined ? applyRequest(props, request, { now, peers: peerState, writtenAt: c.writtenAt }) : { ok: true as const, props };
   if (!result.ok) return { verdict: 'reject', path, version, rejection: result.rejection };
   // What the codec refuses to write is `unjudgeable` (judgeRequest's catch) before anything is judged on it.
   serializeClusterProperties(result.props);

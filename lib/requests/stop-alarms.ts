@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import type { FailoutBucketConfig } from '../d2/data';
 import { findControlChar } from '../text';
+import { requestIdTime } from './request-id';
 import type { Problem } from './rejection';
 
 /**
@@ -53,4 +55,27 @@ export function stopAlarmProblems(names: readonly string[]): Problem[] {
 /** The name as JSON, its first 64 characters when longer. */
 function quote(name: string): string {
   return name.length > 64 ? `${JSON.stringify(name.slice(0, 64))}…` : JSON.stringify(name);
+}
+
+/**
+ * How much later than an alarm's change a window's request id may say it was made and still be
+ * stopped by that change: the id is made before the worker checks the alarm, so only a requester's
+ * clock running ahead of CloudWatch's makes a real stop look later; 5 minutes cover it.
+ */
+export const ALARM_BEFORE_WINDOW_MARGIN_MS = 5 * 60_000;
+
+/**
+ * True when `window` was made after the alarm changed state (`alarmAt`), by more than
+ * {@link ALARM_BEFORE_WINDOW_MARGIN_MS}: its request id is a UUIDv7 (the CLI's) whose time is that much
+ * later. Such a window did not exist when the alarm fired (its request was judged, and accepted, after
+ * the change), so that change does not stop it: neither the guard that reads an old event again, nor
+ * the worker that gets the guard's restore late (a DLQ redrive). The id's time is trusted only when it
+ * is not later than `writtenAt` (the cluster node's last write, ZooKeeper's clock, or now): an id
+ * claiming a time after its own write (a requester's clock running fast, a hand-made id) proves
+ * nothing, and the window is stopped as before. No id time, no change time: stopped as before.
+ */
+export function windowMadeAfterAlarm(window: Pick<FailoutBucketConfig, 'requestId'>, alarmAt: number | undefined, writtenAt: number): boolean {
+  const madeAt = window.requestId === undefined ? undefined : requestIdTime(window.requestId);
+  if (madeAt === undefined || alarmAt === undefined || madeAt > writtenAt) return false;
+  return alarmAt < madeAt - ALARM_BEFORE_WINDOW_MARGIN_MS;
 }

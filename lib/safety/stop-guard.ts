@@ -24,25 +24,20 @@
  * and is sent too when its windows were open at `alarmAt` but have ended since: the worker gives the
  * run its verdict late.
  *
- * An alarm change older than a window does not stop it ({@link madeAfterChange}): a retried or
+ * An alarm change older than a window does not stop it (lib/requests `windowMadeAfterAlarm`): a retried or
  * redelivered event from before the failout existed would otherwise end a failout that was judged,
  * and accepted, after that change (the worker refuses a stop alarm already in ALARM).
  */
 import { createHash } from 'node:crypto';
 import type { SendMessageCommandInput } from '@aws-sdk/client-sqs';
 import { clusterPath, isBucketConfigActiveAt, parseClusterProperties, type FailoutProperties } from '../d2/data';
-import { encodeChangeRequest, namesStopAlarm, newRequestId, requestIdTime, type RequestLogger } from '../requests';
+import { encodeChangeRequest, namesStopAlarm, newRequestId, windowMadeAfterAlarm, type RequestLogger } from '../requests';
 import { isZkError, type ZkSession } from '../zk';
 import { parseAlarmEvent, type AlarmStateChange } from './alarm-event';
 import { SafetyError } from './errors';
 
-/**
- * How much older than a window's request id an alarm change must be to leave the window alone (ms).
- * The id is made before the worker checks the alarm, so its time is no later than the check unless the
- * requester's clock runs ahead of CloudWatch's: the margin covers that (up to 5 minutes ahead), and
- * within it the guard stops, as a lost stop costs more than a spurious one.
- */
-export const ALARM_BEFORE_WINDOW_MARGIN_MS = 5 * 60_000;
+/** The margin the guard (and the worker) give a requester's clock (lib/requests `windowMadeAfterAlarm`). */
+export { ALARM_BEFORE_WINDOW_MARGIN_MS } from '../requests';
 
 /** Who the guard's restores are requested by (recorded with the request). */
 export const GUARD_REQUESTER = 'failout-guard';
@@ -247,7 +242,7 @@ export class StopGuard {
         try {
           const read = parseClusterProperties(node.data.toString('utf8')).failoutProperties;
           // Windows made after the change are not the alarm's to stop (a retried or redelivered old event).
-          const props = read === null ? null : { ...read, buckets: read.buckets.filter((b) => !madeAfterChange(b, alarmAt, node.stat.mtime)) };
+          const props = read === null ? null : { ...read, buckets: read.buckets.filter((b) => !windowMadeAfterAlarm(b, alarmAt, node.stat.mtime)) };
           const drill = drillWindowNaming(props, alarm, now, alarmAt);
           if (props !== null && (namesStopAlarm(props, alarm, now) || drill !== undefined)) matches.push({ cluster, drill, evacuation: evacuationNaming(props, alarm, now, alarmAt) });
         } catch (err) {
@@ -314,20 +309,6 @@ interface StopMatch {
 function evacuationNaming(props: FailoutProperties, alarm: string, now: number, alarmAt: number | undefined): string | undefined {
   const open = (b: FailoutProperties['buckets'][number]): boolean => b.onlineAt === undefined || b.onlineAt > now || (b.drill !== undefined && alarmAt !== undefined && isBucketConfigActiveAt(b, alarmAt));
   return props.buckets.find((b) => b.evacuation !== undefined && (b.stopAlarms ?? []).includes(alarm) && open(b))?.evacuation;
-}
-
-/**
- * True when `window` was made after the alarm changed state (`alarmAt`), by more than
- * {@link ALARM_BEFORE_WINDOW_MARGIN_MS}: its request id is a UUIDv7 (the CLI's) whose time is that much
- * later. The id's time is trusted only when it is not later than the cluster node's last write
- * (`writtenAt`, ZooKeeper's clock): an id claiming a time after its own write (a requester's clock
- * running fast, a hand-made id) proves nothing, and the window is stopped as before. No id time, no
- * change time: stopped as before.
- */
-function madeAfterChange(window: Pick<FailoutProperties['buckets'][number], 'requestId'>, alarmAt: number | undefined, writtenAt: number): boolean {
-  const madeAt = window.requestId === undefined ? undefined : requestIdTime(window.requestId);
-  if (madeAt === undefined || alarmAt === undefined || madeAt > writtenAt) return false;
-  return alarmAt < madeAt - ALARM_BEFORE_WINDOW_MARGIN_MS;
 }
 
 /** When the alarm changed state (epoch ms), when the event says in a form that parses. */

@@ -7,6 +7,7 @@
 import { isFailedOutAt, parseClusterProperties, type FailoutProperties } from '../../../lib/d2/data';
 import { RequestWriter, type RequestWriterOptions } from '../../../lib/requests/request-writer';
 import { decodeRequestRecord } from '../../../lib/requests/request-record';
+import { newRequestId } from '../../../lib/requests';
 import { decodeEvacuationNode } from '../../../lib/requests/evacuation-node';
 import { decodeFailoutView } from '../../../lib/requests/failout-view';
 import { decodeDrillNode, type DrillRun } from '../../../lib/requests/drill-node';
@@ -59,6 +60,11 @@ const THREE = (hosts: [number, number, number] = [2, 2, 2]) => ({
   greetings: { 'greetings-lor1': hosts[0], 'greetings-lva1': hosts[1], 'greetings-ltx1': hosts[2] },
   hello: { 'hello-lor1': hosts[0], 'hello-lva1': hosts[1], 'hello-ltx1': hosts[2] },
 });
+
+/** True when both clusters of lor1 are failed out at the test's clock. */
+async function allOut(): Promise<boolean> {
+  return (await Promise.all(['greetings-lor1', 'hello-lor1'].map(async (c) => isFailedOutAt(await failout(c), clock)))).every(Boolean);
+}
 
 async function failout(cluster: string): Promise<FailoutProperties | null> {
   return parseClusterProperties((await session.get(`${d2()}/clusters/${cluster}`)).data).failoutProperties;
@@ -200,6 +206,23 @@ describe('stop alarms end the whole evacuation', () => {
     expect(isFailedOutAt(await failout('hello-lor1'), clock)).toBe(false);
     expect(isFailedOutAt(await failout('greetings-lor1'), clock)).toBe(true);
     expect(isFailedOutAt(await failout('greetings-lor1'), clock + MINUTE)).toBe(false);
+  });
+});
+
+describe("a guard's restore that reaches the worker late (a DLQ redrive)", () => {
+  it('does not stop an evacuation made after its alarm changed state', async () => {
+    await seed(admin, THREE());
+    const writer = writerWith();
+    // The alarm fired 20 minutes before this evacuation was made (and went back to OK since).
+    const id = newRequestId(NOW);
+    expect((await writer.process(evacuate(id, { stopAlarms: ['lor1-errors'] }), { messageId: 'm-1' })).status).toBe('applied');
+    clock = NOW + MINUTE;
+
+    const stale = await writer.process(restore('gd-1', { requestedBy: 'failout-guard', stoppedByAlarm: 'lor1-errors', alarmAt: NOW - 20 * MINUTE }), { messageId: 'm-2' });
+
+    expect(stale).toMatchObject({ status: 'applied', record: { unchanged: true, stoppedByAlarm: 'lor1-errors' } });
+    expect(await allOut()).toBe(true);
+    expect(decodeEvacuationNode((await session.get(`${base}/evacuations/lor1`)).data)).toMatchObject({ status: 'applied', requestId: id });
   });
 });
 

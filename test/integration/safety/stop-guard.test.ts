@@ -289,3 +289,37 @@ it('stops a failout made before the alarm changed state, and one whose request i
   expect(await failoutOf('lor1')).toBeNull();
   expect(await failoutOf('ltx1')).toBeNull();
 });
+
+it("does not stop, when its restore reaches the worker late (a DLQ redrive), a failout made after the alarm changed state", async () => {
+  // Prepare: lor1's failout (made 30 minutes ago) names the alarm, which fired 20 minutes ago; the
+  // guard's restore for it did not reach the worker (dead-lettered).
+  const made = Date.now() - 1_800_000;
+  await failOut('lor1', ['lva1'], { requestId: newRequestId(made), stopAlarms: [ALARM] });
+  const captured: string[] = [];
+  const capturing = new StopGuard({
+    zk: fx.session,
+    d2BasePath: fx.paths.d2Base,
+    queueUrl,
+    send: async (message) => {
+      captured.push(message.MessageBody!);
+      return {};
+    },
+    logger: new Logger({ serviceName: 'failout-guard-test', logLevel: 'SILENT' }),
+  });
+  const firedAt = made + 600_000;
+  const stopped = handled((await capturing.handle(alarmEvent('ALARM', ALARM, randomUUID(), firedAt))) as GuardResponse);
+  expect(stopped.restores.map((r) => r.cluster)).toEqual(['lor1']);
+  // The alarm went back to OK; the operator fails lor1 out again naming it.
+  const operator = await failOut('lor1', ['ltx1'], { requestId: newRequestId(Date.now()), stopAlarms: [ALARM] });
+  const before = await readCluster(fx.session, fx.paths, 'lor1');
+
+  // Act: the old restore is redriven from the DLQ.
+  const restore = JSON.parse(captured[0]!) as { requestId: string };
+  await send(fx.sqs.client, queueUrl, captured[0]!, { group: 'lor1' });
+  await eventually(async () => (await readRecord(fx.session, fx.paths, restore.requestId)) !== undefined, 10_000, 'the redriven restore');
+
+  // Assess: recorded, unchanged; the operator's failout stays.
+  expect(await readRecord(fx.session, fx.paths, restore.requestId)).toMatchObject({ status: 'applied', unchanged: true, stoppedByAlarm: ALARM });
+  expect(await readCluster(fx.session, fx.paths, 'lor1')).toEqual(before);
+  expect(await failoutOf('lor1')).toMatchObject({ failoutBucketConfigs: [expect.objectContaining({ requestId: operator })] });
+});
