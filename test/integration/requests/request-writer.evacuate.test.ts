@@ -265,6 +265,23 @@ describe('a member whose evacuation windows an operator extended past the evacua
   });
 });
 
+describe('`failout amend` of a member whose windows name the stop and gate alarms (more than 5)', () => {
+  it('takes one alarm off, though more than 5 are left', async () => {
+    await seed(admin, THREE());
+    const writer = writerWith();
+    const stopAlarms = ['s1', 's2', 's3', 's4', 's5'];
+    expect((await writer.process(evacuate('ev-1', { stopAlarms, stages: [{ clusters: ['greetings-lor1'], gateAlarms: ['g1', 'g2'] }], hold: 'PT1M' }), { messageId: 'm-1' })).status).toBe('applied');
+    expect((await failout('greetings-lor1'))?.buckets[0]?.stopAlarms).toEqual([...stopAlarms, 'g1', 'g2']);
+    clock = NOW + MINUTE;
+
+    const amend = JSON.stringify({ version: 1, requestId: 'am-1', action: 'amend', cluster: 'greetings-lor1', removeStopAlarms: ['s5'], requestedBy: 'oncall', reason: 'flapping' });
+    const outcome = await writer.process(amend, { messageId: 'm-2' });
+
+    expect(outcome).toMatchObject({ status: 'applied' });
+    expect((await failout('greetings-lor1'))?.buckets[0]?.stopAlarms).toEqual(['s1', 's2', 's3', 's4', 'g1', 'g2']);
+  });
+});
+
 describe('a stop alarm an operator added to one member with `failout amend`', () => {
   it("stops that member when it fires (the guard's restoreFabric), and the rest of the evacuation goes on", async () => {
     await seed(admin, THREE());

@@ -203,6 +203,33 @@ describe('amend', () => {
   });
 });
 
+describe("amend of an evacuated cluster's windows (stop and gate alarms: more than 5 each)", () => {
+  // An evacuation's windows carry its stop alarms (at most 5) and its stages' gate alarms (at most 10).
+  const seven = ['s1', 's2', 's3', 's4', 's5', 'g1', 'g2'];
+  const evacuated = () =>
+    parseClusterProperties({
+      clusterName: 'greetings-lor1',
+      failoutProperties: {
+        failoutRedirectConfigs: [{ peer: 'greetings-lva1', weight: 1 }],
+        failoutBucketConfigs: [{ bucketOfflineRange: { from: 0, to: 99 }, offlineAt: NOW, onlineAt: NOW + HOUR, requestId: 'evac-1', evacuation: 'lor1', stopAlarms: seven }],
+      },
+    });
+
+  it('removes a stop alarm though more than 5 are left: a removal never makes a window name more', () => {
+    const amended = apply(evacuated(), adjust('amend', { removeStopAlarms: ['g2'] }), NOW + MINUTE);
+    expect(amended.failoutProperties!.buckets[0]!.stopAlarms).toEqual(['s1', 's2', 's3', 's4', 's5', 'g1']);
+  });
+
+  it('swaps stop alarms when the window names no more than before', () => {
+    const amended = apply(evacuated(), adjust('amend', { removeStopAlarms: ['g1', 'g2'], addStopAlarms: ['lva1-p99'] }), NOW + MINUTE);
+    expect(amended.failoutProperties!.buckets[0]!.stopAlarms).toEqual(['s1', 's2', 's3', 's4', 's5', 'lva1-p99']);
+  });
+
+  it('refuses an amend that makes such a window name more (badStopAlarm)', () => {
+    expect(rejection(evacuated(), adjust('amend', { addStopAlarms: ['lva1-p99'] }), NOW + MINUTE).reason).toBe('badStopAlarm');
+  });
+});
+
 describe("a held ramp of a fabric's evacuation", () => {
   it('goes with the evacuation: its held steps are dropped when the fabric is restored', () => {
     const window = (from: number, to: number, offlineAt: number) => ({ bucketOfflineRange: { from, to }, offlineAt, onlineAt: NOW + HOUR, requestId: 'evac-1', evacuation: 'lor1' });
