@@ -283,7 +283,6 @@ export function evacuatedFailout(request: EvacuateChangeRequest, cluster: Evacua
   return next;
 }
 
-/** True when a window of `props` that has not ended belongs to `fabric`'s evacuation `requestId`. */
 /**
  * The window of an evacuation of `fabric` in `props` that has not ended at `now` (naming `alarm`, when
  * given), with the evacuation's request id: what a `restoreFabric` brings home even when the
@@ -295,6 +294,7 @@ export function openEvacuationWindow(props: FailoutProperties | null | undefined
   return bucket === undefined ? undefined : (bucket as FailoutBucketConfig & { readonly requestId: string });
 }
 
+/** True when a window of `props` that has not ended belongs to `fabric`'s evacuation `requestId`. */
 export function carriesEvacuation(props: FailoutProperties | null | undefined, fabric: string, requestId: string, now: number): boolean {
   return (props?.buckets ?? []).some((b) => b.evacuation === fabric && b.requestId === requestId && (b.onlineAt === undefined || b.onlineAt > now));
 }
