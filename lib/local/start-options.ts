@@ -33,7 +33,9 @@ keys in the live view:
   k  kill the bridge leader (the standby takes over; a fresh standby starts)
   o  kill D2 observer-1 / start it again on its port (with --discovery xds: clients fall back to
      observer-2 when they need data observer-1 cannot give, and return once it is back)
-  q  quit
+  b  break greetings-lva1 (its backends answer 500, so its alarm greetings-lva1-errors fires once
+     traffic lands there) / mend it
+  q  quit (or Ctrl-C)
 `;
 
 /** What `npm start` was asked to do. */
