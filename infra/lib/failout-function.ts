@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { Arn, ArnFormat, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Arn, ArnFormat, Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, TreatMissingData, type IAlarmAction } from 'aws-cdk-lib/aws-cloudwatch';
 import { SubnetType, type IPeer, type ISecurityGroup, type IVpc, type SubnetSelection } from 'aws-cdk-lib/aws-ec2';
 import { Rule, type RuleProps } from 'aws-cdk-lib/aws-events';
@@ -10,6 +10,8 @@ import { NodejsFunction, OutputFormat, type NodejsFunctionProps } from 'aws-cdk-
 import { LogGroup, RetentionDays, type ILogGroup } from 'aws-cdk-lib/aws-logs';
 import { Queue, QueueEncryption, type IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct, type IConstruct } from 'constructs';
+import { loadRequestsConfig } from '../../lib/requests';
+import { loadDrillRunnerConfig, loadGuardConfig } from '../../lib/safety';
 import { allowAwsApis, allowZooKeeper, zooKeeperTlsEnvironment, type ZooKeeperAccess } from './network';
 
 /**
@@ -72,12 +74,66 @@ export interface FailoutFunctionSettings {
   readonly trailingEnvironment?: Record<string, string>;
 }
 
+/** Each function's own configuration parser: what its handler reads its environment with at run time. */
+const ENVIRONMENT_PARSERS: Readonly<Record<string, (env: Readonly<Record<string, string | undefined>>) => unknown>> = {
+  'failout-requests': loadRequestsConfig,
+  'failout-guard': loadGuardConfig,
+  'failout-drills': loadDrillRunnerConfig,
+};
+
+/**
+ * What stands in at synth for a value CloudFormation resolves at deploy (a queue's URL, an imported
+ * secret's ARN): a value of the right form, so the rest of the environment can still be checked.
+ */
+const DEPLOY_TIME_PLACEHOLDERS: Readonly<Record<string, string>> = {
+  FAILOUT_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/000000000000/failout-requests.fifo',
+  ZK_DIGEST_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:failout-zk-writer-AbCdEf',
+  ZK_CONNECT: 'zookeeper.internal:2181',
+};
+
+/**
+ * Refuses, at synth, an environment the function's own parser would refuse at run time (the way the
+ * bridge's and the observers' configurations are checked with their parsers): a relative or malformed
+ * `D2_BASE_PATH`, a connect string with a chroot, an extra variable out of range. Without it, `cdk
+ * deploy` succeeds and every invocation then fails on its configuration: requests wait and end in the
+ * DLQ, alarm events and drill ticks in their functions' DLQs. Values resolved at deploy stand in as
+ * placeholders; `ZK_TLS_*` name files in the deployed function (a layer), which synth cannot read.
+ * @throws Error naming the function and the variable at fault.
+ */
+function assertFunctionEnvironment(name: string, environment: Readonly<Record<string, string>>): void {
+  const parse = ENVIRONMENT_PARSERS[name];
+  if (parse === undefined) return;
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(environment)) {
+    if (key.startsWith('ZK_TLS_')) continue;
+    if (!Token.isUnresolved(value)) env[key] = value;
+    else if (DEPLOY_TIME_PLACEHOLDERS[key] !== undefined) env[key] = DEPLOY_TIME_PLACEHOLDERS[key];
+  }
+  try {
+    parse(env);
+  } catch (err) {
+    throw new Error(`${name}: the function would refuse this environment at run time: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  }
+}
+
 /**
  * The NodejsFunction props every failout Lambda shares: `functions/<name>/handler.ts` bundled locally
  * (minified, source maps, CommonJS, `@aws-sdk/*` from the runtime), Node.js 22 named (not "latest"),
  * ARM64, in the private subnets with its own security group and no open egress, its role and log group.
+ * @throws Error when the function's own parser would refuse the environment ({@link assertFunctionEnvironment}).
  */
 export function failoutFunctionProps(settings: FailoutFunctionSettings): NodejsFunctionProps {
+  const environment: Record<string, string> = {
+    ZK_CONNECT: settings.zooKeeper.connectString,
+    D2_BASE_PATH: settings.d2BasePath ?? '/d2',
+    ...settings.environment,
+    POWERTOOLS_SERVICE_NAME: settings.metrics.service,
+    POWERTOOLS_METRICS_NAMESPACE: settings.metrics.namespace,
+    NODE_OPTIONS: '--enable-source-maps',
+    ...zooKeeperTlsEnvironment(settings.zooKeeper),
+    ...settings.trailingEnvironment,
+  };
+  assertFunctionEnvironment(settings.name, environment);
   return {
     entry: join(REPO_ROOT, 'functions', settings.name, 'handler.ts'),
     handler: 'handler',
@@ -100,16 +156,7 @@ export function failoutFunctionProps(settings: FailoutFunctionSettings): NodejsF
       externalModules: [...FAILOUT_REQUESTS_BUNDLING.externalModules],
       forceDockerBundling: false,
     },
-    environment: {
-      ZK_CONNECT: settings.zooKeeper.connectString,
-      D2_BASE_PATH: settings.d2BasePath ?? '/d2',
-      ...settings.environment,
-      POWERTOOLS_SERVICE_NAME: settings.metrics.service,
-      POWERTOOLS_METRICS_NAMESPACE: settings.metrics.namespace,
-      NODE_OPTIONS: '--enable-source-maps',
-      ...zooKeeperTlsEnvironment(settings.zooKeeper),
-      ...settings.trailingEnvironment,
-    },
+    environment,
   };
 }
 

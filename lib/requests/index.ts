@@ -42,5 +42,7 @@ export { judgeFabricChange } from './fabric-writes';
 // The worker itself, for its Lambda (functions/) and the benchmarks.
 export { RequestWriter } from './request-writer';
 export { requestWriterSource } from './writer-source';
+// The worker's configuration from its environment (the CDK app checks the environment it gives at synth).
+export { loadRequestsConfig } from './config';
 export { lazySource } from './lazy-source';
 export type { RequestLogger } from './logger';
