@@ -11,10 +11,10 @@
  * | `zkSecurityGroupId` / `zkCidr` | how to reach ZooKeeper (exactly one) | required |
  * | `zkManageIngress` | add ingress from our security groups to `zkSecurityGroupId` | `true` |
  * | `zkWriterSecretArn` | full ARN of the request worker's secret (`user:password`), read by the Lambda only | required |
- * | `zkBridgeSecretArn` | full ARN of the bridge's secret (plain `user:password`), read by the bridge task only | required |
+ * | `zkBridgeSecretArn` | full ARN of the bridge's secret (`user:password` or JSON `{user, password}`), read by the bridge task only | required |
  * | `zkAclBridgeId` / `zkAclWriterId` | the bridge's / the request writer's digest id(s) (`ZK_ACL_BRIDGE_ID` / `ZK_ACL_WRITER_ID`) | required |
  * | `zkAclAnnouncerId` / `zkAclAdminId` | announcing services' / the admin's digest id(s) (`ZK_ACL_ANNOUNCER_ID` / `ZK_ACL_ADMIN_ID`) | — |
- * | `zkTlsCaPath` / `zkTlsServername` | TLS to ZooKeeper: the CA's PEM path in the Lambda and the bridge image, the servers' certificate name | plain TCP |
+ * | `zkTlsCaPath` / `zkTlsServername` | TLS to ZooKeeper: the CA's PEM path in every Lambda (a layer) and the bridge's and observers' images, the servers' certificate name | plain TCP |
  * | `d2BasePath` | D2 base path | `/d2` |
  * | `bridgeBootstrap` / `bridgeBootstrapFile` | gRPC xDS bootstrap JSON, inline or a file read at synth (exactly one) | required |
  * | `bridgeServices` | services to follow: comma list or JSON array | required |

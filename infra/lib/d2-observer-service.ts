@@ -111,8 +111,10 @@ export class D2ObserverService extends Construct {
       OBSERVER_ADMIN_PORT: String(OBSERVER_ADMIN_PORT),
       OBSERVER_EMF_NAMESPACE: OBSERVER_METRICS.namespace,
     };
-    // The observer's own parser, so a bad base path fails `cdk synth`, not the task (the token is a placeholder).
-    loadObserverConfig({ ...environment, OBSERVER_ADMIN_TOKEN: 'x'.repeat(32) });
+    // The observer's own parser, so a bad base path fails `cdk synth`, not the task (the token is a
+    // placeholder). Without ZK_TLS_*: they name files in the task's image, which the parser would read
+    // here, on the machine running synth.
+    loadObserverConfig({ ...withoutZooKeeperTls(environment), OBSERVER_ADMIN_TOKEN: 'x'.repeat(32) });
 
     this.securityGroup = new SecurityGroup(this, 'SecurityGroup', { vpc: props.vpc, allowAllOutbound: false, description: 'd2-observer tasks: ADS and health checks from the NLB, egress to ZooKeeper and HTTPS only' });
     allowZooKeeper(this.securityGroup, props.zooKeeper);
@@ -242,6 +244,11 @@ export class D2ObserverService extends Construct {
     }
     return { notReady, zooKeeperLag, targetsUnhealthy };
   }
+}
+
+/** `env` without the `ZK_TLS_*` variables (file paths in the deployed task). */
+function withoutZooKeeperTls(env: Readonly<Record<string, string>>): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter(([key]) => !key.startsWith('ZK_TLS_')));
 }
 
 /** The VPC's CIDR as a peer. @throws when the VPC was imported without it: give `clientPeers` then. */

@@ -3,6 +3,7 @@ import { FlowLogDestination, IpAddresses, Peer, SecurityGroup, Subnet, SubnetTyp
 import type { ContainerImage } from 'aws-cdk-lib/aws-ecs';
 import { Effect, PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
@@ -55,7 +56,7 @@ export interface FailoutStackProps extends StackProps {
     readonly aclIds: ZooKeeperAclIds;
     /** D2 base path. Default `/d2`. */
     readonly d2BasePath?: string;
-    /** TLS to the ensemble: the CA's path in the Lambda and the bridge image (`ZK_TLS_CA`). Default plain TCP. */
+    /** TLS to the ensemble: the CA's path in every Lambda ({@link FailoutStack.functions}: give each the layer holding it) and the bridge's and observers' images (`ZK_TLS_CA`). Default plain TCP. */
     readonly tls?: ZooKeeperTls;
   };
   readonly bridge: {
@@ -126,6 +127,13 @@ export class FailoutStack extends Stack {
   readonly drills: FailoutDrills;
   /** The D2 observers behind their NLB, when {@link FailoutStackProps.observers} asks for them. */
   readonly observers: D2ObserverService | undefined;
+  /**
+   * Every Lambda function of the stack: the request worker, the guard and the drill runner. Each
+   * connects to ZooKeeper, so with `zooKeeper.tls` each reads the CA at `caPath` and needs the layer
+   * that holds it: `for (const fn of stack.functions) fn.addLayers(layer)`. One without it fails every
+   * invocation on its configuration (the file is missing).
+   */
+  readonly functions: readonly NodejsFunction[];
 
   constructor(scope: Construct, id: string, props: FailoutStackProps) {
     super(scope, id, props);
@@ -205,6 +213,7 @@ export class FailoutStack extends Stack {
     };
     this.guard = new FailoutGuard(this, 'FailoutGuard', queueSender);
     this.drills = new FailoutDrills(this, 'FailoutDrills', queueSender);
+    this.functions = [this.requestsFunction, this.guard.function, this.drills.function];
     this.observers = props.observers
       ? new D2ObserverService(this, 'D2Observers', {
           vpc,

@@ -21,12 +21,13 @@ export interface ZooKeeperAccess {
 }
 
 /**
- * Where the Lambda and the bridge find the CA that verifies ZooKeeper over TLS, handed to both as
- * `ZK_TLS_CA` / `ZK_TLS_SERVERNAME` (docs/deployers.md "ZooKeeper over TLS"). The PEM file itself is not
- * deployed by the stack: a Lambda layer puts it under `/opt`, the bridge image carries it.
+ * Where the Lambdas (worker, guard, drills), the bridge and the observers find the CA that verifies
+ * ZooKeeper over TLS, handed to each as `ZK_TLS_CA` / `ZK_TLS_SERVERNAME` (docs/deployers.md "ZooKeeper
+ * over TLS"). The PEM file itself is not deployed by the stack: a layer on every Lambda
+ * (`FailoutStack.functions`) puts it under `/opt`, the bridge's and the observers' images carry it.
  */
 export interface ZooKeeperTls {
-  /** Path of the CA's PEM file at run time, the same in the Lambda and the bridge container (e.g. `/opt/zk-ca.pem`). */
+  /** Path of the CA's PEM file at run time, the same in every Lambda, the bridge and the observer containers (e.g. `/opt/zk-ca.pem`). */
   readonly caPath: string;
   /** Name the servers' certificates carry, when the connect string's hosts are addresses. */
   readonly servername?: string;
