@@ -125,7 +125,7 @@ export function failoutPropsFromContext(node: Pick<Node, 'tryGetContext'>): { st
   const topicArn = str('alarmTopicArn');
   const fallbackMinutes = int(get('bridgeFallbackAlarmMinutes'), 'bridgeFallbackAlarmMinutes');
   const retention = int(get('logRetentionDays'), 'logRetentionDays');
-  const observers = observersFrom(get);
+  const observers = observersFrom(get, subnetIds !== undefined);
   if (retention !== undefined && !Object.values(RetentionDays).includes(retention)) fail('logRetentionDays', `${retention} is not a CloudWatch Logs retention`);
 
   return {
@@ -157,8 +157,12 @@ export function failoutPropsFromContext(node: Pick<Node, 'tryGetContext'>): { st
   };
 }
 
-/** The observers' props, or undefined unless `observers` is true (their other keys then refused, not ignored). */
-function observersFrom(get: (key: Key) => unknown): FailoutStackProps['observers'] {
+/**
+ * The observers' props, or undefined unless `observers` is true (their other keys then refused, not
+ * ignored). `importedSubnets`: the VPC is imported by subnet ids, without its CIDR, so the default
+ * client peers (the VPC's CIDR) do not exist and `observerClientCidrs` is required.
+ */
+function observersFrom(get: (key: Key) => unknown, importedSubnets: boolean): FailoutStackProps['observers'] {
   const enabled = bool(get('observers'), 'observers') ?? false;
   const desiredCount = int(get('observerCount'), 'observerCount');
   const cidrs = list(get('observerClientCidrs'), 'observerClientCidrs');
@@ -169,6 +173,7 @@ function observersFrom(get: (key: Key) => unknown): FailoutStackProps['observers
   }
   if (desiredCount !== undefined && desiredCount < 2) fail('observerCount', 'must be at least 2');
   for (const cidr of cidrs ?? []) if (!/^\d{1,3}(\.\d{1,3}){3}\/\d{1,2}$/.test(cidr)) fail('observerClientCidrs', `${cidr} is not an IPv4 CIDR such as 10.0.0.0/8`);
+  if (importedSubnets && cidrs === undefined) fail('observerClientCidrs', 'is required with privateSubnetIds (the VPC is imported without its CIDR, the default): the CIDRs whose clients may open ADS streams to the observers');
   return { desiredCount, clientPeers: cidrs?.map((cidr) => Peer.ipv4(cidr)) };
 }
 

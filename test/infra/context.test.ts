@@ -64,8 +64,18 @@ describe('app context', () => {
     ['an announcer id that is not a digest id', { zkAclAnnouncerId: 'announcer:plain-password' }, 'zkAclAnnouncerId'],
     ['an admin id list that is not JSON', { zkAclAdminId: '[admin:x' }, 'zkAclAdminId'],
     ['the bridge id given for the writer too', { zkAclWriterId: `${ACL_IDS.requestWriter},${ACL_IDS.bridge}` }, 'zkAclWriterId'],
+    // docs/observer.md: observerClientCidrs is "required with privateSubnetIds" (such a VPC is imported without its CIDR).
+    ['observers in a VPC imported by subnet ids, without client CIDRs', { observers: 'true', vpcId: 'vpc-1', privateSubnetIds: 'subnet-1,subnet-2' }, 'observerClientCidrs'],
   ])('names the key at fault for %s', (_name, change, key) => {
     expect(keyAtFault({ ...CLI_CONTEXT, ...change })).toBe(key);
+  });
+
+  it('takes observers in a VPC imported by subnet ids when their client CIDRs are given', () => {
+    // Act
+    const { props } = failoutPropsFromContext(nodeOf({ ...CLI_CONTEXT, observers: 'true', vpcId: 'vpc-1', privateSubnetIds: 'subnet-1,subnet-2', observerClientCidrs: '10.0.0.0/8' }));
+
+    // Assess
+    expect(props.observers?.clientPeers?.map((p) => p.uniqueId)).toEqual(['10.0.0.0/8']);
   });
 
   it('reads comma lists and JSON arrays of ids, and leaves the optional roles out when not given', () => {
