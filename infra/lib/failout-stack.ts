@@ -47,7 +47,7 @@ export interface FailoutStackProps extends StackProps {
      */
     readonly writerSecretArn: string;
     /**
-     * Full ARN of the bridge's secret: its digest credential as plain `user:password`, read by the
+     * Full ARN of the bridge's secret: its digest credential `user:password` (or JSON `{user, password}`), read by the
      * bridge task's execution role only (the ECS secret `ZK_CREDENTIALS`). Another secret, and another
      * user, than `writerSecretArn`.
      */

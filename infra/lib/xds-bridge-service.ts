@@ -25,8 +25,8 @@ export interface XdsBridgeServiceProps {
   readonly vpcSubnets?: SubnetSelection;
   readonly zooKeeper: ZooKeeperAccess;
   /**
-   * The bridge's own ZooKeeper digest credential, as plain `user:password`: the whole secret string
-   * becomes `ZK_CREDENTIALS`, which the bridge splits at the first colon (JSON is not read there).
+   * The bridge's own ZooKeeper digest credential, `user:password` (or JSON `{user, password}`): the
+   * whole secret string becomes `ZK_CREDENTIALS`, read by the worker's rule (lib/zk `parseDigestCredential`).
    * Only the task's execution role is granted read on it: give the request worker another secret.
    */
   readonly digestSecret: ISecret;
