@@ -39,8 +39,8 @@ export function planNode(path: string, current: NodeView, target: EntityTarget, 
 
 /**
  * Plans the bridge-owned children of `/d2/uris/<cluster>` (`directory`): creates the directory when
- * missing, creates new children, sets changed ones in place (one write per changed endpoint), removes
- * children no longer wanted. Only names in `current.children` are ever removed or set, so servers'
+ * missing, creates new children, sets changed ones in place (one write per changed endpoint), then
+ * removes children no longer wanted (in that order, so a plan split over batches never empties the cluster). Only names in `current.children` are ever removed or set, so servers'
  * own (ephemeral) announcements are never touched.
  */
 export function planUris(directory: string, current: UrisView, target: EntityTarget, acl: NodeAcl): Plan<UrisView> {
@@ -48,12 +48,10 @@ export function planUris(directory: string, current: UrisView, target: EntityTar
   const ops: MultiOp[] = [];
   const after = new Map(current.children);
   if (!current.parentExists && target.children.size > 0) ops.push({ op: 'create', path: directory, mode: 'persistent', acl: acl(directory) });
-  for (const [name, have] of current.children) {
-    if (!target.children.has(name)) {
-      ops.push({ op: 'remove', path: `${directory}/${name}`, version: have.version });
-      after.delete(name);
-    }
-  }
+  // New and changed hosts before removed ones: a plan larger than one multi is written in several
+  // batches, and ZooKeeper (and every D2 client) sees each batch on its own; so does whoever reads
+  // after a bridge killed between two batches. Adding first means every such state holds the hosts
+  // of before or after, never neither (removing first emptied a cluster whose hosts were all replaced).
   for (const [name, data] of target.children) {
     const have = current.children.get(name);
     if (have?.data === data) continue;
@@ -61,6 +59,12 @@ export function planUris(directory: string, current: UrisView, target: EntityTar
     const buffer = Buffer.from(data, 'utf8');
     ops.push(have ? { op: 'set', path, data: buffer, version: have.version } : { op: 'create', path, data: buffer, mode: 'persistent', acl: acl(path) });
     after.set(name, { data, version: have ? have.version + 1 : 0 });
+  }
+  for (const [name, have] of current.children) {
+    if (!target.children.has(name)) {
+      ops.push({ op: 'remove', path: `${directory}/${name}`, version: have.version });
+      after.delete(name);
+    }
   }
   return { ops, after: { parentExists: current.parentExists || ops.some((o) => o.path === directory), children: after } };
 }

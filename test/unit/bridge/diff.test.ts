@@ -51,6 +51,32 @@ describe('bridge diff: URI children', () => {
     expect(aclFor(DIR, ROLES)).not.toEqual(aclFor(`${DIR}/xds-bridge-a`, ROLES));
   });
 
+  it('adds and updates hosts before it removes any, so no batch of a split plan leaves the cluster without hosts', () => {
+    // Prepare: both hosts replaced (a redeploy onto new addresses)
+    const current = view({ 'xds-bridge-a': ['A', 0], 'xds-bridge-b': ['B', 2] });
+    const target = uris({ 'xds-bridge-c': 'C', 'xds-bridge-d': 'D' });
+
+    // Act: planned, then written two operations per multi (the budget splits it)
+    const plan = planUris(DIR, current, target, ACL);
+    const batches = batchPlans([{ key: 'uris:c1', ops: plan.ops }], 2, 1e6);
+
+    // Assess: creates first, removes last; after every batch some host is announced
+    expect(summary(plan.ops)).toEqual([`create ${DIR}/xds-bridge-c`, `create ${DIR}/xds-bridge-d`, `remove ${DIR}/xds-bridge-a@0`, `remove ${DIR}/xds-bridge-b@2`]);
+    const hosts = new Set(current.children.keys());
+    for (const batch of batches) {
+      for (const op of batch.ops) {
+        const name = op.path.slice(DIR.length + 1);
+        if (op.op === 'remove') hosts.delete(name);
+        else hosts.add(name);
+      }
+      expect(hosts.size).toBeGreaterThan(0);
+    }
+    expect([...hosts].sort()).toEqual([...plan.after.children.keys()].sort());
+    // A changed host is set before a removed one goes, too
+    const mixed = planUris(DIR, view({ 'xds-bridge-a': ['A', 0], 'xds-bridge-b': ['B', 2] }), uris({ 'xds-bridge-b': 'B2' }), ACL);
+    expect(summary(mixed.ops)).toEqual([`set ${DIR}/xds-bridge-b@2`, `remove ${DIR}/xds-bridge-a@0`]);
+  });
+
   it('leaves ZooKeeper alone for keep', () => {
     expect(planUris(DIR, view({ 'xds-bridge-a': ['A', 1] }), { kind: 'keep' }, ACL).ops).toEqual([]);
   });
