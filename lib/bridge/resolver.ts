@@ -8,6 +8,12 @@
  * change them, so ZooKeeper keeps the last good data; does-not-exist is recorded with its time, and
  * the bridge removes data only after the grace period.
  *
+ * A route that moves a service to another cluster is applied whole (gRFC A74, "xDS config tears"):
+ * the service keeps naming the cluster of its last applied route ({@link ServiceView.served}), whose
+ * endpoints stay, until the new route's primary cluster has its CDS and EDS. Otherwise D2 clients
+ * would be sent to a cluster with no node and no hosts yet (or ever, for a route to a cluster the
+ * control plane does not have), and the old cluster's hosts would be withdrawn under them.
+ *
  * Concurrency: watcher callbacks run on the event loop, one at a time per watcher; every state change
  * happens there, and each is announced through `onChange` with the entity keys it affects.
  */
@@ -32,8 +38,10 @@ export interface XdsResolverOptions {
 interface ServiceEntry {
   readonly config: ServiceConfig;
   route: Known<ServiceRoute>;
-  /** xDS clusters this service references now (kept through does-not-exist, for the grace period). */
+  /** xDS clusters this service references now: its route's and its served route's (kept through does-not-exist, for the grace period). */
   clusterRefs: readonly string[];
+  /** The route the service node names: the last one whose primary cluster was resolved (see the file header). */
+  served: ServiceRoute | undefined;
   rds: { name: string; cancel: () => void } | undefined;
   /** The last route configuration heard (RDS or inline); cleared when the RDS resource does not exist. */
   routeConfig: RouteConfiguration | undefined;
@@ -56,7 +64,13 @@ interface ClusterEntry extends ClusterResolution {
 /** A read-only view of one service for the bridge's targets and `/status`. */
 export interface ServiceView {
   readonly config: ServiceConfig;
+  /** The latest route heard (or that it does not exist). */
   readonly route: Known<ServiceRoute>;
+  /**
+   * The route the service node should name: the latest resolved one once its primary cluster's CDS
+   * and EDS are resolved (the first one at once), until then the last such route (gRFC A74).
+   */
+  readonly served: ServiceRoute | undefined;
   readonly lastError: string | undefined;
 }
 
@@ -94,7 +108,7 @@ export class XdsResolver {
 
   constructor(private readonly options: XdsResolverOptions) {
     for (const config of options.services) {
-      this.services.set(config.name, { config, route: { state: 'pending' }, clusterRefs: [], rds: undefined, routeConfig: undefined, cancelLds: undefined, listenerMissing: false, lastError: undefined });
+      this.services.set(config.name, { config, route: { state: 'pending' }, clusterRefs: [], served: undefined, rds: undefined, routeConfig: undefined, cancelLds: undefined, listenerMissing: false, lastError: undefined });
     }
   }
 
@@ -134,13 +148,13 @@ export class XdsResolver {
 
   /** Every followed service. */
   serviceViews(): ServiceView[] {
-    return [...this.services.values()].map((s) => ({ config: s.config, route: s.route, lastError: s.lastError }));
+    return [...this.services.values()].map((s) => ({ config: s.config, route: s.route, served: s.served, lastError: s.lastError }));
   }
 
   /** The service named `name`. */
   service(name: string): ServiceView | undefined {
     const s = this.services.get(name);
-    return s && { config: s.config, route: s.route, lastError: s.lastError };
+    return s && { config: s.config, route: s.route, served: s.served, lastError: s.lastError };
   }
 
   /** Every cluster some service references now. */
@@ -243,15 +257,40 @@ export class XdsResolver {
     if (this.lifecycle === 'closed') return;
     const changed: EntityKey[] = [`service:${entry.config.name}`];
     if (route.state === 'doesNotExist' && entry.route.state === 'doesNotExist') return;
-    const before = entry.clusterRefs;
-    // A does-not-exist service keeps referencing its clusters: the grace period applies to them too.
-    const after = route.state === 'resolved' ? route.value.clusters.map((c) => c.name) : before;
     entry.route = route;
-    entry.clusterRefs = after;
-    for (const name of after) if (!before.includes(name)) changed.push(...this.addRef(name, entry.config.name));
-    for (const name of before) if (!after.includes(name)) changed.push(...this.releaseRef(name, entry.config.name));
-    if (route.state === 'doesNotExist') for (const name of after) changed.push(...this.keysOf(name));
+    changed.push(...this.moveRefs(entry));
+    // A does-not-exist service keeps referencing its clusters: the grace period applies to them too.
+    if (route.state === 'doesNotExist') for (const name of entry.clusterRefs) changed.push(...this.keysOf(name));
     this.options.onChange(changed);
+  }
+
+  /**
+   * Watches the clusters of the service's route, applies the route when its primary cluster is
+   * resolved (or when the service has none applied yet), and lets go of the clusters neither the route
+   * nor the applied one names. Returns the entities that may have changed.
+   */
+  private moveRefs(entry: ServiceEntry): EntityKey[] {
+    const changed: EntityKey[] = [];
+    const before = entry.clusterRefs;
+    const route = entry.route;
+    const wanted = route.state === 'resolved' ? route.value.clusters.map((c) => c.name) : before;
+    for (const name of wanted) if (!before.includes(name)) changed.push(...this.addRef(name, entry.config.name));
+    if (route.state === 'resolved' && route.value !== entry.served && (entry.served === undefined || this.primaryResolved(route.value))) {
+      entry.served = route.value;
+      changed.push(`service:${entry.config.name}`);
+    }
+    const after = [...new Set([...wanted, ...(entry.served?.clusters.map((c) => c.name) ?? [])])];
+    entry.clusterRefs = after;
+    for (const name of before) if (!after.includes(name)) changed.push(...this.releaseRef(name, entry.config.name));
+    return changed;
+  }
+
+  /** True once the route's primary cluster has its CDS and EDS (what a D2 client needs to route to it). */
+  private primaryResolved(route: ServiceRoute): boolean {
+    return route.clusters.some((c) => {
+      const cluster = this.clusters.get(c.name);
+      return cluster?.d2Name === route.primary && cluster.cds.state === 'resolved' && cluster.eds.state === 'resolved';
+    });
   }
 
   private keysOf(xdsName: string): EntityKey[] {
@@ -314,6 +353,12 @@ export class XdsResolver {
     if (change.eds?.state === 'doesNotExist' && entry.eds.state === 'doesNotExist') return;
     if (change.cds) entry.cds = change.cds;
     if (change.eds) entry.eds = change.eds;
-    this.options.onChange(change.cds ? [`cluster:${entry.d2Name}`, `uris:${entry.d2Name}`] : [`uris:${entry.d2Name}`]);
+    const changed: EntityKey[] = change.cds ? [`cluster:${entry.d2Name}`, `uris:${entry.d2Name}`] : [`uris:${entry.d2Name}`];
+    // A service whose new route waited for this cluster may move to it now (gRFC A74).
+    for (const service of [...entry.refs]) {
+      const s = this.services.get(service);
+      if (s?.route.state === 'resolved' && s.route.value !== s.served) changed.push(...this.moveRefs(s));
+    }
+    this.options.onChange(changed);
   }
 }

@@ -22,9 +22,11 @@ function serviceTarget(name: string, resolver: XdsResolver, config: BridgeConfig
   const route = view.route;
   if (route.state === 'doesNotExist') return afterGrace(route.since, config.deletionGraceMs, now, { kind: 'absent' });
   if (route.state !== 'resolved') return KEEP;
+  // The applied route (gRFC A74): a new route's cluster is named only once its CDS and EDS are in.
+  const served = view.served ?? route.value;
   const target = {
     serviceName: name,
-    clusterName: route.value.primary,
+    clusterName: served.primary,
     path: view.config.path,
     loadBalancerStrategyList: view.config.loadBalancerStrategyList,
     scheme: config.uriScheme,

@@ -85,16 +85,57 @@ describe('bridge resolver and targets', () => {
     expect(new Set(changes)).toEqual(new Set(['service:greetings', 'cluster:c1', 'uris:c1']));
   });
 
-  it('moves its watches when the route changes, and withdraws the old cluster’s endpoints', () => {
+  it('moves its watches when the route changes, and withdraws the old cluster’s endpoints once the new cluster is in', () => {
     resolveChain();
     client.update('listener', 'greetings', listener('greetings', 'r2'));
     expect(client.watched('routeConfiguration')).toEqual(['r2']);
     client.update('routeConfiguration', 'r2', routeTo('r2', 'c2'));
+    expect(client.watched('cluster')).toEqual(['c1', 'c2']);
+    client.update('cluster', 'c2', cluster('c2', 'c2-eds'));
+    client.update('clusterLoadAssignment', 'c2-eds', cla('c2-eds', [90]));
     expect(client.watched('cluster')).toEqual(['c2']);
-    expect(client.watched('clusterLoadAssignment')).toEqual([]);
+    expect(client.watched('clusterLoadAssignment')).toEqual(['c2-eds']);
     const old = target('uris:c1');
     expect(old.kind === 'uris' && old.children.size).toBe(0);
     expect(target('cluster:c1').kind).toBe('keep');
+  });
+
+  it('keeps the service on its cluster, with its endpoints, until the cluster a new route names has its CDS and EDS (gRFC A74)', () => {
+    // Prepare
+    resolveChain();
+    const clusterNameOf = (): string | undefined => {
+      const t = target('service:greetings');
+      return t.kind === 'node' ? (JSON.parse(t.render(undefined) ?? '{}') as { clusterName?: string }).clusterName : undefined;
+    };
+    const endpoints = (name: string): number | false => {
+      const t = target(`uris:${name}` as EntityKey);
+      return t.kind === 'uris' && t.children.size;
+    };
+
+    // Act 1: the route moves to c2, whose CDS and then EDS arrive later
+    client.update('routeConfiguration', 'r1', routeTo('r1', 'c2'));
+    const named = [clusterNameOf()];
+    client.update('cluster', 'c2', cluster('c2', 'c2-eds'));
+    named.push(clusterNameOf());
+    const c1Before = endpoints('c1');
+    changes = [];
+    client.update('clusterLoadAssignment', 'c2-eds', cla('c2-eds', [90]));
+
+    // Assess 1: c1 named with its endpoints until c2 is whole; then c2, and c1 withdrawn
+    expect(named).toEqual(['c1', 'c1']);
+    expect(c1Before).toBe(2);
+    expect(clusterNameOf()).toBe('c2');
+    expect(endpoints('c1')).toBe(0);
+    expect(changes).toEqual(expect.arrayContaining(['service:greetings', 'uris:c1', 'uris:c2']));
+
+    // Act 2: a route to a cluster the control plane does not have
+    client.update('routeConfiguration', 'r1', routeTo('r1', 'c3'));
+    client.missing('cluster', 'c3');
+
+    // Assess 2: the last good route stays, endpoints included
+    expect(clusterNameOf()).toBe('c2');
+    expect(endpoints('c2')).toBe(1);
+    expect(resolver.service('greetings')?.route.state).toBe('resolved');
   });
 
   it('keeps everything on connectivity errors, ambient or not', () => {
@@ -136,9 +177,14 @@ describe('bridge resolver and targets', () => {
     client.update('routeConfiguration', 'r1', routeTo('r1', 'c2'));
     expect(resolver.service('greetings')?.route.state).toBe('doesNotExist');
     expect(target('service:greetings', t + 2000)).toEqual({ kind: 'absent' });
-    // Back with the listener: the route heard meanwhile is the one used.
+    // Back with the listener: the route heard meanwhile is the one used (once its cluster is in, gRFC A74).
     client.update('listener', 'greetings', listener('greetings', 'r1'));
     expect(target('service:greetings').kind).toBe('node');
+    expect(client.watched('cluster')).toEqual(['c1', 'c2']);
+    client.update('cluster', 'c2', cluster('c2', 'c2-eds'));
+    client.update('clusterLoadAssignment', 'c2-eds', cla('c2-eds', [90]));
+    const service = target('service:greetings');
+    expect(service.kind === 'node' && (JSON.parse(service.render(undefined) ?? '{}') as { clusterName?: string }).clusterName).toBe('c2');
     expect(client.watched('cluster')).toEqual(['c2']);
   });
 
