@@ -222,6 +222,8 @@ export class D2Client {
   /** Like {@link resolve}, for a given cluster instead of the service's own. */
   async resolveInCluster(cluster: string, url: string | URL): Promise<D2Target> {
     const d2 = parseD2Url(url);
+    const fresh = this.state.whenFresh();
+    if (fresh !== undefined) await this.settled(fresh);
     const service = this.loadedService(d2.service) ?? (await this.serviceProperties(d2.service));
     await this.useCluster(cluster);
     return this.pick(d2.service, service, cluster, d2.text);
@@ -233,6 +235,9 @@ export class D2Client {
    */
   async resolveRouted(url: string | URL, router: ClusterRouter | undefined, key: string | undefined): Promise<D2Target> {
     const d2 = parseD2Url(url);
+    // Just after a new ZooKeeper session, decide on what was read on it (see LoadBalancerState.whenFresh).
+    const fresh = this.state.whenFresh();
+    if (fresh !== undefined) await this.settled(fresh);
     // Synchronous when everything is loaded: no extra awaits on the hot path.
     const service = this.loadedService(d2.service) ?? (await this.serviceProperties(d2.service));
     const own = service.clusterName;
@@ -400,6 +405,13 @@ export class D2Client {
     const properties = this.state.getServiceProperties(service);
     if (!properties) throw new D2Error('unknownService', `unknown service ${JSON.stringify(service)}`);
     return properties;
+  }
+
+  /** Waits for `pending`, at most `discoveryTimeoutMs`; then goes on with what is known. */
+  private async settled(pending: Promise<void>): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.discoveryTimeoutMs)));
+    await Promise.race([pending, late]).finally(() => clearTimeout(timer));
   }
 
   /**

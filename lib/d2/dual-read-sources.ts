@@ -55,6 +55,8 @@ export function dualReadSources(options: DualReadOptions): D2SourceFactory {
       clusters: new DualReadSource('cluster', primary.clusters, secondary.clusters, settleMs, report),
       services: new DualReadSource('service', primary.services, secondary.services, settleMs, report),
       uris: new DualReadSource('uris', primary.uris, secondary.uris, settleMs, report),
+      // The state is served by the primary: its freshness is the one that counts.
+      whenFresh: primary.whenFresh,
     } satisfies D2Sources;
   };
 }

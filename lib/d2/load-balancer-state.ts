@@ -162,6 +162,8 @@ export class LoadBalancerState {
   private changes = 0;
   /** The normalized base path (for callers that build paths next to ours). */
   readonly basePath: string;
+  /** The sources' {@link D2Sources.whenFresh} (ZooKeeper's; absent over xDS). */
+  private readonly fresh: (() => Promise<void> | undefined) | undefined;
 
   /**
    * Bumped on every change of any followed cluster's properties or URIs (and when one is released):
@@ -194,6 +196,7 @@ export class LoadBalancerState {
     this.clusterStore = sources.clusters;
     this.serviceStore = sources.services;
     this.uriStore = sources.uris;
+    this.fresh = sources.whenFresh;
   }
 
   /**
@@ -227,6 +230,16 @@ export class LoadBalancerState {
   isClusterLoaded(cluster: string): boolean {
     const watch = this.clusters.get(cluster);
     return !!watch && watch.propertiesLoaded && watch.urisLoaded;
+  }
+
+  /**
+   * After the ZooKeeper session was replaced (expiry): resolves once everything followed has been read
+   * again on the new session; undefined otherwise (and over xDS). rest.li rebuilds its whole load
+   * balancer on expiry, so a request made once the session is back sees what ZooKeeper holds now — a
+   * failout or restore written while the session was expired included; callers that route wait on it.
+   */
+  whenFresh(): Promise<void> | undefined {
+    return this.fresh?.();
   }
 
   /**

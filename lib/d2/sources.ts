@@ -30,6 +30,11 @@ export interface D2Sources {
   readonly services: CountedPropertySource<ServiceProperties, PropertyStoreStats>;
   /** Announced hosts per cluster (`<base>/uris/<c>`), merged. */
   readonly uris: CountedPropertySource<MergedUriProperties, UriStoreStats>;
+  /**
+   * After the ZooKeeper session was replaced: resolves once every watch has read again on the new one
+   * (`ZkWatcher.whenResynced`); undefined otherwise. Absent for sources without sessions (xDS).
+   */
+  readonly whenFresh?: () => Promise<void> | undefined;
 }
 
 /** What a `LoadBalancerState` hands a {@link D2SourceFactory}. */
@@ -125,7 +130,8 @@ function withSymlinks(context: D2SourceContext, plain: (context: D2SourceContext
 
 /** The ZooKeeper sources (the default): watches on `session`, which stays the caller's; `$` symlinks resolved. */
 export function zooKeeperSources(session: ZkWatcher): D2SourceFactory {
-  return (context) => withSymlinks(context, (inner) => plainZooKeeperSources(session, inner), zooKeeperLinks(session));
+  const whenFresh = (): Promise<void> | undefined => session.whenResynced?.();
+  return (context) => ({ ...withSymlinks(context, (inner) => plainZooKeeperSources(session, inner), zooKeeperLinks(session)), whenFresh });
 }
 
 function plainZooKeeperSources(session: ZkWatcher, { basePath, onMalformed, logger }: D2SourceContext): D2Sources {

@@ -41,6 +41,11 @@ export interface Watch {
 export interface ResyncedWatch extends Watch {
   /** Reads again (and re-arms) after the session reconnected or was replaced. */
   resync(): void;
+  /**
+   * Resolves once a read that began after the latest {@link resync} is over (delivered, unchanged, or
+   * failed), or the watch closed: the session's gate after a new session (see `ZkSession.whenResynced`).
+   */
+  whenResynced(): Promise<void>;
 }
 
 /** `ready` of a watch that has delivered (or closed): one settled promise for all of them. */
@@ -69,6 +74,12 @@ abstract class PersistentWatch<S extends DataState | ChildrenState> implements R
   private waiting: { readonly promise: Promise<void>; readonly resolve: () => void } | undefined;
   private readonly refresher = new CoalescingTask(this);
   private closeListeners: (() => void)[] | undefined;
+  /** {@link resync} calls so far (see {@link whenResynced}). */
+  private resyncsAsked = 0;
+  /** The most {@link resync} calls a finished read began after. */
+  private resyncsDone = 0;
+  /** Who waits for a read that began after resync number `asked`; only between a new session and its re-reads. */
+  private resyncWaiters: { readonly asked: number; readonly resolve: () => void }[] | undefined;
   /** Bound once: registering the same function again does not pile up listeners (client issue #72). */
   protected readonly onEvent = (_event: Event): void => {
     void this.refresh();
@@ -108,7 +119,15 @@ abstract class PersistentWatch<S extends DataState | ChildrenState> implements R
    * session calls it; a watch not running ignores it.
    */
   resync(): void {
+    this.resyncsAsked++;
     void this.refresh();
+  }
+
+  /** Resolves once a read that began after the latest {@link resync} is over, or the watch closed. */
+  whenResynced(): Promise<void> {
+    const asked = this.resyncsAsked;
+    if (this.lifecycle !== 'running' || this.resyncsDone >= asked) return SETTLED;
+    return new Promise((resolve) => (this.resyncWaiters ??= []).push({ asked, resolve }));
   }
 
   /** Stops the watch for good, resolves `ready` if still pending, and calls the close listeners. Safe to call twice. */
@@ -117,6 +136,7 @@ abstract class PersistentWatch<S extends DataState | ChildrenState> implements R
     this.lifecycle = 'closed';
     this.host.forget(this);
     this.settle();
+    this.releaseResyncWaiters(Number.MAX_SAFE_INTEGER);
     const listeners = this.closeListeners;
     this.closeListeners = undefined;
     if (listeners) for (const listener of listeners) listener();
@@ -130,8 +150,11 @@ abstract class PersistentWatch<S extends DataState | ChildrenState> implements R
 
   /** CoalescedPass: one re-read, delivered unless the watch closed meanwhile. @internal */
   async pass(): Promise<void> {
+    const asked = this.resyncsAsked;
     const state = await this.readOnce();
     if (state && this.lifecycle === 'running') this.deliver(state);
+    this.resyncsDone = asked;
+    this.releaseResyncWaiters(asked);
   }
 
   /** CoalescedPass: re-reads only while running. @internal */
@@ -184,6 +207,15 @@ abstract class PersistentWatch<S extends DataState | ChildrenState> implements R
       this.host.logger.error({ err, path: this.path }, 'watch listener threw');
     }
     this.settle();
+  }
+
+  /** Resolves the waiters for resyncs up to number `done`. */
+  private releaseResyncWaiters(done: number): void {
+    const waiters = this.resyncWaiters;
+    if (waiters === undefined) return;
+    this.resyncWaiters = waiters.filter((w) => w.asked > done);
+    if (this.resyncWaiters.length === 0) this.resyncWaiters = undefined;
+    for (const w of waiters) if (w.asked <= done) w.resolve();
   }
 
   private settle(): void {

@@ -87,4 +87,10 @@ export interface ZkWatcher {
   watchData(path: string, listener: (state: DataState) => void, onUnreadable?: (error: Error) => void): Watch;
   /** Watches a node's children list, with the guarantees of {@link ZkWatcher.watchData}. */
   watchChildren(path: string, listener: (state: ChildrenState) => void, onUnreadable?: (error: Error) => void): Watch;
+  /**
+   * After a new session (the old one expired): resolves once every watch has read again and delivered
+   * what it read; undefined when no such re-read is pending. Optional: a source without sessions (or a
+   * fake) may leave it out, and readers then decide on what they have.
+   */
+  whenResynced?(): Promise<void> | undefined;
 }

@@ -77,6 +77,10 @@ export class ZkSession implements ZkReader, ZkWriter, ZkWatcher, ZkAclAccess {
   private readonly counters = { sessions: 0, suspended: 0, expired: 0, lost: 0, reconnects: 0 };
   /** Set once a digest credential went over plain TCP and that was said (issue 21: warned once per ZkSession). */
   private plainCredentialWarned = false;
+  /** A new session is connected and its watches have not been told yet: the next resync arms {@link resyncGate}. */
+  private renewed = false;
+  /** After a new session, until every watch has read again: see {@link whenResynced}. */
+  private resyncGate: Promise<void> | undefined;
 
   constructor(private readonly options: ZkSessionOptions) {
     if (!options.connectString) throw new ZkError('other', 'connectString is required');
@@ -363,6 +367,17 @@ export class ZkSession implements ZkReader, ZkWriter, ZkWatcher, ZkAclAccess {
     return this.track(new ChildrenWatch(this.watchHost, path, listener, onUnreadable));
   }
 
+  /**
+   * After a new session (expiry, or a loss past the session timeout): a promise that resolves once every
+   * watch open then has read the node again (and what it read was delivered), so that a reader can
+   * decide on what ZooKeeper holds now rather than on what it held before the session went, as rest.li
+   * does by rebuilding its load balancer on expiry. Undefined otherwise, and once those reads are over.
+   * A read that fails ends the wait too (the watch reads again on the next event). See `ZkWatcher`.
+   */
+  whenResynced(): Promise<void> | undefined {
+    return this.resyncGate;
+  }
+
   /** Number of open watches (for tests and metrics). */
   get watchCount(): number {
     return this.watches.size;
@@ -465,6 +480,7 @@ export class ZkSession implements ZkReader, ZkWriter, ZkWatcher, ZkAclAccess {
       if (first || newSession) this.counters.sessions++;
       else this.counters.reconnects++;
       this.everConnected = true;
+      if (newSession) this.renewed = true;
       this.transition('connected');
       if (newSession) this.emit('reset');
       if (first || newSession) this.log.info({ sessionId: this.sessionId, generation: this.generation }, 'zookeeper session established');
@@ -530,7 +546,22 @@ export class ZkSession implements ZkReader, ZkWriter, ZkWatcher, ZkAclAccess {
     // server forgot every watch. Either way each watch reads again (and re-arms); first, so that a
     // listener that throws cannot keep them from it (their reads go out after this turn anyway).
     if (event === 'connected' || event === 'reset') for (const watch of this.watches) watch.resync();
+    // A new session: before anyone hears `connected`, so nobody can decide on the old state meanwhile.
+    if (this.renewed) this.armResyncGate();
     this.events.emit('event', event);
+  }
+
+  /** Opens {@link whenResynced}'s promise over the re-reads just asked of every watch (one per watch, only now). */
+  private armResyncGate(): void {
+    this.renewed = false;
+    const rereads = [...this.watches].map((watch) => watch.whenResynced());
+    // The URI store publishes a turn later (setImmediate): wait that turn too.
+    const gate: Promise<void> = Promise.all(rereads)
+      .then(() => new Promise<void>((resolve) => setImmediate(resolve)))
+      .finally(() => {
+        if (this.resyncGate === gate) this.resyncGate = undefined;
+      });
+    this.resyncGate = gate;
   }
 }
 

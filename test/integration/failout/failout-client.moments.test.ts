@@ -160,6 +160,57 @@ describe('FailoutClient through buildD2Client, at the moments that matter', () =
     });
   });
 
+  describe('a change written while the session was expired (rest.li rebuilds its state on expiry)', () => {
+    /** Expires the session with `change` written meanwhile; resolves the cluster of a request sent the moment the new session is up. */
+    async function firstRequestAfterExpiry(session: ZkSession, client: BuiltD2Client, change: () => Promise<void>): Promise<string> {
+      let first: Promise<string> | undefined;
+      const unsubscribe = session.on((event) => {
+        if (event !== 'reset' || first) return;
+        first = client.request(URL).then(async (response) => {
+          await response.body.dump();
+          return response.target.cluster;
+        });
+      });
+      try {
+        await expireSession(session, change);
+        await eventually(() => first !== undefined, 10_000, 'new session');
+        return await first!;
+      } finally {
+        unsubscribe();
+      }
+    }
+
+    it('sends the first request after the new session to the peer of a failout written meanwhile', async () => {
+      // Prepare: traffic on the cluster, its peer not followed
+      await writeTopology();
+      const session = await openSession();
+      const { client } = await build(session);
+      expect(await sendMany(client, 5, 1)).toEqual({ [LOR1]: 5 });
+
+      // Act
+      const cluster = await firstRequestAfterExpiry(session, client, () => put(writer, clusterPath(base, LOR1), clusterJson(LOR1, [[LVA1, 1]])));
+
+      // Assess
+      expect(cluster).toBe(LVA1);
+      expect(await sendMany(client, 50, 10)).toEqual({ [LVA1]: 50 });
+    });
+
+    it('sends the first request after the new session home when the failout was restored meanwhile', async () => {
+      // Prepare: failed out, traffic on the peer
+      await writeTopology([[LVA1, 1]]);
+      const session = await openSession();
+      const { client } = await build(session);
+      expect(await sendMany(client, 5, 1)).toEqual({ [LVA1]: 5 });
+
+      // Act
+      const cluster = await firstRequestAfterExpiry(session, client, () => put(writer, clusterPath(base, LOR1), clusterJson(LOR1)));
+
+      // Assess
+      expect(cluster).toBe(LOR1);
+      expect(await sendMany(client, 50, 10)).toEqual({ [LOR1]: 50 });
+    });
+  });
+
   it('warms up a peer whose hosts are announced after the failout started', async () => {
     await writeTopology();
     await writer.remove(`${urisPath(base, LVA1)}/host-1`);

@@ -78,6 +78,34 @@ describe('session faults on a standalone server', () => {
     expect(states.get(paths[2]!)).toHaveLength(1);
   });
 
+  it('holds whenResynced open from the new session until every watch delivered what was written while it was expired', async () => {
+    // Prepare
+    const watcher = await session(4000);
+    const writer = await session(10000);
+    const paths = ['/resynced/a', '/resynced/b'];
+    for (const p of paths) await writer.create(p, Buffer.from('before'), { parents: true, acl: OPEN_ACL }).catch(() => writer.set(p, Buffer.from('before')));
+    const states = new Map(paths.map((p) => [p, [] as DataState[]]));
+    const watches = paths.map((p) => watcher.watchData(p, (s) => states.get(p)!.push(s)));
+    await Promise.all(watches.map((w) => w.ready));
+    const seenAtConnected: (Promise<void> | undefined)[] = [];
+    watcher.on((e) => {
+      if (e === 'connected' || e === 'reset') seenAtConnected.push(watcher.whenResynced());
+    });
+    expect(watcher.whenResynced()).toBeUndefined();
+
+    // Act: both nodes written while the session is expired
+    await expireSession(watcher, async () => {
+      for (const p of paths) await writer.set(p, Buffer.from('while-expired'));
+    });
+    await eventually(() => seenAtConnected.length >= 2, 15000, 'a new session');
+    await seenAtConnected[0];
+
+    // Assess: a promise from the moment anyone hears of the new session; once it resolves, every watch holds the new value
+    expect(seenAtConnected.every((gate) => gate instanceof Promise)).toBe(true);
+    for (const p of paths) expect(lastValue(states.get(p)!)).toBe('while-expired');
+    expect(watcher.whenResynced()).toBeUndefined();
+  });
+
   it('lives through a session listener that throws: the others still hear every event, watches re-read, and the error is logged', async () => {
     // Prepare
     const logged: string[] = [];
