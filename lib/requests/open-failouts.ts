@@ -181,11 +181,18 @@ function factorOf(load: ClusterLoad, hosts: number): number {
   return total / hosts;
 }
 
-/** The instants to judge: now, and every later start or end of a window of the sources. */
+/**
+ * The instants to judge: now, and every later start or end of a window of the sources or of their
+ * peers. Routing changes at either: a source's peer failing out for a bucket sends that bucket to the
+ * source's other peers (one of them a receiver of the request), though no window of a source or a
+ * receiver starts then.
+ */
 function instantsOf(input: TogetherInput, sources: ReadonlySet<string>): number[] {
   const times = new Set<number>([input.now]);
+  const routed = new Set<string>(sources);
+  for (const view of [input.before, input.after]) for (const s of sources) for (const peer of peersOf(view.get(s))) routed.add(peer);
   for (const view of [input.before, input.after]) {
-    for (const s of sources) {
+    for (const s of routed) {
       for (const b of view.get(s)?.buckets ?? []) {
         if (b.offlineAt !== undefined && b.offlineAt > input.now) times.add(b.offlineAt);
         if (b.onlineAt !== undefined && b.onlineAt > input.now) times.add(b.onlineAt);

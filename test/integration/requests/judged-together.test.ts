@@ -272,6 +272,21 @@ describe('capacity with everything already moved', () => {
     expect(record?.message).toMatch(/"c" would carry 2.05×/);
   });
 
+  it('judges a peer at the start of a window of a co-peer of another failout onto it (all of that failout then lands on the peer)', async () => {
+    // y (2 hosts) splits onto a and b (2 hosts each); b is scheduled out onto c from +10 m. Half of x
+    // onto a fits now (2 + 1 + 1: 2.0×), but from +10 m all of y lands on a: 2 + 2 + 1 = 2.5×.
+    const from = new Date(Date.now() + 10 * 60_000).toISOString();
+    const until = new Date(Date.now() + 90 * 60_000).toISOString();
+    expect(await submit(out('y', ['a', 'b'], { duration: 'PT2H' }))).toMatchObject({ status: 'applied' });
+    expect(await submit(out('b', ['c'], { duration: undefined, offlineAt: from, onlineAt: until }))).toMatchObject({ status: 'applied' });
+
+    const record = await submit(out('x', ['a'], { buckets: { from: 0, to: 49 } }));
+
+    expect(record).toMatchObject({ status: 'rejected', reason: 'insufficientPeerCapacity' });
+    expect(record?.message).toMatch(/"a" would carry 2.5×/);
+    expect(await failoutOf('x')).toBeNull();
+  });
+
   it("refuses an extend that would put its own peer over the limit with the capacity guard's reason and numbers, not strandsFailout", async () => {
     // y (2 hosts) and half of b (2 hosts) are scheduled onto c (4 hosts) from +30 m: 1.75×. x (2 hosts)
     // is on c until +20 m (1.5×); extended to +120 m it would be there too: c at 2.25× from +30 m.

@@ -73,6 +73,20 @@ describe('capacity', () => {
     expect(result.overloads).toEqual([expect.objectContaining({ cluster: 'b', before: 2, after: 3 })]);
   });
 
+  it('judges when a co-peer of another failout fails out later and sends that failout all onto the receiver', () => {
+    // s splits onto p and q; q's own failout starts at +10m, and from then all of s lands on p. The
+    // change (x onto p) fits now (p at 2×) but not from +10m (2.5×), though neither x, s nor p has
+    // a window that starts then: only q, a peer of a failout sending to p, does.
+    const s = failout(['p', 'q'], [{ onlineAt: NOW + 120 * MIN }]);
+    const q = failout(['z'], [{ offlineAt: NOW + 10 * MIN, onlineAt: NOW + 90 * MIN }]);
+    const x = failout(['p'], [{ bucketOfflineRange: { from: 0, to: 49 }, offlineAt: NOW }]);
+
+    const result = judge({ s, q }, { s, q, x }, ['x'], { x: 2, p: 2, s: 2, q: 2, z: 2 });
+
+    expect(result.instants).toContain(NOW + 10 * MIN);
+    expect(result.overloads).toEqual([expect.objectContaining({ cluster: 'p', at: NOW + 10 * MIN, before: 2, after: 2.5 })]);
+  });
+
   it('does not flag a receiver whose forced overload the change does not make worse', () => {
     const x = failout(['a']);
     expect(judge({ x }, { x, z: failout(['c']) }, ['z'], { x: 8, a: 2, z: 1, c: 4 }).overloads).toEqual([]);
