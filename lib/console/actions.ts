@@ -12,7 +12,8 @@
  *   the peers), nothing is sent and the new judgement is answered (409 `stale`, reason
  *   `judgementChanged`, with `check`) and remembered: the next Confirm of the same request sends it if
  *   it still holds, as the fabric Confirm does (fabric-actions.ts). Times that move only with the
- *   clock (a window given with `for` starts when the worker applies it) are not a change.
+ *   clock (a window given with `for` starts when the worker applies it) are not a change; a ramp step
+ *   or a window that starts in between is (a hold would keep another share than the one shown).
  *
  * Every text in the answers has its control and bidi characters as visible escapes (lib/text, the
  * CLI's one function): the page sets them as text, but a U+202E would still reorder what it shows.
@@ -25,7 +26,7 @@ import { escapeControlChars } from '../text';
 import type { ZkSession } from '../zk';
 import { CheckedRequests, judgementChangedAnswer, judgementFingerprint } from './checked-requests';
 import { failoutChanges } from './diff';
-import { projectionJson, type CheckResult, type OperatorAlarmSource, type OperatorRequests, type PreparedBody } from '../operator';
+import { projectionJson, type CheckResult, type ClusterStatus, type OperatorAlarmSource, type OperatorRequests, type PreparedBody } from '../operator';
 
 const fieldText = z.string().max(2000).optional();
 const actionSchema = z.object({
@@ -151,14 +152,26 @@ export class ConsoleActions {
 /**
  * What a ready judgement shows that the cluster's fingerprint does not hold ({@link judgementFingerprint}):
  * the peers' load projection from host counts, as the worker judges (hosts, load added and from other
- * failouts, factor, over the limit), what force overrides, and which peers the projection from request
+ * failouts, factor, over the limit), what force overrides, which peers the projection from request
  * rates puts over the limit (not its numbers: rates are measured again at every scrape, so they move
- * by themselves, as times do). Not the cluster as the worker would leave it: it follows from the body
- * and the failout, both compared already, and the clock. Not the text, which has the times in it.
+ * by themselves, as times do), and where the cluster stands after it ({@link standing}). Not the text,
+ * which has the times in it.
  */
 function shownFingerprint(result: Extract<CheckResult, { readonly kind: 'ready' }>): string {
   const overByRates = result.capacityByRates?.peers.map((p) => [p.cluster, p.over]);
-  return judgementFingerprint(result.judged, [projectionJson(result.capacity) ?? null, overByRates ?? null, result.forced ?? null]);
+  return judgementFingerprint(result.judged, [projectionJson(result.capacity) ?? null, overByRates ?? null, result.forced ?? null, standing(result.after)]);
+}
+
+/**
+ * Where the cluster stands after the request, without the times: its state and its ramp's step,
+ * share now, next share and held shares. The body and the failout are compared already, but the clock
+ * alone moves this: a ramp step that starts between Check and Confirm makes a hold keep (or an advance
+ * start) another step than the one the Check showed, with no write to the cluster to see.
+ */
+function standing(after: ClusterStatus | undefined): unknown {
+  if (after === undefined) return null;
+  const ramp = after.ramp;
+  return [after.state, ramp === undefined ? null : [ramp.step, ramp.steps, ramp.sharePct, ramp.nextSharePct, ramp.held?.heldSharePcts ?? null]];
 }
 
 /** Text from data for the page's script (it sets it with textContent): control characters as visible escapes, line breaks kept. */

@@ -77,6 +77,32 @@ describe('steering a running failout from the console', () => {
     expect(await sentBodies()).toEqual([{ version: 1, requestId: check.json.body!.requestId, action, cluster: 'greetings-lor1', requestedBy: 'oncall@example.com', ...extra }]);
   });
 
+  it.each([
+    ['rampHold', /held at 20% since/, /held at 60% since/],
+    ['rampAdvance', /step 2 of 3: 60% of traffic moved/, /step 3 of 3: 100% of traffic moved/],
+  ] as const)('shows %s again, unsent, when a ramp step starts between Check and Confirm (it would act on another step)', async (action, checked, now) => {
+    // Prepare: the ramp's 60 % step starts a few seconds from now, and the console shows it
+    const soon = Date.now() + 4000;
+    const props = ramp();
+    const buckets = props.buckets.map((b, i) => (i === 1 ? { ...b, offlineAt: soon } : b));
+    await putCluster(fx.session, fx.paths.d2Base, clusterDoc('greetings-lor1', { failoutProperties: { ...props, buckets } }));
+    await eventually(async () => (await (await fetch(server!.url)).text()).includes(`data-next="${new Date(soon).toISOString()}"`), 10_000, 'the near step on the page');
+    const fields = { cluster: 'greetings-lor1', by: 'oncall@example.com' };
+
+    // Act: Check before the step starts, Confirm after it started
+    const check = await post('api/check', { action, fields });
+    const checkedAt = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, soon + 250 - Date.now())));
+    const send = await post('api/send', { action, fields, requestId: check.json.body?.requestId });
+
+    // Assess: the Check showed the step it acts on; the Confirm would act on the next: shown again, nothing sent
+    expect(checkedAt).toBeLessThan(soon);
+    expect(check.json).toMatchObject({ kind: 'ready', judgement: expect.stringMatching(checked) });
+    expect(send.status).toBe(409);
+    expect(send.json).toMatchObject({ kind: 'stale', reason: 'judgementChanged', check: { kind: 'ready', judgement: expect.stringMatching(now) } });
+    expect(await sentBodies()).toEqual([]);
+  });
+
   it('adds and removes stop alarms of the running failout (amend)', async () => {
     // Act
     const fields = { cluster: 'greetings-lor1', stopAlarms: 'greetings-p99', removeStopAlarms: 'greetings-5xx', by: 'oncall@example.com' };
