@@ -17,10 +17,12 @@ interface OpenFailout {
   readonly start: number;
   /** Latest end (epoch ms), or null when a window has none. */
   readonly end: number | null;
-  /** Share of the traffic moved once every step is on (each bucket counted once). */
+  /** Share of the traffic moved once every step is on, held steps included (each bucket counted once). */
   readonly sharePct: number;
-  /** Distinct starts: a ramp has more than one. */
+  /** Distinct starts, held steps included: a ramp has more than one. */
   readonly steps: number;
+  /** Where a ramp stands (`step 1 of 3 (20% now; 60% in 10m)`, `held at 20% (60%, 100% held)`), or `none`. */
+  readonly position: string;
   readonly peers: string;
   readonly stopAlarms: string;
   readonly requestIds: string;
@@ -47,12 +49,15 @@ function openFailout(status: ClusterStatus, now: number): OpenFailout | undefine
   if (windows.length === 0) return undefined;
   const starts = windows.map((w) => Date.parse(w.offlineAt));
   const ends = windows.map((w) => (w.onlineAt === null ? null : Date.parse(w.onlineAt)));
+  // A held ramp's steps are off the schedule, not gone: a hold changes where the ramp stands, not its share or steps.
+  const held = status.ramp?.held?.heldSharePcts ?? [];
   return {
     windows,
     start: Math.min(...starts),
     end: ends.includes(null) ? null : Math.max(...(ends as number[])),
-    sharePct: unionSharePct(windows),
-    steps: new Set(starts).size,
+    sharePct: Math.max(unionSharePct(windows), ...held),
+    steps: new Set(starts).size + held.length,
+    position: rampPosition(status, now),
     peers: status.peers.map((p) => `${p.cluster} ×${p.weight}`).join(', ') || 'none',
     stopAlarms: (status.stopAlarms ?? []).join(', ') || 'none',
     requestIds: [...new Set(windows.map((w) => w.requestId ?? ''))].sort().join(','),
@@ -70,6 +75,15 @@ function unionSharePct(windows: readonly WindowStatus[]): number {
     reach = Math.max(reach, to);
   }
   return covered;
+}
+
+/** Where a ramp stands at `now`, as the operator compares it: the step, the share now, the next share and how soon, or what is held. */
+function rampPosition(status: ClusterStatus, now: number): string {
+  const ramp = status.ramp;
+  if (ramp === undefined) return 'none';
+  if (ramp.held !== undefined) return `held at ${ramp.sharePct}% (${ramp.held.heldSharePcts.join('%, ')}% held)`;
+  const next = ramp.nextAt === null ? 'last step' : `${ramp.nextSharePct ?? 0}% in ${left(Date.parse(ramp.nextAt) - now)}`;
+  return ramp.step === 0 ? `not started (${next})` : `step ${ramp.step} of ${ramp.steps} (${ramp.sharePct}% now; ${next})`;
 }
 
 /** `1h 52m left`, `starts in 10m`, `until restored`: where an open failout stands at `now`. */
@@ -118,10 +132,13 @@ export function failoutChanges(before: ClusterStatus, after: ClusterStatus, now:
   }
   const which = was.start > now ? 'scheduled' : 'active';
   if (will === undefined) return [`ends the ${which} ${windowLength(was)} window (${timing(was, now)}; ${was.sharePct}% moved to ${was.peers}): all traffic returns to ${cluster}`];
-  if (was.requestIds === will.requestIds && was.start === will.start) {
-    // The same windows (an extend): only the end moves.
+  if (was.requestIds === will.requestIds) {
+    // The same windows (an extend, a ramp steered, an amend): the end may move, and where the ramp stands
+    // (an advance of a ramp not started moves its start too: the same windows, not a replacement).
     const lines = was.end === will.end ? [] : [`window end: ${endText(was.end, now)} → ${endText(will.end, now)}${shift(was.end, will.end)}`];
-    return [...lines, ...fieldChanges(was, will)];
+    if (was.position === will.position) return [...lines, ...fieldChanges(was, will)];
+    // The position says more than the number of steps: one `ramp:` line.
+    return [...lines, `ramp: ${was.position} → ${will.position}`, ...fieldChanges(was, will).filter((line) => !line.startsWith('ramp: '))];
   }
   return [`replaces the ${which} ${windowLength(was)} window (${timing(was, now)}) → ${newWindow(will, now)}`, ...fieldChanges(was, will)];
 }

@@ -104,3 +104,33 @@ describe('the confirm step shows what a request changes against the active failo
     expect(failoutChanges(status(null), status(null), NOW)).toEqual(['greetings-lor1 has no active or scheduled failout: nothing changes']);
   });
 });
+
+describe('the confirm step of a ramp steered (hold, resume, advance)', () => {
+  // 20 % since 5 minutes ago, 60 % in 10 minutes, 100 % in 20, for an hour.
+  const step = (from: number, to: number, at: number): FailoutBucketConfig => window(from, to, at, NOW + HOUR, 'r-ramp');
+  const RAMP = props([['greetings-lva1', 1]], [step(0, 19, NOW - 5 * MIN), step(20, 59, NOW + 10 * MIN), step(60, 99, NOW + 20 * MIN)]);
+  const HELD: FailoutProperties = { ...RAMP, buckets: [step(0, 19, NOW - 5 * MIN)], rampHold: { heldAt: NOW, buckets: [step(20, 59, NOW + 10 * MIN), step(60, 99, NOW + 20 * MIN)], requestId: 'r-hold' } };
+
+  it.each([
+    ['a hold: the ramp stays at its share, its later steps held (not the ramp dropped)', RAMP, HELD, ['ramp: step 1 of 3 (20% now; 60% in 10m) → held at 20% (60%, 100% held)']],
+    ['a resume: the held steps scheduled again', HELD, { ...RAMP, buckets: [step(0, 19, NOW - 5 * MIN), step(20, 59, NOW + 20 * MIN), step(60, 99, NOW + 30 * MIN)] }, ['ramp: held at 20% (60%, 100% held) → step 1 of 3 (20% now; 60% in 20m)']],
+    ['an advance: the next step starts now', RAMP, { ...RAMP, buckets: [step(0, 19, NOW - 5 * MIN), step(20, 59, NOW), step(60, 99, NOW + 20 * MIN)] }, ['ramp: step 1 of 3 (20% now; 60% in 10m) → step 2 of 3 (60% now; 100% in 20m)']],
+    [
+      'an advance of a ramp not started yet: its first step starts now (the same windows, not a replacement)',
+      { ...RAMP, buckets: [step(0, 19, NOW + 5 * MIN), step(20, 59, NOW + 10 * MIN), step(60, 99, NOW + 20 * MIN)] },
+      { ...RAMP, buckets: [step(0, 19, NOW), step(20, 59, NOW + 10 * MIN), step(60, 99, NOW + 20 * MIN)] },
+      ['ramp: not started (20% in 5m) → step 1 of 3 (20% now; 60% in 10m)'],
+    ],
+  ])('%s', (_name, before, after, expected) => {
+    // Act
+    const lines = failoutChanges(status(before), status(after), NOW);
+
+    // Assess
+    expect(lines).toEqual(expected);
+  });
+
+  it('an extend of a ramp says only where the end moves', () => {
+    const extended = { ...RAMP, buckets: RAMP.buckets.map((b) => ({ ...b, onlineAt: NOW + 2 * HOUR })) };
+    expect(failoutChanges(status(RAMP), status(extended), NOW)).toEqual(['window end: in 1h (2026-12-01T13:00:00Z) → in 2h (2026-12-01T14:00:00Z), 1h later']);
+  });
+});
