@@ -77,6 +77,12 @@ export interface CapacityInput {
   readonly cluster?: string | undefined;
   /** Measured request rates; without them (or when incomplete) the projection is from host counts. */
   readonly rates?: RequestRates | undefined;
+  /**
+   * The share of X's traffic (0–1) its own failout sends away at the instant judged, before the
+   * request. Rates measured by target cluster then miss it at X and count it at X's peers, so they
+   * say neither what moves nor what a peer carries alone: above 0, the projection is from host counts.
+   */
+  readonly clusterAwayNow?: number | undefined;
 }
 
 /**
@@ -181,6 +187,11 @@ function overProblems(peers: readonly PeerProjection[], limit: number, numbers: 
 function usableRates(input: CapacityInput): { ok: true; cluster: number; peer: (cluster: string) => number } | { ok: false; why: string | undefined } {
   const byCluster = input.rates?.byCluster;
   if (byCluster === undefined) return { ok: false, why: undefined };
+  const away = input.clusterAwayNow ?? 0;
+  if (away > 0) {
+    const name = input.cluster === undefined ? 'the failed-out cluster' : JSON.stringify(input.cluster);
+    return { ok: false, why: `${name} is failed out now for ${Math.round(away * 100)}% of its traffic: its measured rate lacks what it sends away, and its peers' rates hold it` };
+  }
   const cluster = input.cluster === undefined ? undefined : byCluster.get(input.cluster);
   if (cluster === undefined || !Number.isFinite(cluster) || cluster < 0) return { ok: false, why: `no request rate for ${input.cluster === undefined ? 'the failed-out cluster' : JSON.stringify(input.cluster)}` };
   const missing = input.peers.filter((p) => {

@@ -1,4 +1,4 @@
-import { clusterPath, parseClusterProperties, parseClusterPropertiesWithoutFailout, serializeClusterProperties, type ClusterProperties, type FailoutBucketConfig, type FailoutProperties } from '../d2/data';
+import { BUCKETS, clusterPath, isBucketFailedOutAt, parseClusterProperties, parseClusterPropertiesWithoutFailout, serializeClusterProperties, type ClusterProperties, type FailoutBucketConfig, type FailoutProperties } from '../d2/data';
 import { isZkError, type ZkReader } from '../zk';
 import { applyRequest, type PeerState } from './apply-request';
 import { DEFAULT_MAX_PEER_LOAD_FACTOR, projectPeerLoad, type CapacityProjection } from './capacity';
@@ -206,6 +206,7 @@ async function judgeClusterChange(c: ClusterJudgeContext): Promise<Judgement> {
       movedFraction: movedFractionOf(request.buckets),
       peers: request.peers.map((p) => ({ cluster: p.cluster, weight: p.weight, hosts: (peers.get(p.cluster) ?? NO_PEER).hostCount, ...together.otherLoads.get(p.cluster) })),
       maxPeerLoadFactor,
+      clusterAwayNow: awayAt(props.failoutProperties, now),
     });
     if (capacity.problems.length > 0) overrides.add('capacity');
   }
@@ -243,6 +244,14 @@ async function judgeClusterChange(c: ClusterJudgeContext): Promise<Judgement> {
     ...(c.unreadableFailout === undefined ? {} : { unreadableFailout: c.unreadableFailout }),
   };
   return capacity === undefined ? applied : { ...applied, capacity };
+}
+
+/** The share of the buckets (0–1) `props` fails out at `now`: the cluster's traffic that is elsewhere then. */
+function awayAt(props: FailoutProperties | null, now: number): number {
+  if (props === null) return 0;
+  let away = 0;
+  for (let bucket = 0; bucket < BUCKETS; bucket++) if (isBucketFailedOutAt(props, bucket, now)) away++;
+  return away / BUCKETS;
 }
 
 /**

@@ -6,6 +6,7 @@
  */
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { parseClusterProperties, serializeClusterProperties } from '../../../lib/d2';
 import type { FifoQueuePair } from '../../../lib/local/sqs';
 import { runCli, type CliResult } from '../../helpers/cli';
 import { startMetricsServer, type MetricsServer } from '../../helpers/metrics-server';
@@ -131,6 +132,24 @@ describe('failout out --dry-run --metrics', () => {
 
     expect(out.code).toBe(0);
     expect(out.stdout).toContain('request rates not used (no request rate above 0 for "greetings-lva1"): peer load projection (from host counts;');
+  });
+
+  it("does not project from rates while X is failed out: its measured rate lacks what it sends away, and its peer's holds it", async () => {
+    // Prepare: lor1 is all on lva1 now, so lor1 measures nothing and lva1 its own 100 plus lor1's 200
+    const path = `${fx.paths.d2Base}/clusters/greetings-lor1`;
+    const node = await fx.session.read(path);
+    const props = parseClusterProperties(node.exists ? node.data.toString('utf8') : '{}');
+    const window = { bucketOfflineRange: { from: 0, to: 99 }, offlineAt: Date.now() - 60_000, onlineAt: Date.now() + 3_600_000, requestId: 'r-earlier' };
+    await fx.session.set(path, Buffer.from(serializeClusterProperties({ ...props, failoutProperties: { redirects: [{ peer: 'greetings-lva1', weight: 1 }], ignoredRedirectEntries: 0, buckets: [window] } })));
+    metrics.setRates({ 'greetings-lor1': 0, 'greetings-lva1': 300, 'greetings-ltx1': 400 });
+
+    // Act: the same failout again (a new window)
+    const out = await cli(...OUT, '--metrics', `greetings=${metrics.url}`, '--traffic-metric', METRIC);
+
+    // Assess: not "×1 by rates" (0 req/s moved onto a peer already carrying them): host counts, saying why
+    expect(out.code).toBe(0);
+    expect(out.stdout).not.toContain('projection from request rates');
+    expect(out.stdout).toContain('request rates not used ("greetings-lor1" is failed out now for 100% of its traffic: its measured rate lacks what it sends away, and its peers\' rates hold it): peer load projection (from host counts;');
   });
 
   it.each([

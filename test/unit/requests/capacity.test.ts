@@ -100,6 +100,14 @@ describe('projectPeerLoad from request rates', () => {
     expect(projection.peers[0]?.rate).toBeUndefined();
   });
 
+  it('falls back to host counts while X is failed out now, and says why (its rate lacks what it sends away)', () => {
+    // X all on p now: X measures 0 req/s, p its own 50 plus X's 100; by rates "nothing moves, ×1".
+    const projection = projectPeerLoad({ cluster: 'x', clusterHosts: 4, movedFraction: 1, peers: [peer('p', 4)], maxPeerLoadFactor: 2, rates: rates({ x: 0, p: 150 }), clusterAwayNow: 1 });
+
+    expect(projection).toMatchObject({ basis: 'hostCounts', ratesUnused: '"x" is failed out now for 100% of its traffic: its measured rate lacks what it sends away, and its peers\' rates hold it' });
+    expect(projection.peers[0]?.loadFactor).toBe(2);
+  });
+
   it('is from host counts, with nothing to explain, without rates', () => {
     const projection = projectPeerLoad({ cluster: 'x', clusterHosts: 4, movedFraction: 1, peers: [peer('p', 4)], maxPeerLoadFactor: 2 });
 
