@@ -82,7 +82,7 @@ describe('steering a running failout from the console', () => {
     ['rampAdvance', /step 2 of 3: 60% of traffic moved/, /step 3 of 3: 100% of traffic moved/],
   ] as const)('shows %s again, unsent, when a ramp step starts between Check and Confirm (it would act on another step)', async (action, checked, now) => {
     // Prepare: the ramp's 60 % step starts a few seconds from now, and the console shows it
-    const soon = Date.now() + 4000;
+    const soon = Date.now() + 6000;
     const props = ramp();
     const buckets = props.buckets.map((b, i) => (i === 1 ? { ...b, offlineAt: soon } : b));
     await putCluster(fx.session, fx.paths.d2Base, clusterDoc('greetings-lor1', { failoutProperties: { ...props, buckets } }));
