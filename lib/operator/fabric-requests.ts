@@ -5,12 +5,12 @@
  * `buildRestoreFabricBody`), the worker's schema (`validateEvacuation`), the worker's rule on the
  * alarms a request names (`checkNamedAlarms`) and the worker's own plan judge (`dryRunEvacuation`).
  */
-import { openEvacuationWindow, readFailoutView, viewPathFor } from '../requests';
+import { drainTestEndedByRestore, isEvacuationOpen, openEvacuationWindow, readFailoutView, readStoredEvacuations, viewPathFor } from '../requests';
 import { isZkError, type ZkReader } from '../zk';
 import { checkNamedAlarms } from './alarm-source';
 import { dryRunEvacuation } from './evacuation-dry-run';
 import { formatEvacuationPlan } from './evacuation-format';
-import { formatEvacuationLine, readEvacuationStatus } from './evacuation-status';
+import { describeEvacuation, formatEvacuationLine, type EvacuationSummary } from './evacuation-status';
 import { isOperatorError, type OperatorEnv } from './errors';
 import { buildEvacuateBody, buildRestoreFabricBody, type EvacuateOptions } from './fabric-bodies';
 import { validateEvacuation } from './local-check';
@@ -85,17 +85,53 @@ export async function judgeFabricBody(settings: OperatorSettings, env: OperatorE
       }
       return { kind: 'ready', body, judged: true, judgement: formatEvacuationPlan(result.plan, { now, forced: result.forced }), plan: result.plan, forced: result.forced, notes };
     }
-    const status = await readEvacuationStatus(session, settings, now);
-    const open = status.evacuations.find((e) => e.fabric === body.fabric && e.open);
-    const judgement =
-      open === undefined
-        ? await outlivingJudgement(session, settings, body.fabric, now)
-        : `ends the ${formatEvacuationLine(open, now)}\nnow: the stages return in reverse order, the last stage first, at the evacuation's restore gap.`;
-    return { kind: 'ready', body, judged: true, judgement, evacuation: open, notes };
+    const { judgement, evacuation } = await restoreJudgement(session, settings, body.fabric, now);
+    return { kind: 'ready', body, judged: true, judgement, ...(evacuation === undefined ? {} : { evacuation }), notes };
   } catch (err) {
     if (isZkError(err) && err.transient) return unjudged(`ZooKeeper did not answer (${err.message}): not judged now`);
     throw err;
   }
+}
+
+/**
+ * What an operator's `restoreFabric` of `fabric` ends, in the worker's order (lib/requests
+ * evacuation-writes.ts `restore`): an evacuation node of the fabric that does not decode (every cluster
+ * carrying its evacuation comes home, the node is removed); else the fabric's open evacuation; else a
+ * drain test open on another fabric (an operator's restore of any fabric ends it:
+ * `drainTestEndedByRestore`, the worker's own rule); else the clusters still carrying windows of an
+ * evacuation of the fabric; else nothing.
+ */
+async function restoreJudgement(session: ZkReader, settings: OperatorSettings, fabric: string, now: number): Promise<{ readonly judgement: string; readonly evacuation?: EvacuationSummary }> {
+  const stored = await readStoredEvacuations(session, settings.evacuationsBase);
+  const own = stored.find((e) => e.fabric === fabric);
+  if (own !== undefined && own.node === undefined) {
+    const carrying = await carryingClusters(session, settings, fabric, now);
+    const home = carrying.length === 0 ? 'no cluster carries its evacuation now; the worker removes the node' : `the worker brings home the ${plural(carrying.length, 'cluster')} carrying its evacuation (${carrying.join(', ')}) and removes the node`;
+    return { judgement: `the evacuation node of fabric ${fabric} cannot be read (${own.problem ?? 'malformed'}): ${home}, so that later evacuations are not refused.` };
+  }
+  if (own?.node !== undefined && isEvacuationOpen(own.node, now)) {
+    const open = describeEvacuation(own.node, now);
+    return { judgement: `ends the ${formatEvacuationLine(open, now)}\nnow: the stages return in reverse order, the last stage first, at the evacuation's restore gap.`, evacuation: open };
+  }
+  const drain = drainTestEndedByRestore(stored, fabric, now);
+  if (drain !== undefined) {
+    const open = describeEvacuation(drain.node, now);
+    return {
+      judgement: `fabric ${fabric} has no open evacuation now; an operator's restore of any fabric ends a running drain test, so this ends drill ${JSON.stringify(drain.node.plan.drill)}'s ${formatEvacuationLine(open, now)}\nnow: its ${plural(drain.node.plan.clusters.length, 'cluster')} of ${drain.fabric} come home, the last stage first, and its run is replaced.`,
+      evacuation: open,
+    };
+  }
+  return { judgement: await outlivingJudgement(session, settings, fabric, now) };
+}
+
+function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
+/** The clusters the view says carry a window of an evacuation of `fabric` that has not ended, sorted. */
+async function carryingClusters(session: ZkReader, settings: OperatorSettings, fabric: string, now: number): Promise<string[]> {
+  const { view } = await readFailoutView(session, viewPathFor(settings.requestsBase), settings.d2Base, now);
+  return [...view].filter(([, props]) => openEvacuationWindow(props, fabric, now) !== undefined).map(([cluster]) => cluster).sort();
 }
 
 /**
@@ -104,8 +140,7 @@ export async function judgeFabricBody(settings: OperatorSettings, env: OperatorE
  * evacuation's end) come home now; none: nothing changes.
  */
 async function outlivingJudgement(session: ZkReader, settings: OperatorSettings, fabric: string, now: number): Promise<string> {
-  const { view } = await readFailoutView(session, viewPathFor(settings.requestsBase), settings.d2Base, now);
-  const carrying = [...view].filter(([, props]) => openEvacuationWindow(props, fabric, now) !== undefined).map(([cluster]) => cluster).sort();
+  const carrying = await carryingClusters(session, settings, fabric, now);
   if (carrying.length === 0) return `fabric ${fabric} has no open evacuation now: the worker would change nothing.`;
   return `fabric ${fabric} has no open evacuation now, but ${carrying.length} cluster${carrying.length === 1 ? '' : 's'} still carry windows of an evacuation of it (${carrying.join(', ')}): the worker brings them home now.`;
 }

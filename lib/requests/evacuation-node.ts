@@ -115,6 +115,31 @@ export function isEvacuationOpen(node: EvacuationNode, now: number): boolean {
   return (node.status === 'applying' || node.status === 'applied') && node.plan.stages.some((s) => s.onlineAt > now);
 }
 
+/**
+ * True while a `restoreFabric` with id `requestId` has `node` to end: the evacuation is open, or that
+ * very request ended it already (a restore written in steps, continued after a crash or redelivery).
+ */
+export function isEndingFor(node: EvacuationNode | undefined, now: number, requestId?: string): node is EvacuationNode {
+  if (node === undefined) return false;
+  const endedHere = requestId !== undefined && (node.status === 'restored' || node.status === 'stopped') && node.endedByRequest === requestId;
+  return isEvacuationOpen(node, now) || endedHere;
+}
+
+/**
+ * The drain test an operator's `restoreFabric` of `fabric` ends when `fabric` has no evacuation of its
+ * own to end (docs "Drain tests": an operator's action on fabrics always takes precedence, so an
+ * operator's restore of ANY fabric ends a running drain test): the first drain test's evacuation on
+ * another fabric that is open, or that this request (`requestId`) ended already. One rule for the
+ * worker's restore (evacuation-writes.ts) and the console's Check of it, so the two cannot drift.
+ */
+export function drainTestEndedByRestore(evacuations: readonly StoredEvacuation[], fabric: string, now: number, requestId?: string): (StoredEvacuation & { readonly node: EvacuationNode }) | undefined {
+  for (const stored of evacuations) {
+    const { node } = stored;
+    if (stored.fabric !== fabric && node?.plan.drill !== undefined && isEndingFor(node, now, requestId)) return { ...stored, node };
+  }
+  return undefined;
+}
+
 /** An evacuation node as read, with its version (for the compare-and-set). */
 export interface StoredEvacuation {
   readonly fabric: string;

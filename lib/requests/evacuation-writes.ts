@@ -6,7 +6,7 @@ import { drainTestEndOps, drainTestStartOps, drainTestVerdictOps } from './drill
 import { DEFAULT_DRILLS_PATH } from './drill-node';
 import { yieldedDrillOps } from './drill-yield';
 import { judgeEvacuation, type EvacuationJudgeOptions, type EvacuationYield } from './evacuation-judge';
-import { decodeEvacuationNode, encodeEvacuationNode, evacuationPath, isEvacuationOpen, readStoredEvacuations, type EvacuationNode } from './evacuation-node';
+import { decodeEvacuationNode, drainTestEndedByRestore, encodeEvacuationNode, evacuationPath, isEndingFor, readStoredEvacuations, type EvacuationNode } from './evacuation-node';
 import { carriesEvacuation, evacuatedFailout, openEvacuationWindow, restoredFailout, withForced } from './evacuation-plan';
 import { windowMadeAfterAlarm } from './stop-alarms';
 
@@ -382,16 +382,15 @@ export class EvacuationWrites {
    * or a guard's restore naming an alarm the evacuation does not name (as a cluster's restore).
    */
   private async restoreTarget(request: RestoreFabricChangeRequest, own: { path: string; version: number | undefined; node: EvacuationNode | undefined }, now: number): Promise<{ path: string; version: number; node: EvacuationNode; continuing: boolean } | undefined> {
-    const endedHere = (n: EvacuationNode | undefined): boolean => n !== undefined && (n.status === 'restored' || n.status === 'stopped') && n.endedByRequest === request.requestId;
-    const ending = (n: EvacuationNode | undefined): boolean => n !== undefined && (isEvacuationOpen(n, now) || endedHere(n));
     let target = own;
-    if (request.stoppedByAlarm === undefined && !ending(own.node)) {
-      const other = (await readStoredEvacuations(this.options.session, this.options.evacuationsPath)).find((e) => e.fabric !== request.fabric && e.node?.plan.drill !== undefined && ending(e.node));
+    if (request.stoppedByAlarm === undefined && !isEndingFor(own.node, now, request.requestId)) {
+      const other = drainTestEndedByRestore(await readStoredEvacuations(this.options.session, this.options.evacuationsPath), request.fabric, now, request.requestId);
       if (other !== undefined) target = { path: other.path, version: other.version, node: other.node };
     }
     const { path, version, node } = target;
-    if (version === undefined || node === undefined || !ending(node)) return undefined;
-    const continuing = endedHere(node);
+    if (version === undefined || !isEndingFor(node, now, request.requestId)) return undefined;
+    // Ended by this very request already: a restore written in steps, continued.
+    const continuing = (node.status === 'restored' || node.status === 'stopped') && node.endedByRequest === request.requestId;
     if (!continuing && request.stoppedByAlarm !== undefined && !node.plan.stopAlarms.includes(request.stoppedByAlarm)) return undefined;
     // An evacuation made (and judged) after the alarm changed state is not that change's to stop (a guard's restore redriven late).
     if (!continuing && request.stoppedByAlarm !== undefined && windowMadeAfterAlarm({ requestId: node.requestId }, request.alarmAt, node.createdAt)) return undefined;

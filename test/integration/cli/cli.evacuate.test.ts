@@ -15,7 +15,7 @@ import { RequestWriter } from '../../../lib/requests';
 import { createHandler } from '../../../lib/requests/lambda';
 import { OPEN_ACL } from '../../../lib/zk';
 import { runCli, useCliQueueTestbed } from '../../helpers/cli';
-import { clusterDoc, putCluster, putService, putUri, serviceDoc } from '../../helpers/d2';
+import { clusterDoc, put, putCluster, putService, putUri, serviceDoc } from '../../helpers/d2';
 import { queueDepth, readCluster, startPollers } from '../../helpers/requests-queue';
 
 const bed = useCliQueueTestbed([]);
@@ -165,6 +165,21 @@ it("brings home with `restore --fabric` a member whose windows `failout extend` 
   expect(restore.stdout).not.toMatch(/nothing was written/);
   const after = (await failoutOf('greetings-lor1'))?.failoutBucketConfigs ?? [];
   expect(after.every((b) => b.onlineAt !== undefined && b.onlineAt <= Date.now())).toBe(true);
+});
+
+it("says in the console's Check of a restore that an evacuation node that cannot be read is removed, as the worker then removes it", async () => {
+  startWorker();
+  await put(bed.session, `${root()}/evacuations/lor1`, '{"version": 1, "fabric": "lor1"');
+  const body = buildFabricBody('restoreFabric', 'lor1', {}, { requestId: '0195d5a8-7c00-7000-8000-000000000001', now: Date.now(), requestedBy: 'oncall' });
+
+  // Act
+  const check = await judgeFabricBody(resolveSettings({}, env()), env(), body, { now: Date.now(), session: bed.session });
+  const restore = await cli('restore', '--fabric', 'lor1', '--wait');
+
+  // Assess: the Check says what the worker did (the broken node, which refused every later evacuation, is gone)
+  expect(check).toMatchObject({ kind: 'ready', judged: true, judgement: expect.stringMatching(/^the evacuation node of fabric lor1 cannot be read \(evacuation node is not JSON\): no cluster carries its evacuation now; the worker removes the node, so that later evacuations are not refused\.$/) });
+  expect(restore).toMatchObject({ code: 0, stdout: expect.stringMatching(/: applied \(restoreFabric fabric lor1\)/) });
+  expect(await bed.session.exists(`${root()}/evacuations/lor1`)).toBeFalsy();
 });
 
 it('resends an evacuation with its request id safely: not refused as another open evacuation, applied once', async () => {

@@ -14,6 +14,8 @@ import { decodeDrillNode, runStatusAt, type DrillNode, type DrillRun } from '../
 import { aclLayout, policyAcl } from '../../../lib/requests/acl-table';
 import { silentRequestLogger } from '../../../lib/requests/logger';
 import { alarmStateChangeEvent, DrillRunner, StopGuard, type AlarmState } from '../../../lib/safety';
+import { resolveSettings } from '../../../lib/operator';
+import { buildFabricBody, judgeFabricBody } from '../../../lib/operator/fabric-requests';
 import type { ZkSession } from '../../../lib/zk';
 import { CREDENTIALS, ROLES } from '../../helpers/access';
 import { closeSessions, openSession, uniqueBase } from '../../helpers/zk';
@@ -417,6 +419,26 @@ describe('an operator takes precedence over a running drain test', () => {
     expect(await run('drain', first.runId)).toMatchObject({ status: 'replaced', endedBy: 'rs-lva1', detail: expect.stringContaining("an operator's restore of fabric lva1") });
     expect(own).toMatchObject({ status: 'applied', record: { fabric: 'lor1' } });
     expect(await run('drain', second.runId)).toMatchObject({ status: 'replaced', endedBy: 'rs-lor1' });
+    expect(await allHome(LOR1)).toBe(true);
+  });
+
+  it("is named by the console's Check of an operator's restore of another fabric, as the worker then ends it (not 'would change nothing')", async () => {
+    // Prepare: a drain test's run evacuates lor1; lva1 has no evacuation of its own
+    await putDrain('drain');
+    const { runId } = (await runner().runNow('drain')) as { runId: string };
+    clock += MINUTE;
+    const settings = resolveSettings({}, { D2_BASE_PATH: d2(), FAILOUT_REQUESTS_PATH: `${base}/requests`, FAILOUT_FABRICS_PATH: `${base}/fabrics`, FAILOUT_EVACUATIONS_PATH: `${base}/evacuations` });
+    const body = buildFabricBody('restoreFabric', 'lva1', {}, { requestId: 'rs-lva1', now: clock, requestedBy: 'oncall@example.com' });
+
+    // Act: the Check, then the request it checked
+    const check = await judgeFabricBody(settings, {}, body, { now: clock, session });
+    const applied = await apply({ requestId: 'rs-lva1', action: 'restoreFabric', fabric: 'lva1' });
+
+    // Assess: the Check says what the worker did
+    expect(check).toMatchObject({ kind: 'ready', judged: true, evacuation: { fabric: 'lor1', open: true }, judgement: expect.stringMatching(/ends drill "drain"'s evacuation of lor1 OPEN: [^]*its 2 clusters of lor1 come home/) });
+    expect(check).not.toMatchObject({ judgement: expect.stringContaining('would change nothing') });
+    expect(applied).toMatchObject({ status: 'applied', record: { fabric: 'lva1', evacuation: { clusters: 2 } } });
+    expect(await run('drain', runId)).toMatchObject({ status: 'replaced', endedBy: 'rs-lva1' });
     expect(await allHome(LOR1)).toBe(true);
   });
 
