@@ -26,6 +26,7 @@ import { answeredFromRecord } from '../recorded-already';
 const EXAMPLES = `
 Examples:
   failout fabric list              every fabric: clusters, services, hosts, failed out; unassigned clusters
+  failout fabric list --metrics greetings=http://10.0.0.7:9464/metrics --traffic-metric greetings_requests_total
   failout fabric show lor1         each cluster of lor1: service, hosts, state, candidate targets
   failout fabric show lor1 --json | jq '.fabric.clusters[] | select(.state == "failed-out")'
   failout fabric show lor1 --metrics greetings=http://10.0.0.7:9464/metrics --traffic-metric greetings_requests_total
@@ -35,7 +36,8 @@ Examples:
 A cluster <service>-<fabric> of a service under /d2/services is in fabric <fabric> (greetings-lor1:
 service greetings, fabric lor1; the longest service name wins); the service's clusters in the other
 fabrics are its candidate targets. With --metrics (or FAILOUT_METRICS_URLS) and a traffic metric,
-show also lists each cluster's requests/s (two scrapes a second apart, as failout out --dry-run).
+list also gives each fabric's requests/s and show each cluster's (two scrapes a second apart, as
+failout out --dry-run).
 A map node $FAILOUT_FABRICS_PATH/<fabric> (default /failout/fabrics)
 places the clusters it names, over the rule. Clusters neither places are listed as unassigned.
 put and delete change a map through the request queue, as every change: put replaces the whole map,
@@ -62,19 +64,41 @@ export function fabricCommand(rt: CommandRuntime): Command {
 }
 
 function listCommand(rt: CommandRuntime): Command {
-  const command = new Command('list').description('every fabric: clusters, services, hosts, failed out; unassigned clusters and broken maps');
+  const command = new Command('list')
+    .description('every fabric: clusters, services, hosts, failed out, and requests/s where measured; unassigned clusters and broken maps')
+    .option('--metrics <service=url>', "a service instance's Prometheus text URL, for each fabric's requests/s (repeat; default $FAILOUT_METRICS_URLS)", collect)
+    .option('--traffic-metric <name>', 'a counter of every request by target cluster (label cluster) that services export (default $FAILOUT_TRAFFIC_METRIC)');
   addOutputOptions(addConnectionOptions(command));
-  return command.action(async (flags: Flags) => {
+  return command.action(async (flags: Flags & RateFlags) => {
     await withConnections(flags, rt.io, async (connections, settings) => {
+      const measured = await measureRequestRates(flags, rt.io.env);
+      for (const warning of measured?.json.warnings ?? []) rt.io.stderr(`traffic: ${escapeControlChars(warning)}\n`);
+      const rates = measured?.rates?.byCluster;
       const now = rt.io.now();
       const view = await readFabrics(await connections.zk(), settings, now);
       if (flags.json) {
-        const fabrics = view.fabrics.map((f) => ({ name: f.name, clusters: f.clusters.map((c) => c.cluster), services: f.services, hosts: f.hosts, failedOut: f.failedOut }));
-        printJson(rt.io, { at: new Date(now).toISOString(), ...view, fabrics });
-      } else rt.io.stdout(formatFabricList(view));
+        const fabrics = view.fabrics.map((f) => ({
+          name: f.name,
+          clusters: f.clusters.map((c) => c.cluster),
+          services: f.services,
+          hosts: f.hosts,
+          failedOut: f.failedOut,
+          ...(rates === undefined ? {} : { requestsPerSecond: round(fabricRate(f, rates)) }),
+        }));
+        printJson(rt.io, { at: new Date(now).toISOString(), ...view, fabrics, ...(measured === undefined ? {} : { traffic: measured.json }) });
+      } else rt.io.stdout(formatFabricList(view, rates));
       rt.setExit(EXIT.ok);
     });
   });
+}
+
+/** The requests/s a fabric's clusters serve: the sum of their measured rates (a cluster with none counts 0). */
+function fabricRate(fabric: FabricView, rates: ReadonlyMap<string, number>): number {
+  return fabric.clusters.reduce((sum, c) => sum + (rates.get(c.cluster) ?? 0), 0);
+}
+
+function round(value: number): number {
+  return Math.round(value * 100) / 100;
 }
 
 function showCommand(rt: CommandRuntime): Command {
@@ -175,13 +199,16 @@ function deleteCommand(rt: CommandRuntime): Command {
 /** A value from data as the terminal may show it (issue 14): control characters as escapes. */
 const safe = (text: string): string => escapeControlChars(text);
 
-/** The `fabric list` text: one row per fabric, then what belongs to none and what could not be read. */
-export function formatFabricList(view: FabricsView): string {
+/**
+ * The `fabric list` text: one row per fabric (with `rates`, the requests/s its clusters serve, as
+ * measured by target cluster), then what belongs to none and what could not be read.
+ */
+export function formatFabricList(view: FabricsView, rates?: ReadonlyMap<string, number>): string {
   const lines: string[] = [];
   if (view.fabrics.length === 0) lines.push('no fabrics: no cluster is named <service>-<fabric> after a service under /d2/services, and no fabric map places one');
   else {
-    const rows = view.fabrics.map((f) => [safe(f.name), String(f.clusters.length), String(f.services.length), String(f.hosts), String(f.failedOut)]);
-    lines.push(...table(['FABRIC', 'CLUSTERS', 'SERVICES', 'HOSTS', 'FAILED OUT'], rows));
+    const rows = view.fabrics.map((f) => [safe(f.name), String(f.clusters.length), String(f.services.length), String(f.hosts), ...(rates === undefined ? [] : [fabricRate(f, rates).toFixed(1)]), String(f.failedOut)]);
+    lines.push(...table(['FABRIC', 'CLUSTERS', 'SERVICES', 'HOSTS', ...(rates === undefined ? [] : ['REQ/S']), 'FAILED OUT'], rows));
   }
   if (view.unassigned.length > 0) {
     lines.push('', 'unassigned (no service name prefixes them as <service>-<fabric>, no fabric map names them):');

@@ -116,6 +116,35 @@ describe('failout fabric list', () => {
   });
 });
 
+describe('failout fabric list with traffic (the issue: "traffic where known")', () => {
+  it("adds each fabric's requests/s, the sum of its clusters' measured rates, with --metrics, and says why when they cannot be read", async () => {
+    // Prepare: 120 req/s to greetings-lva1 and 40 to hello-lva1 (lva1: 160), none to lor1
+    const metrics = await startMetricsServer('svc_requests_total', { 'greetings-lor1': 0, 'greetings-lva1': 120, 'hello-lva1': 40 });
+    try {
+      // Act
+      const shown = await cli('fabric', 'list', '--metrics', `greetings=${metrics.url}`, '--traffic-metric', 'svc_requests_total');
+      const json = await cli('fabric', 'list', '--metrics', `greetings=${metrics.url}`, '--traffic-metric', 'svc_requests_total', '--json');
+      const unread = await cli('fabric', 'list', '--metrics', `greetings=${metrics.url}`);
+
+      // Assess
+      expect(shown).toMatchObject({ code: 0, stderr: '' });
+      expect(shown.stdout.split('\n')[0]).toBe('FABRIC  CLUSTERS  SERVICES  HOSTS  REQ/S  FAILED OUT');
+      const rateOf = (fabric: string): number => Number(new RegExp(`^${fabric} +\\d+ +\\d+ +\\d+ +(\\d+\\.\\d) +\\d+$`, 'm').exec(shown.stdout)?.[1]);
+      expect(rateOf('lva1')).toBeGreaterThan(110);
+      expect(rateOf('lva1')).toBeLessThan(230);
+      expect(rateOf('lor1')).toBe(0);
+      const parsed = JSON.parse(json.stdout) as { fabrics: { name: string; requestsPerSecond: number }[]; traffic: { byCluster: Record<string, number> } };
+      expect(parsed.fabrics.find((f) => f.name === 'lva1')?.requestsPerSecond).toBeGreaterThan(110);
+      expect(parsed.traffic.byCluster['hello-lva1']).toBeGreaterThan(20);
+      // No traffic metric: no rates, no column, and stderr says why.
+      expect(unread).toMatchObject({ code: 0, stderr: expect.stringContaining('--traffic-metric') });
+      expect(unread.stdout).not.toMatch(/REQ\/S/);
+    } finally {
+      await metrics.close();
+    }
+  });
+});
+
 describe('failout fabric show', () => {
   it('lists each cluster: service, tier, hosts, state (a failed-out one as FAILED OUT), source and candidate targets', async () => {
     // Act
