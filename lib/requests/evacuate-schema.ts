@@ -114,6 +114,13 @@ export interface EvacuateChangeRequest extends EvacuationRequestBase, Evacuation
   readonly force: boolean;
   /** The drill (drain test) this evacuation is a run of (set by the drill runner only). */
   readonly drill?: string;
+  /**
+   * The latest instant any stage may return: the time of parsing plus the maximum window
+   * (`MAX_FAILOUT_WINDOW`, 72 h by default). Stages return `restoreGap` apart AFTER `onlineAt`, the
+   * last stage first, so the plan (evacuation-plan.ts) checks the first stage's return against it:
+   * without it a restore gap would carry windows past the limit every failout keeps. Undefined: not checked.
+   */
+  readonly returnBy?: number;
 }
 
 /** A normalised `restoreFabric`. */
@@ -234,6 +241,7 @@ export function parseEvacuationRequest(input: EvacuationInput, limits: { readonl
       stopAlarms: input.stopAlarms ?? [],
       force: input.force ?? false,
       ...(input.drill === undefined ? {} : { drill: input.drill }),
+      returnBy: limits.now + limits.maxWindowMs,
     },
   };
 }

@@ -125,7 +125,7 @@ export function planEvacuation(input: PlanInput): PlanOutcome {
   if (problems.length > 0) return { ok: false, problems };
 
   const stages = timesOf(request, stageOf.names, clusters);
-  const late = lateStageProblems(stages);
+  const late = [...lateStageProblems(stages), ...pastWindowProblems(stages, request)];
   if (late.length > 0) return { ok: false, problems: late };
   const stopAlarms = [...new Set([...request.stopAlarms, ...stages.flatMap((s) => s.gateAlarms)])];
   const props = new Map<string, FailoutProperties>();
@@ -250,6 +250,28 @@ function lateStageProblems(stages: readonly EvacuationStage[], at: (ms: number) 
       const out = s.fullyOutAt === s.offlineAt ? `would start ${at(s.offlineAt)}` : `would start ${at(s.offlineAt)} and be fully out ${at(s.fullyOutAt)}`;
       return { reason: 'badStages', message: `${label} ${out}, not before it returns ${at(s.onlineAt)}: shorten the hold or the ramp, use fewer stages, or end the evacuation later` };
     });
+}
+
+/**
+ * Stages that would return after `request.returnBy` (the maximum window from now): stage k returns
+ * (S−1−k) × restoreGap after the end, so a long restore gap over several stages would write windows
+ * past the limit that every failout keeps (`windowTooLong`, never written). The stage returning last
+ * (the first) is named, with what would bring it within.
+ */
+function pastWindowProblems(stages: readonly EvacuationStage[], request: Pick<EvacuateChangeRequest, 'returnBy' | 'onlineAt' | 'restoreGapMs'>): Problem[] {
+  const limit = request.returnBy;
+  if (limit === undefined) return [];
+  const late = stages.filter((s) => s.clusters.length > 0 && s.onlineAt > limit);
+  if (late.length === 0) return [];
+  const last = late.reduce((a, b) => (b.onlineAt > a.onlineAt ? b : a));
+  const label = last.name === `stage ${last.index + 1}` ? last.name : `stage ${last.index + 1} (${last.name})`;
+  const after = formatDuration(last.onlineAt - request.onlineAt);
+  return [
+    {
+      reason: 'windowTooLong',
+      message: `${label} would return at ${new Date(last.onlineAt).toISOString()}, ${after} after the end (the stages return ${formatDuration(request.restoreGapMs)} apart, the last stage first), later than ${new Date(limit).toISOString()}, the maximum window: end earlier, shorten the restore gap or use fewer stages`,
+    },
+  ];
 }
 
 /**

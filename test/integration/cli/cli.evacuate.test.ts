@@ -281,6 +281,8 @@ it('refuses bad flags as usage errors before anything is read or sent', async ()
   // A stage the hold pushes past the end is the plan's to refuse: judged (the worker would refuse it), never sent.
   expect(await cli('evacuate', 'lor1', '--for', '1h', '--stage', 'greetings-lor1', '--hold', '2h', '--dry-run')).toMatchObject({ code: 1, stdout: expect.stringMatching(/REJECTED: badStages — stage 2 \(rest\) would start at \S+, not before it returns at/) });
   expect(await cli('evacuate', 'lor1', '--for', '1h', '--stage', 'greetings-lor1', '--hold', '2h')).toMatchObject({ code: 1, stdout: expect.stringMatching(/REJECTED \(evacuate fabric lor1\): badStages — stage 2 \(rest\)[^]*nothing was sent/) });
+  // A restore gap that carries the first stage's return past the maximum window (72 h): judged, never sent.
+  expect(await cli('evacuate', 'lor1', '--for', '72h', '--stage', 'greetings-lor1', '--restore-gap', '24h')).toMatchObject({ code: 1, stdout: expect.stringMatching(/REJECTED \(evacuate fabric lor1\): windowTooLong — stage 1 would return at \S+, 24h after the end [^]*nothing was sent/) });
   expect(await cli('restore')).toMatchObject({ code: 2, stderr: expect.stringMatching(/a cluster .* or a fabric/) });
   expect(await cli('restore', 'greetings-lor1', '--fabric', 'lor1')).toMatchObject({ code: 2, stderr: expect.stringMatching(/either a cluster or --fabric/) });
   expect(await queueDepth(bed.sqs.client, bed.queue.queueUrl)).toBe(0);
