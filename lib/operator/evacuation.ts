@@ -7,7 +7,8 @@
  * console's form reaches the same parts through `OperatorRequests.checkFabric`/`judgeFabric`).
  */
 export { buildEvacuateBody, buildRestoreFabricBody, type EvacuateBody, type EvacuateOptions, type EvacuateStageArg, type RestoreFabricBody } from './fabric-bodies';
-export { formatFabricRejection, validateEvacuation, validateFabricChange } from './local-check';
+// The worker's guard rails as the CLI's environment sets them (a drain test's runs must return within MAX_FAILOUT_WINDOW).
+export { formatFabricRejection, limitsFromEnv, validateEvacuation, validateFabricChange } from './local-check';
 export { dryRunEvacuation, type EvacuationDryRun, type EvacuationJudgeSettings } from './evacuation-dry-run';
 export { formatEvacuationPlan } from './evacuation-format';
 export { appliedPlanIfChanged } from './evacuation-applied';

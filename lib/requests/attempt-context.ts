@@ -20,6 +20,8 @@ export interface AttemptContext {
   readonly drillsPath: string;
   /** Parent of the fabric maps. */
   readonly fabricsPath: string;
+  /** The maximum window the writer parses with (`MAX_FAILOUT_WINDOW`): a drain test's runs must return within it. */
+  readonly maxWindowMs: number;
   /** The ACL of created nodes and of the parents created for them. */
   readonly recordAcl: AclSource;
   /** The judge's settings, the view's path among them. */

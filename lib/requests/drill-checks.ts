@@ -6,6 +6,7 @@ import { readFabricList } from './evacuation-judge';
 import { drainTestStageProblems, fabricsOf } from './evacuation-plan';
 import { readPeerStates } from './peer-states';
 import { rejectionOf, type Problem, type Rejection } from './rejection';
+import { DEFAULT_REQUEST_LIMITS } from './schema';
 
 /**
  * The drill checks that need ZooKeeper, once, for the worker (drill-writes.ts, which records their
@@ -61,10 +62,11 @@ export async function putDrillProblem(session: ZkReader, d2BasePath: string, req
  * under its name: the name is another target's drill (`badDrill`); the fabric has no cluster or a
  * target fabric is unknown (`unknownFabric`); an excluded service is not the fabric's (`badTargets`);
  * a stage names a tier or a cluster the fabric does not have, puts a cluster in two stages, or could
- * not move before it returns in a run (`badStages`). What a run's plan finds (capacity, services
+ * not move before it returns in a run (`badStages`), or would return more than `paths.maxWindowMs`
+ * (default 72 h, as the parse's) into a run (`windowTooLong`: every run's plan would refuse it). What a run's plan finds (capacity, services
  * without a target) is judged at each run, as the fabric stands then.
  */
-export async function putFabricDrillProblem(session: ZkReader, paths: { readonly d2BasePath: string; readonly fabricsPath?: string | undefined }, request: PutFabricDrillChangeRequest, existing: DrillNode | undefined): Promise<Problem | undefined> {
+export async function putFabricDrillProblem(session: ZkReader, paths: { readonly d2BasePath: string; readonly fabricsPath?: string | undefined; readonly maxWindowMs?: number | undefined }, request: PutFabricDrillChangeRequest, existing: DrillNode | undefined): Promise<Problem | undefined> {
   if (existing !== undefined && !isDrillOf(existing.definition, request)) {
     return { reason: 'badDrill', message: `drill: ${JSON.stringify(request.drill)} is a drill of ${drillTargetText(existing.definition)}; delete it there first, or choose another name` };
   }
@@ -72,7 +74,7 @@ export async function putFabricDrillProblem(session: ZkReader, paths: { readonly
   const chosen = fabricsOf({ fabric: request.fabric, ...request.evacuation }, fabrics);
   if ('problems' in chosen) return chosen.problems[0];
   // The stages as every run's plan would place them (drainTestStageProblems: the plan's own rules).
-  return drainTestStageProblems({ fabric: request.fabric, ...request.evacuation }, chosen.members, request.durationMs)[0];
+  return drainTestStageProblems({ fabric: request.fabric, ...request.evacuation }, chosen.members, request.durationMs, paths.maxWindowMs ?? DEFAULT_REQUEST_LIMITS.maxWindowMs)[0];
 }
 
 /** Where the drill checks read. */
@@ -83,6 +85,8 @@ export interface DrillCheckPaths {
   readonly drillsPath: string;
   /** Parent of the fabric maps (a drain test's fabric); default `/failout/fabrics`. */
   readonly fabricsPath?: string;
+  /** The maximum window (`MAX_FAILOUT_WINDOW`) a drain test's runs must return within; default 72 h, as the parse's. */
+  readonly maxWindowMs?: number;
 }
 
 /**

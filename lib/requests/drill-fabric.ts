@@ -31,6 +31,8 @@ export interface DrainTestContext {
   readonly d2BasePath: string;
   readonly drillsPath: string;
   readonly fabricsPath?: string | undefined;
+  /** The maximum window a drain test's runs must return within (`MAX_FAILOUT_WINDOW`); default 72 h, as the parse's. */
+  readonly maxWindowMs?: number | undefined;
   readonly acl: AclSource;
   readonly now: number;
 }

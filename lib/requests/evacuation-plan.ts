@@ -201,15 +201,18 @@ type StageTiming = Pick<EvacuateChangeRequest, 'stages' | 'ramp' | 'holdMs' | 'r
  * What the stages of a drain test's definition (drill-checks.ts) would find wrong in each run's plan
  * over the fabric's `members` as they are now (its services excluded): a tier or cluster the fabric
  * does not have, a cluster in two stages, a stage that could not move before it returns in a run of
- * `durationMs`. The same rules as {@link planEvacuation}'s, so a definition whose every run the plan
- * would refuse is refused when it is put.
+ * `durationMs`, or that would return more than `maxWindowMs` into a run (a restore gap over several
+ * stages). The same rules as {@link planEvacuation}'s, so a definition whose every run the plan would
+ * refuse is refused when it is put.
  */
-export function drainTestStageProblems(options: Pick<EvacuateChangeRequest, 'fabric' | 'stages' | 'exclude' | 'ramp' | 'holdMs' | 'restoreGapMs'>, members: readonly FabricMember[], durationMs: number): Problem[] {
+export function drainTestStageProblems(options: Pick<EvacuateChangeRequest, 'fabric' | 'stages' | 'exclude' | 'ramp' | 'holdMs' | 'restoreGapMs'>, members: readonly FabricMember[], durationMs: number, maxWindowMs?: number): Problem[] {
   const problems: Problem[] = [];
   const stageOf = stagesOf(options, members, problems);
   if (stageOf === undefined) return problems;
   const clusters = [...stageOf.byCluster].map(([cluster, stage]) => ({ cluster, stage }));
-  return lateStageProblems(timesOf({ ...options, offlineAt: 0, onlineAt: durationMs }, stageOf.names, clusters), (ms) => `${formatDuration(ms)} into a run`);
+  const stages = timesOf({ ...options, offlineAt: 0, onlineAt: durationMs }, stageOf.names, clusters);
+  const into = (ms: number): string => `${formatDuration(ms)} into a run`;
+  return [...lateStageProblems(stages, into), ...pastWindowProblems(stages, { onlineAt: durationMs, restoreGapMs: options.restoreGapMs, ...(maxWindowMs === undefined ? {} : { returnBy: maxWindowMs }) }, into)];
 }
 
 /** The stages with their clusters and times (the module doc). */
@@ -258,7 +261,7 @@ function lateStageProblems(stages: readonly EvacuationStage[], at: (ms: number) 
  * past the limit that every failout keeps (`windowTooLong`, never written). The stage returning last
  * (the first) is named, with what would bring it within.
  */
-function pastWindowProblems(stages: readonly EvacuationStage[], request: Pick<EvacuateChangeRequest, 'returnBy' | 'onlineAt' | 'restoreGapMs'>): Problem[] {
+function pastWindowProblems(stages: readonly EvacuationStage[], request: Pick<EvacuateChangeRequest, 'returnBy' | 'onlineAt' | 'restoreGapMs'>, at: (ms: number) => string = (ms) => `at ${new Date(ms).toISOString()}`): Problem[] {
   const limit = request.returnBy;
   if (limit === undefined) return [];
   const late = stages.filter((s) => s.clusters.length > 0 && s.onlineAt > limit);
@@ -269,7 +272,7 @@ function pastWindowProblems(stages: readonly EvacuationStage[], request: Pick<Ev
   return [
     {
       reason: 'windowTooLong',
-      message: `${label} would return at ${new Date(last.onlineAt).toISOString()}, ${after} after the end (the stages return ${formatDuration(request.restoreGapMs)} apart, the last stage first), later than ${new Date(limit).toISOString()}, the maximum window: end earlier, shorten the restore gap or use fewer stages`,
+      message: `${label} would return ${at(last.onlineAt)}, ${after} after the end (the stages return ${formatDuration(request.restoreGapMs)} apart, the last stage first), past the maximum window, which ends ${at(limit)}: end earlier, shorten the restore gap or use fewer stages`,
     },
   ];
 }

@@ -20,7 +20,7 @@ export async function fabricDrillAttempt(context: AttemptContext, request: Fabri
     if (alarms.rejection) return records.reject(alarms.rejection, hints, meta, undefined);
     alarmFields = alarms.recordFields;
   }
-  const effectsContext = { session: context.session, d2BasePath: context.d2BasePath, drillsPath: context.drillsPath, fabricsPath: context.fabricsPath, acl: context.recordAcl, now };
+  const effectsContext = { session: context.session, d2BasePath: context.d2BasePath, drillsPath: context.drillsPath, fabricsPath: context.fabricsPath, maxWindowMs: context.maxWindowMs, acl: context.recordAcl, now };
   const effects = await fabricDrillEffectsOf(effectsContext, request);
   if (effects.rejection) return records.reject(effects.rejection, hints, meta, undefined);
   const record: RequestRecord = { ...recordBase(request.requestId, hints, meta, now), status: 'applied', clusterVersion: null, ...alarmFields };

@@ -26,7 +26,7 @@ import type { RecordRetention } from './record-retention';
 import { RecordSweeper, type SweepResult } from './record-sweeper';
 import { DEFAULT_REQUESTS_PATH, type RequestRecord } from './request-record';
 import type { Outcome } from './request-outcome';
-import { parseRequest, type ParseOptions } from './schema';
+import { DEFAULT_REQUEST_LIMITS, parseRequest, type ParseOptions } from './schema';
 import { classifySessionError } from './session-errors';
 
 // Names that moved out of this file in the split stay importable from here, where the worker's
@@ -133,6 +133,7 @@ export class RequestWriter {
       requestsPath,
       drillsPath,
       fabricsPath,
+      maxWindowMs: this.limits.maxWindowMs ?? DEFAULT_REQUEST_LIMITS.maxWindowMs,
       recordAcl,
       judgeOptions,
       evacuations: {

@@ -117,7 +117,8 @@ async function drillChecksBeforeSend(rt: CommandRuntime, connections: OperatorCo
   if (!settings.zkConnect || sent.request.action !== 'putDrill') return true;
   let rejection;
   try {
-    rejection = await checkPutDrill(await connections.zk(), { d2BasePath: settings.d2Base, drillsPath: drillsBase(rt.io.env), fabricsPath: settings.fabricsBase }, sent.request);
+    const { maxWindowMs } = evacuation.limitsFromEnv(rt.io.env);
+    rejection = await checkPutDrill(await connections.zk(), { d2BasePath: settings.d2Base, drillsPath: drillsBase(rt.io.env), fabricsPath: settings.fabricsBase, ...(maxWindowMs === undefined ? {} : { maxWindowMs }) }, sent.request);
   } catch (err) {
     if (!(err instanceof OperatorError && err.kind === 'unavailable') && !(isZkError(err) && err.transient)) throw err;
     rt.io.stderr(`could not check the drill against ZooKeeper (${err instanceof Error ? err.message : String(err)}); sending it, the worker checks it again\n`);

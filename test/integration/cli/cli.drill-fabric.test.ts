@@ -68,6 +68,9 @@ it('puts a drain test with --fabric, lists it, runs it now (the fabric is evacua
   // Assess: a stage of a tier the fabric does not have is refused before sending; without it, applied
   expect(put).toMatchObject({ code: 1, stdout: expect.stringMatching(/REJECTED \(putDrill fabric lor1\): badStages — .*"frontend"[\s\S]*nothing was sent/) });
   expect(fixed).toMatchObject({ code: 0, stdout: expect.stringMatching(/: applied \(putDrill fabric lor1\)/) });
+  // A restore gap that would bring every run's first stage home after the maximum window: refused before sending.
+  const long = await cli('drill', 'put', 'long-lor1', '--fabric', 'lor1', '--for', '72h', '--every', 'cron(0 14 ? * WED *)', '--outcome-alarm', 'lor1-drain-errors', '--stage', 'greetings-lor1', '--restore-gap', '24h');
+  expect(long).toMatchObject({ code: 1, stdout: expect.stringMatching(/REJECTED \(putDrill fabric lor1\): windowTooLong — stage 1 would return 96h into a run[\s\S]*nothing was sent/) });
   const list = JSON.parse((await cli('drill', 'list', '--json')).stdout) as { drills: Record<string, unknown>[] };
   expect(list.drills).toEqual([
     expect.objectContaining({ name: 'drain-lor1', fabric: 'lor1', every: 'rate(7 days)', forMs: 3_600_000, evacuation: expect.objectContaining({ targets: [{ fabric: 'lva1', weight: 2 }, { fabric: 'ltx1', weight: 1 }], holdMs: 0 }), blockingAlarms: ['deploys'], lastRun: null }),

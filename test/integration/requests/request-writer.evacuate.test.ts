@@ -433,7 +433,7 @@ describe('refusals write nothing but the record', () => {
     ['an unknown target fabric', { targets: [{ fabric: 'nope1' }] }, 'unknownFabric', /"nope1"/],
     ['a hostile fabric name', { fabric: '../\u001b[2J' }, 'badName', /fabric:/],
     // The end is 72 h ahead (the maximum window); stage 1 returns a 24 h restore gap after stage 2 (rest).
-    ['stages whose return a restore gap puts past the maximum window', { duration: 'PT72H', stages: [{ clusters: ['greetings-lor1'] }], restoreGap: '24h' }, 'windowTooLong', /^stage 1 would return at 2026-12-06T10:00:00\.000Z, 24h after the end .*later than 2026-12-05T10:00:00\.000Z, the maximum window/],
+    ['stages whose return a restore gap puts past the maximum window', { duration: 'PT72H', stages: [{ clusters: ['greetings-lor1'] }], restoreGap: '24h' }, 'windowTooLong', /^stage 1 would return at 2026-12-06T10:00:00\.000Z, 24h after the end .*past the maximum window, which ends at 2026-12-05T10:00:00\.000Z/],
   ])('%s', async (_what, extra, reason, message) => {
     await seed(admin, THREE());
     const outcome = await writerWith().process(evacuate('ev-1', extra), { messageId: 'm-1' });

@@ -161,6 +161,17 @@ describe('a drill of a fabric (drain test) is defined like a cluster drill', () 
     expect(fits.status).toBe('applied');
   });
 
+  it('refuses a restore gap that would bring every run\'s first stage home after the maximum window (72 h)', async () => {
+    // Act: a 72 h run; stage 1 returns a 24 h restore gap after stage 2 (rest), 96 h into the run
+    const long = await putDrain('long', { duration: 'PT72H', stages: [{ clusters: ['greetings-lor1'] }], restoreGap: '24h' });
+    const fits = await putDrain('fits', { duration: 'PT71H', stages: [{ clusters: ['greetings-lor1'] }], restoreGap: '1h' });
+
+    // Assess
+    expect(long).toMatchObject({ status: 'rejected', reason: 'windowTooLong', record: { message: expect.stringMatching(/^stage 1 would return 96h into a run, 24h after the end .*past the maximum window, which ends 72h into a run/) } });
+    expect((await session.read(`${base}/drills/long`)).exists).toBe(false);
+    expect(fits.status).toBe('applied');
+  });
+
   it('deletes it by fabric, and refuses while a run evacuates the fabric', async () => {
     // Prepare
     await putDrain('drain');
