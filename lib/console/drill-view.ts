@@ -15,7 +15,7 @@
  * records are gone (pruned): what each run did and how it ended.
  */
 import { type RequestRecord } from '../requests';
-import { runAlarms, runStatusAt, type DrillDefinition, type DrillNode, type DrillRun, type DrillRunStatus } from '../requests/drills';
+import { currentRun, runAlarms, runStatusAt, type DrillDefinition, type DrillNode, type DrillRun, type DrillRunStatus } from '../requests/drills';
 import { blockedDateAt, blockedWindowOverlapping, nextDueAfter, parseBlockedWindow, parseSchedule, type BlockedWindow, type Schedule } from '../schedule';
 import type { DrillEntry } from './drill-watch';
 import { filterRecords } from './history-query';
@@ -115,7 +115,8 @@ export function drillRow(node: DrillNode, records: readonly RequestRecord[], now
   const parsed = parseSchedule(d.every);
   const next = parsed.ok ? nextRun(d, parsed.schedule, now) : { kind: 'none' as const, why: `the schedule does not parse: ${parsed.message}` };
   const lines = historyLines(node, filterRecords(records, { drill: d.name }), now);
-  const last = node.runs[0];
+  // The run moving traffic, else the newest: a due time or a Run now during a run records a newer skip.
+  const last = currentRun(node, now);
   return {
     name: d.name,
     target: d.fabric === undefined ? { kind: 'cluster', name: d.cluster, moves: clusterMoves(d) } : { kind: 'fabric', name: d.fabric, moves: fabricMoves(d) },
@@ -172,10 +173,21 @@ export function outcomeLine(drill: DrillDefinition, run: DrillRun, now: number):
     const seen = run.alarmAt === undefined ? '' : ` (in ALARM at ${isoText(run.alarmAt)})`;
     // A started run is judged by the alarms it started under, whatever the drill was put again with since.
     const outcome = run.stoppedByAlarm === runAlarms(run, drill).outcomeAlarm;
-    parts.push(status === 'interrupted' ? `interrupted by blocking alarm ${run.stoppedByAlarm}${seen}: no verdict on the peers` : `stopped by ${outcome ? 'outcome ' : ''}alarm ${run.stoppedByAlarm}${seen}`);
+    parts.push(status === 'interrupted' ? interruptedWords(run.stoppedByAlarm, outcome, run.alarmAt) : `stopped by ${outcome ? 'outcome ' : ''}alarm ${run.stoppedByAlarm}${seen}`);
   }
   if (run.endedBy !== undefined && run.stoppedByAlarm === undefined) parts.push(`ended ${isoText(run.endedAt ?? run.at)} by request ${run.endedBy}`);
   return { runId: run.runId, status, at: run.at, text: parts.join('; '), alarms: blamedAlarms(drill, run) };
+}
+
+/**
+ * Why a run was interrupted: a blocking alarm in ALARM during it, or its outcome alarm seen in ALARM
+ * before it started (an event delivered late: lib/requests drill-writes.ts stops the run, with no
+ * verdict), which is no blocking alarm and is not called one.
+ */
+function interruptedWords(alarm: string, outcome: boolean, alarmAt: number | undefined): string {
+  if (!outcome) return `interrupted by blocking alarm ${alarm}${alarmAt === undefined ? '' : ` (in ALARM at ${isoText(alarmAt)})`}: no verdict on the peers`;
+  const seen = alarmAt === undefined ? ' (in ALARM before the run started)' : ` (in ALARM at ${isoText(alarmAt)}, before the run started)`;
+  return `interrupted by outcome alarm ${alarm}${seen}: no verdict on the peers`;
 }
 
 /**

@@ -76,11 +76,14 @@ export interface DrillStatus {
   readonly name: string;
   /** A run of it moves the cluster's traffic now. */
   readonly running: boolean;
-  /** The newest run's outcome at the time of reading (`passed` derived), or null before the first run. */
+  /**
+   * The outcome at the time of reading (`passed` derived) of the run moving traffic, else of the newest
+   * run (a skip recorded during a run does not hide it); null before the first run.
+   */
   readonly lastOutcome: DrillRunStatus | null;
-  /** When the newest run was recorded. */
+  /** When that run was recorded. */
   readonly lastAt: string | null;
-  /** The newest run's id. */
+  /** That run's id. */
   readonly lastRunId: string | null;
 }
 

@@ -1,4 +1,4 @@
-import { DEFAULT_DRILLS_PATH, runStatusAt, type DrillNode } from '../requests/drills';
+import { currentRun, DEFAULT_DRILLS_PATH, runStatusAt, type DrillNode } from '../requests/drills';
 import type { ClusterStatus, DrillStatus } from './cluster-status';
 import type { OperatorEnv } from './errors';
 
@@ -15,7 +15,8 @@ export function withDrills(statuses: readonly ClusterStatus[], drills: readonly 
     return {
       ...status,
       drills: mine.map((d): DrillStatus => {
-        const last = d.runs[0];
+        // The run moving traffic, else the newest: a skip recorded during a run must not hide it.
+        const last = currentRun(d, now);
         const outcome = last === undefined ? null : runStatusAt(last, now);
         return { name: d.definition.name, running: outcome === 'running', lastOutcome: outcome, lastAt: last === undefined ? null : new Date(last.at).toISOString(), lastRunId: last?.runId ?? null };
       }),

@@ -300,3 +300,12 @@ export function startedUnder(definition: Pick<DrillDefinition, 'outcomeAlarm' | 
 export function runningRun(node: DrillNode, now: number): DrillRun | undefined {
   return node.runs.find((r) => runStatusAt(r, now) === 'running');
 }
+
+/**
+ * The run that says where a drill stands at `now`: the run moving traffic, else the newest run (none:
+ * undefined). Not simply the newest: a due time or a run-now during a run is recorded as a newer
+ * `skipped` run (`drillRunning`), and the run still moving traffic must not read as skipped.
+ */
+export function currentRun(node: DrillNode, now: number): DrillRun | undefined {
+  return runningRun(node, now) ?? node.runs[0];
+}

@@ -3,6 +3,6 @@
  * runner, the CLI, the console, `failout status`): the drill node codec, a run's status and the
  * alarms it is judged by, and the check of a `drill put` before it is sent.
  */
-export { DEFAULT_DRILLS_PATH, drillPath, decodeDrillNode, runAlarms, runStatusAt, runningRun } from '../drill-node';
+export { DEFAULT_DRILLS_PATH, drillPath, decodeDrillNode, runAlarms, runStatusAt, runningRun, currentRun } from '../drill-node';
 export type { DrillDefinition, DrillNode, DrillRun, DrillRunStatus } from '../drill-node';
 export { checkPutDrill } from '../drill-checks';

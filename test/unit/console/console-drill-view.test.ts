@@ -128,6 +128,12 @@ describe('the outcome lines of a drill', () => {
       { status: 'interrupted', text: 'interrupted by blocking alarm deploys-in-progress: no verdict on the peers', alarms: ['deploys-in-progress'] },
     ],
     [
+      'interrupted by its outcome alarm, seen in ALARM before the run started (an event delivered late): not called a blocking alarm',
+      clusterDrill(),
+      { runId: 'drill-weekly-lor1-8', status: 'interrupted', at: TUESDAY_14, stoppedByAlarm: 'greetings-lor1-errors', alarmAt: TUESDAY_14 - 5 * MIN, endedAt: TUESDAY_14 + MIN, endedBy: 'guard-restore' },
+      { status: 'interrupted', text: 'interrupted by outcome alarm greetings-lor1-errors (in ALARM at 2026-12-01T13:55:00Z, before the run started): no verdict on the peers', alarms: ['greetings-lor1-errors'] },
+    ],
+    [
       'skipped for its only blocking alarm',
       clusterDrill(),
       { runId: 'drill-weekly-lor1-3', status: 'skipped', at: TUESDAY_14, skipReason: 'blockingAlarm', detail: 'blocking alarm deploys-in-progress is in ALARM' },
@@ -157,6 +163,23 @@ describe('the outcome lines of a drill', () => {
 
     // Assess
     expect(line).toEqual({ runId: run.runId, at: run.at, ...expected });
+  });
+});
+
+describe("a drill's last outcome", () => {
+  it('is the run moving traffic, though a skip was recorded after it (a due time or a Run now during the run)', () => {
+    // Prepare
+    const running: DrillRun = { runId: `drill-weekly-lor1-${TUESDAY_14}`, status: 'running', at: TUESDAY_14, endsAt: TUESDAY_14 + 30 * MIN, buckets: { from: 0, to: 99 }, peers: [{ cluster: 'greetings-lva1', weight: 2 }] };
+    const skipped: DrillRun = { runId: `drill-weekly-lor1-${TUESDAY_14 + 10 * MIN}`, status: 'skipped', at: TUESDAY_14 + 10 * MIN, skipReason: 'drillRunning', detail: `greetings-lor1 is in a run of drill weekly-lor1 (${running.runId})` };
+    const node: DrillNode = { version: 1, definition: clusterDrill(), runs: [skipped, running] };
+
+    // Act
+    const during = drillRow(node, [], TUESDAY_14 + 11 * MIN);
+    const after = drillRow(node, [], TUESDAY_14 + 31 * MIN);
+
+    // Assess
+    expect(during.last).toMatchObject({ runId: running.runId, status: 'running' });
+    expect(after.last).toMatchObject({ runId: skipped.runId, status: 'skipped' });
   });
 });
 
