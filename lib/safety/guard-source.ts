@@ -18,6 +18,7 @@ import { StopGuard, type GuardCounter } from './stop-guard';
  * | --- | --- | --- |
  * | `ZK_CONNECT` | `host:port[,…]` of the ensemble | required |
  * | `D2_BASE_PATH` | D2 base path | `/d2` |
+ * | `FAILOUT_DRILLS_PATH` | where drills live (a run's late verdict: StopGuard `drillsPath`) | `/failout/drills` |
  * | `FAILOUT_QUEUE_URL` | the request queue (FIFO) the restores go to | required |
  * | `ZK_SESSION_TIMEOUT_MS`, `ZK_CONNECT_TIMEOUT_MS` | session timeout, first-connect wait | 15000, 10000 |
  * | `ZK_TLS_CA`, `ZK_TLS_CERT`, `ZK_TLS_KEY`, `ZK_TLS_SERVERNAME`, `ZK_TLS_VERIFY` | TLS to ZooKeeper | plain TCP |
@@ -26,12 +27,14 @@ import { StopGuard, type GuardCounter } from './stop-guard';
  */
 export interface GuardConfig extends ReadOnlySessionConfig {
   readonly d2BasePath: string;
+  readonly drillsPath: string;
   readonly queueUrl: string;
 }
 
 const envSchema = z.object({
   ZK_CONNECT: zkConnectVar(),
   D2_BASE_PATH: absolutePath('/d2'),
+  FAILOUT_DRILLS_PATH: absolutePath('/failout/drills'),
   FAILOUT_QUEUE_URL: queueUrlVar(),
   ...zkTimeoutVars(),
 });
@@ -39,7 +42,7 @@ const envSchema = z.object({
 /** Reads and validates the guard's configuration. @throws SafetyError `invalidConfig` naming every offending variable. */
 export function loadGuardConfig(env: Readonly<Record<string, string | undefined>>): GuardConfig {
   const { vars: e, tls } = parseLambdaEnv(envSchema, env, (message, options) => new SafetyError('invalidConfig', message, options));
-  return { zkConnect: e.ZK_CONNECT, d2BasePath: e.D2_BASE_PATH, queueUrl: e.FAILOUT_QUEUE_URL, sessionTimeoutMs: e.ZK_SESSION_TIMEOUT_MS, connectTimeoutMs: e.ZK_CONNECT_TIMEOUT_MS, tls };
+  return { zkConnect: e.ZK_CONNECT, d2BasePath: e.D2_BASE_PATH, drillsPath: e.FAILOUT_DRILLS_PATH, queueUrl: e.FAILOUT_QUEUE_URL, sessionTimeoutMs: e.ZK_SESSION_TIMEOUT_MS, connectTimeoutMs: e.ZK_CONNECT_TIMEOUT_MS, tls };
 }
 
 /** Options of {@link stopGuardSource}. */
@@ -58,6 +61,7 @@ export async function createStopGuard(options: StopGuardSourceOptions): Promise<
   return new StopGuard({
     zk: session,
     d2BasePath: config.d2BasePath,
+    drillsPath: config.drillsPath,
     queueUrl: config.queueUrl,
     send: sqsSender(),
     logger: options.logger,

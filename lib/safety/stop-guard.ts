@@ -32,6 +32,7 @@ import { createHash } from 'node:crypto';
 import type { SendMessageCommandInput } from '@aws-sdk/client-sqs';
 import { clusterPath, isBucketConfigActiveAt, parseClusterProperties, type FailoutProperties } from '../d2/data';
 import { encodeChangeRequest, namesStopAlarm, newRequestId, windowMadeAfterAlarm, type RequestLogger } from '../requests';
+import { decodeDrillNode, DEFAULT_DRILLS_PATH, drillPath, runAlarms, runTakesVerdict } from '../requests/drills';
 import { isZkError, type ZkSession } from '../zk';
 import { parseAlarmEvent, type AlarmStateChange } from './alarm-event';
 import { SafetyError } from './errors';
@@ -64,6 +65,11 @@ export interface StopGuardOptions {
   readonly zk: GuardZkReader;
   /** The D2 base path (default `/d2`). */
   readonly d2BasePath?: string;
+  /**
+   * Parent of the drill nodes (default `/failout/drills`): a run whose window a restore already removed
+   * from its cluster still takes the verdict of an alarm seen earlier in it.
+   */
+  readonly drillsPath?: string;
   /** The request queue's URL. */
   readonly queueUrl: string;
   /** Sends to the queue (an SQS client's `send` in the Lambda). */
@@ -149,12 +155,14 @@ export function guardRequestId(cluster: string, event: Pick<AlarmStateChange, 'a
  */
 export class StopGuard {
   private readonly d2BasePath: string;
+  private readonly drillsPath: string;
   private readonly count: (counter: GuardCounter, value: number) => void;
   private readonly clock: () => number;
 
   constructor(private readonly options: StopGuardOptions) {
     if (!options.queueUrl) throw new Error('StopGuard needs a queueUrl');
     this.d2BasePath = options.d2BasePath ?? '/d2';
+    this.drillsPath = options.drillsPath ?? DEFAULT_DRILLS_PATH;
     this.count = options.count ?? (() => undefined);
     this.clock = options.clock ?? Date.now;
   }
@@ -253,7 +261,52 @@ export class StopGuard {
       }),
     );
     if (unreadable.length > 0) this.count('ClustersUnreadable', unreadable.length);
+    for (const late of await this.runsTakingVerdict(alarm, now, alarmAt)) {
+      const i = matches.findIndex((m) => m.cluster === late.cluster);
+      if (i < 0) matches.push(late);
+      else if (matches[i]!.drill === undefined && matches[i]!.evacuation === undefined) matches[i] = { ...matches[i]!, drill: late.drill };
+    }
     return { matches: matches.sort((a, b) => a.cluster.localeCompare(b.cluster)), unreadable, clusters: names.length };
+  }
+
+  /**
+   * The cluster drills whose run, by its node, takes the verdict of `alarm` seen at `alarmAt` (the
+   * alarm is one of the run's, `alarmAt` lies in its time moving traffic, and it has no verdict from an
+   * earlier alarm): its restore carries the drill and `alarmAt`, and the worker records the verdict.
+   * The windows in the cluster node cannot tell it when a restore already removed them: a blocking
+   * alarm's stop, handled before the outcome alarm's event from earlier in the run (the first alarm
+   * seen in a run decides it). An unreadable drill node is logged and left out.
+   */
+  private async runsTakingVerdict(alarm: string, now: number, alarmAt: number | undefined): Promise<StopMatch[]> {
+    if (alarmAt === undefined) return [];
+    let names: readonly string[];
+    try {
+      names = (await this.options.zk.children(this.drillsPath)).children;
+    } catch (err) {
+      if (isZkError(err, 'noNode')) return [];
+      throw err;
+    }
+    const found = await Promise.all(
+      names.map(async (name): Promise<StopMatch | undefined> => {
+        try {
+          const node = await this.options.zk.read(drillPath(this.drillsPath, name));
+          if (!node.exists) return undefined;
+          const drill = decodeDrillNode(node.data);
+          const d = drill.definition;
+          // A drain test's verdict travels with its fabric's restore (its windows name the evacuation).
+          if (d.fabric !== undefined) return undefined;
+          const run = drill.runs.find((r) => runTakesVerdict(r, alarmAt, now));
+          if (run === undefined) return undefined;
+          const alarms = runAlarms(run, d);
+          return alarm === alarms.outcomeAlarm || alarms.blockingAlarms.includes(alarm) ? { cluster: d.cluster, drill: d.name, evacuation: undefined } : undefined;
+        } catch (err) {
+          if (isZkError(err)) throw err;
+          this.options.logger.warn('drill unreadable; a late verdict on its runs cannot be sent', { drill: name, alarmName: alarm, problem: err instanceof Error ? err.message : String(err) });
+          return undefined;
+        }
+      }),
+    );
+    return found.filter((m): m is StopMatch => m !== undefined);
   }
 
   private async sendFabricRestore(fabric: string, drill: string | undefined, event: AlarmStateChange, now: number, alarmAt: number | undefined): Promise<SentRestore> {

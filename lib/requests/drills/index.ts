@@ -6,3 +6,4 @@
 export { DEFAULT_DRILLS_PATH, drillPath, decodeDrillNode, runAlarms, runStatusAt, runningRun, currentRun } from '../drill-node';
 export type { DrillDefinition, DrillNode, DrillRun, DrillRunStatus } from '../drill-node';
 export { checkPutDrill } from '../drill-checks';
+export { runTakesVerdict } from '../drill-rules';

@@ -49,6 +49,7 @@ beforeEach(async () => {
   const stopGuard = new StopGuard({
     zk: session,
     d2BasePath: paths.d2Base,
+    drillsPath: paths.drillsPath,
     queueUrl: queue.queueUrl,
     send: async (message) => {
       const out = await sqs.client.send(new SendMessageCommand(message));
@@ -155,6 +156,23 @@ describe('the guard', () => {
     await eventually(async () => (await readRecord(session, paths, restore!.requestId)) !== undefined, 10_000, "the guard's restore");
 
     expect(await runOf('late-deploy', run.runId)).toMatchObject({ status: 'interrupted', stoppedByAlarm: 'deploys' });
+  });
+
+  it('fails a run a blocking alarm stopped when its outcome alarm changed state earlier in the run, though that event is handled after the stop', async () => {
+    // Prepare: the blocking alarm's restore ends the run (interrupted) and removes its window from the cluster.
+    const run = await startRun('first-seen', 60_000);
+    const outcomeAt = run.at + 200;
+    await until(outcomeAt + 300);
+    restores(await guard(alarmEvent('deploys', Date.now()), CONTEXT));
+    await settles('first-seen', run.runId, 'interrupted');
+
+    // Act: the outcome alarm's event, from before the blocking one, reaches the guard now.
+    const sent = restores(await guard(alarmEvent('first-seen-outcome', outcomeAt), CONTEXT));
+
+    // Assess: the first alarm seen in a run decides it.
+    expect(sent.map((r) => r.cluster)).toEqual([CLUSTER]);
+    expect(await settles('first-seen', run.runId, 'failed')).toMatchObject({ stoppedByAlarm: 'first-seen-outcome', alarmAt: outcomeAt });
+    expect((await readCluster(session, paths, CLUSTER)).json.failoutProperties ?? null).toBeNull();
   });
 
   it('leaves a run passed when its outcome alarm changed state only after the window', async () => {
