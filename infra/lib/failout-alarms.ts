@@ -49,6 +49,9 @@ export interface FailoutAlarmsProps {
  * - `UnreadableRecord`: the handler's EMF `UnreadableRecord`: a redelivery found its request's record
  *   unreadable and was acknowledged as a duplicate (the record exists only if the request was handled).
  *   Only a hand edit or another tool writes such a record, and the request's outcome cannot be shown.
+ * - `AlarmsUnchecked`: the handler's EMF `AlarmsUnchecked`: a request was applied without its alarms
+ *   checked (CloudWatch `DescribeAlarms` did not answer). A stop alarm already in ALARM would never
+ *   stop that failout (EventBridge sends only state changes), so someone should look at its alarms now.
  * - `BridgeOnFallback`: some replica served from a fallback xDS server in every minute of the threshold.
  * - `BridgeNotReady`: some replica was not ready in every minute of the threshold; a silent bridge
  *   (no EMF line: no task running) counts as not ready.
@@ -60,6 +63,7 @@ export class FailoutAlarms extends Construct {
   readonly requestsRejected: Alarm;
   readonly unreadableFailoutRemoved: Alarm;
   readonly unreadableRecord: Alarm;
+  readonly alarmsUnchecked: Alarm;
   readonly bridgeOnFallback: Alarm;
   readonly bridgeNotReady: Alarm;
 
@@ -125,6 +129,16 @@ export class FailoutAlarms extends Construct {
       evaluationPeriods: 1,
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
+    this.alarmsUnchecked = new Alarm(this, 'AlarmsUnchecked', {
+      alarmDescription:
+        'failout: a request was applied without its alarms checked (DescribeAlarms did not answer); a stop alarm already in ALARM will not stop it ' +
+        '(the record says alarmsUnchecked; see the failout-requests warning for the request id and check its alarms)',
+      metric: props.requestsFunction.metricRequests('AlarmsUnchecked'),
+      threshold: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
     this.bridgeOnFallback = new Alarm(this, 'BridgeOnFallback', {
       alarmDescription: `failout: the xds-bridge has served from a fallback xDS server for ${fallbackMinutes} minutes; check the primary control plane`,
       metric: props.bridge.metricFallbackActive(),
@@ -151,7 +165,7 @@ export class FailoutAlarms extends Construct {
 
   /** Every alarm of this construct. */
   all(): Alarm[] {
-    return [this.deadLetters, this.blockedGroup, this.requestsErrors, this.requestsRejected, this.unreadableFailoutRemoved, this.unreadableRecord, this.bridgeOnFallback, this.bridgeNotReady];
+    return [this.deadLetters, this.blockedGroup, this.requestsErrors, this.requestsRejected, this.unreadableFailoutRemoved, this.unreadableRecord, this.alarmsUnchecked, this.bridgeOnFallback, this.bridgeNotReady];
   }
 }
 

@@ -125,7 +125,7 @@ export class FailoutRequestsFunction extends NodejsFunction {
     return source;
   }
 
-  /** The handler's EMF metric `name` (`Applied`, `Rejected`, `Duplicate`, `UnreadableRecord`, `UnreadableFailoutRemoved`, `TransientFailure`, …); Sum per 5 minutes by default. */
+  /** The handler's EMF metric `name` (`Applied`, `Rejected`, `Duplicate`, `UnreadableRecord`, `UnreadableFailoutRemoved`, `AlarmsUnchecked`, `TransientFailure`, …); Sum per 5 minutes by default. */
   metricRequests(name: string, options: MetricOptions = {}): Metric {
     return new Metric({
       namespace: REQUESTS_METRICS.namespace,

@@ -193,6 +193,10 @@ describe('FailoutStack (default props: sandbox VPC, ZooKeeper by security group)
         { Namespace: 'failout', MetricName: 'UnreadableRecord', Dimensions: [{ Name: 'service', Value: 'failout-requests' }], Statistic: 'Sum', Period: 300, Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold', EvaluationPeriods: 1, TreatMissingData: 'notBreaching' },
       ],
       [
+        'a request was applied without its alarms checked (no answer from DescribeAlarms)',
+        { Namespace: 'failout', MetricName: 'AlarmsUnchecked', Dimensions: [{ Name: 'service', Value: 'failout-requests' }], Statistic: 'Sum', Period: 300, Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold', EvaluationPeriods: 1, TreatMissingData: 'notBreaching' },
+      ],
+      [
         'the bridge is on a fallback server for 10 minutes',
         { Namespace: 'failout', MetricName: 'FallbackActive', Dimensions: [{ Name: 'service', Value: 'xds-bridge' }], Statistic: 'Maximum', Period: 60, EvaluationPeriods: 10, DatapointsToAlarm: 10, TreatMissingData: 'notBreaching' },
       ],
@@ -205,9 +209,9 @@ describe('FailoutStack (default props: sandbox VPC, ZooKeeper by security group)
       template.hasResourceProperties('AWS::CloudWatch::Alarm', { ...props, AlarmActions: [{ Ref: topicId }], OKActions: [{ Ref: topicId }] });
     });
 
-    it('has exactly the ten alarms and an encrypted topic with the e-mail subscription', () => {
-      // The seven above, the blocked FIFO group (test/infra/blocked-group-alarm.test.ts), the guard's failures (test/infra/failout-guard.test.ts) and the drills' (test/infra/failout-drills.test.ts).
-      template.resourceCountIs('AWS::CloudWatch::Alarm', 10);
+    it('has exactly the eleven alarms and an encrypted topic with the e-mail subscription', () => {
+      // The eight above, the blocked FIFO group (test/infra/blocked-group-alarm.test.ts), the guard's failures (test/infra/failout-guard.test.ts) and the drills' (test/infra/failout-drills.test.ts).
+      template.resourceCountIs('AWS::CloudWatch::Alarm', 11);
       template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: Match.anyValue() });
       template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'oncall@example.com' });
     });
