@@ -22,6 +22,7 @@ import type { AddressInfo } from 'node:net';
 import { createLogger, type Logger } from '../logging';
 import { alarmStateChangeEvent, type AlarmStateValue } from '../safety';
 import type { Sample } from './traffic';
+import type { PortReservation } from './net';
 
 /** One alarm as served and as the evaluator keeps it. */
 export interface LocalAlarm {
@@ -61,10 +62,11 @@ export interface AlarmEvaluatorOptions {
   /** Fewest requests in the window to judge by; fewer read as OK. Default 5. */
   readonly minSamples?: number;
   /**
-   * The port of `GET /alarms` on 127.0.0.1. Default: a free one. The stack picks it before it starts
-   * the request worker, which reads its alarms there (`FAILOUT_ALARMS_URL`) from its first request.
+   * The port of `GET /alarms` on 127.0.0.1, held until the evaluator binds it. Default: a free one.
+   * The stack reserves it before it starts the request worker, which reads its alarms there
+   * (`FAILOUT_ALARMS_URL`) from its first request.
    */
-  readonly port?: number;
+  readonly port?: PortReservation;
   readonly logger?: Logger;
 }
 
@@ -196,7 +198,9 @@ export class AlarmEvaluator {
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(this.options.port ?? 0, '127.0.0.1', () => resolve());
+      const reserved = this.options.port;
+      if (!reserved) server.listen(0, '127.0.0.1', () => resolve());
+      else void reserved.release().then(() => server.listen(reserved.port, '127.0.0.1', () => resolve()));
     });
     this.server = server;
   }

@@ -7,7 +7,7 @@
  */
 import { launchObserver, type LaunchedObserver } from '../observer';
 import type { Logger } from '../logging';
-import { freePort } from './net';
+import { onFreePorts, PortInUseError, portTaken } from './net';
 
 /** Which observer: 1 is the clients' own fabric's, 2 the fallback. */
 export type ObserverNumber = 1 | 2;
@@ -39,8 +39,9 @@ export interface LocalObserversOptions {
 
 /** One observer slot: fixed ports, and the running process part while it serves. */
 interface Slot {
-  readonly grpcPort: number;
-  readonly adminPort: number;
+  /** Picked again only while the slot's first start finds a port taken; fixed from then on. */
+  grpcPort: number;
+  adminPort: number;
   running: LaunchedObserver | undefined;
   /** Edges: stopped → starting → serving → stopping → stopped; any → closed by `close()`. */
   state: ObserverState;
@@ -59,11 +60,11 @@ export class LocalObservers {
 
   /** Starts both observers on free loopback ports; on a failure stops what started and rethrows. */
   static async start(options: LocalObserversOptions): Promise<LocalObservers> {
-    const slot = async (): Promise<Slot> => ({ grpcPort: await freePort(), adminPort: await freePort(), running: undefined, state: 'stopped' });
-    const observers = new LocalObservers(options, [await slot(), await slot()]);
+    const slot = (): Slot => ({ grpcPort: 0, adminPort: 0, running: undefined, state: 'stopped' });
+    const observers = new LocalObservers(options, [slot(), slot()]);
     try {
-      await observers.startObserver(1);
-      await observers.startObserver(2);
+      await observers.firstStart(1);
+      await observers.firstStart(2);
     } catch (err) {
       await observers.close();
       throw err;
@@ -163,6 +164,24 @@ export class LocalObservers {
       if (slot.state === 'starting') slot.state = 'stopped';
       throw err;
     }
+  }
+
+  /**
+   * Starts observer `n` on free ports, on others when one was taken between the pick and the bind
+   * (its ports stay the same across restarts after that: the bootstrap names them).
+   */
+  private async firstStart(n: ObserverNumber): Promise<void> {
+    const slot = this.slot(n);
+    await onFreePorts(2, async ([grpcPort, adminPort]) => {
+      slot.grpcPort = grpcPort!;
+      slot.adminPort = adminPort!;
+      try {
+        await this.startObserver(n);
+      } catch (err) {
+        if ((await portTaken(grpcPort!)) || (await portTaken(adminPort!))) throw new PortInUseError(`observer-${n}: port ${grpcPort} or ${adminPort} was taken`, err);
+        throw err;
+      }
+    });
   }
 
   /** Stops observer `n` when it serves, starts it when stopped; returns what it did. */

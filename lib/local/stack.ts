@@ -21,7 +21,7 @@ import { ControlPlanes } from './control-planes';
 import { bundleFunction } from './function-bundle';
 import { LambdaProcess } from './lambda-process';
 import { localSecretArn, startLocalSecrets } from './secrets-server';
-import { freePort } from './net';
+import { reservePort } from './net';
 import { SqsPoller } from './sqs-poller';
 import { startLocalSqs, type LocalSqs } from './sqs';
 import { startStopConditions, type LocalStopConditions } from './stop-conditions';
@@ -183,8 +183,10 @@ export class LocalStack {
 
       const identities = freshIdentities();
       // The alarm evaluator starts later (it needs the traffic), on a port the worker knows from its start.
-      const alarmsPort = await freePort();
-      const worker = await startRequestWorker(zk.connectString, sqs, log, identities, stops, alarmsUrl(alarmsPort));
+      // Held until the evaluator binds it: seconds pass, and a free port is free only until someone binds it.
+      const alarmsPort = await reservePort();
+      stops.add(() => alarmsPort.release());
+      const worker = await startRequestWorker(zk.connectString, sqs, log, identities, stops, alarmsUrl(alarmsPort.port));
       stops.add(() => worker.poller.close());
 
       const observerSession = new ZkSession({ connectString: zk.connectString, sessionTimeoutMs: 10_000, logger: log });

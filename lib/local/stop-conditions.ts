@@ -8,6 +8,7 @@ import { AlarmEvaluator } from './alarm-evaluator';
 import type { LambdaProcess } from './lambda-process';
 import { startQueueSenderLambda, type QueueSenderLambdaOptions } from './queue-sender-lambda';
 import type { Sample } from './traffic';
+import type { PortReservation } from './net';
 
 /** What {@link startStopConditions} started. */
 export interface LocalStopConditions {
@@ -22,8 +23,8 @@ export interface LocalStopConditionsOptions extends QueueSenderLambdaOptions {
   /** The traffic generator's samples. */
   readonly samplesSince: (since: number) => readonly Sample[];
   readonly clusters: readonly string[];
-  /** The evaluator's port (`FAILOUT_ALARMS_URL` given to the request worker before it started). Default: a free one. */
-  readonly alarmsPort?: number;
+  /** The evaluator's port, held until it binds (`FAILOUT_ALARMS_URL` given to the request worker before it started). Default: a free one. */
+  readonly alarmsPort?: PortReservation;
 }
 
 /** Starts the guard's process, then the evaluator (which needs it). On a failure stops what runs and rethrows. */

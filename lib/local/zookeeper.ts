@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, openSync, closeSync, rmSync, writeFileSync } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureZooKeeper, type ZooKeeperInstallation } from './zookeeper-install.cjs';
-import { freePort, fourLetterWord } from './net';
+import { fourLetterWord, onFreePorts, PortInUseError, portTaken } from './net';
 import { killOnExit } from './child-processes';
 
 /** Session timeout bounds the server grants; short ones let tests expire sessions quickly. */
@@ -80,7 +80,7 @@ function configText(dataDir: string, clientPort: number, options: ZooKeeperOptio
     `clientPort=${clientPort}`,
     'clientPortAddress=127.0.0.1',
     'admin.enableServer=false',
-    '4lw.commands.whitelist=ruok,stat,srvr,mntr,cons',
+    '4lw.commands.whitelist=ruok,stat,srvr,mntr,cons,conf',
     // Benchmarks and tests open hundreds of sessions from one address.
     'maxClientCnxns=0',
     'initLimit=10',
@@ -170,16 +170,33 @@ class ZooKeeperProcess implements ZooKeeperServer {
   async waitReady(): Promise<void> {
     const deadline = Date.now() + this.spec.readyTimeoutMs;
     for (;;) {
-      if (!this.child) throw new Error(`ZooKeeper on port ${this.port} exited; see ${join(this.spec.dir, 'zookeeper.out')}`);
+      if (!this.child) throw await this.exitError();
       const answer = await fourLetterWord(this.spec.clientPort, 'ruok').catch(() => '');
       if (answer === 'imok') {
-        // `imok` only says the process runs; `srvr` fails until the server actually serves.
+        // `imok` only says the process runs; `srvr` fails until the server actually serves. `conf`
+        // names the data directory: a server of another test that took the port is not this one.
         const srvr = await fourLetterWord(this.spec.clientPort, 'srvr').catch(() => '');
-        if (srvr.includes('Mode:')) return;
+        if (srvr.includes('Mode:') && (await this.answersForItself())) return;
       }
       if (Date.now() > deadline) throw new Error(`ZooKeeper on port ${this.port} not ready after ${this.spec.readyTimeoutMs} ms`);
       await new Promise((r) => setTimeout(r, 50));
     }
+  }
+
+  private async answersForItself(): Promise<boolean> {
+    const conf = await fourLetterWord(this.spec.clientPort, 'conf').catch(() => '');
+    return conf.includes(`dataDir=${this.spec.dir}/`);
+  }
+
+  /**
+   * Why the process is gone; `code` `EADDRINUSE` when its port is bound by someone else now (a free
+   * port is free only until someone binds it; the JVM logs nothing here that would say so).
+   */
+  private async exitError(): Promise<Error> {
+    const err = new Error(`ZooKeeper on port ${this.port} exited; see ${join(this.spec.dir, 'zookeeper.out')}`);
+    const ports = [this.spec.clientPort, ...(this.spec.securePort === undefined ? [] : [this.spec.securePort])];
+    for (const port of ports) if (await portTaken(port)) return new PortInUseError(err.message, err);
+    return err;
   }
 
   async halt(): Promise<void> {
@@ -205,30 +222,36 @@ class ZooKeeperProcess implements ZooKeeperServer {
  */
 export async function startZooKeeper(options: ZooKeeperOptions = {}): Promise<ZooKeeperServer> {
   const install = ensureZooKeeper();
-  const dir = mkdtempSync(join(tmpdir(), 'failout-zk-'));
-  const dataDir = join(dir, 'data');
-  mkdirSync(dataDir);
-  const clientPort = options.port ?? (await freePort());
-  const securePort = options.tls ? await freePort() : undefined;
-  const config = join(dir, 'zoo.cfg');
-  const tlsLines = options.tls && securePort !== undefined ? tlsConfigLines(securePort, options.tls) : [];
-  writeFileSync(config, configText(dataDir, clientPort, options, tlsLines));
-  const classpath = options.tls ? tlsClasspath(install) : install.classpath;
-  const server = new ZooKeeperProcess({ dir, clientPort, securePort, config, install: { ...install, classpath }, readyTimeoutMs: options.readyTimeoutMs ?? 30_000 });
-  try {
-    await server.start();
-  } catch (err) {
-    await server.close();
-    throw err;
-  }
-  return server;
+  const startOn = async (clientPort: number, securePort: number | undefined): Promise<ZooKeeperServer> => {
+    const dir = mkdtempSync(join(tmpdir(), 'failout-zk-'));
+    const dataDir = join(dir, 'data');
+    mkdirSync(dataDir);
+    const config = join(dir, 'zoo.cfg');
+    const tlsLines = options.tls && securePort !== undefined ? tlsConfigLines(securePort, options.tls) : [];
+    writeFileSync(config, configText(dataDir, clientPort, options, tlsLines));
+    const classpath = options.tls ? tlsClasspath(install) : install.classpath;
+    const server = new ZooKeeperProcess({ dir, clientPort, securePort, config, install: { ...install, classpath }, readyTimeoutMs: options.readyTimeoutMs ?? 30_000 });
+    try {
+      await server.start();
+    } catch (err) {
+      await server.close();
+      throw err;
+    }
+    return server;
+  };
+  const port = options.port;
+  if (port !== undefined) return options.tls ? onFreePorts(1, ([secure]) => startOn(port, secure)) : startOn(port, undefined);
+  // Free ports may be taken by another process before the JVM binds them: pick others then.
+  return onFreePorts(options.tls ? 2 : 1, ([client, secure]) => startOn(client!, secure));
 }
 
 /** Starts an ensemble of `size` members (3 for fault tests) and waits until every member serves. */
 export async function startEnsemble(size = 3, options: Omit<ZooKeeperOptions, 'port' | 'tls'> = {}): Promise<ZooKeeperEnsemble> {
   const install = ensureZooKeeper();
-  const ports: { client: number; peer: number; election: number }[] = [];
-  for (let i = 0; i < size; i++) ports.push({ client: await freePort(), peer: await freePort(), election: await freePort() });
+  return onFreePorts(size * 3, (picked) => startEnsembleOn(install, options, Array.from({ length: size }, (_, i) => ({ client: picked[3 * i]!, peer: picked[3 * i + 1]!, election: picked[3 * i + 2]! }))));
+}
+
+async function startEnsembleOn(install: ZooKeeperInstallation, options: Omit<ZooKeeperOptions, 'port' | 'tls'>, ports: readonly { client: number; peer: number; election: number }[]): Promise<ZooKeeperEnsemble> {
   const serverLines = ports.map((p, i) => `server.${i + 1}=127.0.0.1:${p.peer}:${p.election}`);
   const members = ports.map((p, i) => {
     const dir = mkdtempSync(join(tmpdir(), `failout-zk${i + 1}-`));

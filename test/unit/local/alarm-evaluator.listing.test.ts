@@ -6,7 +6,7 @@
  */
 import { HttpAlarmStates } from '../../../lib/alarms';
 import { AlarmEvaluator, alarmsUrl, errorAlarmName } from '../../../lib/local/alarm-evaluator';
-import { freePort } from '../../../lib/local/net';
+import { reservePort } from '../../../lib/local/net';
 
 describe('AlarmEvaluator listing', () => {
   let evaluator: AlarmEvaluator | undefined;
@@ -17,9 +17,10 @@ describe('AlarmEvaluator listing', () => {
 
   it('serves every alarm it evaluates on the port given, and the worker reads any other name as unknown', async () => {
     // Prepare
-    const port = await freePort();
+    const reserved = await reservePort();
+    const port = reserved.port;
     const clusters = ['greetings-lor1', 'greetings-lva1', 'greetings-ltx1'];
-    evaluator = await AlarmEvaluator.start({ samplesSince: () => [], clusters, emit: async () => undefined, intervalMs: 3_600_000, port });
+    evaluator = await AlarmEvaluator.start({ samplesSince: () => [], clusters, emit: async () => undefined, intervalMs: 3_600_000, port: reserved });
 
     // Act
     const readings = await new HttpAlarmStates(alarmsUrl(port)).read([...clusters.map(errorAlarmName), 'greetings-lor1-latency']);
