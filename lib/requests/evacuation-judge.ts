@@ -9,7 +9,7 @@ import { activeDrillWindow, drillPrecedenceProblems } from './drill-rules';
 import { readYield as readClusterDrillYield, type YieldedDrill } from './judge-together';
 import { DEFAULT_EVACUATIONS_PATH, isEvacuationOpen, readStoredEvacuations, type EvacuationNode, type EvacuationPlan, type EvacuationReceiver, type StoredEvacuation } from './evacuation-node';
 import { carriesEvacuation, fabricsOf, planEvacuation, restoredFailout, withForced } from './evacuation-plan';
-import { DEFAULT_VIEW_PATH, readFailoutView, withViewEntry, type FailoutView } from './failout-view';
+import { DEFAULT_VIEW_PATH, readFailoutView, withViewEntries, type FailoutView } from './failout-view';
 import type { JudgeOptions } from './judge-request';
 import { involvedClusters, judgeTogether, type TogetherResult } from './open-failouts';
 import { countAnnouncedHosts } from './peer-states';
@@ -256,11 +256,11 @@ export async function judgeEvacuation(session: ZkReader, d2BasePath: string, req
   const { plan, props } = planned;
 
   // Every open failout, corrected with what was read live; then every member changed at once.
-  let before: Map<string, FailoutProperties> = new Map(stored.view);
-  for (const [name, state] of states) if (state.exists) before = withViewEntry(before, name, state.failoutProperties, now);
-  for (const [name, y] of yielded?.clusters ?? []) if (!states.has(name)) before = withViewEntry(before, name, y.failout, now);
-  let after: Map<string, FailoutProperties> = before;
-  for (const [name, p] of props) after = withViewEntry(after, name, p, now);
+  const live: [string, FailoutProperties | null][] = [];
+  for (const [name, state] of states) if (state.exists) live.push([name, state.failoutProperties]);
+  for (const [name, y] of yielded?.clusters ?? []) if (!states.has(name)) live.push([name, y.failout]);
+  const before = withViewEntries(stored.view, live, now);
+  const after = withViewEntries(before, props, now);
   const changed = new Set(props.keys());
   const hosts = new Map<string, number>();
   for (const [name, state] of states) hosts.set(name, state.exists ? state.hostCount : 0);
@@ -276,8 +276,7 @@ export async function judgeEvacuation(session: ZkReader, d2BasePath: string, req
   const forced = request.force ? [...new Set(found.map((f) => f.override))].sort() : undefined;
   // Force is audited on every window it wrote, as a failout's (judge-request.ts `withForced`): `failout status` reads it there.
   const written = forced === undefined ? props : new Map([...props].map(([name, p]) => [name, withForced(p, forced)]));
-  let viewAfter = after;
-  if (forced !== undefined) for (const [name, p] of written) viewAfter = withViewEntry(viewAfter, name, p, now);
+  const viewAfter = forced === undefined ? after : withViewEntries(after, written, now);
   return {
     verdict: 'apply',
     plan: judged,

@@ -11,7 +11,7 @@ import { carriesEvacuation, evacuatedFailout, openEvacuationWindow, restoredFail
 import { windowMadeAfterAlarm } from './stop-alarms';
 
 export { restoredFailout } from './evacuation-plan';
-import { encodeFailoutView, failoutText, readFailoutView, withViewEntry, type FailoutView } from './failout-view';
+import { encodeFailoutView, failoutText, readFailoutView, withViewEntries, type FailoutView } from './failout-view';
 import { forEachLimit } from '../concurrency';
 import type { Rejection } from './rejection';
 import type { EvacuationWrite, ForceOverride } from './request-record';
@@ -346,8 +346,7 @@ export class EvacuationWrites {
           ...(request.stoppedByAlarm === undefined ? {} : { stoppedByAlarm: request.stoppedByAlarm }),
         };
     const view = await readFailoutView(session, this.options.judge.viewPath, this.options.d2BasePath, now);
-    let after: Map<string, FailoutProperties> = new Map(view.view);
-    for (const w of writes) after = withViewEntry(after, w.cluster, w.failout, now);
+    const after = withViewEntries(view.view, writes.map((w) => [w.cluster, w.failout] as const), now);
     const nodeOp: MultiOp = continuing ? { op: 'check', path, version: read } : { op: 'set', path, data: encodeEvacuationNode(ended), version: read };
     // A drain test's run ends with it: its verdict (a guard's or the runner's restore) or `replaced` (an operator's).
     const detail = plan.fabric === request.fabric ? undefined : `ended by request ${request.requestId}, an operator's restore of fabric ${request.fabric}`;
@@ -496,8 +495,7 @@ export class EvacuationWrites {
         at++;
       }
       const last = at >= writes.length;
-      let after: Map<string, FailoutProperties> = new Map(view.view);
-      for (const w of chunk) after = withViewEntry(after, w.cluster, w.failout, now);
+      const after = withViewEntries(view.view, chunk.map((w) => [w.cluster, w.failout] as const), now);
       const ops = [...opsOf(chunk), viewOpOf(this.options.judge.viewPath, view.version, after, this.options.acl), nodeOp(chunk, last), ...(last ? lastOps : [])];
       const outcome = await this.options.run(ops, last ? final?.(steps) : undefined);
       if (outcome !== 'ok' || last) return outcome;

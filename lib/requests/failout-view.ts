@@ -48,9 +48,25 @@ export function hasOpenWindow(props: FailoutProperties | null | undefined, now: 
 
 /** `view` with `cluster`'s entry set to `props`, or removed when `props` has no open window at `now`; ended entries of other clusters pruned. */
 export function withViewEntry(view: FailoutView, cluster: string, props: FailoutProperties | null, now: number): Map<string, FailoutProperties> {
+  return withViewEntries(view, [[cluster, props]], now);
+}
+
+/**
+ * {@link withViewEntry} of each entry in turn (a later one for the same cluster wins), in one copy of
+ * the view: an evacuation changes a thousand entries of a view of thousands, and a copy per entry
+ * was a third of its judgement.
+ */
+export function withViewEntries(view: FailoutView, entries: Iterable<readonly [cluster: string, props: FailoutProperties | null]>, now: number): Map<string, FailoutProperties> {
+  const changes = [...entries];
+  // No entry: the view as it is (the copy per entry pruned only when it set one).
+  if (changes.length === 0) return new Map(view);
   const next = new Map<string, FailoutProperties>();
-  for (const [name, entry] of view) if (name !== cluster && hasOpenWindow(entry, now)) next.set(name, entry);
-  if (hasOpenWindow(props, now)) next.set(cluster, props);
+  for (const [name, entry] of view) if (hasOpenWindow(entry, now)) next.set(name, entry);
+  for (const [cluster, props] of changes) {
+    // Deleted first, so a set entry goes last, as the copy per entry placed it.
+    next.delete(cluster);
+    if (hasOpenWindow(props, now)) next.set(cluster, props);
+  }
   return next;
 }
 

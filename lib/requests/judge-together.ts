@@ -3,7 +3,7 @@ import type { ZkReader } from '../zk';
 import type { PeerState } from './apply-request';
 import type { CapacityPeer } from './capacity';
 import { activeDrillWindow } from './drill-rules';
-import { failoutText, withViewEntry, type FailoutView, type StoredFailoutView } from './failout-view';
+import { failoutText, withViewEntries, withViewEntry, type FailoutView, type StoredFailoutView } from './failout-view';
 import type { HostCountCache } from './host-count-cache';
 import { involvedClusters, judgeTogether, type TogetherResult } from './open-failouts';
 import { readPeerStates } from './peer-states';
@@ -74,9 +74,7 @@ export function rebaseView(rebase: ViewRebase, current: FailoutView): Map<string
     const peers = [...(before?.redirects ?? []), ...(after?.redirects ?? [])].map((r) => r.peer);
     if (rebase.involved.has(name) || peers.some((p) => rebase.involved.has(p))) return undefined;
   }
-  let next = new Map(current);
-  for (const [cluster, props] of rebase.entries) next = withViewEntry(next, cluster, props, rebase.now);
-  return next;
+  return withViewEntries(current, rebase.entries, rebase.now);
 }
 
 /** Reads a cluster in a drill run and what it is without the run's windows; undefined when no drill window is active. */
@@ -138,9 +136,7 @@ export interface TogetherVerdict {
 
 /** `view` corrected with what was read live: the truth wins over a stale entry. */
 function corrected(view: FailoutView, live: ReadonlyMap<string, FailoutProperties | null>, now: number): Map<string, FailoutProperties> {
-  let next = new Map(view);
-  for (const [cluster, props] of live) next = withViewEntry(next, cluster, props, now);
-  return next;
+  return withViewEntries(view, live, now);
 }
 
 /**
@@ -161,8 +157,7 @@ export async function judgeWithView(context: TogetherContext): Promise<TogetherV
   let after: Map<string, FailoutProperties>;
   let involved: ReadonlySet<string>;
   for (;;) {
-    after = withViewEntry(before, request.cluster, context.clusterAfter, now);
-    for (const y of yielded) after = withViewEntry(after, y.cluster, y.failoutProperties, now);
+    after = withViewEntries(before, [[request.cluster, context.clusterAfter], ...yielded.map((y) => [y.cluster, y.failoutProperties] as const)], now);
     const changed = new Set([request.cluster, ...yielded.map((y) => y.cluster)]);
     involved = involvedClusters(before, after, changed).hostsNeeded;
     await readHosts(context, involved, hosts);

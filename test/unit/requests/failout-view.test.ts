@@ -4,7 +4,8 @@
  */
 import { parseFailoutProperties, type FailoutProperties } from '../../../lib/d2/data';
 import { decodeFailoutView, encodeFailoutView, rebuildFailoutView, viewDrift, viewPathFor } from '../../../lib/requests';
-import { withViewEntry } from '../../../lib/requests/failout-view';
+import fc from 'fast-check';
+import { withViewEntries, withViewEntry } from '../../../lib/requests/failout-view';
 import { OPEN_ACL } from '../../../lib/zk';
 import { InMemoryZk } from '../../helpers/in-memory-zk';
 
@@ -32,6 +33,21 @@ it('keeps only open windows when an entry is set, and drops a cluster whose wind
   const view = new Map([['x', props(NOW - 1)], ['y', props(NOW + 1000)]]);
   expect([...withViewEntry(view, 'z', props(NOW + 5), NOW).keys()]).toEqual(['y', 'z']);
   expect([...withViewEntry(view, 'y', null, NOW).keys()]).toEqual([]);
+});
+
+it('sets many entries in one copy exactly as one at a time would, order of keys included', () => {
+  const cluster = fc.constantFrom('a', 'b', 'c', 'd', 'e');
+  // An entry: ended, open, or none (removes the cluster).
+  const entry = fc.constantFrom<FailoutProperties | null>(null, props(NOW - 1), props(NOW + 1000), props(NOW + 2000, { drill: 'd' }));
+  fc.assert(
+    fc.property(fc.array(fc.tuple(cluster, entry), { maxLength: 8 }), fc.array(fc.tuple(cluster, entry), { maxLength: 8 }), (start, changes) => {
+      const view = new Map(start.filter((e): e is [string, FailoutProperties] => e[1] !== null));
+      let oneByOne = new Map(view);
+      for (const [name, p] of changes) oneByOne = withViewEntry(oneByOne, name, p, NOW);
+      const together = withViewEntries(view, changes, NOW);
+      expect([...together]).toEqual([...oneByOne]);
+    }),
+  );
 });
 
 it('sits beside the records parent', () => {
