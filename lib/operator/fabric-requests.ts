@@ -5,7 +5,7 @@
  * `buildRestoreFabricBody`), the worker's schema (`validateEvacuation`), the worker's rule on the
  * alarms a request names (`checkNamedAlarms`) and the worker's own plan judge (`dryRunEvacuation`).
  */
-import { drainTestEndedByRestore, isEvacuationOpen, openEvacuationWindow, readFailoutView, readStoredEvacuations, viewPathFor } from '../requests';
+import { drainTestEndedByRestore, isEvacuationOpen, openEvacuationWindow, readFailoutView, readStoredEvacuations, restoreOfUnknownFabric, viewPathFor, type Rejection } from '../requests';
 import { isZkError, type ZkReader } from '../zk';
 import { checkNamedAlarms } from './alarm-source';
 import { dryRunEvacuation } from './evacuation-dry-run';
@@ -85,7 +85,8 @@ export async function judgeFabricBody(settings: OperatorSettings, env: OperatorE
       }
       return { kind: 'ready', body, judged: true, judgement: formatEvacuationPlan(result.plan, { now, forced: result.forced }), plan: result.plan, forced: result.forced, notes };
     }
-    const { judgement, evacuation } = await restoreJudgement(session, settings, body.fabric, now);
+    const { judgement, evacuation, refused } = await restoreJudgement(session, settings, body.fabric, now);
+    if (refused !== undefined) return { kind: 'rejected', body, reason: refused.reason, message: refused.message };
     return { kind: 'ready', body, judged: true, judgement, ...(evacuation === undefined ? {} : { evacuation }), notes };
   } catch (err) {
     if (isZkError(err) && err.transient) return unjudged(`ZooKeeper did not answer (${err.message}): not judged now`);
@@ -99,9 +100,10 @@ export async function judgeFabricBody(settings: OperatorSettings, env: OperatorE
  * carrying its evacuation comes home, the node is removed); else the fabric's open evacuation; else a
  * drain test open on another fabric (an operator's restore of any fabric ends it:
  * `drainTestEndedByRestore`, the worker's own rule); else the clusters still carrying windows of an
- * evacuation of the fabric; else nothing.
+ * evacuation of the fabric; else, for a name that is no fabric and was never evacuated, the worker's
+ * refusal (`refused`); else nothing.
  */
-async function restoreJudgement(session: ZkReader, settings: OperatorSettings, fabric: string, now: number): Promise<{ readonly judgement: string; readonly evacuation?: EvacuationSummary }> {
+async function restoreJudgement(session: ZkReader, settings: OperatorSettings, fabric: string, now: number): Promise<{ readonly judgement: string; readonly evacuation?: EvacuationSummary; readonly refused?: Pick<Rejection, 'reason' | 'message'> }> {
   const stored = await readStoredEvacuations(session, settings.evacuationsBase);
   const own = stored.find((e) => e.fabric === fabric);
   if (own !== undefined && own.node === undefined) {
@@ -120,6 +122,11 @@ async function restoreJudgement(session: ZkReader, settings: OperatorSettings, f
       judgement: `fabric ${fabric} has no open evacuation now; an operator's restore of any fabric ends a running drain test, so this ends drill ${JSON.stringify(drain.node.plan.drill)}'s ${formatEvacuationLine(open, now)}\nnow: its ${plural(drain.node.plan.clusters.length, 'cluster')} of ${drain.fabric} come home, the last stage first, and its run is replaced.`,
       evacuation: open,
     };
+  }
+  if (own === undefined && (await carryingClusters(session, settings, fabric, now)).length === 0) {
+    // No such fabric and never evacuated: the worker refuses it as a typo (`unknownFabric`).
+    const refused = await restoreOfUnknownFabric(session, settings.d2Base, fabric, settings.fabricsBase);
+    if (refused !== undefined) return { judgement: refused.message, refused };
   }
   return { judgement: await outlivingJudgement(session, settings, fabric, now) };
 }

@@ -84,6 +84,18 @@ export type EvacuationJudgement =
     }
   | { readonly verdict: 'reject'; readonly rejection: Rejection; readonly plan?: EvacuationPlan };
 
+/**
+ * The refusal of an operator's `restoreFabric` of `fabric` when no fabric has that name (by the fabric
+ * map and the naming rule) and it has no evacuation node (the caller knows): a typo, not a no-op.
+ * Undefined when the fabric has a cluster.
+ */
+export async function restoreOfUnknownFabric(session: Pick<ZkReader, 'children' | 'read'>, d2BasePath: string, fabric: string, fabricsPath?: string): Promise<Problem | undefined> {
+  const names = (await readFabricList(session, d2BasePath, fabricsPath)).filter((f) => f.clusters.length > 0).map((f) => f.name);
+  if (names.includes(fabric)) return undefined;
+  const listed = names.length === 0 ? 'none' : names.sort().join(', ');
+  return { reason: 'unknownFabric', message: `fabric: ${JSON.stringify(fabric)} has no cluster and no evacuation (fabrics with clusters: ${listed}); nothing to restore` };
+}
+
 /** The fabrics as ZooKeeper holds them now: D2's service and cluster names and every map that decodes. */
 export async function readFabricList(session: Pick<ZkReader, 'children' | 'read'>, d2BasePath: string, fabricsPath: string = DEFAULT_FABRICS_PATH): Promise<Fabric[]> {
   const children = async (path: string): Promise<string[]> => {

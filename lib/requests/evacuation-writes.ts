@@ -5,7 +5,7 @@ import { activeDrillWindow } from './drill-rules';
 import { drainTestEndOps, drainTestStartOps, drainTestVerdictOps } from './drill-fabric';
 import { DEFAULT_DRILLS_PATH } from './drill-node';
 import { yieldedDrillOps } from './drill-yield';
-import { judgeEvacuation, type EvacuationJudgeOptions, type EvacuationYield } from './evacuation-judge';
+import { judgeEvacuation, restoreOfUnknownFabric, type EvacuationJudgeOptions, type EvacuationYield } from './evacuation-judge';
 import { decodeEvacuationNode, drainTestEndedByRestore, encodeEvacuationNode, evacuationPath, isEndingFor, readStoredEvacuations, type EvacuationNode } from './evacuation-node';
 import { carriesEvacuation, evacuatedFailout, openEvacuationWindow, restoredFailout, withForced } from './evacuation-plan';
 import { windowMadeAfterAlarm } from './stop-alarms';
@@ -13,7 +13,7 @@ import { windowMadeAfterAlarm } from './stop-alarms';
 export { restoredFailout } from './evacuation-plan';
 import { encodeFailoutView, failoutText, readFailoutView, withViewEntries, type FailoutView } from './failout-view';
 import { forEachLimit } from '../concurrency';
-import type { Rejection } from './rejection';
+import { rejectionOf, type Rejection } from './rejection';
 import type { EvacuationWrite, ForceOverride } from './request-record';
 
 /**
@@ -316,6 +316,12 @@ export class EvacuationWrites {
       // or name an alarm only some members have (`failout amend`): home now, the node as it is.
       const carrying = await this.restoreCarrying(request, own, now, verdict);
       if (carrying !== undefined) return carrying;
+      // An operator's restore of a name that is no fabric and was never evacuated: a typo, said as such
+      // (a known fabric with nothing open stays an applied no-op, so a restore can always be repeated).
+      if (own.version === undefined && request.stoppedByAlarm === undefined) {
+        const unknown = await restoreOfUnknownFabric(this.options.session, this.options.d2BasePath, request.fabric, this.options.judge.fabricsPath);
+        if (unknown !== undefined) return { kind: 'reject', rejection: rejectionOf([unknown], request.requestId) };
+      }
       const write = { mode: 'multi' as const, clusters: 0, stages: 0, multiBytes: 0 };
       const check: MultiOp[] = own.version === undefined ? [] : [{ op: 'check', path: own.path, version: own.version }];
       // A verdict that comes after the drain test's evacuation ended still judges its run.

@@ -443,6 +443,19 @@ describe('refusals write nothing but the record', () => {
     expect((await session.read(`${base}/evacuations/lor1`)).exists).toBe(false);
   });
 
+  it('refuses to restore a fabric that has no cluster and no evacuation (a typo), naming the fabrics; a known fabric with none open changes nothing', async () => {
+    await seed(admin, THREE());
+    const writer = writerWith();
+
+    const typo = await writer.process(restore('rs-1', { fabric: 'lro1' }), { messageId: 'm-1' });
+    const known = await writer.process(restore('rs-2', { fabric: 'lva1' }), { messageId: 'm-2' });
+
+    expect(typo).toMatchObject({ status: 'rejected', reason: 'unknownFabric' });
+    expect(typo.record.message).toMatch(/"lro1" has no cluster and no evacuation \(fabrics with clusters: lor1, ltx1, lva1\); nothing to restore/);
+    expect((await session.read(`${base}/evacuations/lro1`)).exists).toBe(false);
+    expect(known).toMatchObject({ status: 'applied', record: { unchanged: true } });
+  });
+
   it('names a service with no cluster outside the fabric, and moves the rest once it is excluded', async () => {
     await seed(admin, { ...THREE(), solo: { 'solo-lor1': 2 } });
     const writer = writerWith();

@@ -453,6 +453,24 @@ describe('an operator takes precedence over a running drain test', () => {
     expect(await allHome(LOR1)).toBe(true);
   });
 
+  it("shows in the console's Check of a restore of a name that is no fabric the worker's refusal, word for word", async () => {
+    // Prepare: nothing evacuated; "lro1" is a typo of lor1
+    const settings = resolveSettings({}, { D2_BASE_PATH: d2(), FAILOUT_REQUESTS_PATH: `${base}/requests`, FAILOUT_FABRICS_PATH: `${base}/fabrics`, FAILOUT_EVACUATIONS_PATH: `${base}/evacuations` });
+    const typo = buildFabricBody('restoreFabric', 'lro1', {}, { requestId: 'rs-lro1', now: clock, requestedBy: 'oncall@example.com' });
+    const known = buildFabricBody('restoreFabric', 'lva1', {}, { requestId: 'rs-lva1', now: clock, requestedBy: 'oncall@example.com' });
+
+    // Act
+    const checkTypo = await judgeFabricBody(settings, {}, typo, { now: clock, session });
+    const checkKnown = await judgeFabricBody(settings, {}, known, { now: clock, session });
+    const applied = await apply({ requestId: 'rs-lro1', action: 'restoreFabric', fabric: 'lro1' });
+
+    // Assess: the Check shows the worker's refusal, word for word; a known fabric stays a no-op
+    expect(checkTypo).toMatchObject({ kind: 'rejected', reason: 'unknownFabric', message: expect.stringMatching(/^fabric: "lro1" has no cluster and no evacuation \(fabrics with clusters: lor1, .*\); nothing to restore$/) });
+    expect(applied).toMatchObject({ status: 'rejected', reason: 'unknownFabric' });
+    expect(applied.record.message).toBe((checkTypo as { message: string }).message);
+    expect(checkKnown).toMatchObject({ kind: 'ready', judgement: expect.stringContaining('would change nothing') });
+  });
+
   it("an operator's failout to a cluster of the drilled fabric takes that cluster back; the rest of the run goes on", async () => {
     // Prepare
     await putDrain('drain');

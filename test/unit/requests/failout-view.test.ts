@@ -36,7 +36,7 @@ it('keeps only open windows when an entry is set, and drops a cluster whose wind
 });
 
 it('sets many entries in one copy exactly as one at a time would, order of keys included', () => {
-  const cluster = fc.constantFrom('a', 'b', 'c', 'd', 'e');
+  const cluster = fc.constantFrom<string>('a', 'b', 'c', 'd', 'e');
   // An entry: ended, open, or none (removes the cluster).
   const entry = fc.constantFrom<FailoutProperties | null>(null, props(NOW - 1), props(NOW + 1000), props(NOW + 2000, { drill: 'd' }));
   fc.assert(
