@@ -54,6 +54,46 @@ function quote(text: string): string {
   return JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text);
 }
 
+/** A receiving cluster a member may move to: its fabric and its eligible hosts. */
+interface TargetPeer {
+  readonly cluster: string;
+  readonly fabric: string;
+  readonly hosts: number;
+}
+
+/**
+ * Peer weights for weights given per target fabric (`--to lva1:2,ltx1:1`): each fabric gets its share
+ * of the member's traffic however many clusters of the service it has (a fabric map may put two
+ * there), split between them by their hosts. Weights are integers (D2's codec): a fabric's weight is
+ * scaled by the least common multiple of the host totals of the fabrics that split it, then every
+ * weight divided by their greatest common divisor. With one cluster in each fabric: the weights as given.
+ */
+function fabricWeighted(peers: readonly TargetPeer[], weightOf: ReadonlyMap<string, number>): { cluster: string; weight: number }[] {
+  const hostsIn = new Map<string, { clusters: number; hosts: number }>();
+  for (const p of peers) {
+    const f = hostsIn.get(p.fabric) ?? { clusters: 0, hosts: 0 };
+    hostsIn.set(p.fabric, { clusters: f.clusters + 1, hosts: f.hosts + p.hosts });
+  }
+  if ([...hostsIn.values()].every((f) => f.clusters === 1)) return peers.map((p) => ({ cluster: p.cluster, weight: weightOf.get(p.fabric)! }));
+  let scale = 1;
+  for (const f of hostsIn.values()) if (f.clusters > 1) scale = lcm(scale, f.hosts);
+  const weighted = peers.map((p) => {
+    const f = hostsIn.get(p.fabric)!;
+    const share = weightOf.get(p.fabric)! * scale;
+    return { cluster: p.cluster, weight: f.clusters > 1 ? (share / f.hosts) * p.hosts : share };
+  });
+  const divisor = weighted.reduce((d, p) => gcd(d, p.weight), 0);
+  return weighted.map((p) => ({ cluster: p.cluster, weight: p.weight / divisor }));
+}
+
+function gcd(a: number, b: number): number {
+  return b === 0 ? a : gcd(b, a % b);
+}
+
+function lcm(a: number, b: number): number {
+  return (a / gcd(a, b)) * b;
+}
+
 /** The members of `fabric` and its target fabrics, or the problems (unknown fabric or target, bad exclude). */
 export function fabricsOf(request: Pick<EvacuateChangeRequest, 'fabric' | 'targets' | 'exclude'>, fabrics: readonly Fabric[]): { members: FabricMember[]; targets: { fabric: string; weight: number }[] | 'capacity'; targetNames: string[] } | { problems: Problem[] } {
   const known = new Map(fabrics.filter((f) => f.clusters.length > 0).map((f) => [f.name, f]));
@@ -100,15 +140,16 @@ export function planEvacuation(input: PlanInput): PlanOutcome {
       continue;
     }
     const skipped: string[] = [];
-    const peers: { cluster: string; weight: number }[] = [];
+    const eligible: TargetPeer[] = [];
     for (const t of targetsOf(fabrics, member.cluster)) {
       if (!inTargets.has(t.fabric)) continue;
       const peer = states.get(t.cluster);
       if (peer === undefined || !peer.exists) skipped.push(`${t.cluster} does not exist`);
       else if (peer.hostCount <= 0) skipped.push(`${t.cluster} has no eligible host`);
       else if (hasOpenWindow(peer.failoutProperties, now)) skipped.push(`${t.cluster} is failed out`);
-      else peers.push({ cluster: t.cluster, weight: targets === 'capacity' ? peer.hostCount : weightOf.get(t.fabric)! });
+      else eligible.push({ cluster: t.cluster, fabric: t.fabric, hosts: peer.hostCount });
     }
+    const peers = targets === 'capacity' ? eligible.map((p) => ({ cluster: p.cluster, weight: p.hosts })) : fabricWeighted(eligible, weightOf);
     if (peers.length === 0) {
       const why = skipped.length === 0 ? `no cluster in ${targetNames.join(', ') || 'another fabric'}` : skipped.join(', ');
       stranded.push(`${member.service} (${member.cluster}: ${why})`);

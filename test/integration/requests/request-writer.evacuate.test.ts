@@ -188,6 +188,31 @@ describe('evacuate: one judged plan in one multi', () => {
   });
 });
 
+describe('given weights with two clusters of a service in one target fabric (a fabric map)', () => {
+  it("splits the fabric's weight between them by their hosts, so each fabric gets its given share", async () => {
+    // Prepare: greetings has two clusters in lva1 (4 and 2 hosts), one in ltx1.
+    await seed(admin, { greetings: { 'greetings-lor1': 2, 'greetings-lva1': 4, 'greetings-lva1b': 2, 'greetings-ltx1': 2 }, hello: THREE().hello });
+    const writer = writerWith();
+    const map = { version: 1, requestId: 'map-1', action: 'putFabric', fabric: 'lva1', clusters: [
+      { cluster: 'greetings-lva1', service: 'greetings' },
+      { cluster: 'greetings-lva1b', service: 'greetings' },
+      { cluster: 'hello-lva1', service: 'hello' },
+    ] };
+    expect((await writer.process(JSON.stringify(map), { messageId: 'm-0' })).status).toBe('applied');
+
+    // Act: lva1 takes 2 parts, ltx1 1
+    const outcome = await writer.process(evacuate('ev-1', { targets: [{ fabric: 'lva1', weight: 2 }, { fabric: 'ltx1', weight: 1 }] }), { messageId: 'm-1' });
+
+    // Assess: greetings' lva1 clusters share 2/3 by hosts (4:2), ltx1 has 1/3; hello as given.
+    expect(outcome.status).toBe('applied');
+    const weights = Object.fromEntries(((await failout('greetings-lor1'))?.redirects ?? []).map((r) => [r.peer, r.weight ?? 1]));
+    const total = Object.values(weights).reduce((a, b) => a + b, 0);
+    expect({ lva1: (weights['greetings-lva1']! + weights['greetings-lva1b']!) / total, ltx1: weights['greetings-ltx1']! / total }).toEqual({ lva1: 2 / 3, ltx1: 1 / 3 });
+    expect(weights['greetings-lva1']! / weights['greetings-lva1b']!).toBe(2);
+    expect((await failout('hello-lor1'))?.redirects).toEqual([{ peer: 'hello-ltx1', weight: 1 }, { peer: 'hello-lva1', weight: 2 }]);
+  });
+});
+
 describe('stop alarms end the whole evacuation', () => {
   it('a guard restore naming a stop or gate alarm ends every cluster of it, stage by stage in reverse, and says why; another alarm changes nothing', async () => {
     await seed(admin, THREE());
