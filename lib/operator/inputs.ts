@@ -81,16 +81,26 @@ export function formatIsoDuration(ms: number): string {
 /**
  * A point in time (epoch ms): `now`, `+30m` (relative to `now`), or ISO-8601 with a zone
  * (`2026-11-30T16:00:00Z`, `…+01:00`). A time without a zone is refused rather than read as the
- * laptop's local time: in an incident the operator and the servers may not share one.
+ * laptop's local time: in an incident the operator and the servers may not share one. So is a date
+ * the calendar does not have (`2026-04-31`, `2026-02-29`) or hour 24: `Date.parse` would roll it
+ * over to the next day, silently moving the window a day from what was typed (the worker's own
+ * schema refuses such an instant, and so does the console's history filter).
  */
 export function parseTime(text: string, now: number, flag: string): number {
   const value = text.trim();
   if (value.toLowerCase() === 'now') return now;
   if (value.startsWith('+')) return now + parseDuration(value.slice(1), flag);
-  const zoned = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i.test(value);
+  const zoned = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i.exec(value);
   const ms = Date.parse(value);
   if (!zoned || Number.isNaN(ms)) {
     throw inputError(`${flag} ${JSON.stringify(text)} is not a time with a zone (examples: 2026-11-30T16:00:00Z, +30m, now)`, fieldOf(flag));
+  }
+  const [year, month, day, hour] = [Number(zoned[1]), Number(zoned[2]), Number(zoned[3]), Number(zoned[4])];
+  // setUTCFullYear, unlike Date.UTC, takes years 0–99 as they are.
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day || hour > 23) {
+    throw inputError(`${flag} ${JSON.stringify(text)} is not a time the calendar has (no such day or hour); check the date (example: 2026-11-30T16:00:00Z)`, fieldOf(flag));
   }
   return ms;
 }

@@ -74,6 +74,21 @@ describe('parseTime', () => {
   it('refuses a time without a zone instead of guessing the local one', () => {
     expect(usageMessage(() => parseTime('2026-11-30T18:00:00', NOW, '--until'))).toMatch(/--until .*with a zone/);
   });
+
+  // Date.parse rolls a day the month does not have (and hour 24) over to the next day; the worker's
+  // schema (zod's iso.datetime) refuses such an instant, and so does the console's history filter.
+  it.each([['2026-04-31T18:00:00Z'], ['2026-02-29T08:00:00Z'], ['2026-02-30T08:00:00+01:00'], ['2026-11-30T24:00:00Z'], ['2026-11-31T10:00Z']])(
+    'refuses %s, a time the calendar does not have, instead of moving it to the next day',
+    (text) => {
+      expect(usageMessage(() => parseTime(text, NOW, '--until'))).toMatch(/--until .*not a time the calendar has/);
+    },
+  );
+
+  it('accepts the last day of each month, and 29 February of a leap year', () => {
+    expect(parseTime('2028-02-29T08:00:00Z', NOW, '--at')).toBe(Date.UTC(2028, 1, 29, 8));
+    expect(parseTime('2026-04-30T23:59:59Z', NOW, '--at')).toBe(Date.UTC(2026, 3, 30, 23, 59, 59));
+    expect(parseTime('2026-12-31T23:00:00-01:00', NOW, '--at')).toBe(Date.UTC(2027, 0, 1, 0));
+  });
 });
 
 describe('parseShare and parseBuckets', () => {
