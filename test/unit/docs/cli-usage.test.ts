@@ -36,17 +36,43 @@ function subcommands(help: string): string[] {
   return names;
 }
 
-/** One command of the CLI: the words after `failout`, and its usage line. */
+/** The description commander prints after the usage line: the help's lines up to its first blank one after `Usage:`. */
+function descriptionOf(help: string): string {
+  const lines = help.split('\n');
+  const usage = lines.findIndex((line) => line.startsWith('Usage:'));
+  const text: string[] = [];
+  for (const line of lines.slice(usage + 2)) {
+    if (line.trim() === '') break;
+    text.push(line.trim());
+  }
+  return text.join(' ');
+}
+
+/** One command of the CLI: the words after `failout`, its usage line and its description. */
 interface Command {
   readonly path: readonly string[];
   readonly usage: string | undefined;
+  readonly description: string;
 }
 
 /** Every command and subcommand, depth first, from `failout --help` down. */
 async function allCommands(path: readonly string[] = []): Promise<Command[]> {
   const help = await helpOf(path);
   const below = await Promise.all(subcommands(help).map((name) => allCommands([...path, name])));
-  return [{ path, usage: usageLine(help) }, ...below.flat()];
+  return [{ path, usage: usageLine(help), description: descriptionOf(help) }, ...below.flat()];
+}
+
+/** The Command reference's table rows: `| \`failout …\` | what it does |` → command → text. */
+function referenceTable(markdown: string): Map<string, string> {
+  const lines = markdown.split('\n');
+  const start = lines.findIndex((line) => line === '### Command reference');
+  const rows = new Map<string, string>();
+  for (const line of lines.slice(start + 1)) {
+    if (/^#{1,3} /.test(line)) break;
+    const row = /^\| `(failout[^`]*)` \| (.*) \|$/.exec(line);
+    if (row) rows.set(row[1]!, row[2]!);
+  }
+  return rows;
 }
 
 describe('the operators page documents every CLI command', () => {
@@ -73,6 +99,16 @@ describe('the operators page documents every CLI command', () => {
     const missing = commands.filter((command) => !reference.includes(command.usage ?? '')).map((command) => `failout ${command.path.join(' ')}: ${command.usage}`);
 
     expect(missing).toEqual([]);
+  });
+
+  it("has a row for every command in the Command reference's table, saying what its --help says", () => {
+    const table = referenceTable(readPage('docs/operators.md'));
+    const wrong = commands
+      .map((command) => ['failout', ...command.path].join(' '))
+      .map((name, i) => ({ name, documented: table.get(name), help: commands[i]!.description }))
+      .filter((row) => row.documented?.startsWith(row.help.replace(/\.$/, '')) !== true);
+
+    expect(wrong).toEqual([]);
   });
 
   it('lists no usage line of a command the CLI does not have', () => {
