@@ -15,7 +15,7 @@
  * often: the caller coalesces.
  */
 import type { Lifecycle } from '../lifecycle';
-import { clusterPath, isSymlinkName, parseClusterProperties, parseServiceProperties, servicePath, urisPath, type FailoutProperties } from '../d2/data';
+import { clusterPath, parseClusterProperties, parseServiceProperties, servicePath, urisPath, type FailoutProperties } from '../d2/data';
 import type { Logger } from '../logging';
 import { decodeRequestRecord, isValidRequestId, requestIdTime, type EvacuationNode, type RequestRecord } from '../requests';
 import { ZkSession, type ConnectionState, type DataState, type Watch, type ZkTlsOptions } from '../zk';
@@ -218,9 +218,7 @@ export class ZkView {
     });
     this.setState('connected');
     const base = this.options.d2Base;
-    this.watchNames(session, clusterPath(base), (children) => {
-      // A `$` node is a D2 symlink (docs/observer.md), no cluster: the cluster it leads to has its own card.
-      const names = children.filter((name) => !isSymlinkName(name));
+    this.watchNames(session, clusterPath(base), (names) => {
       for (const name of names) if (!this.clusterState.has(name)) this.followCluster(session, name);
       for (const gone of this.clusterNames.filter((n) => !names.includes(n))) {
         this.clusterState.get(gone)?.watches.forEach((w) => w.close());

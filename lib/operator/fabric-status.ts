@@ -1,4 +1,4 @@
-import { clusterPath, isSymlinkName, servicePath, urisPath } from '../d2/data';
+import { clusterPath, servicePath, urisPath } from '../d2/data';
 import { decodeFabricMap, deriveFabrics, isFabricError, targetsOf, type FabricMap, type FabricMapConflict, type FabricSource, type MissingMappedCluster } from '../fabrics';
 import { forEachLimit } from '../concurrency';
 import { isZkError, type ZkReader } from '../zk';
@@ -76,13 +76,11 @@ interface ClusterRead {
  */
 export async function readFabrics(session: FabricReader, settings: Pick<OperatorSettings, 'd2Base' | 'fabricsBase'>, now: number): Promise<FabricsView> {
   checkFabricsBase(settings.fabricsBase);
-  const [services, children, mapNames] = await Promise.all([
+  const [services, clusterNames, mapNames] = await Promise.all([
     childrenOf(session, servicePath(settings.d2Base)),
     childrenOf(session, clusterPath(settings.d2Base)),
     childrenOf(session, settings.fabricsBase),
   ]);
-  // A `$` node is a D2 symlink to a cluster listed under its own name, not a cluster of any fabric.
-  const clusterNames = children.filter((name) => !isSymlinkName(name));
   const reads = new Map<string, ClusterRead>();
   await forEachLimit(clusterNames, READ_CONCURRENCY, async (cluster) => {
     const read = await readCluster(session, settings.d2Base, cluster, now);
@@ -132,7 +130,7 @@ export async function readFabricMembership(session: FabricReader, settings: Pick
     childrenOf(session, settings.fabricsBase),
   ]);
   const { maps } = await readMaps(session, settings.fabricsBase, mapNames);
-  const derived = deriveFabrics({ services, clusters: clusters.filter((name) => !isSymlinkName(name)), maps });
+  const derived = deriveFabrics({ services, clusters, maps });
   return new Map(derived.fabrics.flatMap((fabric) => fabric.clusters.map((member) => [member.cluster, fabric.name] as const)));
 }
 

@@ -5,9 +5,11 @@ import {
   mergeUriProperties,
   parseClusterProperties,
   parseUriProperties,
-  followLinks,
+  resolveLinks,
   urisPath,
   type ClusterProperties,
+  type LinkResolution,
+  type LinkState,
   type UriProperties,
 } from '../d2/data';
 import { isZkError, type ZkReader } from '../zk';
@@ -33,14 +35,25 @@ export async function readPeerStates(session: ZkReader, d2Base: string, peers: r
  * elsewhere) one whose document cannot be read, with no hosts, as clients keep nothing usable of it.
  */
 async function readPeerState(session: ZkReader, d2Base: string, peer: string): Promise<PeerState> {
-  const read = (path: string) => session.read(path);
-  const [cluster, uris] = await Promise.all([followLinks(read, clusterPath(d2Base), peer), followLinks(read, urisPath(d2Base), peer)]);
+  const [cluster, uris] = await Promise.all([followLinks(session, clusterPath(d2Base), peer), followLinks(session, urisPath(d2Base), peer)]);
   if (cluster.kind !== 'resolved') return { exists: cluster.kind === 'broken', hostCount: 0, failoutProperties: null };
   const node = await session.read(clusterPath(d2Base, cluster.name));
   const props = node.exists ? propertiesOf(node.data) : null;
   const hostCount = uris.kind === 'resolved' ? await countEligibleHosts(session, d2Base, uris.name, props) : 0;
   if (!node.exists) return { exists: false, hostCount, failoutProperties: null };
   return { exists: true, hostCount, failoutProperties: props?.failoutProperties ?? null };
+}
+
+/** Where `name`'s links in `directory` lead (a plain name leads to itself), each link node read once. */
+async function followLinks(session: ZkReader, directory: string, name: string): Promise<LinkResolution> {
+  const read = new Map<string, LinkState>();
+  for (;;) {
+    const resolution = resolveLinks(directory, name, (link) => read.get(link) ?? { kind: 'loading' });
+    if (resolution.kind !== 'loading') return resolution;
+    const link = resolution.links[resolution.links.length - 1]!;
+    const node = await session.read(`${directory}/${link}`);
+    read.set(link, node.exists ? { kind: 'target', path: node.data.toString('utf8'), version: node.stat.mzxid } : { kind: 'absent' });
+  }
 }
 
 /**
