@@ -1,4 +1,4 @@
-import { BUCKETS, clusterPath, isSymlinkName, parseClusterProperties, serializeClusterProperties, type FailoutProperties } from '../d2/data';
+import { BUCKETS, clusterPath, parseClusterProperties, serializeClusterProperties, type FailoutProperties } from '../d2/data';
 import type { ZkReader } from '../zk';
 import type { PeerState } from './apply-request';
 import type { CapacityPeer } from './capacity';
@@ -148,9 +148,7 @@ export async function judgeWithView(context: TogetherContext): Promise<TogetherV
   const { request, now } = context;
   const operator = request.action !== 'failout' || request.drill === undefined;
   const live = new Map<string, FailoutProperties | null>([[request.cluster, context.clusterBefore]]);
-  // A `$` peer is read as the cluster its links lead to, but the view holds cluster nodes only (as
-  // `zk reindex` rebuilds it): a link never gets an entry of its own.
-  for (const [name, peer] of context.peers) if (peer.exists && !isSymlinkName(name)) live.set(name, peer.failoutProperties);
+  for (const [name, peer] of context.peers) if (peer.exists) live.set(name, peer.failoutProperties);
   const before = corrected(context.stored.view, live, now);
   const hosts = new Map<string, number>([[request.cluster, context.clusterHosts]]);
   for (const [name, peer] of context.peers) hosts.set(name, peer.hostCount);

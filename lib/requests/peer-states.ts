@@ -5,11 +5,8 @@ import {
   mergeUriProperties,
   parseClusterProperties,
   parseUriProperties,
-  resolveLinks,
   urisPath,
   type ClusterProperties,
-  type LinkResolution,
-  type LinkState,
   type UriProperties,
 } from '../d2/data';
 import { isZkError, type ZkReader } from '../zk';
@@ -28,32 +25,12 @@ export async function readPeerStates(session: ZkReader, d2Base: string, peers: r
   return new Map(entries);
 }
 
-/**
- * A peer as D2 clients see it. A `$` peer (a D2 symlink, docs/observer.md "Symlinks") is the cluster
- * its links lead to, each directory by its own link, as clients resolve it (lib/d2 `resolveLinks`): a
- * missing link or target is a peer that does not exist; a broken chain (a cycle, too long, pointing
- * elsewhere) one whose document cannot be read, with no hosts, as clients keep nothing usable of it.
- */
 async function readPeerState(session: ZkReader, d2Base: string, peer: string): Promise<PeerState> {
-  const [cluster, uris] = await Promise.all([followLinks(session, clusterPath(d2Base), peer), followLinks(session, urisPath(d2Base), peer)]);
-  if (cluster.kind !== 'resolved') return { exists: cluster.kind === 'broken', hostCount: 0, failoutProperties: null };
-  const node = await session.read(clusterPath(d2Base, cluster.name));
+  const node = await session.read(clusterPath(d2Base, peer));
   const props = node.exists ? propertiesOf(node.data) : null;
-  const hostCount = uris.kind === 'resolved' ? await countEligibleHosts(session, d2Base, uris.name, props) : 0;
+  const hostCount = await countEligibleHosts(session, d2Base, peer, props);
   if (!node.exists) return { exists: false, hostCount, failoutProperties: null };
   return { exists: true, hostCount, failoutProperties: props?.failoutProperties ?? null };
-}
-
-/** Where `name`'s links in `directory` lead (a plain name leads to itself), each link node read once. */
-async function followLinks(session: ZkReader, directory: string, name: string): Promise<LinkResolution> {
-  const read = new Map<string, LinkState>();
-  for (;;) {
-    const resolution = resolveLinks(directory, name, (link) => read.get(link) ?? { kind: 'loading' });
-    if (resolution.kind !== 'loading') return resolution;
-    const link = resolution.links[resolution.links.length - 1]!;
-    const node = await session.read(`${directory}/${link}`);
-    read.set(link, node.exists ? { kind: 'target', path: node.data.toString('utf8'), version: node.stat.mzxid } : { kind: 'absent' });
-  }
 }
 
 /**
