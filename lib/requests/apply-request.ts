@@ -15,6 +15,11 @@ export interface PeerState {
   readonly hostCount: number;
   /** The peer's own failout properties; null when it has none or its cluster document is unreadable. */
   readonly failoutProperties: FailoutProperties | null;
+  /**
+   * For a `$` symlink peer (`$FooClusterMaster`), the cluster its links end at: the state above is
+   * that cluster's, as D2 clients read the `$` name. Absent for a plain name or a link that ends nowhere.
+   */
+  readonly resolved?: string;
 }
 
 /** The state `applyRequest` judges against. */

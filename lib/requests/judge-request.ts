@@ -162,10 +162,11 @@ async function judgeClusterChange(c: ClusterJudgeContext): Promise<Judgement> {
     readFailoutView(session, viewPath, d2BasePath, now),
     countEligibleHosts(session, d2BasePath, request.cluster, props),
   ]);
-  const yielded = yieldedOrNot.filter((y): y is YieldedDrill => y !== undefined);
+  // One per cluster: a `$` peer and the cluster it links to are one run.
+  const yielded = yieldedOrNot.filter((y, i): y is YieldedDrill => y !== undefined && yieldedOrNot.findIndex((o) => o?.cluster === y.cluster) === i);
   const peerState = (cluster: string): PeerState => {
-    const y = yielded.find((d) => d.cluster === cluster);
     const state = peers.get(cluster) ?? NO_PEER;
+    const y = yielded.find((d) => d.cluster === (state.resolved ?? cluster));
     return y === undefined ? state : { ...state, failoutProperties: y.failoutProperties };
   };
   // A restore of an unreadable failout: there is always one to remove (D2 clients may hold the last good one).

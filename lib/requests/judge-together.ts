@@ -1,4 +1,4 @@
-import { BUCKETS, clusterPath, parseClusterProperties, serializeClusterProperties, type FailoutProperties } from '../d2/data';
+import { BUCKETS, clusterPath, isSymlinkName, parseClusterProperties, serializeClusterProperties, type FailoutProperties } from '../d2/data';
 import type { ZkReader } from '../zk';
 import type { PeerState } from './apply-request';
 import type { CapacityPeer } from './capacity';
@@ -6,7 +6,7 @@ import { activeDrillWindow } from './drill-rules';
 import { failoutText, withViewEntries, withViewEntry, type FailoutView, type StoredFailoutView } from './failout-view';
 import type { HostCountCache } from './host-count-cache';
 import { involvedClusters, judgeTogether, type TogetherResult } from './open-failouts';
-import { readPeerStates } from './peer-states';
+import { readPeerStates, resolveLinkedName } from './peer-states';
 import type { Problem } from './rejection';
 import type { ForceOverride } from './request-record';
 import type { ClusterChangeRequest } from './schema';
@@ -77,8 +77,11 @@ export function rebaseView(rebase: ViewRebase, current: FailoutView): Map<string
   return withViewEntries(current, rebase.entries, rebase.now);
 }
 
-/** Reads a cluster in a drill run and what it is without the run's windows; undefined when no drill window is active. */
-export async function readYield(session: ZkReader, d2BasePath: string, cluster: string, now: number): Promise<YieldedDrill | undefined> {
+/** Reads a cluster in a drill run (a `$` name: the cluster its links end at) and what it is without the run's windows; undefined when no drill window is active. */
+export async function readYield(session: ZkReader, d2BasePath: string, named: string, now: number): Promise<YieldedDrill | undefined> {
+  // A `$` peer's run is the run of the cluster its links end at.
+  const cluster = isSymlinkName(named) ? await resolveLinkedName(session, clusterPath(d2BasePath), named) : named;
+  if (cluster === undefined) return undefined;
   const path = clusterPath(d2BasePath, cluster);
   const node = await session.read(path);
   if (!node.exists) return undefined;
@@ -147,40 +150,82 @@ function corrected(view: FailoutView, live: ReadonlyMap<string, FailoutPropertie
 export async function judgeWithView(context: TogetherContext): Promise<TogetherVerdict> {
   const { request, now } = context;
   const operator = request.action !== 'failout' || request.drill === undefined;
+  // A `$` peer is the cluster its links end at (as clients read it): live and judged under that name.
   const live = new Map<string, FailoutProperties | null>([[request.cluster, context.clusterBefore]]);
-  for (const [name, peer] of context.peers) if (peer.exists) live.set(name, peer.failoutProperties);
+  for (const [name, peer] of context.peers) if (peer.exists) live.set(peer.resolved ?? name, peer.failoutProperties);
   const before = corrected(context.stored.view, live, now);
   const hosts = new Map<string, number>([[request.cluster, context.clusterHosts]]);
-  for (const [name, peer] of context.peers) hosts.set(name, peer.hostCount);
+  for (const [name, peer] of context.peers) hosts.set(peer.resolved ?? name, peer.hostCount);
   const yielded = [...context.yielded];
+  const aliases = await linkAliases(context, before);
+  const judged = (view: FailoutView): FailoutView => viewThroughLinks(view, aliases);
   let result: TogetherResult;
   let after: Map<string, FailoutProperties>;
   let involved: ReadonlySet<string>;
   for (;;) {
     after = withViewEntries(before, [[request.cluster, context.clusterAfter], ...yielded.map((y) => [y.cluster, y.failoutProperties] as const)], now);
     const changed = new Set([request.cluster, ...yielded.map((y) => y.cluster)]);
-    involved = involvedClusters(before, after, changed).hostsNeeded;
+    // Judged with every `$` peer named by its target; the view written keeps the names as written.
+    const judgedAfter = judged(after);
+    involved = involvedClusters(judged(before), judgedAfter, changed).hostsNeeded;
     await readHosts(context, involved, hosts);
     // A failout replaces the cluster's failout: it answers for all the harm of its cluster being out,
     // not only for what it adds (else replacing a forced failout would keep its stranding and lose
     // the record of the force). An extend keeps the windows, and their `forced`, so it is judged on
     // what it changes.
     const baseline = request.action === 'failout' ? withViewEntry(before, request.cluster, null, now) : before;
-    result = judgeTogether({ before: baseline, after, changed, hosts, now, maxPeerLoadFactor: context.maxPeerLoadFactor });
+    result = judgeTogether({ before: judged(baseline), after: judgedAfter, changed, hosts, now, maxPeerLoadFactor: context.maxPeerLoadFactor });
     if (!operator || request.action === 'restore') break;
-    const more = (await Promise.all([...drillsInTheWay(request.cluster, result, after, yielded)].map((c) => readYield(context.session, context.d2BasePath, c, now)))).filter((y): y is YieldedDrill => y !== undefined);
+    const more = (await Promise.all([...drillsInTheWay(request.cluster, result, judgedAfter, yielded)].map((c) => readYield(context.session, context.d2BasePath, c, now)))).filter((y): y is YieldedDrill => y !== undefined);
     if (more.length === 0) break;
     yielded.push(...more);
   }
+  // A change of a failout naming a `$` peer touches the verdict when its target does (rebaseView).
+  const linked = [...aliases].filter(([, target]) => involved.has(target) || live.has(target)).map(([link]) => link);
+  const alias = (cluster: string): string => aliases.get(cluster) ?? cluster;
   return {
     // A restore is never refused: it brings a cluster back (its peers' traffic may return to it, as D2 routes it).
-    problems: request.action === 'restore' ? [] : problemsOf(request, result, context),
+    problems: request.action === 'restore' ? [] : problemsOf(request, result, context, alias),
     yielded,
     after,
     entries: new Map<string, FailoutProperties | null>([...live].filter(([c]) => c !== request.cluster).concat(yielded.map((y) => [y.cluster, y.failoutProperties]))),
-    involved: new Set([...involved, ...live.keys()]),
-    otherLoads: otherLoadsOf(request, result, hosts, now),
+    involved: new Set([...involved, ...live.keys(), ...linked]),
+    otherLoads: otherLoadsOf(request, result, hosts, now, alias),
   };
+}
+
+/**
+ * Where each `$` peer named by an open failout, or by the request, ends (docs/observer.md "Symlinks":
+ * clients route to a `$` peer as to that cluster, and skip it while that cluster is failed out). The
+ * request's own peers were resolved when read; the others are read here, a few reads at most, and
+ * none when no failout names a `$` peer. A link that ends nowhere is left as it is: no cluster, no hosts.
+ */
+async function linkAliases(context: TogetherContext, before: FailoutView): Promise<Map<string, string>> {
+  const aliases = new Map<string, string>();
+  for (const [name, peer] of context.peers) if (peer.resolved !== undefined) aliases.set(name, peer.resolved);
+  const named = new Set<string>();
+  const collect = (props: FailoutProperties | null | undefined): void => {
+    for (const r of props?.redirects ?? []) if (isSymlinkName(r.peer) && !aliases.has(r.peer)) named.add(r.peer);
+  };
+  for (const props of before.values()) collect(props);
+  collect(context.clusterAfter);
+  if (named.size === 0) return aliases;
+  const directory = clusterPath(context.d2BasePath);
+  const resolved = await Promise.all([...named].map(async (link) => [link, await resolveLinkedName(context.session, directory, link)] as const));
+  for (const [link, target] of resolved) if (target !== undefined) aliases.set(link, target);
+  return aliases;
+}
+
+/** `view` with every `$` peer it names replaced by the cluster it ends at (the same object when it names none). */
+function viewThroughLinks(view: FailoutView, aliases: ReadonlyMap<string, string>): FailoutView {
+  if (aliases.size === 0) return view;
+  let out: Map<string, FailoutProperties> | undefined;
+  for (const [name, props] of view) {
+    if (!props.redirects.some((r) => aliases.has(r.peer))) continue;
+    out ??= new Map(view);
+    out.set(name, { ...props, redirects: props.redirects.map((r) => (aliases.has(r.peer) ? { ...r, peer: aliases.get(r.peer)! } : r)) });
+  }
+  return out ?? view;
 }
 
 /**
@@ -230,10 +275,12 @@ function shown(ms: number): string {
   return new Date(ms).toISOString();
 }
 
-function problemsOf(request: ClusterChangeRequest, result: TogetherResult, context: TogetherContext): TogetherVerdict['problems'] {
+function problemsOf(request: ClusterChangeRequest, result: TogetherResult, context: TogetherContext, alias: (cluster: string) => string): TogetherVerdict['problems'] {
   const out: { problem: Problem; override: ForceOverride; peer?: string }[] = [];
-  // The request's own peers: a failout's, or those of the failout an extend or a ramp action keeps.
-  const peers = new Set(request.action === 'failout' ? request.peers.map((p) => p.cluster) : (context.clusterAfter?.redirects ?? []).map((r) => r.peer));
+  // The request's own peers: a failout's, or those of the failout an extend or a ramp action keeps
+  // (by the name the routing model knows them by, and the name the request gave).
+  const named = request.action === 'failout' ? request.peers.map((p) => p.cluster) : (context.clusterAfter?.redirects ?? []).map((r) => r.peer);
+  const requestName = new Map(named.map((p) => [alias(p), p]));
   for (const s of result.strandings) {
     const when = s.at <= context.now ? 'now' : `at ${shown(s.at)}`;
     if (s.cluster === request.cluster) {
@@ -247,11 +294,12 @@ function problemsOf(request: ClusterChangeRequest, result: TogetherResult, conte
   }
   for (const o of result.overloads) {
     const from = [...o.from.keys()].map((c) => JSON.stringify(c)).join(', ');
-    if (peers.has(o.cluster)) {
+    const peer = requestName.get(o.cluster);
+    if (peer !== undefined) {
       // The request's own peer, routed as clients route (a co-peer failed out then, or for some
       // buckets, sends it more than its weight): the capacity guard's, unless its projection already says so.
-      const message = `peer ${JSON.stringify(o.cluster)} would carry ${round(o.after)}× its load per host ${o.at <= context.now ? 'now' : `at ${shown(o.at)}`} (as clients route it, with the traffic of ${from}), above maxPeerLoadFactor ${context.maxPeerLoadFactor} (force overrides)`;
-      out.push({ problem: { reason: 'insufficientPeerCapacity', message }, override: 'capacity', peer: o.cluster });
+      const message = `peer ${JSON.stringify(peer)} would carry ${round(o.after)}× its load per host ${o.at <= context.now ? 'now' : `at ${shown(o.at)}`} (as clients route it, with the traffic of ${from}), above maxPeerLoadFactor ${context.maxPeerLoadFactor} (force overrides)`;
+      out.push({ problem: { reason: 'insufficientPeerCapacity', message }, override: 'capacity', peer });
       continue;
     }
     const message = `would push ${JSON.stringify(o.cluster)} to ${round(o.after)}× its load per host (from ${round(o.before)}×) ${o.at <= context.now ? 'now' : `at ${shown(o.at)}`}, above maxPeerLoadFactor ${context.maxPeerLoadFactor}, with the traffic of ${from} (force overrides)`;
@@ -270,7 +318,7 @@ function problemsOf(request: ClusterChangeRequest, result: TogetherResult, conte
  * against the last step (issue 21: "judged at the moments its steps start, against the other
  * failouts open then").
  */
-function otherLoadsOf(request: ClusterChangeRequest, result: TogetherResult, hosts: ReadonlyMap<string, number>, now: number): Map<string, Pick<CapacityPeer, 'otherLoad' | 'otherLoadNow'>> {
+function otherLoadsOf(request: ClusterChangeRequest, result: TogetherResult, hosts: ReadonlyMap<string, number>, now: number, alias: (cluster: string) => string): Map<string, Pick<CapacityPeer, 'otherLoad' | 'otherLoadNow'>> {
   const out = new Map<string, Pick<CapacityPeer, 'otherLoad' | 'otherLoadNow'>>();
   if (request.action !== 'failout') return out;
   const starts = (request.ramp ?? [{ offlineAt: request.offlineAt }]).map((s) => s.offlineAt);
@@ -278,9 +326,10 @@ function otherLoadsOf(request: ClusterChangeRequest, result: TogetherResult, hos
   // The state at `from` is judged even when no window starts or ends exactly then.
   const at = [from, ...result.instants.filter((t) => t > from && t < request.onlineAt)];
   for (const peer of request.peers) {
+    const cluster = alias(peer.cluster);
     const others = (t: number): number => {
-      const load = result.loadAfter(peer.cluster, t);
-      let sum = load.own - (hosts.get(peer.cluster) ?? 0);
+      const load = result.loadAfter(cluster, t);
+      let sum = load.own - (hosts.get(cluster) ?? 0);
       for (const [source, v] of load.received) if (source !== request.cluster) sum += v;
       return sum;
     };

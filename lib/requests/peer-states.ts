@@ -2,11 +2,14 @@ import {
   clusterPath,
   eligibleHosts,
   isMalformed,
+  isSymlinkName,
   mergeUriProperties,
   parseClusterProperties,
   parseUriProperties,
+  resolveLinks,
   urisPath,
   type ClusterProperties,
+  type LinkState,
   type UriProperties,
 } from '../d2/data';
 import { isZkError, type ZkReader } from '../zk';
@@ -26,12 +29,53 @@ export async function readPeerStates(session: ZkReader, d2Base: string, peers: r
 }
 
 async function readPeerState(session: ZkReader, d2Base: string, peer: string): Promise<PeerState> {
+  if (isSymlinkName(peer)) return readLinkedPeerState(session, d2Base, peer);
   const node = await session.read(clusterPath(d2Base, peer));
   const props = node.exists ? propertiesOf(node.data) : null;
   const hostCount = await countEligibleHosts(session, d2Base, peer, props);
   if (!node.exists) return { exists: false, hostCount, failoutProperties: null };
   return { exists: true, hostCount, failoutProperties: props?.failoutProperties ?? null };
 }
+
+/**
+ * A `$` peer as D2 clients read it (docs/observer.md "Symlinks"): the cluster document its cluster
+ * link ends at, the hosts announced where its URI link ends (each directory holds its own link). A
+ * link that is absent, or a chain that does not resolve (a cycle, too long, pointing elsewhere), reads
+ * as a cluster that does not exist, as clients read it.
+ */
+async function readLinkedPeerState(session: ZkReader, d2Base: string, peer: string): Promise<PeerState> {
+  const [cluster, uris] = await Promise.all([resolveLinkedName(session, clusterPath(d2Base), peer), resolveLinkedName(session, urisPath(d2Base), peer)]);
+  if (cluster === undefined) return { exists: false, hostCount: 0, failoutProperties: null };
+  const node = await session.read(clusterPath(d2Base, cluster));
+  if (!node.exists) return { exists: false, hostCount: 0, failoutProperties: null };
+  const props = propertiesOf(node.data);
+  const hostCount = uris === undefined ? 0 : await countEligibleHosts(session, d2Base, uris, props);
+  return { exists: true, hostCount, failoutProperties: props?.failoutProperties ?? null, resolved: cluster };
+}
+
+/**
+ * The plain name `name`'s links end at in `directory` (a `<base>/clusters` or `<base>/uris` path), by
+ * the clients' own rule (`resolveLinks`), each link read once; `name` itself when it is no link;
+ * undefined when a link is absent or the chain is broken. ZooKeeper errors propagate.
+ */
+export async function resolveLinkedName(session: ZkReader, directory: string, name: string): Promise<string | undefined> {
+  const read = new Map<string, LinkState>();
+  for (;;) {
+    let unread: string | undefined;
+    const resolution = resolveLinks(directory, name, (link) => {
+      const state = read.get(link);
+      if (state !== undefined) return state;
+      unread = link;
+      return LOADING;
+    });
+    if (resolution.kind === 'resolved') return resolution.name;
+    if (resolution.kind !== 'loading' || unread === undefined) return undefined;
+    const node = await session.read(`${directory}/${unread}`);
+    read.set(unread, node.exists ? { kind: 'target', path: node.data.toString('utf8'), version: node.stat.mzxid } : { kind: 'absent' });
+  }
+}
+
+const LOADING: LinkState = { kind: 'loading' };
 
 /**
  * The hosts of `cluster` a D2 client would send to, counted by the clients' own rule (`eligibleHosts`

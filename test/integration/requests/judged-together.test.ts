@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { decodeFailoutView, viewPathFor } from '../../../lib/requests';
-import type { ZkSession } from '../../../lib/zk';
+import { OPEN_ACL, type ZkSession } from '../../../lib/zk';
 import { drillPaths, putDrillBody, readDrill, type DrillPaths } from '../../helpers/drills';
 import { sqsRecord } from '../../helpers/requests';
 import { directHandler, type DirectHandler } from '../../helpers/requests-handler';
@@ -364,5 +364,44 @@ describe('drills never make other drills give way', () => {
     expect(record).toMatchObject({ status: 'rejected', reason: 'strandsFailout' });
     expect((await readDrill(session, paths, 'drill-x'))?.runs.find((r) => r.runId === runId)).toMatchObject({ status: 'running' });
     expect(await failoutOf('x')).not.toBeNull();
+  });
+});
+
+/**
+ * A peer named through a D2 symlink (docs/observer.md "Symlinks": "a failout may name it as a peer"):
+ * clients route to `$aMaster` as to the cluster its links end at, with that cluster's hosts and
+ * failout, so the worker judges it as that cluster too.
+ */
+describe('a peer named through a $ symlink', () => {
+  /** Links `$<name>Master` to `<name>` in the cluster and URI directories, as D2 does. */
+  async function link(name: string): Promise<string> {
+    const linkName = `$${name}Master`;
+    for (const dir of ['clusters', 'uris']) {
+      await session.create(`${paths.d2Base}/${dir}/${linkName}`, Buffer.from(`${paths.d2Base}/${dir}/${name}`), { parents: true, acl: OPEN_ACL });
+    }
+    return linkName;
+  }
+
+  it("applies a failout to it when the link's target has hosts, and judges the target's capacity with what other failouts send it", async () => {
+    const master = await link('a');
+    // x (2 hosts) onto a (2 hosts): a factor of 2.0, the limit.
+    expect(await submit(out('x', [master]))).toMatchObject({ status: 'applied' });
+    // y (2 hosts) onto a as well, by its plain name: a would carry 3.0× its load.
+    const refused = await submit(out('y', ['a']));
+    expect(refused).toMatchObject({ status: 'rejected', reason: 'insufficientPeerCapacity' });
+    expect(refused?.message).toContain('"a" would carry 3× its load per host');
+  });
+
+  it("refuses a failout to it while the link's target is failed out (peerFailedOut), as clients would skip the peer", async () => {
+    const master = await link('a');
+    expect(await submit(out('a', ['b']))).toMatchObject({ status: 'applied' });
+    expect(await submit(out('x', [master]))).toMatchObject({ status: 'rejected', reason: 'peerFailedOut' });
+  });
+
+  it('refuses a failout of the target that would strand a failout naming it through the link (strandsFailout, naming it)', async () => {
+    const master = await link('a');
+    expect(await submit(out('x', [master]))).toMatchObject({ status: 'applied' });
+    const refused = await submit(out('a', ['b']));
+    expect(refused).toMatchObject({ status: 'rejected', reason: 'strandsFailout', message: expect.stringContaining('"x"') });
   });
 });
