@@ -30,7 +30,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { SendMessageCommandInput } from '@aws-sdk/client-sqs';
-import { clusterPath, isBucketConfigActiveAt, parseClusterProperties, type FailoutProperties } from '../d2/data';
+import { clusterPath, isBucketConfigActiveAt, isSymlinkName, parseClusterProperties, type FailoutProperties } from '../d2/data';
 import { encodeChangeRequest, namesStopAlarm, newRequestId, windowMadeAfterAlarm, type RequestLogger } from '../requests';
 import { decodeDrillNode, DEFAULT_DRILLS_PATH, drillPath, runAlarms, runTakesVerdict } from '../requests/drills';
 import { isZkError, type ZkSession } from '../zk';
@@ -240,6 +240,9 @@ export class StopGuard {
       if (isZkError(err, 'noNode')) return { matches: [], unreadable: [], clusters: 0 };
       throw err;
     }
+    // A D2 symlink (`$FooClusterMaster`) holds the path of a cluster, not a cluster document: that
+    // cluster's failout is read under its own name, so the link is neither a cluster nor unreadable.
+    names = names.filter((name) => !isSymlinkName(name));
     const matches: StopMatch[] = [];
     const unreadable: { cluster: string; problem: string }[] = [];
     await Promise.all(

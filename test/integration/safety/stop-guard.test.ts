@@ -9,6 +9,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { Context } from 'aws-lambda';
 import { newRequestId } from '../../../lib/requests';
+import { OPEN_ACL } from '../../../lib/zk';
 import { alarmStateChangeEvent, StopGuard } from '../../../lib/safety';
 import { createGuardHandler, type FailoutGuardHandler, type GuardResponse } from '../../../lib/safety/lambda';
 import { eventually } from '../../helpers/zk';
@@ -221,6 +222,20 @@ it('skips a cluster whose document does not parse and still stops the others', a
   // Assess
   expect(response.unreadable).toEqual(['other-a']);
   expect(response.restores.map((r) => r.cluster)).toEqual(['lor1']);
+});
+
+it('reads a D2 symlink under the clusters as no cluster of its own, not as an unreadable one, and stops the failouts', async () => {
+  // Prepare: $lva1Master links to lva1 (docs/observer.md "Symlinks"), and lor1's failout names it as its peer.
+  for (const dir of ['clusters', 'uris']) await fx.session.create(`${fx.paths.d2Base}/${dir}/$lva1Master`, Buffer.from(`${fx.paths.d2Base}/${dir}/lva1`), { acl: OPEN_ACL });
+  await failOut('lor1', ['$lva1Master'], { stopAlarms: [ALARM] });
+
+  // Act
+  const response = handled(await guard(alarmEvent('ALARM'), CONTEXT));
+
+  // Assess: nothing unreadable (ClustersUnreadable is what operators alarm on), and lor1 restored
+  expect(response.unreadable).toEqual([]);
+  expect(response.restores.map((r) => r.cluster)).toEqual(['lor1']);
+  await eventually(async () => (await failoutOf('lor1')) === null, 10_000, 'lor1 restored');
 });
 
 it.each([
