@@ -78,7 +78,10 @@ export type EvacuationJudgement =
       readonly evacuationVersion: number | undefined;
       /** A drain test that gives way to this (an operator's) evacuation. */
       readonly yielded?: EvacuationYield;
-      /** Cluster drill runs on receiving clusters that give way to this (an operator's) evacuation. */
+      /**
+       * Cluster drill runs that give way to this (an operator's) evacuation: those on receiving
+       * clusters, and those it would strand or whose traffic would crowd a receiving cluster over the limit.
+       */
       readonly targetYields?: readonly YieldedDrill[];
       readonly forced?: readonly ForceOverride[];
     }
@@ -276,9 +279,31 @@ export async function judgeEvacuation(session: ZkReader, d2BasePath: string, req
   const changed = new Set(props.keys());
   const hosts = new Map<string, number>();
   for (const [name, state] of states) hosts.set(name, state.exists ? state.hostCount : 0);
-  const needed = [...involvedClusters(before, after, changed).hostsNeeded].filter((c) => !hosts.has(c));
-  await forEachLimit(needed, READ_CONCURRENCY, async (name) => void hosts.set(name, await countAnnouncedHosts(session, d2BasePath, name)));
-  const result = judgeTogether({ before, after, changed, hosts, now, maxPeerLoadFactor });
+  // An operator's evacuation also ends the cluster drill runs of other clusters that it would strand,
+  // or whose traffic would push a receiving cluster over the limit with its own, as an operator's
+  // failout does (judge-together.ts): those runs give way in the same write, and the plan is judged
+  // again without them. A drill's own evacuation (a drain test) never makes a drill give way.
+  let result: TogetherResult;
+  const given = new Set<string>();
+  for (;;) {
+    const judged = new Set([...changed, ...given]);
+    const needed = [...involvedClusters(before, after, judged).hostsNeeded].filter((c) => !hosts.has(c));
+    await forEachLimit(needed, READ_CONCURRENCY, async (name) => void hosts.set(name, await countAnnouncedHosts(session, d2BasePath, name)));
+    result = judgeTogether({ before, after, changed: judged, hosts, now, maxPeerLoadFactor });
+    if (request.drill !== undefined) break;
+    const inTheWay = drillRunsInTheWay(result, before, (c) => !changed.has(c) && !targetYields.has(c), now);
+    const more: YieldedDrill[] = [];
+    await forEachLimit(inTheWay, READ_CONCURRENCY, async (name) => {
+      const y = await readClusterDrillYield(session, d2BasePath, name, now);
+      if (y !== undefined) more.push(y);
+    });
+    if (more.length === 0) break;
+    for (const y of more) {
+      given.add(y.cluster);
+      targetYields.set(y.cluster, y);
+      after = withViewEntry(after, y.cluster, y.failoutProperties, now);
+    }
+  }
   const baseline = judgeTogether({ before, after: before, changed, hosts, now, maxPeerLoadFactor });
   const judged: EvacuationPlan = { ...plan, receivers: receiversOf(plan, result, baseline, hosts, homeOf, now) };
 
@@ -311,6 +336,22 @@ function round(value: number): number {
 }
 
 /** What the routing model found, as the worker reports it, each with the force override that passes it. */
+/**
+ * The cluster drill runs (not a drain test's) an operator's evacuation would refuse itself for: those
+ * it strands, and those sending traffic to a cluster it pushes over the limit. `open`: a cluster that
+ * may still give way (not a member, not given way already).
+ */
+function drillRunsInTheWay(result: TogetherResult, after: FailoutView, open: (cluster: string) => boolean, now: number): string[] {
+  const out = new Set<string>();
+  const running = (c: string): boolean => {
+    const window = activeDrillWindow(after.get(c) ?? null, now);
+    return window !== undefined && window.bucket.evacuation === undefined;
+  };
+  for (const s of result.strandings) if (s.drill !== undefined && open(s.cluster) && running(s.cluster)) out.add(s.cluster);
+  for (const o of result.overloads) for (const source of o.from.keys()) if (open(source) && running(source)) out.add(source);
+  return [...out];
+}
+
 function problemsOf(result: TogetherResult, members: ReadonlySet<string>, limit: number, now: number): { problem: Problem; override: ForceOverride }[] {
   const out: { problem: Problem; override: ForceOverride }[] = [];
   const when = (at: number): string => (at <= now ? 'now' : `at ${shown(at)}`);

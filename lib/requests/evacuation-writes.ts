@@ -175,7 +175,8 @@ export class EvacuationWrites {
     };
     const nodeOp = (n: EvacuationNode): MultiOp =>
       judgement.evacuationVersion === undefined ? { op: 'create', path, data: encodeEvacuationNode(n), acl: resolveAcl(this.options.acl, path) } : { op: 'set', path, data: encodeEvacuationNode(n), version: judgement.evacuationVersion };
-    // Cluster drill runs on receiving clusters give way to an operator's evacuation: their clusters come home first.
+    // Cluster drill runs in an operator's evacuation's way (on receiving clusters, or stranded or crowding
+    // one over the limit) give way: their clusters come home first.
     const targetYields = judgement.targetYields ?? [];
     const targetWrites: ClusterWrite[] = await Promise.all(
       targetYields.map(async (y) => ({

@@ -543,6 +543,37 @@ describe('refusals write nothing but the record', () => {
   });
 });
 
+describe('drill runs in the way of an operator\'s evacuation give way, as they do to an operator\'s failout', () => {
+  /** Puts drill `d-<cluster>` of `cluster` to `peer` and starts its run at the test's clock. */
+  async function runDrill(writer: RequestWriter, cluster: string, peer: string): Promise<void> {
+    const name = `d-${cluster}`;
+    const put = { version: 1, requestId: `put-${name}`, action: 'putDrill', cluster, drill: name, peers: [{ cluster: peer }], duration: 'PT30M', every: 'rate(7 days)', outcomeAlarm: `${name}-outcome` };
+    expect((await writer.process(JSON.stringify(put), { messageId: `m-put-${name}` })).status).toBe('applied');
+    const runBody = { version: 1, requestId: `drill-${name}-${NOW}`, action: 'failout', cluster, drill: name, peers: put.peers, duration: 'PT30M', requestedBy: 'failout-drills', stopAlarms: [`${name}-outcome`] };
+    expect((await writer.process(JSON.stringify(runBody), { messageId: `m-run-${name}` })).status).toBe('applied');
+  }
+  const runOf = async (cluster: string): Promise<DrillRun | undefined> => decodeDrillNode((await session.get(`${base}/drills/d-${cluster}`)).data).runs[0];
+
+  it.each([
+    // greetings-lva1's drill sends its traffic to greetings-lor1 only: the evacuation would strand it.
+    ['whose only peer it evacuates (strandsFailout)', 'greetings-lor1'],
+    // greetings-lva1's drill sends its traffic to greetings-ltx1 (2 hosts: 2.0×); the evacuation would add lor1's (3.0×).
+    ["whose traffic would push a receiving cluster over the limit with the evacuation's", 'greetings-ltx1'],
+  ])('ends a drill run of another fabric %s, instead of refusing the evacuation', async (_what, drillPeer) => {
+    await seed(admin, THREE());
+    const writer = writerWith();
+    await runDrill(writer, 'greetings-lva1', drillPeer);
+    clock = NOW + MINUTE;
+
+    const outcome = await writer.process(evacuate('ev-1', { targets: [{ fabric: 'ltx1' }] }), { messageId: 'm-1' });
+
+    expect(outcome).toMatchObject({ status: 'applied' });
+    expect(await allOut()).toBe(true);
+    expect(await failout('greetings-lva1')).toBeNull();
+    expect(await runOf('greetings-lva1')).toMatchObject({ status: 'replaced', endedBy: 'ev-1' });
+  });
+});
+
 describe('an ordered plan when one multi is too large', () => {
   it('writes the plan in steps and says so in the record', async () => {
     await seed(admin, THREE());
