@@ -15,7 +15,7 @@
  * often: the caller coalesces.
  */
 import type { Lifecycle } from '../lifecycle';
-import { clusterPath, parseClusterProperties, parseServiceProperties, servicePath, urisPath, type FailoutProperties } from '../d2/data';
+import { clusterPath, isSymlinkName, parseClusterProperties, parseServiceProperties, servicePath, urisPath, type FailoutProperties } from '../d2/data';
 import type { Logger } from '../logging';
 import { decodeRequestRecord, isValidRequestId, requestIdTime, type EvacuationNode, type RequestRecord } from '../requests';
 import { ZkSession, type ConnectionState, type DataState, type Watch, type ZkTlsOptions } from '../zk';
@@ -122,7 +122,7 @@ export class ZkView {
     return { state: this.stateValue, error: this.lastError, since: this.since };
   }
 
-  /** Every cluster under `<d2Base>/clusters`, sorted. */
+  /** Every cluster under `<d2Base>/clusters` (D2 symlinks left out), sorted. */
   clusters(): ClusterEntry[] {
     return this.clusterNames.map((name) => {
       const state = this.clusterState.get(name);
@@ -218,7 +218,9 @@ export class ZkView {
     });
     this.setState('connected');
     const base = this.options.d2Base;
-    this.watchNames(session, clusterPath(base), (names) => {
+    this.watchNames(session, clusterPath(base), (children) => {
+      // A D2 symlink (`$FooClusterMaster`) holds the path of a cluster, not a cluster of its own.
+      const names = children.filter((name) => !isSymlinkName(name));
       for (const name of names) if (!this.clusterState.has(name)) this.followCluster(session, name);
       for (const gone of this.clusterNames.filter((n) => !names.includes(n))) {
         this.clusterState.get(gone)?.watches.forEach((w) => w.close());

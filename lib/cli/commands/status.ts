@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { clusterPath } from '../../d2/data';
+import { clusterPath, isSymlinkName } from '../../d2/data';
 import { escapeControlChars } from '../../text';
 import { isZkError, type ZkSession } from '../../zk';
 import { addOutputOptions, addConnectionOptions, printJson, withConnections, type CommandRuntime } from '../command-context';
@@ -46,9 +46,10 @@ export function statusCommand(rt: CommandRuntime): Command {
   });
 }
 
+/** The clusters under the base: its children but D2 symlinks (`$FooClusterMaster` holds a path, not a cluster). */
 async function listClusters(session: ZkSession, base: string): Promise<string[]> {
   try {
-    return [...(await session.children(clusterPath(base))).children].sort();
+    return [...(await session.children(clusterPath(base))).children].filter((name) => !isSymlinkName(name)).sort();
   } catch (err) {
     if (isZkError(err, 'noNode')) return [];
     throw err;

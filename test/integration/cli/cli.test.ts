@@ -186,6 +186,17 @@ describe('failout status', () => {
     expect(json.clusters[1]?.windows[0]?.requestedBy).toBe('alice');
   });
 
+  it('lists no D2 symlink ($ node) as a cluster of its own: it holds a path, not a failout', async () => {
+    for (const dir of ['clusters', 'uris']) await fx.session.create(`${fx.paths.d2Base}/${dir}/$greetingsMaster`, Buffer.from(`${fx.paths.d2Base}/${dir}/greetings-lva1`), { acl: OPEN_ACL });
+
+    const all = await cli('status');
+    const json = JSON.parse((await cli('status', '--json')).stdout) as { clusters: { cluster: string; state: string }[] };
+
+    expect(all).toMatchObject({ code: 0 });
+    expect(all.stdout).not.toContain('MALFORMED');
+    expect(json.clusters.map((c) => c.cluster)).toEqual(['greetings-empty', 'greetings-lor1', 'greetings-ltx1', 'greetings-lva1']);
+  });
+
   it('exits 1 for an unknown cluster and says how to find the names', async () => {
     const out = await cli('status', 'greetings-nope');
     expect(out).toMatchObject({ code: 1, stderr: expect.stringMatching(/no cluster greetings-nope .*\(failout status lists them all\)/) });

@@ -6,6 +6,7 @@ import { createServer, request } from 'node:http';
 import { connect as connect_, type Socket } from 'node:net';
 import pino from 'pino';
 import { closeSessions, openSession, sharedConnectString, uniqueBase } from '../../helpers/zk';
+import { OPEN_ACL } from '../../../lib/zk';
 
 // The console's server over a real ZooKeeper: the page and the live sections render data as text,
 // server-sent events follow ZooKeeper's watches, and every action needs the CSRF token and the same
@@ -100,6 +101,23 @@ describe('the console server', () => {
     expect(html).toContain('drill weekly-lor1');
     expect(headers.get('content-security-policy')).toContain("script-src 'self'");
     expect(headers.get('x-frame-options')).toBe('DENY');
+  });
+
+  it('shows no card for a D2 symlink ($ node): it holds a path, not a cluster of its own', async () => {
+    // Prepare: $greetingsMaster links to greetings-lva1 (docs/observer.md "Symlinks")
+    const session = await openSession();
+    for (const dir of ['clusters', 'uris']) await session.create(`${base}/d2/${dir}/$greetingsMaster`, Buffer.from(`${base}/d2/${dir}/greetings-lva1`), { acl: OPEN_ACL });
+
+    // Act: a cluster created after it, so the page has listed the $ node when it shows that one
+    await putCluster(session, `${base}/d2`, clusterDoc('greetings-ltx1'));
+    await pageShowing('greetings-ltx1');
+    await new Promise((r) => setTimeout(r, 300));
+    const html = await (await fetch(server!.url)).text();
+
+    // Assess
+    expect(html).toContain('greetings-ltx1');
+    expect(html).not.toContain('$greetingsMaster');
+    expect(html).not.toContain('malformed failout');
   });
 
   it('sends the whole state first, then by server-sent events only the card that changed when ZooKeeper changes', async () => {
