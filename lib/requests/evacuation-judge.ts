@@ -6,7 +6,7 @@ import type { PeerState } from './apply-request';
 import { DEFAULT_MAX_PEER_LOAD_FACTOR } from './capacity';
 import type { EvacuateChangeRequest } from './evacuate-schema';
 import { activeDrillWindow, drillPrecedenceProblems } from './drill-rules';
-import { readYield as readClusterDrillYield, type YieldedDrill } from './judge-together';
+import { linkAliases, readYield as readClusterDrillYield, viewThroughLinks, type YieldedDrill } from './judge-together';
 import { DEFAULT_EVACUATIONS_PATH, isEvacuationOpen, readStoredEvacuations, type EvacuationNode, type EvacuationPlan, type EvacuationReceiver, type StoredEvacuation } from './evacuation-node';
 import { carriesEvacuation, fabricsOf, planEvacuation, restoredFailout, withForced } from './evacuation-plan';
 import { DEFAULT_VIEW_PATH, readFailoutView, withViewEntries, type FailoutView } from './failout-view';
@@ -283,13 +283,16 @@ export async function judgeEvacuation(session: ZkReader, d2BasePath: string, req
   // or whose traffic would push a receiving cluster over the limit with its own, as an operator's
   // failout does (judge-together.ts): those runs give way in the same write, and the plan is judged
   // again without them. A drill's own evacuation (a drain test) never makes a drill give way.
+  // A failout naming a `$` peer is judged as routed to the cluster its links end at, as clients route it.
+  const aliases = await linkAliases(session, d2BasePath, before.values());
+  const routed = (view: FailoutView): FailoutView => viewThroughLinks(view, aliases);
   let result: TogetherResult;
   const given = new Set<string>();
   for (;;) {
     const judged = new Set([...changed, ...given]);
-    const needed = [...involvedClusters(before, after, judged).hostsNeeded].filter((c) => !hosts.has(c));
+    const needed = [...involvedClusters(routed(before), routed(after), judged).hostsNeeded].filter((c) => !hosts.has(c));
     await forEachLimit(needed, READ_CONCURRENCY, async (name) => void hosts.set(name, await countAnnouncedHosts(session, d2BasePath, name)));
-    result = judgeTogether({ before, after, changed: judged, hosts, now, maxPeerLoadFactor });
+    result = judgeTogether({ before: routed(before), after: routed(after), changed: judged, hosts, now, maxPeerLoadFactor });
     if (request.drill !== undefined) break;
     const inTheWay = drillRunsInTheWay(result, before, (c) => !changed.has(c) && !targetYields.has(c), now);
     const more: YieldedDrill[] = [];
@@ -304,7 +307,7 @@ export async function judgeEvacuation(session: ZkReader, d2BasePath: string, req
       after = withViewEntry(after, y.cluster, y.failoutProperties, now);
     }
   }
-  const baseline = judgeTogether({ before, after: before, changed, hosts, now, maxPeerLoadFactor });
+  const baseline = judgeTogether({ before: routed(before), after: routed(before), changed, hosts, now, maxPeerLoadFactor });
   const judged: EvacuationPlan = { ...plan, receivers: receiversOf(plan, result, baseline, hosts, homeOf, now) };
 
   const found = problemsOf(result, changed, maxPeerLoadFactor, now);

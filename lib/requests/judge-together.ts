@@ -157,7 +157,9 @@ export async function judgeWithView(context: TogetherContext): Promise<TogetherV
   const hosts = new Map<string, number>([[request.cluster, context.clusterHosts]]);
   for (const [name, peer] of context.peers) hosts.set(peer.resolved ?? name, peer.hostCount);
   const yielded = [...context.yielded];
-  const aliases = await linkAliases(context, before);
+  const known = new Map<string, string>();
+  for (const [name, peer] of context.peers) if (peer.resolved !== undefined) known.set(name, peer.resolved);
+  const aliases = await linkAliases(context.session, context.d2BasePath, [...before.values(), context.clusterAfter], known);
   const judged = (view: FailoutView): FailoutView => viewThroughLinks(view, aliases);
   let result: TogetherResult;
   let after: Map<string, FailoutProperties>;
@@ -195,29 +197,32 @@ export async function judgeWithView(context: TogetherContext): Promise<TogetherV
 }
 
 /**
- * Where each `$` peer named by an open failout, or by the request, ends (docs/observer.md "Symlinks":
- * clients route to a `$` peer as to that cluster, and skip it while that cluster is failed out). The
- * request's own peers were resolved when read; the others are read here, a few reads at most, and
- * none when no failout names a `$` peer. A link that ends nowhere is left as it is: no cluster, no hosts.
+ * Where each `$` peer named by `failouts` ends (docs/observer.md "Symlinks": clients route to a `$`
+ * peer as to that cluster, and skip it while that cluster is failed out): `known` (links resolved
+ * already, e.g. when a request's peers were read) plus the others, read here: a few reads at most, and
+ * none when no failout names a `$` peer. A link that ends nowhere is left out: no cluster, no hosts.
  */
-async function linkAliases(context: TogetherContext, before: FailoutView): Promise<Map<string, string>> {
-  const aliases = new Map<string, string>();
-  for (const [name, peer] of context.peers) if (peer.resolved !== undefined) aliases.set(name, peer.resolved);
+export async function linkAliases(
+  session: ZkReader,
+  d2BasePath: string,
+  failouts: Iterable<FailoutProperties | null | undefined>,
+  known: ReadonlyMap<string, string> = new Map(),
+): Promise<Map<string, string>> {
+  const aliases = new Map(known);
   const named = new Set<string>();
-  const collect = (props: FailoutProperties | null | undefined): void => {
-    for (const r of props?.redirects ?? []) if (isSymlinkName(r.peer) && !aliases.has(r.peer)) named.add(r.peer);
-  };
-  for (const props of before.values()) collect(props);
-  collect(context.clusterAfter);
+  for (const props of failouts) for (const r of props?.redirects ?? []) if (isSymlinkName(r.peer) && !aliases.has(r.peer)) named.add(r.peer);
   if (named.size === 0) return aliases;
-  const directory = clusterPath(context.d2BasePath);
-  const resolved = await Promise.all([...named].map(async (link) => [link, await resolveLinkedName(context.session, directory, link)] as const));
+  const directory = clusterPath(d2BasePath);
+  const resolved = await Promise.all([...named].map(async (link) => [link, await resolveLinkedName(session, directory, link)] as const));
   for (const [link, target] of resolved) if (target !== undefined) aliases.set(link, target);
   return aliases;
 }
 
-/** `view` with every `$` peer it names replaced by the cluster it ends at (the same object when it names none). */
-function viewThroughLinks(view: FailoutView, aliases: ReadonlyMap<string, string>): FailoutView {
+/**
+ * `view` with every `$` peer it names replaced by the cluster it ends at (the same object when it
+ * names none): what the routing model judges. Views written keep the names as written.
+ */
+export function viewThroughLinks(view: FailoutView, aliases: ReadonlyMap<string, string>): FailoutView {
   if (aliases.size === 0) return view;
   let out: Map<string, FailoutProperties> | undefined;
   for (const [name, props] of view) {

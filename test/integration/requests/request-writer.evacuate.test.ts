@@ -572,6 +572,20 @@ describe('drill runs in the way of an operator\'s evacuation give way, as they d
     expect(await failout('greetings-lva1')).toBeNull();
     expect(await runOf('greetings-lva1')).toMatchObject({ status: 'replaced', endedBy: 'ev-1' });
   });
+
+  it('refuses when it strands a failout that names an evacuated cluster through a D2 symlink ($ peer)', async () => {
+    await seed(admin, THREE());
+    for (const dir of ['clusters', 'uris']) await admin.create(`${d2()}/${dir}/$greetingsMaster`, Buffer.from(`${d2()}/${dir}/greetings-lor1`), { acl: policyAcl(ROLES, layout()) });
+    const writer = writerWith();
+    // greetings-ltx1 is failed out to $greetingsMaster, that is greetings-lor1, only: evacuating lor1 would leave it no peer.
+    const out = { version: 1, requestId: 'fo-1', action: 'failout', cluster: 'greetings-ltx1', peers: [{ cluster: '$greetingsMaster' }], duration: 'PT1H' };
+    expect((await writer.process(JSON.stringify(out), { messageId: 'm-0' })).status).toBe('applied');
+
+    const refused = await writer.process(evacuate('ev-1', { targets: [{ fabric: 'lva1' }] }), { messageId: 'm-1' });
+
+    expect(refused).toMatchObject({ status: 'rejected', reason: 'strandsFailout', record: { message: expect.stringContaining('"greetings-ltx1"') } });
+    expect(await failout('greetings-lor1')).toBeNull();
+  });
 });
 
 describe('an ordered plan when one multi is too large', () => {
