@@ -398,6 +398,18 @@ describe('a peer named through a $ symlink', () => {
     expect(await submit(out('x', [master]))).toMatchObject({ status: 'rejected', reason: 'peerFailedOut' });
   });
 
+  it("ends a drill run on the link's target (replaced) for an operator's failout to the link, and applies the failout", async () => {
+    const master = await link('a');
+    const runId = await startDrill('drill-a', 'a', ['b']);
+
+    const failout = out('x', [master]);
+    const record = await submit(failout);
+
+    expect(record).toMatchObject({ status: 'applied' });
+    expect(await failoutOf('a')).toBeNull();
+    expect((await readDrill(session, paths, 'drill-a'))?.runs.find((r) => r.runId === runId)).toMatchObject({ status: 'replaced', endedBy: failout.requestId });
+  });
+
   it('refuses a failout of the target that would strand a failout naming it through the link (strandsFailout, naming it)', async () => {
     const master = await link('a');
     expect(await submit(out('x', [master]))).toMatchObject({ status: 'applied' });
