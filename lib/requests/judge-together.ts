@@ -59,8 +59,9 @@ export interface ViewRebase {
 /**
  * The request's view write on top of a view another writer changed since it was read, or undefined
  * when that change may touch the verdict (then the request is judged again). A change touches it when
- * a changed cluster, or a peer of one (before or after), is a cluster the judgement read: then its
- * routing, a receiver's load or a peer's eligibility may differ. Otherwise the verdict stands, and only
+ * a changed cluster, or a peer of one (before or after), is a cluster the judgement read, or a D2
+ * symlink (`$` peer, whose cluster takes a read to know): then its routing, a receiver's load or a
+ * peer's eligibility may differ. Otherwise the verdict stands, and only
  * the view's version moved: writers of unrelated clusters do not re-judge each other (issue 21, bench
  * `worker`).
  */
@@ -72,7 +73,8 @@ export function rebaseView(rebase: ViewRebase, current: FailoutView): Map<string
     if (before === after) continue;
     if (before !== undefined && after !== undefined && failoutText(before) === failoutText(after)) continue;
     const peers = [...(before?.redirects ?? []), ...(after?.redirects ?? [])].map((r) => r.peer);
-    if (rebase.involved.has(name) || peers.some((p) => rebase.involved.has(p))) return undefined;
+    // A `$` peer names whatever cluster its links end at: without reading them, it may be one read.
+    if (rebase.involved.has(name) || peers.some((p) => rebase.involved.has(p) || isSymlinkName(p))) return undefined;
   }
   return withViewEntries(current, rebase.entries, rebase.now);
 }

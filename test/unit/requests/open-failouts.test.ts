@@ -114,6 +114,8 @@ describe('rebaseView (a view another writer changed since the judgement)', () =>
   it.each([
     ['a failout of a cluster it read', new Map([...base, ['b', failout(['c'])]])],
     ['a new failout sending to a cluster it read', new Map([...base, ['z', failout(['b'])]])],
+    // `$bMaster` may link to b: which cluster it names takes a read, so the judgement is made again.
+    ['a new failout sending to a D2 symlink ($ peer)', new Map([...base, ['z', failout(['$bMaster'])]])],
   ])('judges again after %s', (_name, current) => {
     expect(rebaseView(rebase, current)).toBeUndefined();
   });
