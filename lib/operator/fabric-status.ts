@@ -1,4 +1,4 @@
-import { clusterPath, servicePath, urisPath } from '../d2/data';
+import { clusterPath, isSymlinkName, servicePath, urisPath } from '../d2/data';
 import { decodeFabricMap, deriveFabrics, isFabricError, targetsOf, type FabricMap, type FabricMapConflict, type FabricSource, type MissingMappedCluster } from '../fabrics';
 import { forEachLimit } from '../concurrency';
 import { isZkError, type ZkReader } from '../zk';
@@ -82,7 +82,8 @@ export async function readFabrics(session: FabricReader, settings: Pick<Operator
     childrenOf(session, settings.fabricsBase),
   ]);
   const reads = new Map<string, ClusterRead>();
-  await forEachLimit(clusterNames, READ_CONCURRENCY, async (cluster) => {
+  // A D2 symlink (`$FooClusterMaster`) holds the path of a cluster: no cluster of its own.
+  await forEachLimit(clusterNames.filter((name) => !isSymlinkName(name)), READ_CONCURRENCY, async (cluster) => {
     const read = await readCluster(session, settings.d2Base, cluster, now);
     if (read !== undefined) reads.set(cluster, read);
   });

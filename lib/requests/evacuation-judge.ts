@@ -1,4 +1,4 @@
-import { clusterPath, isMalformed, parseClusterProperties, servicePath, type ClusterProperties, type FailoutProperties } from '../d2/data';
+import { clusterPath, isMalformed, isSymlinkName, parseClusterProperties, servicePath, type ClusterProperties, type FailoutProperties } from '../d2/data';
 import { decodeFabricMap, deriveFabrics, isFabricError, type Fabric, type FabricMap } from '../fabrics';
 import { DEFAULT_FABRICS_PATH, fabricMapPath } from '../fabrics';
 import { isZkError, type ZkReader } from '../zk';
@@ -122,7 +122,8 @@ export async function readFabricList(session: Pick<ZkReader, 'children' | 'read'
       }
     }),
   );
-  return [...deriveFabrics({ services, clusters, maps: maps.filter((m): m is FabricMap => m !== undefined) }).fabrics];
+  // A D2 symlink (`$FooClusterMaster`) holds the path of a cluster: no cluster of its own, in no fabric.
+  return [...deriveFabrics({ services, clusters: clusters.filter((name) => !isSymlinkName(name)), maps: maps.filter((m): m is FabricMap => m !== undefined) }).fabrics];
 }
 
 /** What the open evacuations make of a new one: a problem that refuses it, or a drain test that gives way to it. */

@@ -58,6 +58,8 @@ beforeEach(async () => {
     await putCluster(session, d2, clusterDoc(cluster));
     await putUri(session, d2, cluster, 'h1', `http://${cluster}-1:8080`);
   }
+  // A D2 symlink (docs/observer.md "Symlinks"): it holds a path, it is no cluster of its own, so in no fabric and not unassigned.
+  for (const dir of ['clusters', 'uris']) await put(session, `${d2}/${dir}/$greetingsMaster`, `${d2}/${dir}/greetings-lva1`);
   await put(session, `${root}/fabrics/lor1`, encodeFabricMap({ fabric: 'lor1', clusters: [{ cluster: 'legacy-greeter-a', service: 'greetings', tier: 'frontend' }] }).toString('utf8'));
   // A map that does not decode: it would move hello-ltx1, but its service name carries an escape sequence.
   await put(session, `${root}/fabrics/ltx1`, JSON.stringify({ version: 1, fabric: 'ltx1', clusters: [{ cluster: 'hello-ltx1', service: 'hello\u001b[31m' }] }));
