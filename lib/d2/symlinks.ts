@@ -71,3 +71,21 @@ export function resolveLinks(directory: string, name: string, linkOf: (link: str
   }
   return { kind: 'resolved', name: current, links };
 }
+
+/** What {@link followLinks} reads a link node with: its data and mzxid, or its absence (a ZooKeeper session's `read`). */
+export type LinkNodeReader = (path: string) => Promise<{ readonly exists: false } | { readonly exists: true; readonly data: Buffer; readonly stat: { readonly mzxid: bigint } }>;
+
+/**
+ * {@link resolveLinks} over nodes read once each, on demand (the request worker's judge, `failout
+ * status`): where `name`'s links in `directory` lead; a plain name leads to itself without a read.
+ */
+export async function followLinks(read: LinkNodeReader, directory: string, name: string): Promise<Resolution> {
+  const known = new Map<string, LinkState>();
+  for (;;) {
+    const resolution = resolveLinks(directory, name, (link) => known.get(link) ?? { kind: 'loading' });
+    if (resolution.kind !== 'loading') return resolution;
+    const link = resolution.links[resolution.links.length - 1]!;
+    const node = await read(`${directory}/${link}`);
+    known.set(link, node.exists ? { kind: 'target', path: node.data.toString('utf8'), version: node.stat.mzxid } : { kind: 'absent' });
+  }
+}

@@ -276,7 +276,7 @@ export async function judgeEvacuation(session: ZkReader, d2BasePath: string, req
   for (const [name, state] of states) if (state.exists) live.push([name, state.failoutProperties]);
   for (const [name, y] of yielded?.clusters ?? []) if (!states.has(name)) live.push([name, y.failout]);
   const before = withViewEntries(stored.view, live, now);
-  const after = withViewEntries(before, props, now);
+  let after = withViewEntries(before, props, now);
   const changed = new Set(props.keys());
   const hosts = new Map<string, number>();
   for (const [name, state] of states) hosts.set(name, state.exists ? state.hostCount : 0);
@@ -305,8 +305,8 @@ export async function judgeEvacuation(session: ZkReader, d2BasePath: string, req
     for (const y of more) {
       given.add(y.cluster);
       targetYields.set(y.cluster, y);
-      after = withViewEntry(after, y.cluster, y.failoutProperties, now);
     }
+    after = withViewEntries(after, more.map((y) => [y.cluster, y.failoutProperties] as const), now);
   }
   const baseline = judgeTogether({ before: routed(before), after: routed(before), changed, hosts, now, maxPeerLoadFactor });
   const judged: EvacuationPlan = { ...plan, receivers: receiversOf(plan, result, baseline, hosts, homeOf, now) };

@@ -1,15 +1,14 @@
 import {
   clusterPath,
   eligibleHosts,
+  followLinks,
   isMalformed,
   isSymlinkName,
   mergeUriProperties,
   parseClusterProperties,
   parseUriProperties,
-  resolveLinks,
   urisPath,
   type ClusterProperties,
-  type LinkState,
   type UriProperties,
 } from '../d2/data';
 import { isZkError, type ZkReader } from '../zk';
@@ -59,23 +58,10 @@ async function readLinkedPeerState(session: ZkReader, d2Base: string, peer: stri
  * undefined when a link is absent or the chain is broken. ZooKeeper errors propagate.
  */
 export async function resolveLinkedName(session: ZkReader, directory: string, name: string): Promise<string | undefined> {
-  const read = new Map<string, LinkState>();
-  for (;;) {
-    let unread: string | undefined;
-    const resolution = resolveLinks(directory, name, (link) => {
-      const state = read.get(link);
-      if (state !== undefined) return state;
-      unread = link;
-      return LOADING;
-    });
-    if (resolution.kind === 'resolved') return resolution.name;
-    if (resolution.kind !== 'loading' || unread === undefined) return undefined;
-    const node = await session.read(`${directory}/${unread}`);
-    read.set(unread, node.exists ? { kind: 'target', path: node.data.toString('utf8'), version: node.stat.mzxid } : { kind: 'absent' });
-  }
+  const resolution = await followLinks((path) => session.read(path), directory, name);
+  return resolution.kind === 'resolved' ? resolution.name : undefined;
 }
 
-const LOADING: LinkState = { kind: 'loading' };
 
 /**
  * The hosts of `cluster` a D2 client would send to, counted by the clients' own rule (`eligibleHosts`

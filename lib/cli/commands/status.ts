@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { clusterPath, isSymlinkName } from '../../d2/data';
+import { clusterPath, followLinks, isSymlinkName } from '../../d2/data';
 import { escapeControlChars } from '../../text';
 import { isZkError, type ZkSession } from '../../zk';
 import { addOutputOptions, addConnectionOptions, printJson, withConnections, type CommandRuntime } from '../command-context';
@@ -27,33 +27,59 @@ export function statusCommand(rt: CommandRuntime): Command {
     await withConnections(flags, rt.io, async (connections, settings) => {
       const session = await connections.zk();
       const now = rt.io.now();
-      const names = cluster === undefined ? await listClusters(session, settings.d2Base) : [cluster];
+      // A `$` node is a D2 symlink, not a cluster: listed apart, and one asked for shows the cluster it leads to.
+      const listed = cluster === undefined ? await listClusters(session, settings.d2Base) : [];
+      const links = await Promise.all(listed.filter(isSymlinkName).map((name) => readLink(session, settings.d2Base, name)));
+      const link = cluster !== undefined && isSymlinkName(cluster) ? await readLink(session, settings.d2Base, cluster) : undefined;
+      if (link !== undefined && link.target === null) throw new OperatorError('rejected', `${cluster!} is a D2 symlink that leads to no cluster (${link.problem ?? 'a link or its target is missing'})`);
+      const names = cluster === undefined ? listed.filter((name) => !isSymlinkName(name)) : [link?.target ?? cluster];
       const statuses = await Promise.all(names.map((name) => readStatus(session, settings.d2Base, name, now)));
       const missing = statuses.findIndex((s) => s === undefined);
       if (missing >= 0) throw new OperatorError('rejected', `no cluster ${names[missing]} under ${clusterPath(settings.d2Base)}: check the name (failout status lists them all)`);
       const found = withDrills(statuses as ClusterStatus[], await readDrills(session, drillsBase(rt.io.env)), now);
       const fabrics = await readFabricSide(rt, session, settings, now);
       // Shown for one cluster: only its fabric's evacuations.
-      const evacuations = (fabrics?.evacuations ?? []).filter((e) => cluster === undefined || e.fabric === fabrics?.fabricOf.get(cluster));
+      const evacuations = (fabrics?.evacuations ?? []).filter((e) => cluster === undefined || e.fabric === fabrics?.fabricOf.get(names[0]!));
+      const linkLine = link === undefined ? '' : `${escapeControlChars(cluster!)} → ${escapeControlChars(link.target!)} (a D2 symlink)\n`;
       if (flags.json) {
         const clusters = found.map((s) => ({ ...s, fabric: fabrics?.fabricOf.get(s.cluster) ?? null }));
-        printJson(rt.io, { at: new Date(now).toISOString(), clusters, evacuations });
-      } else if (found.length === 0) rt.io.stdout(`no clusters under ${clusterPath(settings.d2Base)}\n`);
-      else if (cluster !== undefined) rt.io.stdout(`${formatOne(found[0]!, evacuations, now)}\n`);
-      else rt.io.stdout(formatByFabric(found, fabrics?.fabricOf ?? new Map(), evacuations, now));
+        const linked = cluster === undefined ? { links: links.map(({ name, target }) => ({ name, target })) } : link === undefined ? {} : { link: { name: cluster, target: link.target } };
+        printJson(rt.io, { at: new Date(now).toISOString(), clusters, evacuations, ...linked });
+      } else if (found.length === 0) rt.io.stdout(`no clusters under ${clusterPath(settings.d2Base)}\n${formatLinks(links)}`);
+      else if (cluster !== undefined) rt.io.stdout(`${linkLine}${formatOne(found[0]!, evacuations, now)}\n`);
+      else rt.io.stdout(`${formatByFabric(found, fabrics?.fabricOf ?? new Map(), evacuations, now)}${formatLinks(links)}`);
       rt.setExit(EXIT.ok);
     });
   });
 }
 
-/** The clusters under the base: its children but D2 symlinks (`$FooClusterMaster` holds a path, not a cluster). */
 async function listClusters(session: ZkSession, base: string): Promise<string[]> {
   try {
-    return [...(await session.children(clusterPath(base))).children].filter((name) => !isSymlinkName(name)).sort();
+    return [...(await session.children(clusterPath(base))).children].sort();
   } catch (err) {
     if (isZkError(err, 'noNode')) return [];
     throw err;
   }
+}
+
+/** A `$` node of the cluster directory and the cluster its links lead to (null: none; `problem` says why when the chain is broken). */
+interface LinkStatus {
+  readonly name: string;
+  readonly target: string | null;
+  readonly problem?: string;
+}
+
+async function readLink(session: ZkSession, base: string, name: string): Promise<LinkStatus> {
+  const resolution = await followLinks((path) => session.read(path), clusterPath(base), name);
+  if (resolution.kind === 'resolved') return { name, target: resolution.name };
+  return resolution.kind === 'broken' ? { name, target: null, problem: resolution.reason } : { name, target: null };
+}
+
+/** The links after the clusters: a `$` node is no cluster, so it is neither serving nor malformed. */
+function formatLinks(links: readonly LinkStatus[]): string {
+  if (links.length === 0) return '';
+  const lines = links.map((l) => `  ${escapeControlChars(l.name)} → ${l.target === null ? `no cluster (${escapeControlChars(l.problem ?? 'a link or its target is missing')})` : escapeControlChars(l.target)}`);
+  return `\nD2 symlinks (failout status <link> shows the cluster it leads to):\n${lines.join('\n')}\n`;
 }
 
 async function readStatus(session: ZkSession, base: string, cluster: string, now: number): Promise<ClusterStatus | undefined> {

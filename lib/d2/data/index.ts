@@ -25,7 +25,7 @@ export { D2_DIRECTORIES, DEFAULT_BASE_PATH, assertNodeName, clusterPath, service
 export { URI_NODE_GRANTS } from '../acl-grants';
 export { MAX_CLUSTER_NAME_LENGTH, clusterNameProblem, znodeNameProblem } from '../names';
 // What a `$` symlink name is (rest.li SymlinkUtil), so the observer and the client agree.
-export { isSymlinkName, resolveLinks, type LinkState } from '../symlinks';
+export { followLinks, isSymlinkName } from '../symlinks';
 export { parseClusterProperties, parseClusterPropertiesWithoutFailout, serializeClusterProperties } from '../codecs/cluster';
 export {
   ALL_BUCKETS,
