@@ -1,4 +1,4 @@
-import { isEvacuationOpen, readEvacuations, type EvacuationNode } from '../requests';
+import { isEvacuationOpen, readStoredEvacuations, type EvacuationNode } from '../requests';
 import { escapeControlChars, formatRemaining } from '../text';
 import type { ZkReader } from '../zk';
 import { stageNumber } from './evacuation-format';
@@ -40,22 +40,33 @@ export interface EvacuationSummary {
   readonly stoppedByAlarm?: string;
 }
 
+/** An evacuation node that does not decode: the worker treats it as open (it may still move traffic). */
+export interface UnreadableEvacuation {
+  readonly fabric: string;
+  readonly problem: string;
+}
+
 /** The fabric side of `failout status`. */
 export interface EvacuationStatus {
   /** cluster → fabric, for the clusters a fabric holds. */
   readonly fabricOf: ReadonlyMap<string, string>;
-  /** Every evacuation node, by fabric. */
+  /** Every evacuation node that decodes, by fabric. */
   readonly evacuations: readonly EvacuationSummary[];
+  /** Every evacuation node that does not, by fabric, with its problem. */
+  readonly unreadable: readonly UnreadableEvacuation[];
 }
 
 /**
- * Reads which fabric each cluster is in and every evacuation, described at `now`.
+ * Reads which fabric each cluster is in and every evacuation, described at `now`; a node that does not
+ * decode is listed in `unreadable` with its problem, never left out unsaid.
  * @throws OperatorError `input` for a bad `FAILOUT_FABRICS_PATH`; ZkError when ZooKeeper cannot be read.
  */
 export async function readEvacuationStatus(session: ZkReader, settings: Pick<OperatorSettings, 'd2Base' | 'fabricsBase' | 'evacuationsBase'>, now: number): Promise<EvacuationStatus> {
-  const [fabricOf, nodes] = await Promise.all([readFabricMembership(session, settings), readEvacuations(session, settings.evacuationsBase)]);
-  const evacuations = nodes.map((node) => describeEvacuation(node, now)).sort((a, b) => (a.fabric < b.fabric ? -1 : a.fabric > b.fabric ? 1 : 0));
-  return { fabricOf, evacuations };
+  const [fabricOf, stored] = await Promise.all([readFabricMembership(session, settings), readStoredEvacuations(session, settings.evacuationsBase)]);
+  // Stored nodes come sorted by fabric.
+  const evacuations = stored.flatMap((e) => (e.node === undefined ? [] : [describeEvacuation(e.node, now)]));
+  const unreadable = stored.flatMap((e) => (e.node === undefined ? [{ fabric: e.fabric, problem: e.problem ?? 'does not decode' }] : []));
+  return { fabricOf, evacuations, unreadable };
 }
 
 /** An evacuation node described at `now`: its phase, the stage it is at, the next stage's start. */
@@ -101,6 +112,12 @@ const PHASE_TEXT: Readonly<Record<EvacuationPhase, string>> = {
   restoring: 'returning, last stage first',
   ended: 'ended',
 };
+
+/** One line for an evacuation node that does not decode: `evacuation of lor1 cannot be read: <problem> (…)`. */
+export function formatUnreadableEvacuationLine(evacuation: UnreadableEvacuation): string {
+  const safe = (text: string): string => escapeControlChars(text);
+  return `evacuation of ${safe(evacuation.fabric)} cannot be read: ${safe(evacuation.problem)} (the worker treats it as open: it may still move traffic; failout restore --fabric ${safe(evacuation.fabric)} removes it)`;
+}
 
 /** One line for an open evacuation: `evacuation of lor1 OPEN: stage 2 of 3 (midtier) moving out; …; ends … (in 1h 50m) [request …] by … — reason`. */
 export function formatEvacuationLine(evacuation: EvacuationSummary, now: number): string {

@@ -12,6 +12,6 @@ export { formatFabricRejection, limitsFromEnv, validateEvacuation, validateFabri
 export { dryRunEvacuation, type EvacuationDryRun, type EvacuationJudgeSettings } from './evacuation-dry-run';
 export { formatEvacuationPlan } from './evacuation-format';
 export { appliedPlanIfChanged } from './evacuation-applied';
-export { describeEvacuation, formatEvacuationLine, readEvacuationStatus, type EvacuationPhase, type EvacuationStatus, type EvacuationSummary } from './evacuation-status';
+export { describeEvacuation, formatEvacuationLine, formatUnreadableEvacuationLine, readEvacuationStatus, type EvacuationPhase, type EvacuationStatus, type EvacuationSummary, type UnreadableEvacuation } from './evacuation-status';
 // The console's side of it (a form's text fields, judged as a built body): through the one request port.
 export type { FabricAction, FabricBody, FabricCheckResult, FabricFields, FabricJudgeOptions } from './requests-port';

@@ -164,11 +164,11 @@ function listCommand(rt: CommandRuntime): Command {
   return command.action(async (flags: ReadFlags) => {
     await withConnections(flags, rt.io, async (connections) => {
       const now = rt.io.now();
-      const drills = await readDrills(await connections.zk(), drillsBase(rt.io.env));
+      const { drills, unreadable } = await readDrills(await connections.zk(), drillsBase(rt.io.env));
       const rows = drills.map((d) => summary(d, now));
-      if (flags.json) printJson(rt.io, { at: new Date(now).toISOString(), drills: rows });
-      else if (rows.length === 0) rt.io.stdout('no drills (define one with: failout drill put <name> …)\n');
-      else rt.io.stdout(`${rows.map(formatSummary).join('\n')}\n`);
+      if (flags.json) printJson(rt.io, { at: new Date(now).toISOString(), drills: rows, unreadable });
+      else if (rows.length === 0 && unreadable.length === 0) rt.io.stdout('no drills (define one with: failout drill put <name> …)\n');
+      else rt.io.stdout(`${[...rows.map(formatSummary), ...unreadable.map((u) => `${safe(u.name)}: cannot be read: ${safe(u.problem)}`)].join('\n')}\n`);
       rt.setExit(EXIT.ok);
     });
   });
@@ -355,15 +355,54 @@ async function requireDrill(session: ZkSession, base: string, name: string): Pro
   return node;
 }
 
-/** Every readable drill, by name; one that does not decode is left out (history names the problem). */
-export async function readDrills(session: ZkSession, base: string): Promise<DrillNode[]> {
+/** A drill node that does not decode (or whose name is no drill name), with what is wrong. */
+export interface UnreadableDrill {
+  readonly name: string;
+  readonly problem: string;
+}
+
+/** Every drill node under a base: those that decode, and those that do not with their problem, each by name. */
+export interface DrillListing {
+  readonly drills: DrillNode[];
+  readonly unreadable: UnreadableDrill[];
+}
+
+/**
+ * Every drill node, by name: the ones that decode, and the ones that do not with their problem (so a
+ * listing names them instead of leaving them out unsaid). ZooKeeper errors are thrown: a listing that
+ * could not be read is no listing.
+ */
+export async function readDrills(session: ZkSession, base: string): Promise<DrillListing> {
   let names: readonly string[];
   try {
     names = (await session.children(base)).children;
   } catch (err) {
-    if (isZkError(err, 'noNode')) return [];
+    if (isZkError(err, 'noNode')) return { drills: [], unreadable: [] };
     throw err;
   }
-  const nodes = await Promise.all([...names].sort().map((n) => readDrill(session, base, n).catch(() => undefined)));
-  return nodes.filter((n): n is DrillNode => n !== undefined);
+  const listing: DrillListing = { drills: [], unreadable: [] };
+  const entries = await Promise.all([...names].sort().map((name) => readListedDrill(session, base, name)));
+  for (const entry of entries) {
+    if (entry === undefined) continue;
+    if ('problem' in entry) listing.unreadable.push(entry);
+    else listing.drills.push(entry.node);
+  }
+  return listing;
+}
+
+/** A listed drill node: decoded, or why not; undefined when it went away since the listing. */
+async function readListedDrill(session: ZkSession, base: string, name: string): Promise<{ readonly node: DrillNode } | UnreadableDrill | undefined> {
+  let path: string;
+  try {
+    path = drillPath(base, name);
+  } catch (err) {
+    return { name, problem: err instanceof Error ? err.message : String(err) };
+  }
+  const node = await session.read(path);
+  if (!node.exists) return undefined;
+  try {
+    return { node: decodeDrillNode(node.data) };
+  } catch (err) {
+    return { name, problem: err instanceof Error ? err.message : String(err) };
+  }
 }

@@ -36,18 +36,22 @@ export function statusCommand(rt: CommandRuntime): Command {
       const statuses = await Promise.all(names.map((name) => readStatus(session, settings.d2Base, name, now)));
       const missing = statuses.findIndex((s) => s === undefined);
       if (missing >= 0) throw new OperatorError('rejected', `no cluster ${names[missing]} under ${clusterPath(settings.d2Base)}: check the name (failout status lists them all)`);
-      const found = withDrills(statuses as ClusterStatus[], await readDrills(session, drillsBase(rt.io.env)), now);
+      const drills = await readDrills(session, drillsBase(rt.io.env));
+      for (const u of drills.unreadable) rt.io.stderr(`warning: drill ${escapeControlChars(u.name)} cannot be read: ${escapeControlChars(u.problem)} (its cluster's drill is not shown)\n`);
+      const found = withDrills(statuses as ClusterStatus[], drills.drills, now);
       const fabrics = await readFabricSide(rt, session, settings, now);
       // Shown for one cluster: only its fabric's evacuations.
-      const evacuations = (fabrics?.evacuations ?? []).filter((e) => cluster === undefined || e.fabric === fabrics?.fabricOf.get(names[0]!));
+      const mine = (e: { readonly fabric: string }): boolean => cluster === undefined || e.fabric === fabrics?.fabricOf.get(names[0]!);
+      const evacuations = (fabrics?.evacuations ?? []).filter(mine);
+      const unreadableEvacuations = (fabrics?.unreadable ?? []).filter(mine);
       const linkLine = link === undefined ? '' : `${escapeControlChars(cluster!)} → ${escapeControlChars(link.target!)} (a D2 symlink)\n`;
       if (flags.json) {
         const clusters = found.map((s) => ({ ...s, fabric: fabrics?.fabricOf.get(s.cluster) ?? null }));
         const linked = cluster === undefined ? { links: links.map(({ name, target }) => ({ name, target })) } : link === undefined ? {} : { link: { name: cluster, target: link.target } };
-        printJson(rt.io, { at: new Date(now).toISOString(), clusters, evacuations, ...linked });
+        printJson(rt.io, { at: new Date(now).toISOString(), clusters, evacuations, unreadableEvacuations, ...linked });
       } else if (found.length === 0) rt.io.stdout(`no clusters under ${clusterPath(settings.d2Base)}\n${formatLinks(links)}`);
-      else if (cluster !== undefined) rt.io.stdout(`${linkLine}${formatOne(found[0]!, evacuations, now)}\n`);
-      else rt.io.stdout(`${formatByFabric(found, fabrics?.fabricOf ?? new Map(), evacuations, now)}${formatLinks(links)}`);
+      else if (cluster !== undefined) rt.io.stdout(`${linkLine}${formatOne(found[0]!, { evacuations, unreadable: unreadableEvacuations }, now)}\n`);
+      else rt.io.stdout(`${formatByFabric(found, fabrics?.fabricOf ?? new Map(), { evacuations, unreadable: unreadableEvacuations }, now)}${formatLinks(links)}`);
       rt.setExit(EXIT.ok);
     });
   });
@@ -112,18 +116,32 @@ async function readFabricSide(rt: CommandRuntime, session: ZkSession, settings: 
   }
 }
 
-/** One cluster, with a line for its fabric's open evacuation. */
-function formatOne(status: ClusterStatus, evacuations: readonly evacuation.EvacuationSummary[], now: number): string {
-  const open = evacuations.filter((e) => e.open).map((e) => `  fabric   ${evacuation.formatEvacuationLine(e, now)}`);
-  return [formatClusterStatus(status, now), ...open].join('\n');
+/** The evacuations `failout status` shows: those that decode, and those that do not (the worker treats them as open). */
+interface ShownEvacuations {
+  readonly evacuations: readonly evacuation.EvacuationSummary[];
+  readonly unreadable: readonly evacuation.UnreadableEvacuation[];
+}
+
+/** The lines of a fabric's evacuations worth showing: each open one, and each one that cannot be read. */
+function evacuationLines(shown: ShownEvacuations, fabric: string | undefined, now: number): string[] {
+  const of = (e: { readonly fabric: string }): boolean => fabric === undefined || e.fabric === fabric;
+  return [
+    ...shown.unreadable.filter(of).map((e) => evacuation.formatUnreadableEvacuationLine(e)),
+    ...shown.evacuations.filter((e) => e.open && of(e)).map((e) => evacuation.formatEvacuationLine(e, now)),
+  ];
+}
+
+/** One cluster, with a line for its fabric's open evacuation (or one that cannot be read). */
+function formatOne(status: ClusterStatus, shown: ShownEvacuations, now: number): string {
+  return [formatClusterStatus(status, now), ...evacuationLines(shown, undefined, now).map((line) => `  fabric   ${line}`)].join('\n');
 }
 
 /**
- * Every cluster under a heading per fabric (fabrics by name, each with its open evacuation), then the
- * clusters in no fabric; with no fabric at all, the clusters as they always were listed.
+ * Every cluster under a heading per fabric (fabrics by name, each with its open evacuation and one
+ * that cannot be read), then the clusters in no fabric; with no fabric at all, the clusters as they
+ * always were listed.
  */
-function formatByFabric(found: readonly ClusterStatus[], fabricOf: ReadonlyMap<string, string>, evacuations: readonly evacuation.EvacuationSummary[], now: number): string {
-  const open = evacuations.filter((e) => e.open);
+function formatByFabric(found: readonly ClusterStatus[], fabricOf: ReadonlyMap<string, string>, shown: ShownEvacuations, now: number): string {
   const groups = new Map<string, ClusterStatus[]>();
   const none: ClusterStatus[] = [];
   for (const status of found) {
@@ -132,13 +150,13 @@ function formatByFabric(found: readonly ClusterStatus[], fabricOf: ReadonlyMap<s
     else groups.set(fabric, [...(groups.get(fabric) ?? []), status]);
   }
   const blocks = (list: readonly ClusterStatus[]): string[] => list.map((s) => formatClusterStatus(s, now));
-  // Open evacuations of fabrics none of whose clusters are listed (their map deleted since) still show.
-  const orphans = open.filter((e) => !groups.has(e.fabric)).map((e) => evacuation.formatEvacuationLine(e, now));
+  // Evacuations of fabrics none of whose clusters are listed (their map deleted since) still show.
+  const orphans = evacuationLines({ evacuations: shown.evacuations.filter((e) => !groups.has(e.fabric)), unreadable: shown.unreadable.filter((e) => !groups.has(e.fabric)) }, undefined, now);
   if (groups.size === 0) return `${[...orphans, ...blocks(none)].join('\n')}\n`;
   const sections = [...groups.keys()].sort().map((fabric) => {
     const list = groups.get(fabric)!;
     const heading = `fabric ${escapeControlChars(fabric)}: ${list.length} ${list.length === 1 ? 'cluster' : 'clusters'}`;
-    const lines = open.filter((e) => e.fabric === fabric).map((e) => `  ${evacuation.formatEvacuationLine(e, now)}`);
+    const lines = evacuationLines(shown, fabric, now).map((line) => `  ${line}`);
     return [heading, ...lines, ...blocks(list)].join('\n');
   });
   if (none.length > 0) sections.push([`in no fabric: ${none.length} ${none.length === 1 ? 'cluster' : 'clusters'}`, ...blocks(none)].join('\n'));

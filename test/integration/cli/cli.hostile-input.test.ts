@@ -6,6 +6,7 @@
  */
 import { newRequestId } from '../../../lib/requests';
 import { OPEN_ACL } from '../../../lib/zk';
+import { putService, serviceDoc } from '../../helpers/d2';
 import { directHandler, type DirectHandler } from '../../helpers/requests-handler';
 import { runCli, useCliQueueTestbed } from '../../helpers/cli';
 import { queueDepth, startPollers } from '../../helpers/requests-queue';
@@ -110,6 +111,76 @@ describe('text from ZooKeeper', () => {
     // The drill's line and its one run's.
     expect(history.stdout.trimEnd().split('\n')).toHaveLength(2);
     expect(history.stdout).toContain('deploys\\ndrill-weekly-0');
+  });
+});
+
+describe('a node in ZooKeeper that does not decode', () => {
+  /** A drill node of `greetings-lor1` as the worker writes it. */
+  function drillNode(name: string): Buffer {
+    const at = Date.now() - 60_000;
+    const definition = {
+      name, cluster: 'greetings-lor1', peers: [{ cluster: 'greetings-lva1', weight: 1 }], buckets: { from: 0, to: 99 },
+      durationMs: 60_000, every: 'rate(7 days)', outcomeAlarm: 'greetings-lor1-errors', blockingAlarms: [], blockedDates: [], blockedWindows: [], definedAt: at, requestId: `r-${name}`,
+    };
+    return Buffer.from(JSON.stringify({ version: 1, definition, runs: [] }));
+  }
+
+  it('is named by drill list (text and JSON) beside the drills that read, not left out unsaid', async () => {
+    // Prepare: one good drill, one hand-edited into something no codec reads
+    const drillsPath = bed.paths.d2Base.replace(/\/d2$/, '/drills');
+    await bed.session.create(`${drillsPath}/weekly`, drillNode('weekly'), { acl: OPEN_ACL, parents: true });
+    await bed.session.create(`${drillsPath}/monthly`, Buffer.from('{ "version": 1, "definition": \u001b[2J'), { acl: OPEN_ACL });
+    const env = { ...bed.env, FAILOUT_DRILLS_PATH: drillsPath };
+
+    // Act
+    const text = await runCli(env, 'drill', 'list');
+    const json = await runCli(env, 'drill', 'list', '--json');
+
+    // Assess
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/^weekly: greetings-lor1 → greetings-lva1×1/m);
+    expect(text.stdout).toMatch(/^monthly: cannot be read: .*not JSON/m);
+    expect(controls(text.stdout)).toEqual([]);
+    expect(json.code).toBe(0);
+    const listed = JSON.parse(json.stdout) as { drills: { name: string }[]; unreadable: { name: string; problem: string }[] };
+    expect(listed.drills.map((d) => d.name)).toEqual(['weekly']);
+    expect(listed.unreadable).toEqual([{ name: 'monthly', problem: expect.stringMatching(/not JSON/) }]);
+  });
+
+  it('is named by status as a warning when it is a drill, the clusters still shown', async () => {
+    // Prepare
+    const drillsPath = bed.paths.d2Base.replace(/\/d2$/, '/drills');
+    await bed.session.create(`${drillsPath}/monthly`, Buffer.from('[]'), { acl: OPEN_ACL, parents: true });
+    const env = { ...bed.env, FAILOUT_DRILLS_PATH: drillsPath };
+
+    // Act
+    const out = await runCli(env, 'status');
+
+    // Assess
+    expect(out.code).toBe(0);
+    expect(out.stdout).toMatch(/^greetings-lor1 {2}serving/m);
+    expect(out.stderr).toMatch(/warning: drill monthly cannot be read: /);
+  });
+
+  it('is named by status when it is an evacuation (the worker treats it as open), text and JSON', async () => {
+    // Prepare: an evacuation node of lor1 someone wrote past the worker
+    const evacuationsPath = bed.paths.d2Base.replace(/\/d2$/, '/evacuations');
+    await putService(bed.session, bed.paths.d2Base, serviceDoc('greetings', 'greetings-lor1'));
+    await bed.session.create(`${evacuationsPath}/lor1`, Buffer.from('{"version":1,"fabric":"lor1"}'), { acl: OPEN_ACL, parents: true });
+    const env = { ...bed.env, FAILOUT_EVACUATIONS_PATH: evacuationsPath, FAILOUT_FABRICS_PATH: bed.paths.d2Base.replace(/\/d2$/, '/fabrics') };
+
+    // Act
+    const text = await runCli(env, 'status');
+    const one = await runCli(env, 'status', 'greetings-lor1');
+    const json = await runCli(env, 'status', '--json');
+
+    // Assess
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/^fabric lor1: 1 cluster\n {2}evacuation of lor1 cannot be read: evacuation node is malformed: .*the worker treats it as open/m);
+    expect(text.stdout).toMatch(/^greetings-lor1 {2}serving/m);
+    expect(one.stdout).toMatch(/\n {2}fabric {3}evacuation of lor1 cannot be read: /);
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({ evacuations: [], unreadableEvacuations: [{ fabric: 'lor1', problem: expect.stringMatching(/malformed/) }] });
   });
 });
 
