@@ -95,6 +95,9 @@ function problems(table: FabricTable): SafeHtml {
   const lines: SafeHtml[] = [];
   if (table.unassigned.length > 0) lines.push(html`<li>In no fabric (no rule and no map places them): ${join(table.unassigned.map((c) => html`<span class="cluster-name">${c}</span>`), ', ')}</li>`);
   for (const b of table.brokenMaps) lines.push(html`<li class="alert">The map of fabric <span class="fabric-name">${b.fabric}</span> does not decode (its clusters follow the rule): ${b.problem}</li>`);
+  for (const e of table.unreadableEvacuations) {
+    lines.push(html`<li class="alert">The evacuation node of fabric <span class="fabric-name">${e.fabric}</span> does not decode: ${e.problem}. ${e.lastGoodShown ? 'Shown as last read; the' : 'The'} worker treats it as open (it may still move traffic); a restore of the fabric removes it.</li>`);
+  }
   for (const c of table.conflicts) lines.push(html`<li class="warn">Cluster <span class="cluster-name">${c.cluster}</span> is in the maps of ${c.fabrics.join(', ')}: kept in ${c.kept}</li>`);
   for (const m of table.missing) lines.push(html`<li>The map of fabric <span class="fabric-name">${m.fabric}</span> names <span class="cluster-name">${m.cluster}</span>, which D2 does not have</li>`);
   return lines.length === 0 ? html`` : html`<ul class="fabric-problems">${lines}</ul>`;

@@ -14,7 +14,7 @@ import { deriveFabrics, type DerivedFabrics, type FabricMap, type FabricMapConfl
 import { evacuation, type ClusterStatus } from '../operator';
 import type { EvacuationNode, RequestRates } from '../requests';
 import { failoutBoundary } from './boundaries';
-import type { FabricMapEntry } from './fabric-watch';
+import type { FabricMapEntry, UnreadableEvacuationEntry } from './fabric-watch';
 import type { ClusterEntry } from './zk-view';
 
 /** A cell's state, as the table shows it. `evacuated`: failed out now by a fabric's evacuation. */
@@ -65,12 +65,14 @@ export interface FabricTable {
   readonly unassigned: readonly string[];
   /** Map nodes that do not decode: their clusters follow the rule. */
   readonly brokenMaps: readonly { readonly fabric: string; readonly problem: string }[];
+  /** Evacuation nodes that do not decode (the worker treats them as open), each with its problem. */
+  readonly unreadableEvacuations: readonly UnreadableEvacuationEntry[];
   readonly conflicts: readonly FabricMapConflict[];
   readonly missing: readonly MissingMappedCluster[];
 }
 
 /** A table with nothing in it (no ZooKeeper yet). */
-export const EMPTY_FABRIC_TABLE: FabricTable = Object.freeze({ fabrics: [], services: [], ratesSource: undefined, unassigned: [], brokenMaps: [], conflicts: [], missing: [] });
+export const EMPTY_FABRIC_TABLE: FabricTable = Object.freeze({ fabrics: [], services: [], ratesSource: undefined, unassigned: [], brokenMaps: [], unreadableEvacuations: [], conflicts: [], missing: [] });
 
 /** What the table is built from: the view's data and the scrapes. */
 export interface FabricTableInputs {
@@ -79,6 +81,8 @@ export interface FabricTableInputs {
   readonly clusters: readonly ClusterEntry[];
   readonly maps: readonly FabricMapEntry[];
   readonly evacuations: readonly EvacuationNode[];
+  /** Evacuation nodes that do not decode now (default: none). */
+  readonly unreadableEvacuations?: readonly UnreadableEvacuationEntry[];
   /** Request rates by target cluster now (the console's scrapes), or undefined. */
   readonly rates: RequestRates | undefined;
   /** A cluster's failout as `failout status` describes it. */
@@ -163,6 +167,7 @@ export class FabricTables {
       ratesSource: inputs.rates?.source,
       unassigned: layout.derived.unassigned,
       brokenMaps: inputs.maps.flatMap((m) => ('problem' in m ? [{ fabric: m.fabric, problem: m.problem }] : [])),
+      unreadableEvacuations: inputs.unreadableEvacuations ?? [],
       conflicts: layout.derived.conflicts,
       missing: layout.derived.missing,
     };
@@ -237,12 +242,14 @@ function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {
  * again anyway, and shows it again instead of sending it when it differs (fabric-actions.ts).
  */
 export function fabricFingerprint(
-  state: Pick<FabricTableInputs, 'clusters' | 'maps' | 'evacuations'>,
+  state: Pick<FabricTableInputs, 'clusters' | 'maps' | 'evacuations' | 'unreadableEvacuations'>,
   table: FabricTable,
   request: { readonly action: 'evacuate' | 'restoreFabric'; readonly fabric: string },
 ): string {
   const node = state.evacuations.find((n) => n.fabric === request.fabric);
-  const evacuationState = node === undefined ? null : [node.requestId, node.status];
+  // A node that stopped decoding is shown as last read, but the worker now sees another node.
+  const unreadable = state.unreadableEvacuations?.find((e) => e.fabric === request.fabric);
+  const evacuationState = unreadable !== undefined ? ['unreadable', unreadable.problem] : node === undefined ? null : [node.requestId, node.status];
   if (request.action === 'restoreFabric') return JSON.stringify(evacuationState);
   const index = table.fabrics.findIndex((f) => f.name === request.fabric);
   const served = table.services.filter((row) => index >= 0 && (row.cells[index]?.length ?? 0) > 0);

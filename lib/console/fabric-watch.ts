@@ -1,9 +1,11 @@
 /**
  * The console's watch of the fabric data (issue 23) beside the D2 tree (zk-view.ts): the explicit
  * fabric maps (`/failout/fabrics/<fabric>`, read with lib/fabrics' one codec) and the evacuation nodes
- * (`/failout/evacuations/<fabric>`, read with lib/requests' `readEvacuations`). Pushed by watches, as the
- * rest of the view: a children watch on each parent and a data watch on each child; a change of any
- * evacuation node re-reads them all (a handful of nodes, one per fabric), one pass at a time.
+ * (`/failout/evacuations/<fabric>`, read with lib/requests' `readStoredEvacuations`). Pushed by watches, as
+ * the rest of the view: a children watch on each parent and a data watch on each child; a change of any
+ * evacuation node re-reads them all (a handful of nodes, one per fabric), one pass at a time. A node that
+ * stops decoding keeps its last good read (the worker treats a node it cannot read as open: it may still
+ * move traffic) and is named with its problem.
  *
  * Lifecycle: running from construction (made by the view once connected) → closed (with the view).
  * Concurrency: event loop only; `onChange` after every change (the caller coalesces).
@@ -11,12 +13,22 @@
 import { decodeFabricMap, isFabricError, type FabricMap } from '../fabrics';
 import type { Lifecycle } from '../lifecycle';
 import type { Logger } from '../logging';
-import { readEvacuations, type EvacuationNode } from '../requests';
+import { readStoredEvacuations, type EvacuationNode } from '../requests';
 import { CoalescingTask, type Watch, type ZkSession } from '../zk';
 import { ChildDataWatches } from './child-watches';
 
 /** One map node as read: the map, or why it does not decode (its clusters then follow the rule). */
 export type FabricMapEntry = { readonly fabric: string; readonly map: FabricMap } | { readonly fabric: string; readonly problem: string };
+
+/**
+ * An evacuation node that does not decode: why, and whether its last good read is still shown (as
+ * {@link FabricWatch.evacuations} keeps it). The worker treats such a node as open.
+ */
+export interface UnreadableEvacuationEntry {
+  readonly fabric: string;
+  readonly problem: string;
+  readonly lastGoodShown: boolean;
+}
 
 /** Options of {@link FabricWatch}. */
 export interface FabricWatchOptions {
@@ -39,6 +51,9 @@ export class FabricWatch {
   private readonly maps: ChildDataWatches<FabricMapEntry>;
   private readonly evacuationWatches = new Map<string, Watch>();
   private evacuationNodes: readonly EvacuationNode[] = [];
+  /** The last node of each fabric that decoded, by the node's name; a node gone is forgotten. */
+  private lastGood: ReadonlyMap<string, EvacuationNode> = new Map();
+  private unreadable: readonly UnreadableEvacuationEntry[] = [];
   private readonly reread: CoalescingTask;
 
   constructor(
@@ -63,9 +78,14 @@ export class FabricWatch {
     return this.maps.entries();
   }
 
-  /** Every evacuation node that decodes, sorted by fabric. */
+  /** Every evacuation node, sorted by fabric: as read, or, for one that stopped decoding, as last read well. */
   evacuations(): readonly EvacuationNode[] {
     return this.evacuationNodes;
+  }
+
+  /** The evacuation nodes that do not decode now, sorted by fabric, each with its problem. */
+  unreadableEvacuations(): readonly UnreadableEvacuationEntry[] {
+    return this.unreadable;
   }
 
   /** Closes every watch. */
@@ -98,9 +118,21 @@ export class FabricWatch {
   /** One pass: every evacuation node, read again (the last good list stays when the read fails). */
   private async readEvacuations(): Promise<void> {
     try {
-      const nodes = await readEvacuations(this.session, this.options.evacuationsBase);
+      const stored = await readStoredEvacuations(this.session, this.options.evacuationsBase);
       if (this.lifecycle !== 'running') return;
+      const nodes: EvacuationNode[] = [];
+      const unreadable: UnreadableEvacuationEntry[] = [];
+      const lastGood = new Map<string, EvacuationNode>();
+      for (const e of stored) {
+        const node = e.node ?? this.lastGood.get(e.fabric);
+        if (e.node === undefined) unreadable.push({ fabric: e.fabric, problem: e.problem ?? 'does not decode', lastGoodShown: node !== undefined });
+        if (node === undefined) continue;
+        nodes.push(node);
+        lastGood.set(e.fabric, node);
+      }
       this.evacuationNodes = nodes;
+      this.lastGood = lastGood;
+      this.unreadable = unreadable;
       this.options.onChange();
     } catch (err) {
       // ZooKeeper out of reach for a moment: the last good list stays, and the read is tried again (a

@@ -332,6 +332,7 @@ export class ConsoleServer {
       clusters: view.clusters(),
       maps: view.fabricMaps(),
       evacuations: view.evacuations(),
+      unreadableEvacuations: view.unreadableEvacuations(),
       rates: this.sources.currentRates(now),
       // The cards' descriptions when they are current (card-cache.ts): one description per change, not two.
       describe: (cluster, properties) => this.cards.status(cluster, properties, now),
@@ -545,7 +546,7 @@ export class ConsoleServer {
   private fabricState(request: { readonly action: evacuation.FabricAction; readonly fabric: string }): string {
     const view = this.zkView;
     if (view === undefined) return 'no ZooKeeper';
-    const state = { clusters: view.clusters(), maps: view.fabricMaps(), evacuations: view.evacuations() };
+    const state = { clusters: view.clusters(), maps: view.fabricMaps(), evacuations: view.evacuations(), unreadableEvacuations: view.unreadableEvacuations() };
     return fabricFingerprint(state, request.action === 'evacuate' ? this.fabrics(Date.now()) : EMPTY_FABRIC_TABLE, request);
   }
 

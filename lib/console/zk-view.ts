@@ -19,7 +19,7 @@ import { clusterPath, isSymlinkName, parseClusterProperties, parseServicePropert
 import type { Logger } from '../logging';
 import { decodeRequestRecord, isValidRequestId, requestIdTime, type EvacuationNode, type RequestRecord } from '../requests';
 import { ZkSession, type ConnectionState, type DataState, type Watch, type ZkTlsOptions } from '../zk';
-import { FabricWatch, type FabricMapEntry } from './fabric-watch';
+import { FabricWatch, type FabricMapEntry, type UnreadableEvacuationEntry } from './fabric-watch';
 import { DrillWatch, type DrillEntry } from './drill-watch';
 import { newestFirst } from './history-query';
 
@@ -145,9 +145,14 @@ export class ZkView {
     return this.fabricWatch?.fabricMaps() ?? [];
   }
 
-  /** The evacuation nodes read so far, sorted by fabric. */
+  /** The evacuation nodes read so far, sorted by fabric (one that stopped decoding: as last read well). */
   evacuations(): readonly EvacuationNode[] {
     return this.fabricWatch?.evacuations() ?? [];
+  }
+
+  /** The evacuation nodes that do not decode now, each with its problem. */
+  unreadableEvacuations(): readonly UnreadableEvacuationEntry[] {
+    return this.fabricWatch?.unreadableEvacuations() ?? [];
   }
 
   /** The drill nodes read so far (decoded, or with why they do not decode), sorted by name. */

@@ -154,6 +154,15 @@ describe("what a fabric request's judgement is about", () => {
     expect(otherFailout).toBe(before);
     expect(restored).not.toBe(before);
   });
+
+  it('changes for a restore when the node stops decoding, though its last good read is still shown', () => {
+    // Act
+    const before = fingerprint({}, 'restoreFabric');
+    const unreadable = fingerprint({ unreadableEvacuations: [{ fabric: 'lor1', problem: 'evacuation node is not JSON', lastGoodShown: true }] }, 'restoreFabric');
+
+    // Assess
+    expect(unreadable).not.toBe(before);
+  });
 });
 
 describe('the fabric section', () => {
@@ -194,6 +203,29 @@ describe('the fabric section', () => {
     expect(text).toContain('<span class="cluster-name">greetings-&quot;&gt;&lt;b&gt;x&lt;i&gt;&#39;&amp;</span>');
     expect(text).toContain('names <span class="cluster-name">c&quot;&gt;&lt;b&gt;x&lt;i&gt;&#39;&amp;</span>, which D2 does not have');
     expect(text).toContain('bad map &lt;script&gt;alert(1)&lt;/script&gt;');
+  });
+
+  it('names an evacuation node that does not decode, as text, saying whether its last good read is shown', () => {
+    // Prepare: lor1's node unreadable since its last good read (kept), and one never read well
+    const table = buildFabricTable(
+      inputs({
+        unreadableEvacuations: [
+          { fabric: 'lor1', problem: 'evacuation node is malformed: <script>alert(1)</script>', lastGoodShown: true },
+          { fabric: `x${HOSTILE}`, problem: 'evacuation node is not JSON', lastGoodShown: false },
+        ],
+      }),
+    );
+
+    // Act
+    const text = renderFabrics(table, NOW, true).text;
+
+    // Assess
+    expect(table.unreadableEvacuations).toHaveLength(2);
+    expect(text).not.toMatch(/<script>|<b>/);
+    expect(text).toMatch(/The evacuation node of fabric <span class="fabric-name">lor1<\/span> does not decode: evacuation node is malformed: &lt;script&gt;alert\(1\)&lt;\/script&gt;\. Shown as last read; the worker treats it as open/);
+    expect(text).toMatch(/The evacuation node of fabric <span class="fabric-name">x&quot;&gt;&lt;b&gt;x&lt;i&gt;&#39;&amp;<\/span> does not decode: evacuation node is not JSON\. The worker treats it as open/);
+    // The last good read of lor1 still shows its open evacuation on its card.
+    expect(table.fabrics.find((f) => f.name === 'lor1')?.evacuation?.requestId).toBe(EVACUATION_ID);
   });
 
   it('says it waits for ZooKeeper before the first read, and what to do without fabrics', () => {
