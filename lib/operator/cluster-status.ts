@@ -9,6 +9,7 @@ import {
   type FailoutProperties,
 } from '../d2/data';
 import type { DrillRunStatus } from '../requests/drills';
+import { isZkError } from '../zk';
 
 /**
  * What `failout status` says about one cluster:
@@ -108,8 +109,12 @@ export interface ClusterStatus {
 /**
  * Describes a cluster from the text of its `/d2/clusters/<cluster>` node at time `now`. The node is read
  * with the cluster codec, as clients read it; missing, `null` or `{}` failout properties mean no failout.
+ * Given the error of a read that failed for a lasting reason instead (ZooKeeper `noAuth`: this session
+ * may not read the node), the cluster is `malformed` with a problem saying so, as the D2 client counts
+ * such a node: one node no listing can read must not fail the listing of every other cluster.
  */
-export function describeCluster(cluster: string, nodeText: string, now: number): ClusterStatus {
+export function describeCluster(cluster: string, nodeText: string | Error, now: number): ClusterStatus {
+  if (nodeText instanceof Error) return { cluster, state: 'malformed', peers: [], windows: [], problem: unreadableProblem(nodeText) };
   let props: FailoutProperties | null;
   try {
     props = parseClusterProperties(nodeText).failoutProperties;
@@ -118,6 +123,12 @@ export function describeCluster(cluster: string, nodeText: string, now: number):
     return { cluster, state: 'malformed', peers: [], windows: [], problem: err.message };
   }
   return describeFailout(cluster, props, now);
+}
+
+/** Why a node could not be read, in an operator's words. */
+function unreadableProblem(err: Error): string {
+  if (isZkError(err, 'noAuth')) return 'the node cannot be read: no READ permission for this session (its ACL; ZooKeeper noAuth)';
+  return `the node cannot be read: ${err.message}`;
 }
 
 /** Describes a cluster's typed failout properties (null: none) at time `now`. */

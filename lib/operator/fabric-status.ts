@@ -161,17 +161,32 @@ async function childrenOf(session: FabricReader, path: string): Promise<string[]
   }
 }
 
-/** The cluster's node described at `now` and its host count; undefined when the node is gone. */
+/**
+ * The cluster's node described at `now` and its host count; undefined when the node is gone. A node
+ * this session may not read (`noAuth`) is described as such (`malformed`), never failing the read.
+ */
 async function readCluster(session: FabricReader, d2Base: string, cluster: string, now: number): Promise<ClusterRead | undefined> {
-  const [node, uris] = await Promise.all([session.read(clusterPath(d2Base, cluster)), session.exists(urisPath(d2Base, cluster))]);
+  const [node, uris] = await Promise.all([readOrUnreadable(session, clusterPath(d2Base, cluster)), session.exists(urisPath(d2Base, cluster))]);
+  if (node instanceof Error) return { status: describeCluster(cluster, node, now), hosts: uris?.numChildren ?? 0 };
   if (!node.exists) return undefined;
   return { status: describeCluster(cluster, node.data.toString('utf8'), now), hosts: uris?.numChildren ?? 0 };
+}
+
+/** A node as read, or the error when this session may not read it (`noAuth`); other errors are thrown. */
+async function readOrUnreadable(session: FabricReader, path: string): Promise<Awaited<ReturnType<FabricReader['read']>> | Error> {
+  try {
+    return await session.read(path);
+  } catch (err) {
+    if (isZkError(err, 'noAuth')) return err;
+    throw err;
+  }
 }
 
 /** The map of `fabric`; `{ map: undefined }` when the node went away; `{ fabric, problem }` when it does not decode. */
 async function readMap(session: FabricReader, base: string, fabric: string): Promise<{ readonly map: FabricMap | undefined } | { readonly fabric: string; readonly problem: string }> {
   // A child name ZooKeeper listed is one path component, whatever it holds; the codec judges it.
-  const node = await session.read(`${base.replace(/\/+$/, '')}/${fabric}`);
+  const node = await readOrUnreadable(session, `${base.replace(/\/+$/, '')}/${fabric}`);
+  if (node instanceof Error) return { fabric, problem: 'the map cannot be read: no READ permission for this session (its ACL; ZooKeeper noAuth)' };
   if (!node.exists) return { map: undefined };
   try {
     return { map: decodeFabricMap(fabric, node.data) };

@@ -98,6 +98,8 @@ async function readStatus(session: ZkSession, base: string, cluster: string, now
     return describeCluster(cluster, data.toString('utf8'), now);
   } catch (err) {
     if (isZkError(err, 'noNode')) return undefined;
+    // A node this session may not read is shown as such; the other clusters still are.
+    if (isZkError(err, 'noAuth')) return describeCluster(cluster, err, now);
     throw err;
   }
 }

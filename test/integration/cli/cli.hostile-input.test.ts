@@ -5,7 +5,7 @@
  * drive the terminal; and a record pruned after the retention is reported as pruned.
  */
 import { newRequestId } from '../../../lib/requests';
-import { OPEN_ACL } from '../../../lib/zk';
+import { digestAcl, OPEN_ACL } from '../../../lib/zk';
 import { putService, serviceDoc } from '../../helpers/d2';
 import { directHandler, type DirectHandler } from '../../helpers/requests-handler';
 import { runCli, useCliQueueTestbed } from '../../helpers/cli';
@@ -181,6 +181,39 @@ describe('a node in ZooKeeper that does not decode', () => {
     expect(one.stdout).toMatch(/\n {2}fabric {3}evacuation of lor1 cannot be read: /);
     expect(json.code).toBe(0);
     expect(JSON.parse(json.stdout)).toMatchObject({ evacuations: [], unreadableEvacuations: [{ fabric: 'lor1', problem: expect.stringMatching(/malformed/) }] });
+  });
+});
+
+describe('a cluster node the CLI may not read', () => {
+  it('is shown as unreadable by status and fabric list (exit 0), not failing the listing of every other cluster', async () => {
+    // Prepare: greetings-ltx1's node with an ACL that gives the CLI's session no READ
+    await putService(bed.session, bed.paths.d2Base, serviceDoc('greetings', 'greetings-lor1'));
+    await bed.session.create(`${bed.paths.d2Base}/clusters/greetings-ltx1`, Buffer.from('{"clusterName":"greetings-ltx1"}'), { acl: [digestAcl('someone-else', 'not-the-cli')] });
+    const fabricsPath = bed.paths.d2Base.replace(/\/d2$/, '/fabrics');
+    await bed.session.ensurePath(fabricsPath, OPEN_ACL);
+    await bed.session.create(`${fabricsPath}/edge`, Buffer.from('{}'), { acl: [digestAcl('someone-else', 'not-the-cli')] });
+    const env = { ...bed.env, FAILOUT_FABRICS_PATH: fabricsPath };
+
+    // Act
+    const all = await runCli(env, 'status');
+    const one = await runCli(env, 'status', 'greetings-ltx1');
+    const json = await runCli(env, 'status', '--json');
+    const fabrics = await runCli(env, 'fabric', 'list', '--json');
+
+    // Assess
+    expect(all).toMatchObject({ code: 0, stderr: '' });
+    expect(all.stdout).toMatch(/^greetings-lor1 {2}serving/m);
+    expect(all.stdout).toMatch(/^greetings-lva1 {2}serving/m);
+    expect(all.stdout).toMatch(/^greetings-ltx1 {2}MALFORMED.*\n {2}problem {2}the node cannot be read: no READ permission for this session/m);
+    expect(one.code).toBe(0);
+    expect(one.stdout).toMatch(/no READ permission/);
+    expect((JSON.parse(json.stdout) as { clusters: { cluster: string; state: string }[] }).clusters.map((c) => [c.cluster, c.state])).toEqual([
+      ['greetings-lor1', 'serving'],
+      ['greetings-ltx1', 'malformed'],
+      ['greetings-lva1', 'serving'],
+    ]);
+    expect(fabrics.code).toBe(0);
+    expect(JSON.parse(fabrics.stdout)).toMatchObject({ fabrics: [{ name: 'lor1' }, { name: 'ltx1' }, { name: 'lva1' }], brokenMaps: [{ fabric: 'edge', problem: expect.stringMatching(/no READ permission/) }] });
   });
 });
 
