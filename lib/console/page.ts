@@ -115,8 +115,9 @@ function alarmItem(name: string, view: AlarmStatesView): SafeHtml {
  */
 export function renderCard(c: ClusterCard, home: boolean, now: number, alarms: AlarmStatesView): SafeHtml {
   const st = c.status;
-  const state = st?.state ?? 'loading';
-  const label = st ? STATE_LABEL[st.state] : 'loading…';
+  // Nothing read well yet: loading, unless the reads so far failed (then the alert below says why).
+  const state = st?.state ?? (c.problem ? 'malformed' : 'loading');
+  const label = st ? STATE_LABEL[st.state] : c.problem ? STATE_LABEL.malformed : 'loading…';
   const active = st?.windows.filter((w) => w.active) ?? [];
   // A ramp is one failout shown as one bar (renderRamp): its first window says when, by whom and why;
   // its steps' windows are not listed one by one.
@@ -146,7 +147,7 @@ export function renderCard(c: ClusterCard, home: boolean, now: number, alarms: A
       ${st && (st.state === 'failed-out' || st.state === 'scheduled') ? html` <span class="share" data-share="${share}">${share}% moved</span>` : ''}</p>
     ${c.health ? renderOwnHealth(c.health.service, c.health.own) : ''}
     ${c.trail ? renderTrail(c.trail, c.name) : ''}
-    ${c.problem ? html`<p class="alert">Latest write unreadable (the last good state stays in effect): ${c.problem}</p>` : ''}
+    ${c.problem ? html`<p class="alert">${st ? 'Latest write unreadable (the last good state stays in effect)' : 'Unreadable (no good state read yet)'}: ${c.problem}</p>` : ''}
     ${st?.problem ? html`<p class="alert">${st.problem}</p>` : ''}
     ${windows.length > 0 ? html`<ul class="windows">${windows}</ul>` : ''}
     ${forced.length > 0 ? html`<p class="forced" data-forced="true">${forced.join('; ')}</p>` : ''}

@@ -17,6 +17,7 @@
 import type { Lifecycle } from '../lifecycle';
 import { clusterPath, isSymlinkName, parseClusterProperties, parseServiceProperties, servicePath, urisPath, type FailoutProperties } from '../d2/data';
 import type { Logger } from '../logging';
+import { describeCluster } from '../operator';
 import { decodeRequestRecord, isValidRequestId, requestIdTime, type EvacuationNode, type RequestRecord } from '../requests';
 import { ZkSession, type ConnectionState, type DataState, type Watch, type ZkTlsOptions } from '../zk';
 import { FabricWatch, type FabricMapEntry, type UnreadableEvacuationEntry } from './fabric-watch';
@@ -252,14 +253,23 @@ export class ZkView {
     this.clusterState.set(name, state);
     const base = this.options.d2Base;
     state.watches.push(
-      session.watchData(clusterPath(base, name), (node) => {
-        const parsed = this.parse(node, (text) => parseClusterProperties(text).failoutProperties);
-        if (parsed.ok) {
-          state.failout = parsed.value ?? null;
-          state.problem = undefined;
-        } else state.problem = parsed.problem;
-        this.options.onChange();
-      }),
+      session.watchData(
+        clusterPath(base, name),
+        (node) => {
+          const parsed = this.parse(node, (text) => parseClusterProperties(text).failoutProperties);
+          if (parsed.ok) {
+            state.failout = parsed.value ?? null;
+            state.problem = undefined;
+          } else state.problem = parsed.problem;
+          this.options.onChange();
+        },
+        // A node this session may not read (noAuth) is said on its card, in the words of `failout status`;
+        // without this the card would stay "loading…" for ever.
+        (err) => {
+          state.problem = describeCluster(name, err, Date.now()).problem;
+          this.options.onChange();
+        },
+      ),
       session.watchChildren(urisPath(base, name), (children) => {
         state.hosts = children.exists ? children.children.length : 0;
         this.options.onChange();
