@@ -115,13 +115,16 @@ function showCommand(rt: CommandRuntime): Command {
       const now = rt.io.now();
       const view = await readFabrics(await connections.zk(), settings, now);
       const fabric = view.fabrics.find((f) => f.name === name);
+      // The fabric's own map when it does not decode: said, whether the rule still gives the fabric or not.
+      const brokenMap = view.brokenMaps.find((b) => b.fabric === name);
       if (fabric === undefined) {
+        if (brokenMap !== undefined) throw new OperatorError('rejected', `no fabric named ${JSON.stringify(name)}: its map does not decode (${brokenMap.problem}), and no cluster is named <service>-${name} after a service (failout fabric list shows the fabrics)`);
         const known = view.fabrics.length === 0 ? 'there are none yet (no cluster is named <service>-<fabric> after a service, and no fabric map exists)' : `the fabrics are ${view.fabrics.map((f) => f.name).join(', ')}`;
         throw new OperatorError('rejected', `no fabric named ${JSON.stringify(name)}: ${known} (failout fabric list shows them)`);
       }
       const rates = measured?.rates?.byCluster;
-      if (flags.json) printJson(rt.io, { at: new Date(now).toISOString(), fabric, ...(measured === undefined ? {} : { traffic: measured.json }) });
-      else rt.io.stdout(formatFabricShow(fabric, rates));
+      if (flags.json) printJson(rt.io, { at: new Date(now).toISOString(), fabric, ...(brokenMap === undefined ? {} : { brokenMap }), ...(measured === undefined ? {} : { traffic: measured.json }) });
+      else rt.io.stdout(`${formatFabricShow(fabric, rates)}${brokenMap === undefined ? '' : `  the map of fabric ${safe(brokenMap.fabric)} does not decode (left out: the rule applies to its clusters): ${safe(brokenMap.problem)}\n`}`);
       rt.setExit(EXIT.ok);
     });
   });

@@ -185,6 +185,24 @@ describe('failout fabric show', () => {
     });
   });
 
+  it('says when the fabric\'s own map does not decode, in text and JSON, and for a fabric only a broken map names', async () => {
+    // Prepare: a map of a fabric no rule gives, which does not decode
+    await put(session, `${root}/fabrics/edge`, '{"version":1,"fabric":"edge","clusters":[{"cluster":"odd-cluster"}]}');
+
+    // Act
+    const text = await cli('fabric', 'show', 'ltx1');
+    const json = await cli('fabric', 'show', 'ltx1', '--json');
+    const edge = await cli('fabric', 'show', 'edge');
+
+    // Assess
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/^ {2}the map of fabric ltx1 does not decode \(left out: the rule applies to its clusters\): .*clusters\[0\]\.service/m);
+    expect(controls(text.stdout)).toEqual([]);
+    expect(JSON.parse(json.stdout)).toMatchObject({ fabric: { name: 'ltx1' }, brokenMap: { fabric: 'ltx1', problem: expect.stringContaining('clusters[0].service') } });
+    expect(edge.code).toBe(1);
+    expect(edge.stderr).toMatch(/^failout: no fabric named "edge": its map does not decode \(.+\), and no cluster is named <service>-edge/);
+  });
+
   it('gives the failed-out cluster as failed-out in JSON', async () => {
     // Act
     const out = await cli('fabric', 'show', 'lor1', '--output', 'json');
