@@ -8,14 +8,17 @@
  */
 import type { Watch, ZkSession } from '../zk';
 
-/** The children of `base`, each read with `decode` (which must not throw: it returns its problem). */
+/**
+ * The children of `base`, each read with `decode` (which must not throw: it returns its problem), given
+ * the child's entry before this read (undefined for the first), so a decoder may keep a last good read.
+ */
 export class ChildDataWatches<T> {
   private readonly children = new Map<string, { entry: T | undefined; watch: Watch }>();
 
   constructor(
     private readonly session: ZkSession,
     private readonly base: string,
-    private readonly decode: (name: string, data: Buffer) => T,
+    private readonly decode: (name: string, data: Buffer, previous: T | undefined) => T,
     private readonly onChange: () => void,
   ) {}
 
@@ -26,7 +29,7 @@ export class ChildDataWatches<T> {
       const state: { entry: T | undefined; watch: Watch } = {
         entry: undefined,
         watch: this.session.watchData(`${this.base.replace(/\/+$/, '')}/${name}`, (node) => {
-          state.entry = node.exists ? this.decode(name, node.data) : undefined;
+          state.entry = node.exists ? this.decode(name, node.data, state.entry) : undefined;
           this.onChange();
         }),
       };

@@ -72,7 +72,7 @@ ${historyHtml(row)}
 
 /** The live drills section: every drill's card, and the drill nodes that do not decode. */
 export function renderDrills(view: DrillsView, now: number, connected: boolean): SafeHtml {
-  const problems = view.problems.length === 0 ? '' : html`<ul class="problems">${view.problems.map((p) => html`<li data-drill="${p.name}">drill ${p.name} cannot be read: ${p.problem}</li>`)}</ul>`;
+  const problems = view.problems.length === 0 ? '' : html`<ul class="problems">${view.problems.map((p) => html`<li data-drill="${p.name}">drill ${p.name} cannot be read: ${p.problem}${p.lastGoodShown ? ' (shown as last read)' : ''}</li>`)}</ul>`;
   if (view.rows.length === 0) return html`<p class="empty">No drills (define one with <code>failout drill put &lt;name&gt; …</code>).</p>${problems}`;
   return html`<div class="cards">${view.rows.map((row) => renderDrillCard(row, now, connected))}</div>${problems}`;
 }

@@ -79,10 +79,11 @@ export interface DrillRow extends Pick<DrillDefinition, 'every' | 'durationMs' |
   readonly historyCount: number;
 }
 
-/** A drill node that does not decode: shown with why. */
+/** A drill node that does not decode: shown with why, and whether its last good read is shown as its card. */
 export interface DrillProblem {
   readonly name: string;
   readonly problem: string;
+  readonly lastGoodShown: boolean;
 }
 
 /** The drills section's model. */
@@ -98,8 +99,11 @@ export function buildDrillsView(entries: readonly DrillEntry[], records: readonl
   // Every run id starts so (lib/safety `drillRunId`): one pass over the records, not one per drill.
   const runRecords = records.filter((r) => r.requestId.startsWith('drill-'));
   for (const entry of entries) {
-    if ('problem' in entry) problems.push({ name: entry.name, problem: entry.problem });
-    else rows.push(drillRow(entry.node, runRecords, now));
+    if ('node' in entry) rows.push(drillRow(entry.node, runRecords, now));
+    else {
+      problems.push({ name: entry.name, problem: entry.problem, lastGoodShown: entry.lastGood !== undefined });
+      if (entry.lastGood !== undefined) rows.push(drillRow(entry.lastGood, runRecords, now));
+    }
   }
   return { rows, problems };
 }

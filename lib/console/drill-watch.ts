@@ -13,8 +13,12 @@ import { decodeDrillNode, type DrillNode } from '../requests/drills';
 import type { Watch, ZkSession } from '../zk';
 import { ChildDataWatches } from './child-watches';
 
-/** One drill node as read: decoded, or why it does not decode (shown on the page, as `failout drill history` names it). */
-export type DrillEntry = { readonly name: string; readonly node: DrillNode } | { readonly name: string; readonly problem: string };
+/**
+ * One drill node as read: decoded, or why it does not decode (shown on the page, as `failout drill
+ * history` names it) with the node as last read well, when it ever was (its card stays: a run it
+ * started may still move traffic).
+ */
+export type DrillEntry = { readonly name: string; readonly node: DrillNode } | { readonly name: string; readonly problem: string; readonly lastGood?: DrillNode };
 
 /** Options of {@link DrillWatch}. */
 export interface DrillWatchOptions {
@@ -50,11 +54,12 @@ export class DrillWatch {
   }
 }
 
-/** A drill node's data with the one codec, or the problem (never thrown into the watch). */
-function decodeEntry(name: string, data: Buffer): DrillEntry {
+/** A drill node's data with the one codec, or the problem with the last good read (never thrown into the watch). */
+function decodeEntry(name: string, data: Buffer, previous: DrillEntry | undefined): DrillEntry {
   try {
     return { name, node: decodeDrillNode(data) };
   } catch (err) {
-    return { name, problem: err instanceof Error ? err.message : String(err) };
+    const lastGood = previous === undefined ? undefined : 'node' in previous ? previous.node : previous.lastGood;
+    return { name, problem: err instanceof Error ? err.message : String(err), ...(lastGood === undefined ? {} : { lastGood }) };
   }
 }

@@ -255,6 +255,21 @@ describe('the drills section', () => {
     expect(markup).toContain('drill broken cannot be read: bad &lt;img');
   });
 
+  it('keeps the card of a drill whose node stopped decoding as last read, and says so', () => {
+    // Prepare
+    const lastGood: DrillNode = { version: 1, definition: clusterDrill(), runs: [] };
+
+    // Act
+    const view = buildDrillsView([{ name: 'weekly-lor1', problem: 'drill node is not JSON', lastGood }], [], MONDAY_10);
+    const markup = renderDrills(view, MONDAY_10, true).text;
+
+    // Assess
+    expect(view.rows.map((r) => r.name)).toEqual(['weekly-lor1']);
+    expect(view.problems).toEqual([{ name: 'weekly-lor1', problem: 'drill node is not JSON', lastGoodShown: true }]);
+    expect(markup).toContain('data-drill="weekly-lor1"');
+    expect(markup).toContain('drill weekly-lor1 cannot be read: drill node is not JSON (shown as last read)');
+  });
+
   it('lists both kinds with next run, schedule, blocked dates and windows, and a Run now button', () => {
     // Prepare
     const nodes = [
