@@ -48,7 +48,7 @@ export function statusCommand(rt: CommandRuntime): Command {
       if (flags.json) {
         const clusters = found.map((s) => ({ ...s, fabric: fabrics?.fabricOf.get(s.cluster) ?? null }));
         const linked = cluster === undefined ? { links: links.map(({ name, target }) => ({ name, target })) } : link === undefined ? {} : { link: { name: cluster, target: link.target } };
-        printJson(rt.io, { at: new Date(now).toISOString(), clusters, evacuations, unreadableEvacuations, ...linked });
+        printJson(rt.io, { at: new Date(now).toISOString(), clusters, evacuations, unreadableEvacuations, unreadableDrills: drills.unreadable, ...linked });
       } else if (found.length === 0) rt.io.stdout(`no clusters under ${clusterPath(settings.d2Base)}\n${formatLinks(links)}`);
       else if (cluster !== undefined) rt.io.stdout(`${linkLine}${formatOne(found[0]!, { evacuations, unreadable: unreadableEvacuations }, now)}\n`);
       else rt.io.stdout(`${formatByFabric(found, fabrics?.fabricOf ?? new Map(), { evacuations, unreadable: unreadableEvacuations }, now)}${formatLinks(links)}`);

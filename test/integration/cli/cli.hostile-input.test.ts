@@ -155,11 +155,13 @@ describe('a node in ZooKeeper that does not decode', () => {
 
     // Act
     const out = await runCli(env, 'status');
+    const json = await runCli(env, 'status', '--json');
 
     // Assess
     expect(out.code).toBe(0);
     expect(out.stdout).toMatch(/^greetings-lor1 {2}serving/m);
     expect(out.stderr).toMatch(/warning: drill monthly cannot be read: /);
+    expect(JSON.parse(json.stdout)).toMatchObject({ unreadableDrills: [{ name: 'monthly', problem: expect.stringMatching(/malformed/) }] });
   });
 
   it('is named by status when it is an evacuation (the worker treats it as open), text and JSON', async () => {
