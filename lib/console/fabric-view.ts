@@ -113,6 +113,7 @@ interface Layout {
 interface CachedCell {
   readonly failout: FailoutProperties | null | undefined;
   readonly hosts: number;
+  readonly problem: string | undefined;
   readonly validUntil: number;
   readonly cell: FabricCell;
 }
@@ -209,9 +210,11 @@ export class FabricTables {
   /** A cluster's cell: the one of last time while its failout object and hosts are the same and its next boundary is ahead. */
   private cell(cluster: string, entry: ClusterEntry | undefined, inputs: FabricTableInputs): FabricCell {
     const known = this.cells.get(cluster);
-    if (known !== undefined && entry !== undefined && known.failout === entry.failout && known.hosts === entry.hosts && inputs.now < known.validUntil) return known.cell;
-    const cell = entry === undefined || entry.failout === undefined ? { cluster, hosts: entry?.hosts ?? 0, state: 'loading' as const } : cellState(entry, inputs.describe(cluster, entry.failout), inputs.now);
-    if (entry !== undefined) this.cells.set(cluster, { failout: entry.failout, hosts: entry.hosts, validUntil: failoutBoundary(entry.failout, inputs.now), cell });
+    if (known !== undefined && entry !== undefined && known.failout === entry.failout && known.hosts === entry.hosts && known.problem === entry.problem && inputs.now < known.validUntil) return known.cell;
+    // Nothing read well yet: loading, unless the reads so far failed (a node the console may not read).
+    const unread = entry?.problem === undefined ? ('loading' as const) : ('malformed' as const);
+    const cell = entry === undefined || entry.failout === undefined ? { cluster, hosts: entry?.hosts ?? 0, state: unread } : cellState(entry, inputs.describe(cluster, entry.failout), inputs.now);
+    if (entry !== undefined) this.cells.set(cluster, { failout: entry.failout, hosts: entry.hosts, problem: entry.problem, validUntil: failoutBoundary(entry.failout, inputs.now), cell });
     return cell;
   }
 

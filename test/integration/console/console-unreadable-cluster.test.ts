@@ -16,7 +16,7 @@ describe('a cluster node the console may not read', () => {
     await closeSessions();
   });
 
-  it('is named on its card, the other clusters still shown', async () => {
+  it('is named on its card and marked malformed in the fabric table, the other clusters still shown', async () => {
     // Prepare
     const base = uniqueBase('console-noauth');
     const session = await openSession();
@@ -37,6 +37,8 @@ describe('a cluster node the console may not read', () => {
       expect(card).toMatch(/<span class="badge" data-state="malformed">malformed failout<\/span>/);
       expect(card).not.toContain('loading…');
       expect(page).toMatch(/<article class="card[^"]*" data-cluster="greetings-lor1"/);
+      // Its cell in the fabric table too: malformed, not loading.
+      expect(page).toContain('<li data-cluster="greetings-lva1" data-state="malformed">');
     } finally {
       await server.close();
     }

@@ -115,6 +115,15 @@ describe('the fabric table', () => {
     expect(table.fabrics[1]!.evacuation).toBeUndefined();
   });
 
+  it('marks a cluster malformed, not loading, when every read of it failed (a node the console may not read)', () => {
+    // Act
+    const table = buildFabricTable(inputs({ clusters: [...inputs().clusters.filter((c) => c.name !== 'greetings-lva1'), { name: 'greetings-lva1', hosts: 3, failout: undefined, problem: 'the node cannot be read: no READ permission for this session' }] }));
+
+    // Assess
+    const lva1 = table.fabrics.findIndex((f) => f.name === 'lva1');
+    expect(table.services.find((r) => r.service === 'greetings')?.cells[lva1]).toEqual([{ cluster: 'greetings-lva1', hosts: 3, state: 'malformed' }]);
+  });
+
   it('keeps an ended evacuation as the last one, not an open one', () => {
     // Act
     const table = buildFabricTable(inputs({ evacuations: [node({ status: 'restored', endedAt: NOW - MINUTE, endedBy: 'oncall' })] }));
