@@ -125,8 +125,8 @@ export function describeCluster(cluster: string, nodeText: string | Error, now: 
   return describeFailout(cluster, props, now);
 }
 
-/** Why a node could not be read, in an operator's words. */
-function unreadableProblem(err: Error): string {
+/** Why a node (a cluster's, a fabric map) could not be read, in an operator's words. */
+export function unreadableProblem(err: Error): string {
   if (isZkError(err, 'noAuth')) return 'the node cannot be read: no READ permission for this session (its ACL; ZooKeeper noAuth)';
   return `the node cannot be read: ${err.message}`;
 }

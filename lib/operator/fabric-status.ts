@@ -2,7 +2,7 @@ import { clusterPath, isSymlinkName, servicePath, urisPath } from '../d2/data';
 import { decodeFabricMap, deriveFabrics, isFabricError, targetsOf, type FabricMap, type FabricMapConflict, type FabricSource, type MissingMappedCluster } from '../fabrics';
 import { forEachLimit } from '../concurrency';
 import { isZkError, type ZkReader } from '../zk';
-import { describeCluster, type ClusterStatus } from './cluster-status';
+import { describeCluster, unreadableProblem, type ClusterStatus } from './cluster-status';
 import { assertIsError, inputError } from './errors';
 import type { OperatorSettings } from './settings';
 
@@ -186,7 +186,7 @@ async function readOrUnreadable(session: FabricReader, path: string): Promise<Aw
 async function readMap(session: FabricReader, base: string, fabric: string): Promise<{ readonly map: FabricMap | undefined } | { readonly fabric: string; readonly problem: string }> {
   // A child name ZooKeeper listed is one path component, whatever it holds; the codec judges it.
   const node = await readOrUnreadable(session, `${base.replace(/\/+$/, '')}/${fabric}`);
-  if (node instanceof Error) return { fabric, problem: 'the map cannot be read: no READ permission for this session (its ACL; ZooKeeper noAuth)' };
+  if (node instanceof Error) return { fabric, problem: unreadableProblem(node) };
   if (!node.exists) return { map: undefined };
   try {
     return { map: decodeFabricMap(fabric, node.data) };

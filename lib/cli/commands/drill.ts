@@ -398,7 +398,14 @@ async function readListedDrill(session: ZkSession, base: string, name: string): 
   } catch (err) {
     return { name, problem: err instanceof Error ? err.message : String(err) };
   }
-  const node = await session.read(path);
+  let node: Awaited<ReturnType<ZkSession['read']>>;
+  try {
+    node = await session.read(path);
+  } catch (err) {
+    // A node this session may not read is named as one that does not decode; other errors fail the listing.
+    if (!isZkError(err, 'noAuth')) throw err;
+    return { name, problem: 'the node cannot be read: no READ permission for this session (its ACL; ZooKeeper noAuth)' };
+  }
   if (!node.exists) return undefined;
   try {
     return { node: decodeDrillNode(node.data) };

@@ -151,6 +151,8 @@ describe('a node in ZooKeeper that does not decode', () => {
     // Prepare
     const drillsPath = bed.paths.d2Base.replace(/\/d2$/, '/drills');
     await bed.session.create(`${drillsPath}/monthly`, Buffer.from('[]'), { acl: OPEN_ACL, parents: true });
+    // And one the CLI's session may not read at all.
+    await bed.session.create(`${drillsPath}/yearly`, drillNode('yearly'), { acl: [digestAcl('someone-else', 'not-the-cli')] });
     const env = { ...bed.env, FAILOUT_DRILLS_PATH: drillsPath };
 
     // Act
@@ -161,7 +163,8 @@ describe('a node in ZooKeeper that does not decode', () => {
     expect(out.code).toBe(0);
     expect(out.stdout).toMatch(/^greetings-lor1 {2}serving/m);
     expect(out.stderr).toMatch(/warning: drill monthly cannot be read: /);
-    expect(JSON.parse(json.stdout)).toMatchObject({ unreadableDrills: [{ name: 'monthly', problem: expect.stringMatching(/malformed/) }] });
+    expect(out.stderr).toMatch(/warning: drill yearly cannot be read: the node cannot be read: no READ permission/);
+    expect(JSON.parse(json.stdout)).toMatchObject({ unreadableDrills: [{ name: 'monthly', problem: expect.stringMatching(/malformed/) }, { name: 'yearly', problem: expect.stringMatching(/no READ permission/) }] });
   });
 
   it('is named by status when it is an evacuation (the worker treats it as open), text and JSON', async () => {
