@@ -106,14 +106,16 @@ async function readStatus(session: ZkSession, base: string, cluster: string, now
 
 /**
  * Which fabric each cluster is in and the evacuations, or undefined (said on stderr) when a setting
- * keeps them from being read: `failout status` still shows the clusters, ungrouped.
+ * keeps them from being read, or an evacuation node this session may not read (noAuth): `failout
+ * status` still shows the clusters, ungrouped.
  */
 async function readFabricSide(rt: CommandRuntime, session: ZkSession, settings: Parameters<typeof evacuation.readEvacuationStatus>[1], now: number): Promise<evacuation.EvacuationStatus | undefined> {
   try {
     return await evacuation.readEvacuationStatus(session, settings, now);
   } catch (err) {
-    if (!isOperatorError(err, 'input')) throw err;
-    rt.io.stderr(`warning: clusters not grouped by fabric: ${err.message}\n`);
+    if (isOperatorError(err, 'input')) rt.io.stderr(`warning: clusters not grouped by fabric: ${err.message}\n`);
+    else if (isZkError(err, 'noAuth')) rt.io.stderr(`warning: clusters not grouped by fabric, evacuations not shown: no READ permission for this session on ${err.path ?? 'a node'} (${err.message})\n`);
+    else throw err;
     return undefined;
   }
 }

@@ -222,6 +222,24 @@ describe('a cluster node the CLI may not read', () => {
   });
 });
 
+describe('an evacuation node the CLI may not read', () => {
+  it('leaves status showing every cluster, with a warning that says why the fabrics are not', async () => {
+    // Prepare
+    const evacuationsPath = bed.paths.d2Base.replace(/\/d2$/, '/evacuations');
+    await bed.session.ensurePath(evacuationsPath, OPEN_ACL);
+    await bed.session.create(`${evacuationsPath}/lor1`, Buffer.from('{}'), { acl: [digestAcl('someone-else', 'not-the-cli')] });
+    const env = { ...bed.env, FAILOUT_EVACUATIONS_PATH: evacuationsPath };
+
+    // Act
+    const out = await runCli(env, 'status');
+
+    // Assess
+    expect(out.code).toBe(0);
+    expect(out.stdout).toMatch(/^greetings-lor1 {2}serving/m);
+    expect(out.stderr).toMatch(/^warning: clusters not grouped by fabric, evacuations not shown: .*NO_AUTH/m);
+  });
+});
+
 describe('failout request after the retention', () => {
   it('says pruned for a request whose record the worker pruned, and absent for an unknown id', async () => {
     const worker = startWorker({ retention: { retentionMs: 1000, intervalMs: 1000 } });
