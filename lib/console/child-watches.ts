@@ -6,6 +6,7 @@
  * Lifecycle: running from construction → closed. Concurrency: event loop only; `onChange` after every
  * change (the caller coalesces).
  */
+import { describeCluster } from '../operator';
 import type { Watch, ZkSession } from '../zk';
 
 /**
@@ -20,6 +21,8 @@ export class ChildDataWatches<T> {
     private readonly base: string,
     private readonly decode: (name: string, data: Buffer, previous: T | undefined) => T,
     private readonly onChange: () => void,
+    /** The entry of a child this session may not read (noAuth): its problem, as `decode` gives one. */
+    private readonly unreadable: (name: string, err: Error, previous: T | undefined) => T,
   ) {}
 
   /** Watches the named children not watched yet and stops watching the others; then `onChange`. */
@@ -28,10 +31,17 @@ export class ChildDataWatches<T> {
       if (this.children.has(name)) continue;
       const state: { entry: T | undefined; watch: Watch } = {
         entry: undefined,
-        watch: this.session.watchData(`${this.base.replace(/\/+$/, '')}/${name}`, (node) => {
-          state.entry = node.exists ? this.decode(name, node.data, state.entry) : undefined;
-          this.onChange();
-        }),
+        watch: this.session.watchData(
+          `${this.base.replace(/\/+$/, '')}/${name}`,
+          (node) => {
+            state.entry = node.exists ? this.decode(name, node.data, state.entry) : undefined;
+            this.onChange();
+          },
+          (err) => {
+            state.entry = this.unreadable(name, err, state.entry);
+            this.onChange();
+          },
+        ),
       };
       this.children.set(name, state);
     }
@@ -55,4 +65,12 @@ export class ChildDataWatches<T> {
     for (const child of this.children.values()) child.watch.close();
     this.children.clear();
   }
+}
+
+/**
+ * Why a node this session may not read (noAuth) is not shown, in `failout status`'s words (lib/operator
+ * describes an unreadable node once, for clusters, drills and maps alike).
+ */
+export function unreadableProblem(err: Error): string {
+  return describeCluster('', err, 0).problem ?? err.message;
 }

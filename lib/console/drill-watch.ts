@@ -11,7 +11,7 @@
 import type { Lifecycle } from '../lifecycle';
 import { decodeDrillNode, type DrillNode } from '../requests/drills';
 import type { Watch, ZkSession } from '../zk';
-import { ChildDataWatches } from './child-watches';
+import { ChildDataWatches, unreadableProblem } from './child-watches';
 
 /**
  * One drill node as read: decoded, or why it does not decode (shown on the page, as `failout drill
@@ -34,7 +34,7 @@ export class DrillWatch {
   private readonly drills: ChildDataWatches<DrillEntry>;
 
   constructor(session: ZkSession, options: DrillWatchOptions) {
-    this.drills = new ChildDataWatches(session, options.drillsBase, decodeEntry, options.onChange);
+    this.drills = new ChildDataWatches(session, options.drillsBase, decodeEntry, options.onChange, (name, err, previous) => problemEntry(name, unreadableProblem(err), previous));
     this.parent = session.watchChildren(options.drillsBase, (children) => {
       if (this.lifecycle === 'running') this.drills.sync(children.exists ? children.children : []);
     });
@@ -59,7 +59,12 @@ function decodeEntry(name: string, data: Buffer, previous: DrillEntry | undefine
   try {
     return { name, node: decodeDrillNode(data) };
   } catch (err) {
-    const lastGood = previous === undefined ? undefined : 'node' in previous ? previous.node : previous.lastGood;
-    return { name, problem: err instanceof Error ? err.message : String(err), ...(lastGood === undefined ? {} : { lastGood }) };
+    return problemEntry(name, err instanceof Error ? err.message : String(err), previous);
   }
+}
+
+/** A drill that cannot be read now: why, and its last good read when there was one. */
+function problemEntry(name: string, problem: string, previous: DrillEntry | undefined): DrillEntry {
+  const lastGood = previous === undefined ? undefined : 'node' in previous ? previous.node : previous.lastGood;
+  return { name, problem, ...(lastGood === undefined ? {} : { lastGood }) };
 }

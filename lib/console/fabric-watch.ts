@@ -15,7 +15,7 @@ import type { Lifecycle } from '../lifecycle';
 import type { Logger } from '../logging';
 import { readStoredEvacuations, type EvacuationNode } from '../requests';
 import { CoalescingTask, type Watch, type ZkSession } from '../zk';
-import { ChildDataWatches } from './child-watches';
+import { ChildDataWatches, unreadableProblem } from './child-watches';
 
 /** One map node as read: the map, or why it does not decode (its clusters then follow the rule). */
 export type FabricMapEntry = { readonly fabric: string; readonly map: FabricMap } | { readonly fabric: string; readonly problem: string };
@@ -64,7 +64,7 @@ export class FabricWatch {
       pass: () => this.readEvacuations(),
       passWanted: () => this.lifecycle === 'running',
     });
-    this.maps = new ChildDataWatches(session, options.fabricsBase, decodeMap, options.onChange);
+    this.maps = new ChildDataWatches(session, options.fabricsBase, decodeMap, options.onChange, (fabric, err) => ({ fabric, problem: unreadableProblem(err) }));
     this.watches.push(
       session.watchChildren(options.fabricsBase, (children) => {
         if (this.lifecycle === 'running') this.maps.sync(children.exists ? children.children : []);

@@ -17,11 +17,11 @@
 import type { Lifecycle } from '../lifecycle';
 import { clusterPath, isSymlinkName, parseClusterProperties, parseServiceProperties, servicePath, urisPath, type FailoutProperties } from '../d2/data';
 import type { Logger } from '../logging';
-import { describeCluster } from '../operator';
 import { decodeRequestRecord, isValidRequestId, requestIdTime, type EvacuationNode, type RequestRecord } from '../requests';
 import { ZkSession, type ConnectionState, type DataState, type Watch, type ZkTlsOptions } from '../zk';
 import { FabricWatch, type FabricMapEntry, type UnreadableEvacuationEntry } from './fabric-watch';
 import { DrillWatch, type DrillEntry } from './drill-watch';
+import { unreadableProblem } from './child-watches';
 import { newestFirst } from './history-query';
 
 /** Where ZooKeeper stands for the console: `unreachable` until a first session starts, then the session's state. */
@@ -266,7 +266,7 @@ export class ZkView {
         // A node this session may not read (noAuth) is said on its card, in the words of `failout status`;
         // without this the card would stay "loading…" for ever.
         (err) => {
-          state.problem = describeCluster(name, err, Date.now()).problem;
+          state.problem = unreadableProblem(err);
           this.options.onChange();
         },
       ),

@@ -1,5 +1,7 @@
 import { DrillWatch } from '../../../lib/console/drill-watch';
-import { OPEN_ACL, type ZkSession } from '../../../lib/zk';
+import { FabricWatch } from '../../../lib/console/fabric-watch';
+import { digestAcl, OPEN_ACL, type ZkSession } from '../../../lib/zk';
+import pino from 'pino';
 import { clusterDrillDefinition, writeDrillNode } from '../../helpers/drill-nodes';
 import { closeSessions, eventually, openSession, uniqueBase } from '../../helpers/zk';
 
@@ -40,6 +42,28 @@ describe('a drill node that stops decoding', () => {
       ]);
     } finally {
       watch.close();
+    }
+  });
+
+  it('is named when the console may not read it, as a fabric map so is', async () => {
+    // Prepare: a drill node and a fabric map whose ACLs give the console's session no READ
+    const base = uniqueBase('console-noauth');
+    const locked = [digestAcl('someone-else', 'not-the-console')];
+    for (const parent of [`${base}/drills`, `${base}/fabrics`]) await session.ensurePath(parent, OPEN_ACL);
+    await session.create(`${base}/drills/weekly-lor1`, Buffer.from('{}'), { acl: locked });
+    await session.create(`${base}/fabrics/edge`, Buffer.from('{}'), { acl: locked });
+    const drills = new DrillWatch(session, { drillsBase: `${base}/drills`, onChange: () => undefined });
+    const fabrics = new FabricWatch(session, { fabricsBase: `${base}/fabrics`, evacuationsBase: `${base}/evacuations`, logger: pino({ level: 'silent' }), onChange: () => undefined });
+    try {
+      // Act
+      await eventually(async () => drills.entries().length === 1 && fabrics.fabricMaps().length === 1, 10_000, 'both named');
+
+      // Assess
+      expect(drills.entries()).toEqual([{ name: 'weekly-lor1', problem: expect.stringMatching(/no READ permission/) }]);
+      expect(fabrics.fabricMaps()).toEqual([{ fabric: 'edge', problem: expect.stringMatching(/no READ permission/) }]);
+    } finally {
+      drills.close();
+      fabrics.close();
     }
   });
 });
