@@ -18,7 +18,7 @@ import type { Lifecycle } from '../lifecycle';
 import { clusterPath, isSymlinkName, parseClusterProperties, parseServiceProperties, servicePath, urisPath, type FailoutProperties } from '../d2/data';
 import type { Logger } from '../logging';
 import { decodeRequestRecord, isValidRequestId, requestIdTime, type EvacuationNode, type RequestRecord } from '../requests';
-import { ZkSession, type ConnectionState, type DataState, type Watch, type ZkTlsOptions } from '../zk';
+import { isZkError, ZkSession, type ConnectionState, type DataState, type Watch, type ZkTlsOptions } from '../zk';
 import { FabricWatch, type FabricMapEntry, type UnreadableEvacuationEntry } from './fabric-watch';
 import { DrillWatch, type DrillEntry } from './drill-watch';
 import { unreadableProblem } from './child-watches';
@@ -64,6 +64,8 @@ export const MAX_VIEW_RECORDS = 20_000;
 
 /** How many record reads are in flight at once: the newest are read first, and ZooKeeper is not flooded. */
 const RECORD_READS = 64;
+/** Pause before reading records again after a read failed for a moment. */
+const RECORD_RETRY_MS = 1000;
 
 /** One cluster as the view holds it. */
 export interface ClusterEntry {
@@ -97,6 +99,8 @@ export class ZkView {
   /** The ids to keep (the newest `maxRecords`), and those still to read, newest last (popped first). */
   private recordNames: ReadonlySet<string> = new Set();
   private unread: string[] = [];
+  /** Set after a record read failed for a moment (connection loss): reads wait for it to fire, then go on. */
+  private recordRetry: NodeJS.Timeout | undefined;
   /** The session being started (`close` closes it), and the pause between attempts (`close` ends it). */
   private connecting: ZkSession | undefined;
   private pause: { timer: NodeJS.Timeout; resolve: () => void } | undefined;
@@ -170,6 +174,7 @@ export class ZkView {
   async close(): Promise<void> {
     if (this.lifecycle === 'closed') return;
     this.lifecycle = 'closed';
+    clearTimeout(this.recordRetry);
     if (this.pause) {
       clearTimeout(this.pause.timer);
       this.pause.resolve();
@@ -330,8 +335,14 @@ export class ZkView {
     this.readRecords(session);
   }
 
-  /** Starts reads of the unread records until {@link RECORD_READS} are in flight. */
+  /**
+   * Starts reads of the unread records until {@link RECORD_READS} are in flight; none while a retry is
+   * pending. A read that fails for a moment (connection loss, session expiry) puts its id back and
+   * pauses the reads for {@link RECORD_RETRY_MS}: the children watch will not tell these names again,
+   * so a record dropped here would be missing from the history until some other record arrived.
+   */
   private readRecords(session: ZkSession): void {
+    if (this.recordRetry !== undefined) return;
     while (this.reading.size < RECORD_READS && this.unread.length > 0) {
       const id = this.unread.pop()!;
       if (this.records.has(id) || this.reading.has(id) || !this.recordNames.has(id)) continue;
@@ -351,7 +362,21 @@ export class ZkView {
             }
             this.options.onChange();
           },
-          (err: unknown) => this.options.logger.warn({ err, id }, 'console: could not read a request record'),
+          (err: unknown) => {
+            // Gone (pruned) or never readable by this session: nothing to read again.
+            if (isZkError(err, 'noNode') || isZkError(err, 'noAuth')) {
+              this.options.logger.warn({ err, id }, 'console: could not read a request record');
+              return;
+            }
+            this.unread.push(id);
+            if (this.recordRetry !== undefined || this.lifecycle !== 'running') return;
+            this.options.logger.warn({ err, id }, 'console: could not read a request record; reading the records again shortly');
+            this.recordRetry = setTimeout(() => {
+              this.recordRetry = undefined;
+              if (this.lifecycle === 'running') this.readRecords(session);
+            }, RECORD_RETRY_MS);
+            this.recordRetry.unref();
+          },
         )
         .finally(() => {
           this.reading.delete(id);
