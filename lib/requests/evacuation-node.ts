@@ -151,10 +151,11 @@ export interface StoredEvacuation {
 }
 
 /**
- * Every evacuation node under `parent`, sorted by fabric; a node that does not decode is listed with
- * its problem (an evacuation the worker cannot read is treated as open: it may still move traffic).
+ * Every evacuation node under `parent`, sorted by fabric; a node that does not decode, or that this
+ * session may not read (noAuth), is listed with its problem (an evacuation the worker cannot read is
+ * treated as open: it may still move traffic).
  */
-export async function readStoredEvacuations(session: Pick<ZkReader, 'children' | 'read'>, parent: string = DEFAULT_EVACUATIONS_PATH): Promise<StoredEvacuation[]> {
+export async function readStoredEvacuations(session: Pick<ZkReader, 'children' | 'read'> & Partial<Pick<ZkReader, 'exists'>>, parent: string = DEFAULT_EVACUATIONS_PATH): Promise<StoredEvacuation[]> {
   let names: string[];
   try {
     names = (await session.children(parent)).children;
@@ -162,19 +163,40 @@ export async function readStoredEvacuations(session: Pick<ZkReader, 'children' |
     if (isZkError(e, 'noNode')) return [];
     throw e;
   }
-  const read = await Promise.all(
-    [...names].sort().map(async (fabric): Promise<StoredEvacuation | undefined> => {
-      const path = evacuationPath(parent, fabric);
-      const node = await session.read(path);
-      if (!node.exists) return undefined;
-      try {
-        return { fabric, path, version: node.stat.version, node: decodeEvacuationNode(node.data) };
-      } catch (e) {
-        return { fabric, path, version: node.stat.version, node: undefined, problem: e instanceof Error ? e.message : String(e) };
-      }
-    }),
-  );
+  const read = await Promise.all([...names].sort().map((fabric) => readStoredEvacuation(session, parent, fabric)));
   return read.filter((e): e is StoredEvacuation => e !== undefined);
+}
+
+/**
+ * The evacuation node of `fabric` as read (undefined when there is none): decoded, or with the problem
+ * that keeps it from being read. A node this session may not read (noAuth) is one that does not decode
+ * (treated as open; a restore of the fabric removes it), not an error failing every request of the
+ * fabric group until the DLQ; its version needs no READ permission (a reader that cannot ask for it
+ * never writes: -1).
+ */
+export async function readStoredEvacuation(session: Pick<ZkReader, 'read'> & Partial<Pick<ZkReader, 'exists'>>, parent: string, fabric: string): Promise<StoredEvacuation | undefined> {
+  const path = evacuationPath(parent, fabric);
+  const node = await readOrNoAuth(session, path);
+  if (node === 'noAuth') {
+    const version = session.exists === undefined ? -1 : (await session.exists(path))?.version;
+    return version === undefined ? undefined : { fabric, path, version, node: undefined, problem: 'the node cannot be read: no READ permission for this session (its ACL; ZooKeeper noAuth)' };
+  }
+  if (!node.exists) return undefined;
+  try {
+    return { fabric, path, version: node.stat.version, node: decodeEvacuationNode(node.data) };
+  } catch (e) {
+    return { fabric, path, version: node.stat.version, node: undefined, problem: e instanceof Error ? e.message : String(e) };
+  }
+}
+
+/** A node as read, or `noAuth` when this session may not read it; other errors are thrown. */
+async function readOrNoAuth(session: Pick<ZkReader, 'read'>, path: string): Promise<Awaited<ReturnType<ZkReader['read']>> | 'noAuth'> {
+  try {
+    return await session.read(path);
+  } catch (e) {
+    if (isZkError(e, 'noAuth')) return 'noAuth';
+    throw e;
+  }
 }
 
 /** Every evacuation node that decodes, sorted by fabric (status, the console). */

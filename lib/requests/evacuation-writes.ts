@@ -6,7 +6,7 @@ import { drainTestEndOps, drainTestStartOps, drainTestVerdictOps } from './drill
 import { DEFAULT_DRILLS_PATH } from './drill-node';
 import { yieldedDrillOps } from './drill-yield';
 import { judgeEvacuation, restoreOfUnknownFabric, type EvacuationJudgeOptions, type EvacuationYield } from './evacuation-judge';
-import { decodeEvacuationNode, drainTestEndedByRestore, encodeEvacuationNode, evacuationPath, isEndingFor, readStoredEvacuations, type EvacuationNode } from './evacuation-node';
+import { drainTestEndedByRestore, encodeEvacuationNode, evacuationPath, isEndingFor, readStoredEvacuation, readStoredEvacuations, type EvacuationNode } from './evacuation-node';
 import { carriesEvacuation, evacuatedFailout, openEvacuationWindow, restoredFailout, withForced } from './evacuation-plan';
 import { windowMadeAfterAlarm } from './stop-alarms';
 
@@ -138,17 +138,17 @@ export class EvacuationWrites {
   /** One attempt at an `evacuate`: continue its plan (a redelivery after a crash), or judge and write it. */
   async evacuate(request: EvacuateChangeRequest, now: number): Promise<EvacuationResult> {
     const { session, evacuationsPath } = this.options;
-    const path = evacuationPath(evacuationsPath, request.fabric);
-    const stored = await session.read(path);
-    if (stored.exists) {
-      const node = safeDecode(stored.data);
-      if (node !== undefined && node.requestId === request.requestId && node.status === 'applying') return this.continuePlan(node, stored.stat.version, request, now);
+    const stored = await readStoredEvacuation(session, evacuationsPath, request.fabric);
+    const ownNode = stored?.node;
+    if (stored !== undefined && ownNode !== undefined) {
+      if (ownNode.requestId === request.requestId && ownNode.status === 'applying') return this.continuePlan(ownNode, stored.version, request, now);
       // Its plan was ended (restored, or stopped by an alarm) before a redelivery got here: never again.
-      if (node !== undefined && node.requestId === request.requestId && (node.status === 'restored' || node.status === 'stopped')) {
-        const write = { mode: node.mode, clusters: node.written, stages: node.plan.stages.length, multiBytes: 0 };
-        return resultOf(await this.options.run([{ op: 'check', path, version: stored.stat.version }], { write, version: stored.stat.version, unchanged: true }));
+      if (ownNode.requestId === request.requestId && (ownNode.status === 'restored' || ownNode.status === 'stopped')) {
+        const write = { mode: ownNode.mode, clusters: ownNode.written, stages: ownNode.plan.stages.length, multiBytes: 0 };
+        return resultOf(await this.options.run([{ op: 'check', path: stored.path, version: stored.version }], { write, version: stored.version, unchanged: true }));
       }
     }
+    const path = evacuationPath(evacuationsPath, request.fabric);
     const judgement = await judgeEvacuation(session, this.options.d2BasePath, request, now, this.options.judge);
     if (judgement.verdict === 'reject') return { kind: 'reject', rejection: judgement.rejection, ops: await drainTestStartOps(this.drills(now), request, { rejection: judgement.rejection }) };
     const { plan, props, members } = judgement;
@@ -475,9 +475,8 @@ export class EvacuationWrites {
 
   /** The evacuation node of `fabric`: its path, version (undefined: none) and content (undefined: none, or it does not decode). */
   private async readEvacuation(fabric: string): Promise<{ path: string; version: number | undefined; node: EvacuationNode | undefined }> {
-    const path = evacuationPath(this.options.evacuationsPath, fabric);
-    const stored = await this.options.session.read(path);
-    return stored.exists ? { path, version: stored.stat.version, node: safeDecode(stored.data) } : { path, version: undefined, node: undefined };
+    const stored = await readStoredEvacuation(this.options.session, this.options.evacuationsPath, fabric);
+    return stored === undefined ? { path: evacuationPath(this.options.evacuationsPath, fabric), version: undefined, node: undefined } : { path: stored.path, version: stored.version, node: stored.node };
   }
 
   /**
@@ -554,13 +553,5 @@ function restoreGapOf(plan: EvacuationNode['plan']): number {
 function viewOpOf(path: string, version: number | undefined, view: FailoutView, acl: AclSource): MultiOp {
   const data = encodeFailoutView(view);
   return version === undefined ? { op: 'create', path, data, acl: resolveAcl(acl, path) } : { op: 'set', path, data, version };
-}
-
-function safeDecode(data: Buffer): EvacuationNode | undefined {
-  try {
-    return decodeEvacuationNode(data);
-  } catch {
-    return undefined;
-  }
 }
 

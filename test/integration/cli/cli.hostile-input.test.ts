@@ -222,8 +222,8 @@ describe('a cluster node the CLI may not read', () => {
   });
 });
 
-describe('an evacuation node the CLI may not read', () => {
-  it('leaves status showing every cluster, with a warning that says why the fabrics are not', async () => {
+describe('fabric data the CLI may not read', () => {
+  it('names an evacuation node it may not read as one that cannot be read, every cluster still shown', async () => {
     // Prepare
     const evacuationsPath = bed.paths.d2Base.replace(/\/d2$/, '/evacuations');
     await bed.session.ensurePath(evacuationsPath, OPEN_ACL);
@@ -234,9 +234,24 @@ describe('an evacuation node the CLI may not read', () => {
     const out = await runCli(env, 'status');
 
     // Assess
+    expect(out).toMatchObject({ code: 0, stderr: '' });
+    expect(out.stdout).toMatch(/^evacuation of lor1 cannot be read: the node cannot be read: no READ permission for this session/m);
+    expect(out.stdout).toMatch(/^greetings-lor1 {2}serving/m);
+  });
+
+  it('leaves status showing every cluster when the fabric maps cannot be listed, with a warning that says why', async () => {
+    // Prepare: the maps' directory itself gives the CLI no READ
+    const fabricsPath = bed.paths.d2Base.replace(/\/d2$/, '/fabrics');
+    await bed.session.create(fabricsPath, Buffer.from(''), { acl: [digestAcl('someone-else', 'not-the-cli')], parents: true });
+    const env = { ...bed.env, FAILOUT_FABRICS_PATH: fabricsPath };
+
+    // Act
+    const out = await runCli(env, 'status');
+
+    // Assess
     expect(out.code).toBe(0);
     expect(out.stdout).toMatch(/^greetings-lor1 {2}serving/m);
-    expect(out.stderr).toMatch(/^warning: clusters not grouped by fabric, evacuations not shown: .*NO_AUTH/m);
+    expect(out.stderr).toMatch(/^warning: clusters not grouped by fabric, evacuations not shown: no READ permission for this session on .*\/fabrics/m);
   });
 });
 

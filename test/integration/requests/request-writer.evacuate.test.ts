@@ -12,7 +12,7 @@ import { decodeEvacuationNode } from '../../../lib/requests/evacuation-node';
 import { decodeFailoutView } from '../../../lib/requests/failout-view';
 import { decodeDrillNode, type DrillRun } from '../../../lib/requests/drill-node';
 import { aclLayout, policyAcl } from '../../../lib/requests/acl-table';
-import { ZkError, type MultiOp, type ZkSession } from '../../../lib/zk';
+import { digestAcl, ZkError, type MultiOp, type ZkSession } from '../../../lib/zk';
 import { CREDENTIALS, ROLES } from '../../helpers/access';
 import { closeSessions, openSession, uniqueBase } from '../../helpers/zk';
 
@@ -345,6 +345,25 @@ describe('an evacuation node that does not decode', () => {
     expect(restored).toMatchObject({ status: 'applied', record: { action: 'restoreFabric', evacuation: { clusters: 2 } } });
     expect(again.status).toBe('applied');
     expect(decodeEvacuationNode((await session.get(`${base}/evacuations/lor1`)).data)).toMatchObject({ requestId: 'ev-3', status: 'applied' });
+  });
+
+  it('is one the worker may not read (noAuth): refused evacuations name it, and an operator\'s restore removes it, instead of failing every fabric request until the DLQ', async () => {
+    // Prepare: an open evacuation whose node then gets an ACL the worker has no READ in
+    await seed(admin, THREE([2, 4, 4]));
+    const writer = writerWith();
+    await writer.process(evacuate('ev-1'), { messageId: 'm-1' });
+    await admin.setAcl(`${base}/evacuations/lor1`, [digestAcl('someone-else', 'not-the-worker')]);
+    clock = NOW + MINUTE;
+
+    // Act
+    const refused = await writer.process(JSON.stringify({ version: 1, requestId: 'ev-2', action: 'evacuate', fabric: 'ltx1', duration: 'PT1H' }), { messageId: 'm-2' });
+    const restored = await writer.process(restore('rs-1'), { messageId: 'm-3' });
+
+    // Assess
+    expect(refused).toMatchObject({ status: 'rejected', reason: 'evacuationOpen', record: { message: expect.stringMatching(/cannot be read.*no READ permission/) } });
+    expect(restored).toMatchObject({ status: 'applied', record: { action: 'restoreFabric' } });
+    expect(await allOut()).toBe(false);
+    expect(await session.exists(`${base}/evacuations/lor1`)).toBeUndefined();
   });
 
   it('brings home on a guard\'s restore only what names its alarm, and changes nothing for another alarm', async () => {
