@@ -1,5 +1,5 @@
 import { DEFAULT_FABRICS_PATH } from '../fabrics';
-import type { ZkReader } from '../zk';
+import { isZkError, type ZkReader } from '../zk';
 import { decodeDrillNode, drillPath, type DrillDefinition, type DrillNode } from './drill-node';
 import type { PutDrillChangeRequest, PutFabricDrillChangeRequest } from './drill-schema';
 import { readFabricList } from './evacuation-judge';
@@ -20,9 +20,19 @@ export interface FoundDrill {
   readonly version: number | undefined;
 }
 
-/** Reads the drill node at `path`. */
+/**
+ * Reads the drill node at `path`. A node this session may not read (noAuth) is read as one that does
+ * not decode, with its version from `exists` (no READ needed): one such node must not fail every
+ * request that looks at drills (a restore walks all of them) until the DLQ.
+ */
 export async function readDrillNode(session: ZkReader, path: string): Promise<FoundDrill> {
-  const found = await session.read(path);
+  let found: Awaited<ReturnType<ZkReader['read']>>;
+  try {
+    found = await session.read(path);
+  } catch (e) {
+    if (!isZkError(e, 'noAuth')) throw e;
+    return { node: undefined, version: (await session.exists(path))?.version };
+  }
   if (!found.exists) return { node: undefined, version: undefined };
   try {
     return { node: decodeDrillNode(found.data), version: found.stat.version };

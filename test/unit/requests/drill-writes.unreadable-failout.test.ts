@@ -9,7 +9,7 @@ import type { Judgement } from '../../../lib/requests/judge-request';
 import { decodeDrillNode, encodeDrillNode, type DrillDefinition, type DrillRun } from '../../../lib/requests/drill-node';
 import { drillEffectsOf, type DrillWriteContext } from '../../../lib/requests/drill-writes';
 import type { RestoreChangeRequest } from '../../../lib/requests/schema';
-import { OPEN_ACL, type MultiOp } from '../../../lib/zk';
+import { digestAcl, OPEN_ACL, type MultiOp } from '../../../lib/zk';
 import { InMemoryZk, type InMemoryZkSession } from '../../helpers/in-memory-zk';
 import { NOW } from '../../helpers/requests';
 
@@ -74,4 +74,17 @@ it('leaves the drills of other clusters, and drills with no running run, alone; 
   // Assess
   expect(effectsWithoutDrills.ops).toEqual([]);
   expect(effects.ops).toEqual([]);
+});
+
+it('passes over a drill node the worker may not read (noAuth) as one that does not decode, ending the runs of the others', async () => {
+  // Prepare: the cluster's drill, and a node whose ACL gives the worker no READ
+  await putDrill('weekly', 'lor1', [running]);
+  await session.create(`${DRILLS}/locked`, encodeDrillNode({ version: 1, definition: definition('locked', 'lor1'), runs: [running] }, NOW), { acl: [digestAcl('someone-else', 'not-the-worker')] });
+
+  // Act
+  const effects = await drillEffectsOf(context, restore(), judgement);
+
+  // Assess
+  expect(effects.rejection).toBeUndefined();
+  expect(Object.keys(runsSet(effects.ops))).toEqual([`${DRILLS}/weekly`]);
 });
