@@ -247,7 +247,14 @@ export class StopGuard {
     const unreadable: { cluster: string; problem: string }[] = [];
     await Promise.all(
       names.map(async (cluster) => {
-        const node = await this.options.zk.read(clusterPath(this.d2BasePath, cluster));
+        const node = await this.readCluster(cluster);
+        if (node === 'noAuth') {
+          // One node the guard may not read must not keep it from stopping every other failout.
+          const problem = 'the node cannot be read: no READ permission for this session (its ACL; ZooKeeper noAuth)';
+          unreadable.push({ cluster, problem });
+          this.options.logger.warn('cluster unreadable; a failout in it cannot be stopped', { cluster, alarmName: alarm, problem });
+          return;
+        }
         // Removed between the listing and the read: nothing to stop.
         if (!node.exists) return;
         try {
@@ -270,6 +277,16 @@ export class StopGuard {
       else if (matches[i]!.drill === undefined && matches[i]!.evacuation === undefined) matches[i] = { ...matches[i]!, drill: late.drill };
     }
     return { matches: matches.sort((a, b) => a.cluster.localeCompare(b.cluster)), unreadable, clusters: names.length };
+  }
+
+  /** A cluster node as read, or `noAuth` when the guard may not read it; other ZooKeeper errors are thrown (the event is retried). */
+  private async readCluster(cluster: string): Promise<Awaited<ReturnType<GuardZkReader['read']>> | 'noAuth'> {
+    try {
+      return await this.options.zk.read(clusterPath(this.d2BasePath, cluster));
+    } catch (err) {
+      if (isZkError(err, 'noAuth')) return 'noAuth';
+      throw err;
+    }
   }
 
   /**
@@ -303,7 +320,8 @@ export class StopGuard {
           const alarms = runAlarms(run, d);
           return alarm === alarms.outcomeAlarm || alarms.blockingAlarms.includes(alarm) ? { cluster: d.cluster, drill: d.name, evacuation: undefined } : undefined;
         } catch (err) {
-          if (isZkError(err)) throw err;
+          // A drill node the guard may not read (noAuth) is as unreadable as one that does not decode.
+          if (isZkError(err) && !isZkError(err, 'noAuth')) throw err;
           this.options.logger.warn('drill unreadable; a late verdict on its runs cannot be sent', { drill: name, alarmName: alarm, problem: err instanceof Error ? err.message : String(err) });
           return undefined;
         }

@@ -133,6 +133,26 @@ describe('StopGuard', () => {
     expect(counts.get('ClustersUnreadable')).toBe(1);
   });
 
+  it('skips a cluster node it may not read (noAuth), counting it, and stops the rest', async () => {
+    // Prepare: `locked`'s ACL gives the guard no READ
+    const sent: string[] = [];
+    const zk = fakeZk({ a: doc('a', [ALARM]), locked: doc('locked', [ALARM]), z: doc('z', [ALARM]) });
+    const read = zk.read.bind(zk);
+    jest.spyOn(zk, 'read').mockImplementation(async (path: string) => {
+      if (path.endsWith('/locked')) throw new ZkError('noAuth', 'NO_AUTH', { path });
+      return read(path);
+    });
+    const { guard, counts } = guardWith(zk, async (m) => (sent.push(m.MessageGroupId!), {}));
+
+    // Act
+    const result = await guard.handle(alarm());
+
+    // Assess
+    expect(result).toMatchObject({ outcome: 'handled', unreadable: [{ cluster: 'locked', problem: expect.stringMatching(/no READ permission/) }] });
+    expect(sent.sort()).toEqual(['a', 'z']);
+    expect(counts.get('ClustersUnreadable')).toBe(1);
+  });
+
   it('has nothing to stop when the D2 base has no clusters node', async () => {
     // Prepare
     const send = jest.fn();
