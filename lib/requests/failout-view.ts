@@ -153,8 +153,9 @@ export async function readFailoutView(session: ZkReader, viewPath: string, d2Bas
 
 /**
  * The view as the cluster nodes say it is: every cluster with an open window. A cluster document that
- * does not parse is left out (readers ignore it too: it steers no traffic). ZooKeeper errors other
- * than a vanished node propagate.
+ * does not parse is left out (readers ignore it too: it steers no traffic), and so is one this session
+ * may not read (noAuth: no judgement could use it). ZooKeeper errors other than these and a vanished
+ * node propagate.
  */
 export async function rebuildFailoutView(session: ZkReader, d2BasePath: string, now: number): Promise<Map<string, FailoutProperties>> {
   let names: string[];
@@ -175,7 +176,15 @@ async function readOpenFailout(session: ZkReader, d2BasePath: string, cluster: s
   } catch {
     return null;
   }
-  const node = await session.read(path);
+  let node: Awaited<ReturnType<ZkReader['read']>>;
+  try {
+    node = await session.read(path);
+  } catch (e) {
+    // A node the worker may not read (noAuth) is left out as an unreadable one is: failing here would
+    // fail every request that needs the view until the DLQ, restores included.
+    if (isZkError(e, 'noAuth')) return null;
+    throw e;
+  }
   if (!node.exists) return null;
   try {
     const props = parseClusterProperties(node.data).failoutProperties;

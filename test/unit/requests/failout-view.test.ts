@@ -6,7 +6,7 @@ import { parseFailoutProperties, type FailoutProperties } from '../../../lib/d2/
 import { decodeFailoutView, encodeFailoutView, rebuildFailoutView, viewDrift, viewPathFor } from '../../../lib/requests';
 import fc from 'fast-check';
 import { withViewEntries, withViewEntry } from '../../../lib/requests/failout-view';
-import { OPEN_ACL } from '../../../lib/zk';
+import { digestAcl, OPEN_ACL } from '../../../lib/zk';
 import { InMemoryZk } from '../../helpers/in-memory-zk';
 
 const NOW = Date.parse('2026-12-01T12:00:00Z');
@@ -75,4 +75,19 @@ it('is rebuilt from the cluster nodes, leaving out ended and unreadable failouts
   await s.create('/d2/clusters/broken', doc({ failoutBucketConfigs: [{ offlineAt: 'x' }] }), { acl: OPEN_ACL });
   await s.create('/d2/clusters/serving', Buffer.from('{"clusterName":"serving"}'), { acl: OPEN_ACL });
   expect([...(await rebuildFailoutView(s, '/d2', NOW)).keys()]).toEqual(['open']);
+});
+
+it('is rebuilt without a cluster node the worker may not read (noAuth), as without an unreadable one', async () => {
+  // Prepare
+  const s = new InMemoryZk().session();
+  const doc = (p: unknown): Buffer => Buffer.from(JSON.stringify({ clusterName: 'c', failoutProperties: p }));
+  const open = { failoutRedirectConfigs: [{ peer: 'a' }], failoutBucketConfigs: [{ offlineAt: NOW - 1, onlineAt: NOW + 1000 }] };
+  await s.create('/d2/clusters/open', doc(open), { parents: true, acl: OPEN_ACL });
+  await s.create('/d2/clusters/locked', doc(open), { acl: [digestAcl('someone-else', 'not-the-worker')] });
+
+  // Act
+  const view = await rebuildFailoutView(s, '/d2', NOW);
+
+  // Assess
+  expect([...view.keys()]).toEqual(['open']);
 });
