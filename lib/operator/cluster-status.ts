@@ -9,7 +9,7 @@ import {
   type FailoutProperties,
 } from '../d2/data';
 import type { DrillRunStatus } from '../requests/drills';
-import { isZkError } from '../zk';
+import { isZkError, NO_READ_PERMISSION } from '../zk';
 
 /**
  * What `failout status` says about one cluster:
@@ -127,7 +127,7 @@ export function describeCluster(cluster: string, nodeText: string | Error, now: 
 
 /** Why a node (a cluster's, a fabric map) could not be read, in an operator's words. */
 export function unreadableProblem(err: Error): string {
-  if (isZkError(err, 'noAuth')) return 'the node cannot be read: no READ permission for this session (its ACL; ZooKeeper noAuth)';
+  if (isZkError(err, 'noAuth')) return NO_READ_PERMISSION;
   return `the node cannot be read: ${err.message}`;
 }
 

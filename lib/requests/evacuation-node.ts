@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isZkError, type ZkReader } from '../zk';
+import { isZkError, NO_READ_PERMISSION, type ZkReader } from '../zk';
 import { RequestError } from './errors';
 import { FORCE_OVERRIDES } from './request-record';
 
@@ -179,7 +179,7 @@ export async function readStoredEvacuation(session: Pick<ZkReader, 'read'> & Par
   const node = await readOrNoAuth(session, path);
   if (node === 'noAuth') {
     const version = session.exists === undefined ? -1 : (await session.exists(path))?.version;
-    return version === undefined ? undefined : { fabric, path, version, node: undefined, problem: 'the node cannot be read: no READ permission for this session (its ACL; ZooKeeper noAuth)' };
+    return version === undefined ? undefined : { fabric, path, version, node: undefined, problem: NO_READ_PERMISSION };
   }
   if (!node.exists) return undefined;
   try {

@@ -33,7 +33,7 @@ import type { SendMessageCommandInput } from '@aws-sdk/client-sqs';
 import { clusterPath, isBucketConfigActiveAt, isSymlinkName, parseClusterProperties, type FailoutProperties } from '../d2/data';
 import { encodeChangeRequest, namesStopAlarm, newRequestId, windowMadeAfterAlarm, type RequestLogger } from '../requests';
 import { decodeDrillNode, DEFAULT_DRILLS_PATH, drillPath, runAlarms, runTakesVerdict } from '../requests/drills';
-import { isZkError, type ZkSession } from '../zk';
+import { isZkError, NO_READ_PERMISSION, type ZkSession } from '../zk';
 import { parseAlarmEvent, type AlarmStateChange } from './alarm-event';
 import { SafetyError } from './errors';
 
@@ -250,7 +250,7 @@ export class StopGuard {
         const node = await this.readCluster(cluster);
         if (node === 'noAuth') {
           // One node the guard may not read must not keep it from stopping every other failout.
-          const problem = 'the node cannot be read: no READ permission for this session (its ACL; ZooKeeper noAuth)';
+          const problem = NO_READ_PERMISSION;
           unreadable.push({ cluster, problem });
           this.options.logger.warn('cluster unreadable; a failout in it cannot be stopped', { cluster, alarmName: alarm, problem });
           return;

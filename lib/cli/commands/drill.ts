@@ -5,7 +5,7 @@ import { checkPutDrill, decodeDrillNode, drillPath, runStatusAt, type DrillDefin
 import { alarmStatesFromEnv, DrillRunner, type DrillTickResult } from '../../safety';
 import { nextDueAfter, parseSchedule } from '../../schedule';
 import { escapeControlChars } from '../../text';
-import { isZkError, type ZkSession } from '../../zk';
+import { isZkError, NO_READ_PERMISSION, type ZkSession } from '../../zk';
 import { addOutputOptions, addConnectionOptions, printJson, withConnections, type CommandRuntime } from '../command-context';
 import { EXIT } from '../errors';
 import { addAlarmSourceOptions, checkAlarmsBeforeSend } from '../alarm-check';
@@ -404,7 +404,7 @@ async function readListedDrill(session: ZkSession, base: string, name: string): 
   } catch (err) {
     // A node this session may not read is named as one that does not decode; other errors fail the listing.
     if (!isZkError(err, 'noAuth')) throw err;
-    return { name, problem: 'the node cannot be read: no READ permission for this session (its ACL; ZooKeeper noAuth)' };
+    return { name, problem: NO_READ_PERMISSION };
   }
   if (!node.exists) return undefined;
   try {
