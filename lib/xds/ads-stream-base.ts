@@ -249,6 +249,20 @@ export abstract class AdsStreamBase<Req extends RequestCommon, Res, N extends Ba
     if (type && entry) this.heldElsewhere(entry, version);
   }
 
+  /**
+   * A SotW response of `typeUrl` left out `name`, which the client holds from ANOTHER server: the
+   * response may have been computed before this server saw the request naming it (a push in flight
+   * when a fallback subscribed it on a stream already open), so its absence proves nothing yet. The
+   * name waits for a response like an uncached one: its does-not-exist timer runs (cached or not)
+   * until a response carries it, and fires through the handler if none does.
+   */
+  awaitFromServer(typeUrl: string, name: string): void {
+    const entry = this.types.get(typeUrl)?.names.get(name);
+    if (!entry || entry.expiry !== undefined || !this.call || !this.options.isTransportReady()) return;
+    entry.state = WatchState.requested;
+    this.startTimer(typeUrl, entry);
+  }
+
   /** The watch state of a name (test hook and dump). */
   watchState(typeUrl: string, name: string): WatchState | undefined {
     return this.types.get(typeUrl)?.names.get(name)?.state;
@@ -496,6 +510,11 @@ export abstract class AdsStreamBase<Req extends RequestCommon, Res, N extends Ba
   private maybeStartTimer(typeUrl: string, name: string, entry: N): void {
     if (entry.state !== WatchState.requested || entry.expiry !== undefined || !this.call) return;
     if (!this.options.isTransportReady() || this.options.handler.isResourceCached(typeUrl, name)) return;
+    this.startTimer(typeUrl, entry);
+  }
+
+  /** Puts `entry` on the expiry group of its type started this millisecond (or a new one). */
+  private startTimer(typeUrl: string, entry: N): void {
     const now = Date.now();
     const open = this.openExpiry.get(typeUrl);
     const group = open?.startedAt === now && open.pending > 0 ? open : this.openExpiryGroup(typeUrl, now);

@@ -17,6 +17,8 @@
  * view (D2 observers, issue 25); the A71 condition stays the default.
  * Return: the first response from a higher-priority server makes it active; lower channels are
  * released. Responses from lower servers are dropped (close/response race).
+ * SotW deletion by absence only for a value the responding server sent; a value another server sent
+ * waits for the does-not-exist timer on the responding server (see `applySotwDeletions`).
  * Incremental ADS (servers with `failout_delta_ads`): a response carries changes only, so it never
  * deletes by absence; its `removed_resources` are does-not-exist at once (see `applyDeltaRemovals`).
  * What the cache takes from one server is told to the other servers' channels (`tellOtherServers`),
@@ -55,6 +57,11 @@ export interface ChannelLease {
    * or does-not-exist). The channel's stream then does not claim the name's older version on its next call.
    */
   heldFromOtherServer(typeUrl: string, name: string, version: string | undefined): void;
+  /**
+   * A SotW response of this server left out a name it subscribed, whose cached value another server
+   * sent: the stream runs the name's does-not-exist timer until a response carries it (see `applySotwDeletions`).
+   */
+  awaitFromServer(typeUrl: string, name: string): void;
   /** This lease's wish for the retry cap; a shared channel uses the smallest wish. */
   setRetryCapMs(capMs: number): void;
   version(typeUrl: string): string;
@@ -494,17 +501,27 @@ export class Authority {
     for (const entry of record.watchers) entry.enqueue((w, done) => w.onUpdate(value, done));
   }
 
-  /** LDS/CDS: a cached resource missing from the active server's response was deleted. */
+  /**
+   * LDS/CDS: a cached resource missing from the active server's response was deleted, when that server
+   * sent the cached value. A value another server sent (the one before a fallback or a return) is not
+   * deleted by absence: the response may predate this server's sight of the name (a push in flight on a
+   * stream that another authority already had open when this one subscribed there), so it waits for a
+   * response from this server like an uncached name, under the does-not-exist timer (grpc-go's reason
+   * for never deleting an uncached name by absence, applied to what this server has not answered yet).
+   */
   private applySotwDeletions(event: AdsResponseEvent, index: number): void {
     for (const record of this.resources.get(event.typeUrl)?.values() ?? []) {
       if (record.value === undefined || event.names.has(record.name)) continue;
-      this.markDoesNotExist(record, index);
+      if (record.source !== index) this.slots[index]?.lease?.awaitFromServer(record.typeUrl, record.name);
+      else this.markDoesNotExist(record, index);
     }
   }
 
+  /** A does-not-exist timer fired: for an uncached name, or a value another server sent that this one left out. */
   private handleDoesNotExist(index: number, typeUrl: string, name: string): void {
     const record = this.get(typeUrl, name);
-    if (index !== this.active || !record || isCached(record)) return;
+    if (index !== this.active || !record) return;
+    if (isCached(record) && (record.value === undefined || record.source === index)) return;
     this.markDoesNotExist(record, index);
   }
 

@@ -208,6 +208,11 @@ export class XdsChannel {
     if (this.stateValue !== 'closed') this.stream.heldFromOtherServer(typeUrl, name, version);
   }
 
+  /** A SotW response left out a name the client holds from another server; see `AdsStreamBase.awaitFromServer`. */
+  awaitFromServer(typeUrl: string, name: string): void {
+    if (this.stateValue !== 'closed') this.stream.awaitFromServer(typeUrl, name);
+  }
+
   /**
    * Sets the retry cap: {@link RETRY_CAP_MS} normally, the probe cap while a lower server serves.
    * A pending retry that is further away than the new cap is brought forward; the transport takes the

@@ -381,6 +381,10 @@ class PoolLease implements ChannelLease {
     if (!this.released && this.own.get(typeUrl)?.has(name)) this.shared.channel.heldFromOtherServer(typeUrl, name, version);
   }
 
+  awaitFromServer(typeUrl: string, name: string): void {
+    if (!this.released && this.own.get(typeUrl)?.has(name)) this.shared.channel.awaitFromServer(typeUrl, name);
+  }
+
   setRetryCapMs(capMs: number): void {
     if (this.released) return;
     this.capMs = capMs;

@@ -126,6 +126,11 @@ export class FakeChannel implements ChannelLease {
   heldFromOtherServer(_typeUrl: string, name: string, version: string | undefined): void {
     this.heldElsewhere.push(`${name}@${version ?? '-'}`);
   }
+  /** Names the authority asked to await from this server (a SotW response left out a value another server sent), in order. */
+  readonly awaited: string[] = [];
+  awaitFromServer(_typeUrl: string, name: string): void {
+    this.awaited.push(name);
+  }
   version(): string {
     return '';
   }

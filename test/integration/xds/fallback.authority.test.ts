@@ -146,4 +146,49 @@ describe('fallback: what watchers hear', () => {
     await sleep(300);
     expect(adsStreams(secondary)).toBe(0);
   });
+
+  it('falling back onto a stream another authority has open keeps the cached value through a response computed before the subscription', async () => {
+    const [primary, shared] = await twoServers();
+    const other = 'xdstp://b/envoy.config.cluster.v3.Cluster/cb';
+    shared.setSnapshot('*', { version: 's1', clusters: [buildCluster('c1', { edsServiceName: 'from-secondary' }), buildCluster(other)] });
+    const insecure = [{ type: 'insecure' }];
+    client = createXdsClient({
+      bootstrap: parseBootstrap({
+        xds_servers: [primary.uri, shared.uri].map((server_uri) => ({ server_uri, channel_creds: insecure })),
+        authorities: { b: { xds_servers: [{ server_uri: shared.uri, channel_creds: insecure }] } },
+        node: { id: 'test-node' },
+        failout: { fallbackWhenCached: true },
+      }),
+    });
+    const w = recordingWatcher();
+    client.watch('cluster', 'c1', w);
+    const b = recordingWatcher();
+    client.watch('cluster', other, b);
+    expect(await w.next()).toEqual({ type: 'update', value: expect.objectContaining({ edsServiceName: 'from-primary' }) });
+    await b.next();
+    // A push to "b" leaves the shared server before it sees the top-level authority subscribe c1 there.
+    shared.faults.delayResponses(800);
+    shared.setSnapshot('*', { version: 's2', clusters: [buildCluster('c1', { edsServiceName: 'from-secondary' }), buildCluster(other, { edsServiceName: 'b2' })] });
+    await sleep(50);
+    await primary.stopServing();
+    expect(await w.next()).toEqual({ type: 'update', value: expect.objectContaining({ edsServiceName: 'from-secondary' }) });
+    await sleep(200);
+    expect(w.events.map((e) => e.type)).toEqual(['update', 'update']);
+  });
+
+  it('a cached value the fallback server does not have goes does-not-exist when its timer fires, not at once', async () => {
+    const [primary, secondary] = await twoServers();
+    primary.setSnapshot('*', { version: 'p2', clusters: [buildCluster('c1', { edsServiceName: 'from-primary' }), buildCluster('c9')] });
+    client = createXdsClient({ bootstrap: fallbackBootstrap([primary.uri, secondary.uri], { fallbackWhenCached: true }), watchExpiryMs: 1000 });
+    const w = recordingWatcher();
+    client.watch('cluster', 'c9', w);
+    client.watch('cluster', 'c1', recordingWatcher());
+    expect(await w.next()).toMatchObject({ type: 'update' });
+    await primary.stopServing();
+    await eventually('the fallback answered', () => client?.dump().authorities[0]?.resources.find((r) => r.name === 'c1')?.source === secondary.uri);
+    const answered = Date.now();
+    expect(await w.next()).toEqual({ type: 'doesNotExist' });
+    expect(Date.now() - answered).toBeGreaterThan(500);
+    expect(client.dump().authorities[0]?.resources.find((r) => r.name === 'c9')).toMatchObject({ status: 'doesNotExist', source: secondary.uri });
+  });
 });

@@ -59,6 +59,22 @@ describe('AdsStream does-not-exist timer', () => {
     stream.close();
   });
 
+  it('runs for a cached name a response left out when the owner asks it to await it, and stops when a response carries it', () => {
+    const { stream, transport, cached, doesNotExist } = streamFixture(500);
+    cached.add('c1').add('c2');
+    stream.start();
+    stream.subscribe(CDS_TYPE_URL, 'c1');
+    stream.subscribe(CDS_TYPE_URL, 'c2');
+    tick();
+    stream.awaitFromServer(CDS_TYPE_URL, 'c1');
+    stream.awaitFromServer(CDS_TYPE_URL, 'c2');
+    expect(stream.watchState(CDS_TYPE_URL, 'c1')).toBe('requested');
+    transport.current.respond({ type_url: CDS_TYPE_URL, nonce: 'n', resources: [fakeAny(CDS_TYPE_URL, 'c2', 1)] });
+    jest.advanceTimersByTime(500);
+    expect(doesNotExist).toEqual(['c1']);
+    stream.close();
+  });
+
   it('stops when the resource arrives', () => {
     const { stream, transport, doesNotExist } = streamFixture();
     stream.start();

@@ -65,6 +65,27 @@ describe('Authority cache', () => {
     expect(await w.next()).toEqual({ type: 'doesNotExist' });
   });
 
+  it('does not delete by absence a value another server sent: the server awaits it under the timer, whose expiry deletes it', async () => {
+    const pool = new FakePool();
+    const authority = new Authority({ name: '', servers: [server(P, 0), server(S, 1)], pool, resourceTypes: fakeTypes(), fallbackWhenCached: true });
+    const w = recordingWatcher();
+    authority.watch(LDS_TYPE_URL, 'l1', w);
+    authority.watch(LDS_TYPE_URL, 'l2', recordingWatcher());
+    pool.live(P).respond(LDS_TYPE_URL, { l1: 'a', l2: 'b' });
+    await w.next();
+    pool.live(P).fail();
+    pool.live(S).respond(LDS_TYPE_URL, { l2: 'b2' }); // may predate S's sight of l1
+    await settle();
+    expect(w.events).toHaveLength(1);
+    expect(pool.live(S).awaited).toEqual(['l1']);
+    expect(authority.dump().resources.find((r) => r.name === 'l1')).toMatchObject({ status: 'acked', source: P });
+    pool.live(S).expire(LDS_TYPE_URL, 'l2'); // l2 came from S: its timer has no say
+    pool.live(S).expire(LDS_TYPE_URL, 'l1');
+    expect(await w.next()).toEqual({ type: 'doesNotExist' });
+    expect(authority.dump().resources.find((r) => r.name === 'l1')).toMatchObject({ status: 'doesNotExist', source: S });
+    expect(authority.dump().resources.find((r) => r.name === 'l2')).toMatchObject({ status: 'acked', source: S });
+  });
+
   it('does not delete anything on a response holding an invalid resource without a name', async () => {
     const { authority, pool } = setup();
     const w = recordingWatcher();
