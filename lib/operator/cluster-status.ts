@@ -9,7 +9,8 @@ import {
   type FailoutProperties,
 } from '../d2/data';
 import type { DrillRunStatus } from '../requests/drills';
-import { isZkError, NO_READ_PERMISSION } from '../zk';
+import { isZkError } from '../zk';
+import { NO_READ_PERMISSION } from '../text';
 
 /**
  * What `failout status` says about one cluster:

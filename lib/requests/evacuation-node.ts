@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { isZkError, NO_READ_PERMISSION, type ZkReader } from '../zk';
+import { isZkError, type ZkReader } from '../zk';
+import { NO_READ_PERMISSION } from '../text';
 import { RequestError } from './errors';
 import { FORCE_OVERRIDES } from './request-record';
 

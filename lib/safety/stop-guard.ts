@@ -33,7 +33,8 @@ import type { SendMessageCommandInput } from '@aws-sdk/client-sqs';
 import { clusterPath, isBucketConfigActiveAt, isSymlinkName, parseClusterProperties, type FailoutProperties } from '../d2/data';
 import { encodeChangeRequest, namesStopAlarm, newRequestId, windowMadeAfterAlarm, type RequestLogger } from '../requests';
 import { decodeDrillNode, DEFAULT_DRILLS_PATH, drillPath, runAlarms, runTakesVerdict } from '../requests/drills';
-import { isZkError, NO_READ_PERMISSION, type ZkSession } from '../zk';
+import { isZkError, type ZkSession } from '../zk';
+import { NO_READ_PERMISSION } from '../text';
 import { parseAlarmEvent, type AlarmStateChange } from './alarm-event';
 import { SafetyError } from './errors';
 

@@ -76,9 +76,6 @@ export function assertIsError(error: unknown): asserts error is Error {
   if (!(error instanceof Error)) throw new Error(`non-Error thrown: ${String(error)}`, { cause: error });
 }
 
-/** What a reader says of a node its session may not read (ZooKeeper `noAuth` on a read): the one wording for every tool. */
-export const NO_READ_PERMISSION = 'the node cannot be read: no READ permission for this session (its ACL; ZooKeeper noAuth)';
-
 /** True for a {@link ZkError} of one of the given kinds. */
 export function isZkError(error: unknown, ...kinds: ZkErrorKind[]): error is ZkError {
   return error instanceof ZkError && (kinds.length === 0 || kinds.includes(error.kind));

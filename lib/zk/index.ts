@@ -24,7 +24,7 @@ export type { Watch, DataWatch, ChildrenWatch } from './persistent-watch';
 export { LeaderElection } from './leader-election';
 export { CoalescingTask, type CoalescedPass } from './coalescing-task';
 export type { LeaderElectionEvents, LeaderElectionOptions } from './leader-election';
-export { NO_READ_PERMISSION, ZkError, isZkError } from './errors';
+export { ZkError, isZkError } from './errors';
 // ZooKeeper over TLS (secureClientPort): options, loading them from files or ZK_TLS_*, failures.
 export { loadZkTlsFiles, loadZkTlsFromEnv, ZkTlsConfigError } from './config';
 export type { ZkTlsFileField, ZkTlsFiles, ZkTlsOptions } from './config';

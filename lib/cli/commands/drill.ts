@@ -4,8 +4,8 @@ import { newRequestId, type ChangeRequest, type FabricDrillChangeRequest } from 
 import { checkPutDrill, decodeDrillNode, drillPath, runStatusAt, type DrillDefinition, type DrillNode, type DrillRun } from '../../requests/drills';
 import { alarmStatesFromEnv, DrillRunner, type DrillTickResult } from '../../safety';
 import { nextDueAfter, parseSchedule } from '../../schedule';
-import { escapeControlChars } from '../../text';
-import { isZkError, NO_READ_PERMISSION, type ZkSession } from '../../zk';
+import { escapeControlChars, NO_READ_PERMISSION } from '../../text';
+import { isZkError, type ZkSession } from '../../zk';
 import { addOutputOptions, addConnectionOptions, printJson, withConnections, type CommandRuntime } from '../command-context';
 import { EXIT } from '../errors';
 import { addAlarmSourceOptions, checkAlarmsBeforeSend } from '../alarm-check';
