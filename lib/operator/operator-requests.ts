@@ -8,6 +8,7 @@
 import { GetQueueAttributesCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { newRequestId } from '../requests';
 import { isZkError } from '../zk';
+import { hideUrlCredentials } from '../text';
 import { describeFailout } from './cluster-status';
 import { OperatorConnections } from './connections';
 import { dryRun, formatProjections } from './dry-run';
@@ -141,7 +142,7 @@ export function createOperatorRequests(settings: OperatorSettings, env: Operator
         return { messageId: (await connections.sqs(env).send(new SendMessageCommand(message))).MessageId };
       } catch (err) {
         assertIsError(err);
-        throw new OperatorError('unavailable', `could not send the request to ${message.QueueUrl ?? '(no queue)'}: ${err.message}. Check FAILOUT_QUEUE_URL / --queue-url, credentials and network; it is safe to send it again (the same request id)`, { cause: err });
+        throw new OperatorError('unavailable', `could not send the request to ${hideUrlCredentials(message.QueueUrl ?? '(no queue)')}: ${hideUrlCredentials(err.message)}. Check FAILOUT_QUEUE_URL / --queue-url, credentials and network; it is safe to send it again (the same request id)`, { cause: err });
       }
     },
     async probeQueue(): Promise<QueueProbe> {
@@ -153,7 +154,7 @@ export function createOperatorRequests(settings: OperatorSettings, env: Operator
         const number = (name: string): number | undefined => (attributes[name] === undefined ? undefined : Number(attributes[name]));
         return { ok: true, visible: number('ApproximateNumberOfMessages'), inFlight: number('ApproximateNumberOfMessagesNotVisible') };
       } catch (err) {
-        return { ok: false, message: err instanceof Error ? err.message || err.name : String(err) };
+        return { ok: false, message: hideUrlCredentials(err instanceof Error ? err.message || err.name : String(err)) };
       }
     },
     describe: (cluster, properties, now) => describeFailout(cluster, properties, now),

@@ -1,5 +1,6 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { encodeChangeRequest, type RequestRecord } from '../requests';
+import { hideUrlCredentials } from '../text';
 import type { OperatorConnections } from './connections';
 import { OperatorError, assertIsError, inputError, type OperatorEnv } from './errors';
 import { limitsFromEnv } from './local-check';
@@ -26,7 +27,8 @@ export async function sendChangeRequest(connections: OperatorConnections, env: O
     return out.MessageId;
   } catch (err) {
     assertIsError(err);
-    throw new OperatorError('unavailable', `could not send the request to ${queueUrl}: ${err.message}. Check FAILOUT_QUEUE_URL / --queue-url, credentials and network; it is safe to send again with the same request id (--request-id ${body.requestId})`, { cause: err });
+    // A queue URL may carry user:password@ (a proxy's); the SDK's message may repeat it: neither is shown.
+    throw new OperatorError('unavailable', `could not send the request to ${hideUrlCredentials(queueUrl)}: ${hideUrlCredentials(err.message)}. Check FAILOUT_QUEUE_URL / --queue-url, credentials and network; it is safe to send again with the same request id (--request-id ${body.requestId})`, { cause: err });
   }
 }
 

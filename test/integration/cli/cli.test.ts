@@ -237,6 +237,15 @@ describe('usage errors exit 2 and say what to do', () => {
   });
 });
 
+it('never echoes the credentials of a queue URL when the send fails', async () => {
+  env = { FAILOUT_USER: 'x', FAILOUT_QUEUE_URL: 'http://queue-user:s3cret-pw@127.0.0.1:1/000000000000/requests.fifo', SQS_ENDPOINT: 'http://127.0.0.1:1', AWS_REGION: 'us-east-1' };
+  const out = await cli('restore', 'greetings-lor1');
+  expect(out.code).toBe(1);
+  expect(out.stderr).toContain('could not send the request to http://***@127.0.0.1:1/000000000000/requests.fifo');
+  expect(out.stderr).not.toContain('s3cret-pw');
+  expect(out.stdout).not.toContain('s3cret-pw');
+});
+
 it('takes --output json|table on every command with an answer, --json short for --output json', async () => {
   // Act
   const byFlag = await cli('status', 'greetings-lor1', '--json');
