@@ -58,7 +58,15 @@ export async function sendRequest(
     return;
   }
   if (!options.json) rt.io.stderr(`sent request ${body.requestId} (${subject}); waiting for the outcome…\n`);
-  const record = await waitForOutcome(connections, settings, { requestId: body.requestId, messageId }, waitMs);
+  let record: RequestRecord | undefined;
+  try {
+    record = await waitForOutcome(connections, settings, { requestId: body.requestId, messageId }, waitMs);
+  } catch (err) {
+    // Sent, but no outcome can be read (a record that cannot be read, ZooKeeper gone at the deadline):
+    // a script still gets its one document, as at a timeout, with why; the error then says it on stderr.
+    if (options.json) printJson(rt.io, { requestId: body.requestId, messageId, sent: true, request: body, ...extraJson, outcome: null, error: err instanceof Error ? err.message : String(err) });
+    throw err;
+  }
   const more = record === undefined || followUp === undefined ? undefined : await followUp(record);
   if (options.json) printJson(rt.io, { requestId: body.requestId, messageId, sent: true, request: body, ...extraJson, outcome: record ?? null, ...more?.json });
   if (!record) {

@@ -159,6 +159,22 @@ describe('failout out / restore', () => {
     expect((await cli('status', 'greetings-lor1')).stdout).toBe('greetings-lor1  serving\n');
   });
 
+  it('ends --wait at once with exit 1 when the record it finds cannot be read, text and --json', async () => {
+    for (const [id, format] of [['ur-text', []], ['ur-json', ['--json']]] as const) {
+      const started = Date.now();
+      const waiting = cli('restore', 'greetings-lor1', '--request-id', id, '--wait', '--timeout', '20s', ...format);
+      await new Promise((r) => setTimeout(r, 500));
+      await fx.session.create(requestRecordPath(fx.paths.requestsPath, id), Buffer.from('not json'), { parents: true, acl: OPEN_ACL });
+      const out = await waiting;
+      expect(out.code).toBe(1);
+      expect(out.stderr).toMatch(new RegExp(`the record of request ${id} under .* cannot be read`));
+      expect(Date.now() - started).toBeLessThan(10_000);
+      // The request was sent: a script still gets its one document (as at a timeout: no outcome), with why.
+      if (format.length === 0) expect(out.stderr).toContain(`sent request ${id} (restore greetings-lor1); waiting for the outcome`);
+      else expect(JSON.parse(out.stdout)).toMatchObject({ requestId: id, sent: true, request: { action: 'restore', cluster: 'greetings-lor1' }, outcome: null, error: expect.stringContaining('cannot be read') });
+    }
+  });
+
   it('times out --wait with exit 1 and tells how to follow up when no worker runs', async () => {
     const out = await cli('out', 'greetings-lor1', '--peer', 'greetings-lva1', '--for', '1h', '--wait', '--timeout', '1s');
     expect(out.code).toBe(1);
