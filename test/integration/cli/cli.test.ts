@@ -175,6 +175,29 @@ describe('failout out / restore', () => {
     }
   });
 
+  it('refuses a --request-id whose record was pruned: the worker would apply it a second time, so nothing is sent', async () => {
+    // Prepare: a sweep 30 days back left its mark; the id was made 40 days ago (a UUIDv7 carries its time)
+    startWorker();
+    const day = 86_400_000;
+    const now = Date.now();
+    await fx.session.create(`${fx.paths.requestsPath}/.prune-mark`, Buffer.from(JSON.stringify({ prunedBefore: now - 30 * day, retentionMs: 30 * day, sweptAt: now })), { parents: true, acl: OPEN_ACL });
+    const old = newRequestId(now - 40 * day);
+
+    // Act
+    const text = await cli('out', 'greetings-lor1', '--peer', 'greetings-lva1', '--for', '30m', '--request-id', old, '--wait', '--timeout', '5s');
+    const json = await cli('out', 'greetings-lor1', '--peer', 'greetings-lva1', '--for', '30m', '--request-id', old, '--json');
+
+    // Assess: exit 1, says pruned and that nothing was sent; nothing queued, nothing applied
+    expect(text.code).toBe(1);
+    expect(text.stdout).toContain(`request ${old}: pruned`);
+    expect(text.stdout).toMatch(/sending it again could apply it a second time; nothing was sent/);
+    expect(`${text.stdout}${text.stderr}`).not.toMatch(/sent request/);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout)).toMatchObject({ requestId: old, sent: false, pruned: true, request: { cluster: 'greetings-lor1' }, outcome: null });
+    expect(await queueDepth(fx.sqs.client, queue.queueUrl)).toBe(0);
+    expect((await cli('status', 'greetings-lor1')).stdout).toBe('greetings-lor1  serving\n');
+  });
+
   it('times out --wait with exit 1 and tells how to follow up when no worker runs', async () => {
     const out = await cli('out', 'greetings-lor1', '--peer', 'greetings-lva1', '--for', '1h', '--wait', '--timeout', '1s');
     expect(out.code).toBe(1);
