@@ -9,7 +9,7 @@
 import type { ClusterStatus } from '../operator';
 import type { RequestRecord } from '../requests';
 import type { RatePoint } from '../metrics';
-import { escapeControlChars, formatRemaining } from '../text';
+import { escapeControlChars, formatRemaining, hideUrlCredentials } from '../text';
 import { FORCE_LABEL } from './diff';
 import { html, join, SafeHtml } from './html';
 import { countdown } from './countdown';
@@ -59,14 +59,16 @@ export function renderStatus(s: ConsoleSnapshot): SafeHtml {
             The clusters below are the last state seen${zk.state === 'unreachable' ? ' (none yet)' : ''}; the console reconnects by itself.
             Check ZK_CONNECT / --zk, the network or the ssh tunnel. Requests can still be sent: the worker checks them against ZooKeeper when they arrive.</p>`;
   const q = s.queue;
+  // A queue URL may carry a proxy's user:password@: the page shows ***@ in its place.
+  const queueUrl = q.url === undefined ? undefined : hideUrlCredentials(q.url);
   const queueLine =
     q.url === undefined
       ? html`<p class="warn" data-queue="none">No request queue configured: the page shows state but cannot act. Set FAILOUT_QUEUE_URL or pass --queue-url.</p>`
       : q.probe === undefined
-        ? html`<p data-queue="unknown">Queue ${q.url}: checking…</p>`
+        ? html`<p data-queue="unknown">Queue ${queueUrl}: checking…</p>`
         : q.probe.ok
-          ? html`<p class="ok" data-queue="ok">Queue ${q.url}: reachable${q.probe.visible === undefined ? '' : html`, ${q.probe.visible} waiting, ${q.probe.inFlight ?? 0} in flight`}.</p>`
-          : html`<p class="alert" role="alert" data-queue="unreachable"><strong>The request queue is not reachable</strong>: ${q.probe.message}. Requests cannot be sent until it is;
+          ? html`<p class="ok" data-queue="ok">Queue ${queueUrl}: reachable${q.probe.visible === undefined ? '' : html`, ${q.probe.visible} waiting, ${q.probe.inFlight ?? 0} in flight`}.</p>`
+          : html`<p class="alert" role="alert" data-queue="unreachable"><strong>The request queue is not reachable</strong>: ${hideUrlCredentials(q.probe.message)}. Requests cannot be sent until it is;
               check FAILOUT_QUEUE_URL, SQS_ENDPOINT, AWS credentials and the network.</p>`;
   return html`${zkLine}${queueLine}${alarmSourceLine(s.alarms)}`;
 }

@@ -89,6 +89,21 @@ describe('the page', () => {
     expect(text).toContain('Check ZK_CONNECT');
     expect(text).toContain('The request queue is not reachable</strong>: connect ECONNREFUSED &lt;q&gt;');
   });
+
+  it("never shows the user:password@ of the queue URL (a proxy's), reachable, checking or not", () => {
+    // Act
+    const url = 'https://queue-user:s3cret-pw@sqs.example.com/000000000000/requests.fifo';
+    const texts = [
+      { probe: { ok: true as const, visible: 1, inFlight: 0 }, at: NOW },
+      { probe: { ok: false as const, message: `could not reach ${url}` }, at: NOW },
+      { probe: undefined, at: NOW },
+    ].map((probe) => renderStatus(snapshot({ queue: { url, ...probe } })).text);
+
+    // Assess
+    for (const text of texts) expect(text).not.toContain('s3cret-pw');
+    expect(texts[0]).toContain('Queue https://***@sqs.example.com/000000000000/requests.fifo: reachable');
+    expect(texts[2]).toContain('Queue https://***@sqs.example.com/000000000000/requests.fifo: checking');
+  });
 });
 
 describe('failout console options', () => {
