@@ -19,6 +19,28 @@ export function nextTuesday14(now: number): number {
   }
 }
 
+/** The weekly blocked window the tests' cluster drill names normally: Friday evening to Monday morning. */
+const WEEKEND = 'Fri:16:00-Mon:08:00';
+/** The one it names when `now` is in or near the weekend's: it must not block a run started now. */
+const MIDWEEK = 'Tue:20:00-Wed:08:00';
+
+/**
+ * The blocked window of `weekly-lor1` for a test running at `now`: the weekend's, unless a run started
+ * within six hours of `now` could overlap it (tests run now, on any day), then a midweek night that
+ * neither such a run nor the Tuesday 14:00 runs overlap.
+ */
+export function weeklyBlockedWindow(now: number): string {
+  const week = 7 * DAY;
+  const from = 5 * DAY + 16 * HOUR; // Friday 16:00 after Sunday 00:00
+  const to = 1 * DAY + 8 * HOUR; // Monday 08:00
+  const sunday = (new Date(now).getUTCDay() * DAY + (now % DAY)) % week;
+  for (let t = 0; t <= 6 * HOUR; t += 15 * MIN) {
+    const at = (sunday + t) % week;
+    if (at >= from || at < to) return MIDWEEK;
+  }
+  return WEEKEND;
+}
+
 /** `weekly-lor1`: greetings-lor1 → greetings-lva1×2 for 30 min on Tuesdays 14:00, its next Tuesday a blocked date. */
 export function clusterDrillDefinition(now: number, overrides: Partial<Extract<DrillDefinition, { cluster: string }>> = {}): DrillDefinition {
   return {
@@ -33,7 +55,7 @@ export function clusterDrillDefinition(now: number, overrides: Partial<Extract<D
     outcomeAlarm: 'greetings-lor1-errors',
     blockingAlarms: ['deploys-in-progress'],
     blockedDates: [new Date(nextTuesday14(now)).toISOString().slice(0, 10)],
-    blockedWindows: ['Fri:16:00-Mon:08:00'],
+    blockedWindows: [weeklyBlockedWindow(now)],
     ...overrides,
   };
 }
