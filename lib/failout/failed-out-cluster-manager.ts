@@ -63,8 +63,9 @@ export interface FailedoutClusterManagerOptions {
    * A peer of a scheduled window warmed up earlier than this many ms before the window starts is
    * warmed up again at this time before the start: an idle keep-alive connection lives only a few
    * seconds (Node's server closes it after 5 s, and undici 2 s before the server's hint), so the
-   * connections opened `peerWarmUpLeadMs` ahead would be gone when the traffic arrives. Default 2 s;
-   * 0 warms only once.
+   * connections opened `peerWarmUpLeadMs` ahead would be gone when the traffic arrives. Likewise a
+   * peer re-added before its teardown, dropped at least this long ago, is warmed up again. Default
+   * 2 s; 0 warms only once.
    */
   readonly peerWarmUpAheadMs?: number;
   /** Timers for peer teardowns and window boundaries. Default `systemScheduler` (the real clock). */
@@ -95,6 +96,8 @@ interface PeerWatch {
   config: FailoutConfig;
   /** When its last warm-up was started (epoch ms, the manager's clock); -Infinity: never. */
   warmedAt: number;
+  /** When it was dropped from the config (epoch ms, the manager's clock): its traffic stopped then. */
+  droppedAt: number;
   /**
    * Announced URIs of the hosts warmed up while watched and announced since (a host that leaves is
    * forgotten: if it comes back it is a new process, whose connections are gone).
@@ -135,7 +138,9 @@ const MAX_TIMER_MS = 2_147_483_647;
  *   unregister, "watch exists before failout"), and a hold still loading is released just the same
  *   (rest.li skips "not established" watches to dodge a race its subscriber has; holds have none).
  * - Fixes over rest.li: a peer re-added before its teardown runs keeps its watch and the pending
- *   teardown is cancelled (rest.li's stale timer removed the new watch); {@link close} releases every
+ *   teardown is cancelled (rest.li's stale timer removed the new watch), and is warmed up again
+ *   when it was dropped `peerWarmUpAheadMs` ago or more (its idle connections may be gone; a re-add
+ *   within that time warms nothing, rest.li warms on every add); {@link close} releases every
  *   hold, clears every timer and closes the warm-up handler; a window that starts or ends later
  *   re-evaluates the peers at that time, with no further write; peers of a scheduled window are
  *   watched and warmed `peerWarmUpLeadMs` ahead and warmed again `peerWarmUpAheadMs` before the start,
@@ -340,18 +345,36 @@ export class FailedoutClusterManager {
     // listenToCluster takes its hold synchronously, or throws (inside the promise) without one: a
     // bad name cannot be held by anyone, and a closed state holds nothing.
     const held = this.state.isListeningToCluster(peer);
-    const watch: PeerWatch = { status: 'listening', held, loaded, attempt: 0, resume: 'listening', teardown: undefined, config, warmedAt: -Infinity, warmedHosts: new Set(), hosts: undefined };
+    const watch: PeerWatch = {
+      status: 'listening',
+      held,
+      loaded,
+      attempt: 0,
+      resume: 'listening',
+      teardown: undefined,
+      config,
+      warmedAt: -Infinity,
+      droppedAt: -Infinity,
+      warmedHosts: new Set(),
+      hosts: undefined,
+    };
     this.peers.set(peer, watch);
     this.onPeerWatched?.(peer);
     this.whenLoaded(peer, watch);
   }
 
-  /** A peer re-added before its teardown ran: keep the hold, cancel the teardown, pick up where it was. */
+  /**
+   * A peer re-added before its teardown ran: keep the hold, cancel the teardown, pick up where it was.
+   * Its connections have been idle since it was dropped: once that is `peerWarmUpAheadMs` ago they
+   * may have closed (an idle keep-alive connection lives a few seconds), so its hosts are warmed up
+   * again, as rest.li warms up every peer it adds.
+   */
   private resume(peer: string, watch: PeerWatch, config: FailoutConfig): void {
     this.scheduler.clearTimeout(watch.teardown);
     watch.teardown = undefined;
     watch.config = config;
     this.loadedFor = undefined;
+    if (this.aheadMs > 0 && this.now() - watch.droppedAt >= this.aheadMs) watch.warmedHosts.clear();
     // Its warm-up was cancelled when it was dropped (its hosts are not warmed): start again from
     // "loading" (the load may be done).
     watch.status = watch.resume === 'warming' ? 'listening' : watch.resume;
@@ -456,6 +479,7 @@ export class FailedoutClusterManager {
     }
     watch.resume = watch.status;
     watch.status = 'tearingDown';
+    watch.droppedAt = this.now();
     watch.teardown = this.scheduler.setTimeout(() => {
       if (this.peers.get(peer) !== watch || watch.status !== 'tearingDown') return;
       this.release(peer, watch);

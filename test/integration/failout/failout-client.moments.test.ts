@@ -23,6 +23,11 @@ const LTX1 = 'greetings-ltx1';
 const URL = 'd2://greetings/hello';
 const HOUR = 3_600_000;
 
+/** A bucket entry covering every bucket, active for the next hour. */
+function activeBucket(): Record<string, unknown> {
+  return { partition: 'main', bucketOfflineRange: { from: 0, to: 99 }, offlineAt: Date.now() - 1000, onlineAt: Date.now() + HOUR };
+}
+
 /** A cluster document, failed out to `peers` (`[cluster, weight]`) for the next hour when given. */
 function clusterJson(name: string, peers?: [string, number][]): string {
   const doc: Record<string, unknown> = { clusterName: name };
@@ -385,6 +390,34 @@ describe('FailoutClient through buildD2Client, at the moments that matter', () =
     expect(servers[LVA1]!.connections()).toBe(warmed);
   });
 
+  it('warms a peer again when it is failed out to anew after its idle connections closed, within the teardown delay', async () => {
+    // rest.li warms a peer up on every peer-watch addition. Here a peer re-added before its teardown
+    // keeps its watch; its connections, idle since the restore, are gone after a few seconds.
+    // Prepare: failed out, warmed, traffic on the peer; restored, and the peer's connections idled out
+    await writeTopology();
+    const registry = new Registry();
+    const { client } = await build(await openSession(), { registry });
+    await sendMany(client, 1, 1);
+    await put(writer, clusterPath(base, LOR1), clusterJson(LOR1, [[LVA1, 1]]));
+    await eventually(async () => (await counterValue(registry, 'failout_warmups_succeeded_total')) === 1, 10_000, 'first warm-up');
+    expect(await sendMany(client, 5, 1)).toEqual({ [LVA1]: 5 });
+    await put(writer, clusterPath(base, LOR1), clusterJson(LOR1));
+    await eventually(async () => (await sendMany(client, 1, 1))[LOR1] === 1, 10_000, 'restored');
+    await eventually(() => servers[LVA1]!.openConnections() === 0, 10_000, 'idle peer connections closed');
+
+    // Act: failed out again, well within the 60 s teardown delay.
+    await put(writer, clusterPath(base, LOR1), clusterJson(LOR1, [[LVA1, 1]]));
+    await eventually(() => client.provider?.getFailoutConfig(LOR1)?.isFailedOut() === true, 10_000, 'failout seen');
+    await eventually(() => servers[LVA1]!.openConnections() > 0, 5_000, 'peer warmed again');
+    await eventually(async () => (await counterValue(registry, 'failout_warmups_succeeded_total')) === 2, 5_000, 'second warm-up done');
+    const warmed = servers[LVA1]!.connections();
+    const seen = await sendMany(client, 1, 1);
+
+    // Assess
+    expect(seen).toEqual({ [LVA1]: 1 });
+    expect(servers[LVA1]!.connections()).toBe(warmed);
+  });
+
   it('does not warm up when the config turns warm-up off', async () => {
     await writeTopology();
     const registry = new Registry();
@@ -447,5 +480,205 @@ describe('FailoutClient through buildD2Client, at the moments that matter', () =
 
     await eventually(async () => (await counterValue(registry, 'failout_config_malformed_total')) === 1, 10_000, 'malformed counted');
     expect(await sendMany(client, 5, 1)).toEqual({ [LVA1]: 5 });
+  });
+
+  // rest.li D2 failout parity (FailoutClient, ZKFailoutConfigProvider, ClusterPropertiesSerializerTest's
+  // data): the redirected request's URI, peer naming (the `fabric` alias, D2 symlinks), no eligible
+  // peer, and the provider's life cycle (properties null, node deleted and re-created, malformed update).
+  describe('rest.li D2 failout parity', () => {
+    beforeEach(() => writeTopology());
+
+    async function buildClient(registry = new Registry()): Promise<BuiltD2Client> {
+      return (await build(await openSession(), { registry })).client;
+    }
+
+    /** Writes `cluster`'s document with these `failoutProperties` as raw JSON. */
+    async function failOut(cluster: string, failoutProperties: unknown): Promise<void> {
+      await put(writer, clusterPath(base, cluster), JSON.stringify({ clusterName: cluster, failoutProperties }));
+    }
+
+    /** Sends `n` requests one by one; returns how many each cluster served. */
+    async function send(client: BuiltD2Client, url: string, n = 1): Promise<Record<string, number>> {
+      const seen: Record<string, number> = {};
+      for (let i = 0; i < n; i++) {
+        const r = await client.request(url);
+        await r.body.dump();
+        seen[r.target.cluster] = (seen[r.target.cluster] ?? 0) + 1;
+      }
+      return seen;
+    }
+
+    it('keeps path, encoded characters and query on the redirected request', async () => {
+      const client = await buildClient();
+      await send(client, 'd2://greetings/x');
+      await failOut(LOR1, { failoutRedirectConfigs: [{ peer: LVA1, weight: 1 }], failoutBucketConfigs: [activeBucket()] });
+      await eventually(async () => (await client.resolve('d2://greetings/x')).cluster === LVA1, 10_000, 'redirect');
+      const r = await client.request('d2://greetings/a%2Fb/c?q=1%202&r=%3F#frag');
+      await r.body.dump();
+      expect(r.target.cluster).toBe(LVA1);
+      expect(servers[LVA1]!.paths.at(-1)).toBe('/greetings/a%2Fb/c?q=1%202&r=%3F');
+    });
+
+    it('redirects to a peer named by the fabric alias (rest.li test data)', async () => {
+      const client = await buildClient();
+      await send(client, 'd2://greetings/x');
+      await failOut(LOR1, { failoutRedirectConfigs: [{ fabric: LVA1, weight: 1 }], failoutBucketConfigs: [{ partition: 'main' }] });
+      await eventually(async () => (await client.resolve('d2://greetings/x')).cluster === LVA1, 10_000, 'redirect');
+      expect(await send(client, 'd2://greetings/x', 10)).toEqual({ [LVA1]: 10 });
+    });
+
+    it('keeps requests home when the only peer is the cluster itself, and with no peers at all', async () => {
+      const registry = new Registry();
+      const client = await buildClient(registry);
+      await send(client, 'd2://greetings/x');
+      await failOut(LOR1, { failoutRedirectConfigs: [{ peer: LOR1 }], failoutBucketConfigs: [activeBucket()] });
+      await eventually(() => client.provider?.getFailoutConfig(LOR1)?.isFailedOut() === true, 10_000, 'failout seen');
+      expect(await send(client, 'd2://greetings/x', 5)).toEqual({ [LOR1]: 5 });
+      await failOut(LOR1, { failoutRedirectConfigs: [], failoutBucketConfigs: [activeBucket()] });
+      await eventually(() => client.provider?.getFailoutConfig(LOR1)?.getPeerClusters().size === 0, 10_000, 'no peers');
+      expect(await send(client, 'd2://greetings/x', 5)).toEqual({ [LOR1]: 5 });
+    });
+
+    it('redirects to a peer named by a D2 symlink', async () => {
+      await put(writer, clusterPath(base, '$lva1Master'), clusterPath(base, LVA1));
+      await put(writer, urisPath(base, '$lva1Master'), urisPath(base, LVA1));
+      const client = await buildClient();
+      await send(client, 'd2://greetings/x');
+      await failOut(LOR1, { failoutRedirectConfigs: [{ peer: '$lva1Master' }], failoutBucketConfigs: [activeBucket()] });
+      await eventually(async () => (await client.resolve('d2://greetings/x')).cluster !== LOR1, 10_000, 'redirect');
+      const r = await client.request('d2://greetings/x');
+      await r.body.dump();
+      expect(r.headers['x-served-by']).toBe(LVA1);
+    });
+
+    it('redirects a service whose cluster is a symlink to a failed-out cluster', async () => {
+      await put(writer, clusterPath(base, '$lor1Master'), clusterPath(base, LOR1));
+      await put(writer, urisPath(base, '$lor1Master'), urisPath(base, LOR1));
+      await put(writer, servicePath(base, 'greetings'), serviceJson('greetings', '$lor1Master'));
+      const client = await buildClient();
+      await send(client, 'd2://greetings/x');
+      await failOut(LOR1, { failoutRedirectConfigs: [{ peer: LVA1 }], failoutBucketConfigs: [activeBucket()] });
+      await eventually(async () => (await client.resolve('d2://greetings/x')).cluster === LVA1, 10_000, 'redirect');
+    });
+
+    it('splits 1:1:1 among three peers and skips a peer whose node is deleted', async () => {
+      const client = await buildClient();
+      await send(client, 'd2://greetings/x');
+      await put(writer, clusterPath(base, 'greetings-lsg1'), JSON.stringify({ clusterName: 'greetings-lsg1' }));
+      const lsg1 = await startServer('greetings-lsg1');
+      await put(writer, `${urisPath(base, 'greetings-lsg1')}/host-1`, uriJson('greetings-lsg1', lsg1.uri));
+      await failOut(LOR1, { failoutRedirectConfigs: [{ peer: LVA1 }, { peer: LTX1 }, { peer: 'greetings-lsg1' }], failoutBucketConfigs: [activeBucket()] });
+      await eventually(async () => (await client.resolve('d2://greetings/x')).cluster !== LOR1, 10_000, 'redirect');
+      await new Promise((r) => setTimeout(r, 300));
+      const seen = await send(client, 'd2://greetings/x', 30);
+      expect(seen).toEqual({ [LVA1]: 10, [LTX1]: 10, 'greetings-lsg1': 10 });
+      await writer.remove(`${urisPath(base, 'greetings-lsg1')}/host-1`);
+      await writer.remove(clusterPath(base, 'greetings-lsg1'));
+      await new Promise((r) => setTimeout(r, 500));
+      const after = await send(client, 'd2://greetings/x', 20);
+      expect(after).toEqual({ [LVA1]: 10, [LTX1]: 10 });
+    });
+
+    it('stops redirecting at once when failoutProperties becomes null, and drops the config', async () => {
+      const client = await buildClient();
+      await send(client, 'd2://greetings/x');
+      await failOut(LOR1, { failoutRedirectConfigs: [{ peer: LVA1 }], failoutBucketConfigs: [activeBucket()] });
+      await eventually(async () => (await client.resolve('d2://greetings/x')).cluster === LVA1, 10_000, 'redirect');
+      await put(writer, clusterPath(base, LOR1), JSON.stringify({ clusterName: LOR1, failoutProperties: null }));
+      await eventually(async () => (await client.resolve('d2://greetings/x')).cluster === LOR1, 10_000, 'restored');
+      expect(client.provider?.getFailoutConfig(LOR1)).toBeUndefined();
+    });
+
+    it('keeps a config with no bucket entries present but not failed out (rest.li testClusterStoreProperties)', async () => {
+      const client = await buildClient();
+      await send(client, 'd2://greetings/x');
+      await failOut(LOR1, { failoutRedirectConfigs: [{ peer: LVA1 }], failoutBucketConfigs: [] });
+      await eventually(() => client.provider?.getFailoutConfig(LOR1) !== undefined, 10_000, 'config');
+      expect(client.provider?.getFailoutConfig(LOR1)?.isFailedOut()).toBe(false);
+      expect(await send(client, 'd2://greetings/x', 3)).toEqual({ [LOR1]: 3 });
+    });
+    it('fails open, counted per request, when every peer is missing (no node, no hosts)', async () => {
+      const registry = new Registry();
+      const client = await buildClient(registry);
+      await send(client, 'd2://greetings/x');
+      await writer.remove(`${urisPath(base, LTX1)}/host-1`);
+      await failOut(LOR1, { failoutRedirectConfigs: [{ peer: 'greetings-lsg1', weight: 3 }, { peer: LTX1 }], failoutBucketConfigs: [activeBucket()] });
+      await eventually(() => client.provider?.getFailoutConfig(LOR1)?.isFailedOut() === true, 10_000, 'failout seen');
+      expect(await send(client, 'd2://greetings/x', 7)).toEqual({ [LOR1]: 7 });
+      const metric = registry.getSingleMetric('failout_client_fail_open_total');
+      const values = (await metric!.get()).values;
+      expect(values).toEqual([expect.objectContaining({ labels: { cluster: LOR1, reason: 'noEligiblePeer' }, value: 7 })]);
+    });
+
+    it('redirects again when a failed-out cluster node is deleted and re-created with a failout', async () => {
+      const client = await buildClient();
+      await send(client, 'd2://greetings/x');
+      await failOut(LOR1, { failoutRedirectConfigs: [{ peer: LVA1 }], failoutBucketConfigs: [activeBucket()] });
+      await eventually(async () => (await client.resolve('d2://greetings/x')).cluster === LVA1, 10_000, 'redirect');
+      await writer.remove(clusterPath(base, LOR1));
+      await eventually(() => client.provider?.getFailoutConfig(LOR1) === undefined, 10_000, 'config gone');
+      await failOut(LOR1, { failoutRedirectConfigs: [{ peer: LTX1 }], failoutBucketConfigs: [activeBucket()] });
+      await eventually(async () => (await client.resolve('d2://greetings/x').catch(() => ({ cluster: 'err' }))).cluster === LTX1, 10_000, 'redirect again');
+      expect(await send(client, 'd2://greetings/x', 4)).toEqual({ [LTX1]: 4 });
+    });
+
+    it('keeps the last good failout when an update is malformed, and takes the next good one', async () => {
+      const client = await buildClient();
+      await send(client, 'd2://greetings/x');
+      await failOut(LOR1, { failoutRedirectConfigs: [{ peer: LVA1 }], failoutBucketConfigs: [activeBucket()] });
+      await eventually(async () => (await client.resolve('d2://greetings/x')).cluster === LVA1, 10_000, 'redirect');
+      await put(writer, clusterPath(base, LOR1), '{"clusterName":"greetings-lor1","failoutProperties":{"failoutRedirectConfigs":"nope"}}');
+      await new Promise((r) => setTimeout(r, 300));
+      expect(await send(client, 'd2://greetings/x', 3)).toEqual({ [LVA1]: 3 });
+      await put(writer, clusterPath(base, LOR1), '{"clusterName":"greetings-lor1"');
+      await new Promise((r) => setTimeout(r, 300));
+      expect(await send(client, 'd2://greetings/x', 3)).toEqual({ [LVA1]: 3 });
+      await failOut(LOR1, { failoutRedirectConfigs: [{ peer: LTX1 }], failoutBucketConfigs: [activeBucket()] });
+      await eventually(async () => (await client.resolve('d2://greetings/x')).cluster === LTX1, 10_000, 'next good');
+    });
+
+    it('sends to a peer whose own failout is only scheduled for later', async () => {
+      const client = await buildClient();
+      await send(client, 'd2://greetings/x');
+      await failOut(LVA1, { failoutRedirectConfigs: [{ peer: LTX1 }], failoutBucketConfigs: [{ offlineAt: Date.now() + HOUR, onlineAt: Date.now() + 2 * HOUR }] });
+      await failOut(LOR1, { failoutRedirectConfigs: [{ peer: LVA1 }], failoutBucketConfigs: [activeBucket()] });
+      await eventually(async () => (await client.resolve('d2://greetings/x')).cluster === LVA1, 10_000, 'redirect');
+      await eventually(() => client.provider?.getFailoutConfig(LVA1) !== undefined, 10_000, 'peer config');
+      expect(await send(client, 'd2://greetings/x', 4)).toEqual({ [LVA1]: 4 });
+    });
+    it('never sends to a peer symlink that points at a peer failed out itself', async () => {
+      await put(writer, clusterPath(base, '$lva1Master'), clusterPath(base, LVA1));
+      await put(writer, urisPath(base, '$lva1Master'), urisPath(base, LVA1));
+      const client = await buildClient();
+      await send(client, 'd2://greetings/x');
+      await failOut(LVA1, { failoutRedirectConfigs: [{ peer: LTX1 }], failoutBucketConfigs: [activeBucket()] });
+      await failOut(LOR1, { failoutRedirectConfigs: [{ peer: '$lva1Master', weight: 5 }, { peer: LTX1 }], failoutBucketConfigs: [activeBucket()] });
+      await eventually(async () => (await client.resolve('d2://greetings/x')).cluster !== LOR1, 10_000, 'redirect');
+      await new Promise((r) => setTimeout(r, 300));
+      const served: Record<string, number> = {};
+      for (let i = 0; i < 12; i++) {
+        const r = await client.request('d2://greetings/x');
+        await r.body.dump();
+        const by = String(r.headers['x-served-by']);
+        served[by] = (served[by] ?? 0) + 1;
+      }
+      expect(served).toEqual({ [LTX1]: 12 });
+    });
+
+    it('never sends to a peer symlink that points back at the failed-out cluster', async () => {
+      await put(writer, clusterPath(base, '$lor1Master'), clusterPath(base, LOR1));
+      await put(writer, urisPath(base, '$lor1Master'), urisPath(base, LOR1));
+      const client = await buildClient();
+      await send(client, 'd2://greetings/x');
+      await failOut(LOR1, { failoutRedirectConfigs: [{ peer: '$lor1Master', weight: 5 }, { peer: LTX1 }], failoutBucketConfigs: [activeBucket()] });
+      await eventually(async () => (await client.resolve('d2://greetings/x')).cluster !== LOR1, 10_000, 'redirect');
+      await new Promise((r) => setTimeout(r, 300));
+      const before = servers[LOR1]!.paths.length;
+      for (let i = 0; i < 12; i++) {
+        const r = await client.request('d2://greetings/x');
+        await r.body.dump();
+      }
+      expect(servers[LOR1]!.paths.length).toBe(before);
+    });
   });
 });

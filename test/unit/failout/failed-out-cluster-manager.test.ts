@@ -252,6 +252,30 @@ describe('FailedoutClusterManager (beyond rest.li)', () => {
     expect(manager.peerStates().get(P2)).toBe('warm');
   });
 
+  it('warms up again a peer re-added before its teardown once it was dropped peerWarmUpAheadMs ago (its idle connections may be gone)', async () => {
+    // Prepare
+    let now = 1_000_000;
+    const { state, handler, manager } = fixture({ now: () => now, peerWarmUpAheadMs: 2_000 });
+    manager.updateFailoutConfig(failoutConfig(CLUSTER, [P1, P2]));
+    await flush();
+    manager.updateFailoutConfig(failoutConfig(CLUSTER, [P1]));
+    now += 1_999;
+    manager.updateFailoutConfig(failoutConfig(CLUSTER, [P1, P2]));
+    await flush();
+    manager.updateFailoutConfig(failoutConfig(CLUSTER, [P1]));
+    now += 2_000;
+
+    // Act
+    manager.updateFailoutConfig(failoutConfig(CLUSTER, [P1, P2]));
+    await flush();
+
+    // Assess: the quick re-add warmed nothing, the late one warmed again; still one hold
+    expect(handler.count(`warm:${P2}`)).toBe(2);
+    expect(handler.count(`warm:${P1}`)).toBe(1);
+    expect(state.holds.get(P2)).toBe(1);
+    expect(manager.peerStates().get(P2)).toBe('warm');
+  });
+
   it('warms up again a peer re-added while its cancelled warm-up was running', async () => {
     // Prepare
     const { handler, manager } = fixture();
