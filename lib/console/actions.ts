@@ -24,7 +24,7 @@ import type { Logger } from '../logging';
 import type { RequestRates } from '../requests';
 import { escapeControlChars } from '../text';
 import type { ZkSession } from '../zk';
-import { CheckedRequests, judgementChangedAnswer, judgementFingerprint } from './checked-requests';
+import { CheckedRequests, judgementChangedAnswer, judgementFingerprint, SendsOnce } from './checked-requests';
 import { failoutChanges } from './diff';
 import { projectionJson, type CheckResult, type ClusterStatus, type OperatorAlarmSource, type OperatorRequests, type PreparedBody } from '../operator';
 
@@ -86,6 +86,7 @@ export interface ConsoleActionsOptions {
 /** Check and Confirm. Event loop only. */
 export class ConsoleActions {
   private readonly checked = new CheckedRequests();
+  private readonly once = new SendsOnce();
 
   constructor(private readonly options: ConsoleActionsOptions) {}
 
@@ -100,10 +101,14 @@ export class ConsoleActions {
     return { status: 200, body: checkAnswer(result, now) };
   }
 
-  /** Confirm: refused unless it is a remembered check, unchanged; judged again, then sent. */
+  /** Confirm: refused unless it is a remembered check, unchanged; judged again, then sent, once (a second Confirm of it is told it was sent). */
   async send(request: ActionRequest): Promise<ActionAnswer> {
     const requestId = request.requestId;
     if (requestId === undefined) return { status: 400, body: { kind: 'invalid', message: 'check the request first: send needs the request id shown by the check' } };
+    return this.once.confirm(requestId, () => this.sendChecked(request, requestId));
+  }
+
+  private async sendChecked(request: ActionRequest, requestId: string): Promise<ActionAnswer> {
     // The fields are compared first, so the peers named are the checked ones.
     const taken = this.checked.take(requestId, request.action, request.fields, () => this.judgedState(request.fields), Date.now());
     if (!taken.ok) {

@@ -14,6 +14,7 @@
  * ({@link CheckedBodies}): their Confirm names only the request id.
  */
 import { judgementFingerprint as fingerprintOf, type ActionFields, type OperatorAction } from '../operator';
+import { escapeControlChars } from '../text';
 
 /** Most checks remembered (the oldest is forgotten first). */
 export const MAX_CHECKED = 200;
@@ -177,4 +178,67 @@ export class CheckedBodies<B extends { readonly requestId: string }> {
   giveBack(checked: CheckedBody<B>): void {
     this.checks.set(checked.body.requestId, checked);
   }
+}
+
+/** A Confirm's answer (the routes' HTTP status and JSON body). */
+interface ConfirmAnswer {
+  readonly status: number;
+  readonly body: Record<string, unknown>;
+}
+
+/**
+ * One request per request id, whatever the page or the network does: a Confirm of an id this console
+ * is sending waits for that send, and one of an id it sent (a double submit, or the page's retry after
+ * the answer was lost on the way: same request id) sends nothing and is told so ({@link alreadySentAnswer}),
+ * not that the request was never checked, so the page follows it instead of making a new request.
+ * The same bounds as the checks. Event loop only.
+ */
+export class SendsOnce {
+  private readonly sent = new Map<string, number>();
+  private readonly sending = new Map<string, Promise<ConfirmAnswer>>();
+
+  /** Runs `confirm` for `requestId` unless it is on its way or was sent (202); answers as said above. */
+  async confirm(requestId: string, confirm: () => Promise<ConfirmAnswer>): Promise<ConfirmAnswer> {
+    const earlier = this.sending.get(requestId);
+    if (earlier !== undefined) {
+      const answer = await earlier;
+      return this.sentAnswer(requestId) ?? answer;
+    }
+    const sent = this.sentAnswer(requestId);
+    if (sent !== undefined) return sent;
+    const sending = confirm();
+    this.sending.set(requestId, sending);
+    try {
+      const answer = await sending;
+      if (answer.status === 202) this.remember(requestId, Date.now());
+      return answer;
+    } finally {
+      this.sending.delete(requestId);
+    }
+  }
+
+  private remember(requestId: string, at: number): void {
+    this.sent.delete(requestId);
+    this.sent.set(requestId, at);
+    for (const id of this.sent.keys()) {
+      if (this.sent.size <= MAX_CHECKED) break;
+      this.sent.delete(id);
+    }
+  }
+
+  private sentAnswer(requestId: string): ConfirmAnswer | undefined {
+    const at = this.sent.get(requestId);
+    if (at === undefined || Date.now() - at > CHECK_TTL_MS) return undefined;
+    return alreadySentAnswer(requestId, at);
+  }
+}
+
+/**
+ * The 409 answer of a Confirm of a request this console sent already: `stale` as any Confirm without
+ * its check (`notChecked`), with `alreadySent: true` and a message that says so (the page follows it).
+ */
+export function alreadySentAnswer(requestId: string, sentAt: number): ConfirmAnswer {
+  const id = escapeControlChars(requestId);
+  const message = `request ${id} was sent already by this console (at ${new Date(sentAt).toISOString()}): nothing was sent again; its outcome is followed below`;
+  return { status: 409, body: { kind: 'stale', reason: 'notChecked', alreadySent: true, requestId: id, message } };
 }

@@ -12,6 +12,10 @@
  * - Confirm names only the request id: the remembered message is sent as it is, through lib/operator
  *   (`OperatorRequests.sendMessage`), never built again; refused (409 `stale`) for an id not checked,
  *   sent already, or whose drill node changed since the check (a run recorded, the drill redefined).
+ *   The runner decides the run again first, at the Check's time (so the same run id and window) on
+ *   the alarms and the target as they are now: when that message differs from the one shown (an alarm
+ *   fired, the cluster was failed out since), nothing is sent and the run decided now is answered
+ *   (409 `stale`, reason `judgementChanged`, with `check`) and remembered for the next Confirm.
  *   The worker then judges it and writes its record and the run, as for the runner's own sends.
  *
  * Every text in the answers has its control and bidi characters as visible escapes (lib/text): the
@@ -25,7 +29,7 @@ import { DrillRunner, type AlarmStates, type DrillTickResult } from '../safety';
 import { escapeControlChars } from '../text';
 import { isZkError, type ZkSession } from '../zk';
 import type { ActionAnswer } from './actions';
-import { CheckedBodies } from './checked-requests';
+import { CheckedBodies, SendsOnce } from './checked-requests';
 
 const drillCheckSchema = z.strictObject({ drill: z.string().min(1).max(300) });
 // Strict: a Confirm carries the request id and nothing that could stand for the message.
@@ -88,41 +92,56 @@ const QUIET = { debug: () => undefined, info: () => undefined, warn: () => undef
 /** Check and Confirm of a drill's run now. Event loop only. */
 export class DrillActions {
   private readonly checked = new CheckedBodies<CheckedRun>();
+  private readonly once = new SendsOnce();
 
   constructor(private readonly options: DrillActionsOptions) {}
 
   /** Check: the runner decides the run now and makes its message; remembered under its request id, not sent. */
   async check(request: DrillCheckRequest): Promise<ActionAnswer> {
     const { drill } = request;
-    const session = this.options.session();
-    if (session === undefined) return unavailable(`ZooKeeper is out of reach: the run of drill ${drill} cannot be decided now; try again, or run: failout drill run-now ${drill}`);
-    const queueUrl = this.options.requests.queueUrl;
-    if (queueUrl === undefined) return unavailable('no request queue is configured (FAILOUT_QUEUE_URL or --queue-url): nothing can be sent');
-    const alarms = this.options.alarms();
-    if (alarms === undefined) return { status: 422, body: { kind: 'rejected', drill: shown(drill), message: shown(`this console has no alarm source (--alarms-url, FAILOUT_ALARMS_URL or --cloudwatch-alarms): a run is decided on the drill's alarms; run it with: failout drill run-now ${drill}`) } };
     // The drill as the page shows it, taken before the runner reads ZooKeeper: a change in between makes the Confirm refused.
     const state = this.options.drillState(drill);
     const now = Date.now();
+    const decided = await this.decide(drill, now);
+    if (!decided.ok) return decided.answer;
+    const { result, message } = decided;
+    this.checked.remember({ requestId: result.runId, drill, message }, state, now);
+    return { status: 200, body: checkAnswer(drill, result, message) };
+  }
+
+  /**
+   * The runner's decision of a run of `drill` at `now` and the message it would send (kept, not sent).
+   * The run id and the window are made from `now`: decided again at the Check's time, a run decided
+   * alike is the very message the Check showed.
+   */
+  private async decide(drill: string, now: number): Promise<{ readonly ok: true; readonly result: Extract<DrillTickResult, { runId: string }>; readonly message: SendMessageCommandInput } | { readonly ok: false; readonly answer: ActionAnswer }> {
+    const session = this.options.session();
+    if (session === undefined) return { ok: false, answer: unavailable(`ZooKeeper is out of reach: the run of drill ${drill} cannot be decided now; try again, or run: failout drill run-now ${drill}`) };
+    const queueUrl = this.options.requests.queueUrl;
+    if (queueUrl === undefined) return { ok: false, answer: unavailable('no request queue is configured (FAILOUT_QUEUE_URL or --queue-url): nothing can be sent') };
+    const alarms = this.options.alarms();
+    if (alarms === undefined) return { ok: false, answer: { status: 422, body: { kind: 'rejected', drill: shown(drill), message: shown(`this console has no alarm source (--alarms-url, FAILOUT_ALARMS_URL or --cloudwatch-alarms): a run is decided on the drill's alarms; run it with: failout drill run-now ${drill}`) } } };
     let message: SendMessageCommandInput | undefined;
     const runner = this.runner(session, queueUrl, alarms, now, (m) => (message = m));
     let result: DrillTickResult;
     try {
       result = await runner.runNow(drill);
     } catch (err) {
-      if (isZkError(err)) return unavailable(`ZooKeeper did not answer (${err.message}): try again`);
-      return { status: 404, body: { kind: 'invalid', drill: shown(drill), message: shown(err instanceof Error ? err.message : String(err)) } };
+      if (isZkError(err)) return { ok: false, answer: unavailable(`ZooKeeper did not answer (${err.message}): try again`) };
+      return { ok: false, answer: { status: 404, body: { kind: 'invalid', drill: shown(drill), message: shown(err instanceof Error ? err.message : String(err)) } } };
     }
     if (result.outcome === 'error' || message === undefined || !('runId' in result)) {
-      return { status: 422, body: { kind: 'rejected', drill: shown(drill), message: shown(result.outcome === 'error' ? `the run cannot be made now: ${result.error}` : `the runner sent nothing (${result.outcome})`) } };
+      return { ok: false, answer: { status: 422, body: { kind: 'rejected', drill: shown(drill), message: shown(result.outcome === 'error' ? `the run cannot be made now: ${result.error}` : `the runner sent nothing (${result.outcome})`) } } };
     }
-    const requestId = result.runId;
-    this.checked.remember({ requestId, drill, message }, state, now);
-    return { status: 200, body: checkAnswer(drill, result, message) };
+    return { ok: true, result, message };
   }
 
-  /** Confirm: the remembered message, sent as it is. */
+  /** Confirm: the remembered message, sent as it is, once (a second Confirm of it is told it was sent). */
   async send(request: DrillSendRequest): Promise<ActionAnswer> {
-    const { requestId } = request;
+    return this.once.confirm(request.requestId, () => this.sendChecked(request.requestId));
+  }
+
+  private async sendChecked(requestId: string): Promise<ActionAnswer> {
     const taken = this.checked.take(requestId, (run) => this.options.drillState(run.drill), Date.now());
     if (!taken.ok) {
       this.options.logger.warn({ requestId, reason: taken.reason }, 'console: drill confirm refused');
@@ -130,6 +149,17 @@ export class DrillActions {
       return { status: 409, body: { kind: 'stale', reason: taken.reason, requestId: shown(requestId), message: shown(message) } };
     }
     const run = taken.checked.body;
+    // Decided again, at the Check's time (its run id and window), on the alarms and the target as they
+    // are now: a run the runner would now decide otherwise (an alarm fired, the cluster failed out since)
+    // is shown again, not sent; the next Confirm of the same id sends it if it still holds.
+    const decided = await this.decide(run.drill, taken.checked.at);
+    if (!decided.ok) return decided.answer;
+    if (!sameMessage(decided.message, run.message)) {
+      this.checked.remember({ requestId, drill: run.drill, message: decided.message }, taken.checked.state, taken.checked.at);
+      this.options.logger.warn({ requestId, reason: 'judgementChanged' }, 'console: drill confirm refused');
+      const message = 'the runner decides this run otherwise now (an alarm or the target changed since the check): nothing was sent; the run as decided now is shown: confirm it to send it';
+      return { status: 409, body: { kind: 'stale', reason: 'judgementChanged', requestId: shown(requestId), message, check: checkAnswer(run.drill, decided.result, decided.message) } };
+    }
     try {
       const sent = await this.options.requests.sendMessage(run.message);
       this.options.logger.info({ requestId, drill: run.drill }, 'console: drill run sent');
@@ -161,6 +191,11 @@ export class DrillActions {
       clock: () => now,
     });
   }
+}
+
+/** True when two messages are one: the same body, group and deduplication id. */
+function sameMessage(a: SendMessageCommandInput, b: SendMessageCommandInput): boolean {
+  return a.MessageBody === b.MessageBody && a.MessageGroupId === b.MessageGroupId && a.MessageDeduplicationId === b.MessageDeduplicationId;
 }
 
 /** The Check's answer: the decision and the body of the message Confirm sends, pretty-printed. */

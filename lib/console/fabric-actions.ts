@@ -27,7 +27,7 @@ import type { EvacuationPlan } from '../requests';
 import { escapeControlChars } from '../text';
 import type { ZkSession } from '../zk';
 import type { ActionAnswer } from './actions';
-import { CheckedBodies, judgementChangedAnswer, judgementFingerprint } from './checked-requests';
+import { CheckedBodies, judgementChangedAnswer, judgementFingerprint, SendsOnce } from './checked-requests';
 
 const fieldText = z.string().max(2000).optional();
 const fabricCheckSchema = z.object({
@@ -90,6 +90,7 @@ export interface FabricActionsOptions {
 /** Check and Confirm of the fabric actions. Event loop only. */
 export class FabricActions {
   private readonly checked = new CheckedBodies<evacuation.FabricBody>();
+  private readonly once = new SendsOnce();
 
   constructor(private readonly options: FabricActionsOptions) {}
 
@@ -104,9 +105,12 @@ export class FabricActions {
     return { status: 200, body: fabricAnswer(result) };
   }
 
-  /** Confirm: the stored body, judged again, sent as it is. */
+  /** Confirm: the stored body, judged again, sent as it is, once (a second Confirm of it is told it was sent). */
   async send(request: FabricSendRequest): Promise<ActionAnswer> {
-    const { requestId } = request;
+    return this.once.confirm(request.requestId, () => this.sendChecked(request.requestId));
+  }
+
+  private async sendChecked(requestId: string): Promise<ActionAnswer> {
     const taken = this.checked.take(requestId, (body) => this.options.fabricState(body), Date.now());
     if (!taken.ok) {
       this.options.logger.warn({ requestId, reason: taken.reason }, 'console: fabric confirm refused');

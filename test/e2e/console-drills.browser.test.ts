@@ -87,6 +87,38 @@ describe('the console runs a drill now', () => {
     expect(await weekly.locator('.blocked-windows').textContent()).toBe(`${weeklyBlockedWindow(now)} (UTC)`);
   });
 
+  it('Run now: a Confirm after a blocking alarm fired sends nothing, shows the run the runner decides now (a skip) with its own Confirm, and that sends it', async () => {
+    // Prepare: the drain test checked while every alarm is OK (the runner would start it)
+    const checked = page.waitForResponse((r) => r.url().endsWith('/api/drill/check'));
+    await page.locator('button[data-drill-run="drain-lor1"]').click();
+    const answer = (await (await checked).json()) as { requestId: string; decision: string };
+    await page.locator('#dc-confirm:not([hidden])').waitFor({ timeout: 10_000 });
+    alarms!.set('deploys-in-progress', 'ALARM');
+    try {
+      // Act: Confirm (decided otherwise now), then the Confirm of what is shown now
+      const refused = page.waitForResponse((r) => r.url().endsWith('/api/drill/send'));
+      await page.click('#dc-confirm');
+      const first = await refused;
+      await page.locator('#drill-confirm.changed #dc-confirm:not([hidden])').waitFor({ timeout: 10_000 });
+      const head = await page.locator('#dc-head').textContent();
+      const shownNow = JSON.parse((await page.locator('#dc-body').textContent()) ?? 'null') as Record<string, unknown>;
+      const sentResponse = page.waitForResponse((r) => r.url().endsWith('/api/drill/send'));
+      await page.click('#dc-confirm');
+      const second = await sentResponse;
+      await page.locator(`#drill-followed li[data-request="${answer.requestId}"]`).waitFor({ timeout: 10_000 });
+
+      // Assess
+      expect(answer.decision).toBe('started');
+      expect(first.status()).toBe(409);
+      expect(head).toContain('Not sent: the runner decides this run otherwise now');
+      expect(head).toContain('The runner would NOT start it now (blockingAlarm');
+      expect(shownNow).toEqual(expect.objectContaining({ requestId: answer.requestId, action: 'skipDrill', skipReason: 'blockingAlarm' }));
+      expect(second.status()).toBe(202);
+    } finally {
+      alarms!.set('deploys-in-progress', 'OK');
+    }
+  }, 60_000);
+
   it('Run now: the confirm shows exactly what will be sent, Confirm sends it by its id, and the outcome arrives live', async () => {
     // Prepare: no reload may happen from here on
     const marker = await page.evaluate(() => ((window as unknown as { marker: number }).marker = Math.random()));

@@ -48,3 +48,20 @@ export function useConsolePage(fx: QueueFixture, env: (fx: QueueFixture) => Reco
     },
   };
 }
+
+/**
+ * Makes the first POST to `path` (a glob, e.g. `**\/api/send`) reach the console while its answer
+ * never reaches the page (the connection reset after the server answered), and lets the next ones
+ * through. Returns the bodies the page posted there, as they come.
+ */
+export async function loseFirstAnswer(page: Page, path: string): Promise<string[]> {
+  const bodies: string[] = [];
+  await page.route(path, async (route) => {
+    bodies.push(route.request().postData() ?? '');
+    if (bodies.length === 1) {
+      await route.fetch();
+      await route.abort('connectionreset');
+    } else await route.continue();
+  });
+  return bodies;
+}

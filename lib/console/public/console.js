@@ -421,11 +421,20 @@
     try {
       result = await post('/api/send', { action: now.action, fields: now.fields, requestId: request.requestId });
     } catch (err) {
-      showJudgement('rejected', 'The console server did not answer: ' + err.message + '. It is safe to check and send again.', '', null, null);
+      // The answer was lost, not necessarily the request: it may be in the queue already. Sent again,
+      // it keeps its id (the server sends it at most once and says when it had); a new Check would
+      // make another request.
+      if (formVersion === request.version) {
+        pending = request;
+        showJudgement('rejected', 'The console server did not answer: ' + err.message + '. The request may have been sent: send it again with the same request id (it is sent at most once).', '', 'Send again (same request ' + request.requestId + ')', null);
+      } else {
+        showJudgement('rejected', 'The console server did not answer: ' + err.message + '. Request ' + request.requestId + ' may have been sent: see the history before checking again.', '', null, null);
+      }
       return;
     }
     const r = result.json;
-    if (r.kind === 'sent') {
+    if (r.kind === 'sent' || r.alreadySent === true) {
+      // Sent (by this Confirm, or by the one whose answer was lost).
       hideJudgement();
       follow(r.requestId, request.action + ' ' + request.fields.cluster);
     } else if (r.kind === 'unavailable' && formVersion === request.version) {

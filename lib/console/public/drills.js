@@ -35,6 +35,17 @@
     pending = null;
   }
 
+  // A ready decision (a Check's, or the one a Confirm found changed: `prefix` says so) with its Confirm.
+  function showReady(r, kind, prefix) {
+    const what = 'run of drill ' + r.drill;
+    pending = { requestId: r.requestId, what };
+    const decision =
+      r.decision === 'skipped'
+        ? 'The runner would NOT start it now (' + r.skipReason + ': ' + r.detail + '); Confirm records the run as skipped.'
+        : 'The runner would start it now: a ' + r.action + ' request.';
+    show(kind, prefix + 'Request ' + r.requestId + ' (' + what + '). ' + decision + ' CLI: ' + r.cli, r.body, 'Confirm and send: ' + what);
+  }
+
   async function check(drill) {
     pending = null;
     show('busy', 'Deciding a run of drill ' + drill + ' now, as the drill runner would…', null, null);
@@ -47,13 +58,7 @@
     }
     const r = result.json;
     if (r.kind === 'ready') {
-      const what = 'run of drill ' + r.drill;
-      pending = { requestId: r.requestId, what };
-      const decision =
-        r.decision === 'skipped'
-          ? 'The runner would NOT start it now (' + r.skipReason + ': ' + r.detail + '); Confirm records the run as skipped.'
-          : 'The runner would start it now: a ' + r.action + ' request.';
-      show('ready', 'Request ' + r.requestId + ' (' + what + '). ' + decision + ' CLI: ' + r.cli, r.body, 'Confirm and send: ' + what);
+      showReady(r, 'ready', '');
     } else {
       show('rejected', 'Not sent: ' + (r.message || r.reason || 'refused'), null, null);
     }
@@ -76,16 +81,20 @@
       result = await api.post('/api/drill/send', { requestId: sending.requestId });
     } catch (err) {
       pending = sending;
-      show('rejected', 'The console server did not answer: ' + err.message + '. It is safe to confirm again.', $('dc-body').textContent, 'Confirm again');
+      show('rejected', 'The console server did not answer: ' + err.message + '. The request may have been sent: confirm again, with the same request id (it is sent at most once).', $('dc-body').textContent, 'Confirm again (same request ' + sending.requestId + ')');
       return;
     }
     const r = result.json;
-    if (r.kind === 'sent') {
+    if (r.kind === 'sent' || r.alreadySent === true) {
+      // Sent (by this Confirm, or by the one whose answer was lost).
       hide();
       api.follow(r.requestId, sending.what, $('drill-followed'));
     } else if (r.kind === 'unavailable') {
       pending = sending;
       show('rejected', 'Not sent: ' + r.message, $('dc-body').textContent, 'Confirm again');
+    } else if (r.kind === 'stale' && r.check && r.check.kind === 'ready') {
+      // Decided otherwise than the Check showed (an alarm fired…): the run decided now, to confirm or not.
+      showReady(r.check, 'ready changed', 'Not sent: ' + r.message + '. ');
     } else {
       show('rejected', 'Not sent: ' + (r.message || 'refused'), null, null);
     }

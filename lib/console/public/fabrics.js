@@ -170,11 +170,19 @@
       // The request id only: the server sends the body it checked and showed.
       result = await api.post('/api/fabric/send', { requestId: sending.requestId });
     } catch (err) {
-      show('rejected', 'The console server did not answer: ' + err.message + '. It is safe to check and send again.', null, null);
+      // The answer was lost, not necessarily the request: sent again, it keeps its id (the server sends
+      // it at most once and says when it had); a new Check would make another request.
+      if (sending.version === version) {
+        pending = sending;
+        show('rejected', 'The console server did not answer: ' + err.message + '. The request may have been sent: send it again with the same request id (it is sent at most once).', null, 'Send again (same request ' + sending.requestId + ')');
+      } else {
+        show('rejected', 'The console server did not answer: ' + err.message + '. Request ' + sending.requestId + ' may have been sent: see the history before checking again.', null, null);
+      }
       return;
     }
     const r = result.json;
-    if (r.kind === 'sent') {
+    if (r.kind === 'sent' || r.alreadySent === true) {
+      // Sent (by this Confirm, or by the one whose answer was lost).
       hide();
       api.follow(r.requestId, sending.what, $('fabric-followed'));
     } else if (r.kind === 'unavailable' && sending.version === version) {

@@ -1,7 +1,7 @@
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import type { Page } from 'playwright-core';
 import type { ZkSession } from '../../../lib/zk';
-import { useConsolePage } from '../../helpers/console-browser';
+import { loseFirstAnswer, useConsolePage } from '../../helpers/console-browser';
 import { putService, putUri, serviceDoc } from '../../helpers/d2';
 import { announceHosts, queueDepth, seedClusters, useQueueFixture, type TestPaths } from '../../helpers/requests-queue';
 
@@ -73,5 +73,36 @@ describe('the console sends the failout judgement the operator saw', () => {
     expect(second.status()).toBe(202);
     const received = await fx.sqs.client.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10 }));
     expect(received.Messages?.map((m) => JSON.parse(m.Body!) as { requestId: string; action: string; cluster: string })).toEqual([expect.objectContaining({ requestId: check.body.requestId, action: 'failout', cluster: 'greetings-lor1' })]);
+  }, 60_000);
+
+  it('after a Confirm whose answer was lost on the way (the request reached the queue), offers to send the same request again, and that follows it: one request, one id', async () => {
+    // Prepare: a checked failout; the first Confirm reaches the server, its answer never reaches the page
+    await page.selectOption('#f-action', 'failout');
+    await page.fill('#f-cluster', 'greetings-lor1');
+    await page.fill('#f-peers', 'greetings-lva1');
+    await page.fill('#f-for', '30m');
+    await page.fill('#f-reason', 'INC-43');
+    const checked = page.waitForResponse((r) => r.url().endsWith('/api/check'));
+    await page.click('#check');
+    const check = (await (await checked).json()) as { kind: string; body: { requestId: string } };
+    await page.locator('#judgement.ready:not(.busy)').waitFor({ timeout: 10_000 });
+    const sends = await loseFirstAnswer(page, '**/api/send');
+
+    // Act: Confirm (lost), then the button the page offers
+    await page.click('#confirm');
+    const again = page.locator('#confirm:not([hidden])');
+    await again.waitFor({ timeout: 10_000 });
+    const label = await again.textContent();
+    await again.click();
+    const line = page.locator('#followed li', { hasText: check.body.requestId });
+    await line.waitFor({ timeout: 10_000 });
+
+    // Assess: the same request id both times, sent once, followed
+    expect(label).toBe(`Send again (same request ${check.body.requestId})`);
+    expect(sends.map((body) => (JSON.parse(body) as { requestId: string }).requestId)).toEqual([check.body.requestId, check.body.requestId]);
+    expect(await line.textContent()).toContain('sent; waiting for the worker');
+    expect(await page.locator('#judgement').isHidden()).toBe(true);
+    const received = await fx.sqs.client.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10 }));
+    expect(received.Messages?.map((m) => (JSON.parse(m.Body!) as { requestId: string }).requestId)).toEqual([check.body.requestId]);
   }, 60_000);
 });

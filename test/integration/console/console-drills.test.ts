@@ -156,6 +156,41 @@ describe("the console's drills", () => {
     expect(await queueDepth(fx.sqs.client, queueUrl)).toBe(0);
   });
 
+  it('Run now: a Confirm whose run the runner would now decide otherwise (a blocking alarm fired since the Check) sends nothing, shows the run decided now, and sends that on its Confirm', async () => {
+    // Prepare: checked while every alarm is OK (the runner would start it); then a blocking alarm fires
+    const check = await post('api/drill/check', { drill: 'weekly-lor1' });
+    const requestId = String(check.json.requestId);
+    alarms.set('deploys-in-progress', 'ALARM');
+
+    // Act
+    const first = await post('api/drill/send', { requestId });
+    const depthAfterFirst = await queueDepth(fx.sqs.client, queueUrl);
+    const second = await post('api/drill/send', { requestId });
+    const received = await fx.sqs.client.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }));
+
+    // Assess: the Check showed a start; the first Confirm sent nothing and showed the skip; the second sent the skip
+    expect(check.json).toEqual(expect.objectContaining({ kind: 'ready', decision: 'started', action: 'failout' }));
+    expect(first).toEqual({ status: 409, json: expect.objectContaining({ kind: 'stale', reason: 'judgementChanged', requestId, check: expect.objectContaining({ kind: 'ready', requestId, decision: 'skipped', action: 'skipDrill', skipReason: 'blockingAlarm' }) }) });
+    expect(depthAfterFirst).toBe(0);
+    expect(second).toEqual({ status: 202, json: expect.objectContaining({ kind: 'sent', requestId }) });
+    expect(received.Messages?.map((m) => JSON.parse(m.Body!) as Record<string, unknown>)).toEqual([expect.objectContaining({ requestId, action: 'skipDrill', skipReason: 'blockingAlarm' })]);
+  });
+
+  it('Run now: a Confirm whose run is decided alike again sends the very message its Check showed', async () => {
+    // Prepare
+    const check = await post('api/drill/check', { drill: 'weekly-lor1' });
+    const requestId = String(check.json.requestId);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+
+    // Act
+    const send = await post('api/drill/send', { requestId });
+    const received = await fx.sqs.client.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }));
+
+    // Assess
+    expect(send).toEqual({ status: 202, json: expect.objectContaining({ kind: 'sent', requestId }) });
+    expect(received.Messages?.map((m) => m.Body)).toEqual([JSON.stringify(JSON.parse(String(check.json.body)))]);
+  });
+
   it('refuses a Confirm after the drill changed, an unknown drill, and a Confirm carrying more than the id', async () => {
     // Prepare
     const check = await post('api/drill/check', { drill: 'weekly-lor1' });

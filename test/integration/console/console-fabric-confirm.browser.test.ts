@@ -1,7 +1,7 @@
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import type { Page } from 'playwright-core';
 import type { ZkSession } from '../../../lib/zk';
-import { useConsolePage } from '../../helpers/console-browser';
+import { loseFirstAnswer, useConsolePage } from '../../helpers/console-browser';
 import { putService, putUri, serviceDoc } from '../../helpers/d2';
 import { announceHosts, queueDepth, seedClusters, useQueueFixture, type TestPaths } from '../../helpers/requests-queue';
 
@@ -73,5 +73,34 @@ describe('the console sends the fabric plan the operator saw', () => {
     expect(second.status()).toBe(202);
     const received = await fx.sqs.client.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10 }));
     expect(received.Messages?.map((m) => JSON.parse(m.Body!) as { requestId: string; action: string; fabric: string })).toEqual([expect.objectContaining({ requestId: check.requestId, action: 'evacuate', fabric: 'lor1' })]);
+  }, 60_000);
+
+  it('after a Confirm whose answer was lost on the way (the request reached the queue), offers to send the same request again, and that follows it: one evacuation, one id', async () => {
+    // Prepare: a checked evacuation; the first Confirm reaches the server, its answer never reaches the page
+    await page.selectOption('#e-action', 'evacuate');
+    await page.fill('#e-fabric', 'lor1');
+    await page.fill('#e-for', '30m');
+    await page.fill('#e-reason', 'INC-44');
+    const checked = page.waitForResponse((r) => r.url().endsWith('/api/fabric/check'));
+    await page.click('#e-check');
+    const check = (await (await checked).json()) as { kind: string; requestId: string };
+    await page.locator('#fabric-judgement.ready:not(.busy)').waitFor({ timeout: 10_000 });
+    const sends = await loseFirstAnswer(page, '**/api/fabric/send');
+
+    // Act: Confirm (lost), then the button the page offers
+    await page.click('#e-confirm');
+    const again = page.locator('#e-confirm:not([hidden])');
+    await again.waitFor({ timeout: 10_000 });
+    const label = await again.textContent();
+    await again.click();
+    const line = page.locator('#fabric-followed li', { hasText: check.requestId });
+    await line.waitFor({ timeout: 10_000 });
+
+    // Assess: the same request id both times, sent once, followed
+    expect(label).toBe(`Send again (same request ${check.requestId})`);
+    expect(sends.map((body) => (JSON.parse(body) as { requestId: string }).requestId)).toEqual([check.requestId, check.requestId]);
+    expect(await line.textContent()).toContain('sent; waiting for the worker');
+    const received = await fx.sqs.client.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10 }));
+    expect(received.Messages?.map((m) => (JSON.parse(m.Body!) as { requestId: string }).requestId)).toEqual([check.requestId]);
   }, 60_000);
 });

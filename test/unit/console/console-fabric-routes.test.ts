@@ -46,6 +46,8 @@ class RecordingRequests implements OperatorRequests {
   /** What check answers (a cluster request's Check and its Confirm's judgement), from the body it built. */
   clusterAnswer: (body: PreparedBody) => CheckResult = (body) => ({ kind: 'ready', body, judged: true, judgement: 'greetings-lva1: 4 hosts → ×1.5', capacity: projection(4) });
   failSends = 0;
+  /** Set: every send waits for it (a queue that is slow to answer). */
+  sendGate: Promise<void> | undefined;
   private counter = 0;
 
   async check(action: OperatorAction, fields: ActionFields, options: { readonly requestId?: string | undefined }): Promise<CheckResult> {
@@ -67,6 +69,7 @@ class RecordingRequests implements OperatorRequests {
     return this.judgeAnswer(body);
   }
   async send(body: PreparedBody | evacuation.FabricBody): Promise<{ messageId: string | undefined }> {
+    if (this.sendGate !== undefined) await this.sendGate;
     if (this.failSends > 0) {
       this.failSends--;
       throw new Error('queue down');
@@ -225,6 +228,28 @@ describe('the fabric routes', () => {
     expect(requests.sent).toEqual([expect.objectContaining({ requestId: check.json.requestId, action: 'restoreFabric', fabric: 'lor1' })]);
   });
 
+  it('sends a Confirm made twice at once (a double submit) once; the second, and a retry after a lost answer, are told it was sent, not that it was never checked', async () => {
+    // Prepare: a queue slow to answer, so the second Confirm comes while the first is on its way
+    const check = await post('/api/fabric/check', { action: 'evacuate', fabric: 'lor1', fields: { to: 'lva1', for: '1h', reason: 'INC-23' } }, csrf);
+    const requestId = check.json.requestId as string;
+    let open: () => void = () => undefined;
+    requests.sendGate = new Promise((resolve) => (open = resolve));
+
+    // Act
+    const both = Promise.all([post('/api/fabric/send', { requestId }, csrf), post('/api/fabric/send', { requestId }, csrf)]);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    open();
+    const [first, second] = await both;
+    const retry = await post('/api/fabric/send', { requestId }, csrf);
+
+    // Assess
+    expect(first).toEqual({ status: 202, json: expect.objectContaining({ kind: 'sent', requestId }) });
+    for (const again of [second, retry]) {
+      expect(again).toEqual({ status: 409, json: expect.objectContaining({ kind: 'stale', reason: 'notChecked', alreadySent: true, requestId, message: expect.stringContaining(`request ${requestId} was sent already by this console`) }) });
+    }
+    expect(requests.sent).toEqual([expect.objectContaining({ requestId })]);
+  });
+
   it.each([
     ['without the CSRF token', '/api/fabric/check', { action: 'evacuate', fabric: 'lor1', fields: {} }, undefined, 403],
     ['with a wrong CSRF token', '/api/fabric/check', { action: 'evacuate', fabric: 'lor1', fields: {} }, 'nope', 403],
@@ -287,6 +312,28 @@ describe("the cluster form's Confirm", () => {
     expect(sentAfterFirst).toBe(0);
     expect(second).toEqual({ status: 202, json: expect.objectContaining({ kind: 'sent', requestId }) });
     expect(requests.sent).toEqual([expect.objectContaining({ requestId, action: 'failout', cluster: 'greetings-lor1' })]);
+  });
+
+  it('sends a Confirm made twice at once (a double submit) once; the second, and a retry after a lost answer, are told it was sent, not that it was never checked', async () => {
+    // Prepare: a queue slow to answer, so the second Confirm comes while the first is on its way
+    const check = await post('/api/check', { action: 'failout', fields }, csrf);
+    const requestId = (check.json.body as { requestId: string }).requestId;
+    let open: () => void = () => undefined;
+    requests.sendGate = new Promise((resolve) => (open = resolve));
+
+    // Act
+    const both = Promise.all([post('/api/send', { action: 'failout', fields, requestId }, csrf), post('/api/send', { action: 'failout', fields, requestId }, csrf)]);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    open();
+    const [first, second] = await both;
+    const retry = await post('/api/send', { action: 'failout', fields, requestId }, csrf);
+
+    // Assess
+    expect(first).toEqual({ status: 202, json: expect.objectContaining({ kind: 'sent', requestId }) });
+    for (const again of [second, retry]) {
+      expect(again).toEqual({ status: 409, json: expect.objectContaining({ kind: 'stale', reason: 'notChecked', alreadySent: true, requestId, message: expect.stringContaining(`request ${requestId} was sent already by this console`) }) });
+    }
+    expect(requests.sent).toEqual([expect.objectContaining({ requestId, action: 'failout' })]);
   });
 
   it('sends when only the times of the judgement moved with the clock (a window given with `for` starts when applied)', async () => {
