@@ -6,7 +6,9 @@
  *   remembers it (checked-requests.ts) under the request id it made, and answers the judgement and
  *   what the request changes against the cluster's failout (diff.ts).
  * - Confirm is sent only for a remembered check with the same action and fields, whose cluster's
- *   failout is unchanged since (409 `stale` otherwise); it is judged once more, then sent. What the
+ *   failout is unchanged since (409 `stale` otherwise; when only the cluster or a peer changed, with
+ *   the judgement and the changes now as `check`, remembered for the next Confirm); it is judged once
+ *   more, then sent. What the
  *   operator saw is what is sent: when that judgement differs from the one the Check showed (the peers'
  *   load projection reads hosts, which the cluster's fingerprint leaves out, and other failouts onto
  *   the peers), nothing is sent and the new judgement is answered (409 `stale`, reason
@@ -24,7 +26,7 @@ import type { Logger } from '../logging';
 import type { RequestRates } from '../requests';
 import { escapeControlChars } from '../text';
 import type { ZkSession } from '../zk';
-import { CheckedRequests, judgementChangedAnswer, judgementFingerprint, SendsOnce } from './checked-requests';
+import { CheckedRequests, clusterChangedMessage, judgementChangedAnswer, judgementFingerprint, SendsOnce } from './checked-requests';
 import { failoutChanges } from './diff';
 import { projectionJson, type CheckResult, type ClusterStatus, type OperatorAlarmSource, type OperatorRequests, type PreparedBody } from '../operator';
 
@@ -113,6 +115,7 @@ export class ConsoleActions {
     const taken = this.checked.take(requestId, request.action, request.fields, () => this.judgedState(request.fields), Date.now());
     if (!taken.ok) {
       this.options.logger.warn({ requestId, reason: taken.reason }, 'console: confirm refused');
+      if (taken.reason === 'clusterChanged' && taken.checked !== undefined) return this.showAgain(request, requestId, taken.checked.at);
       return { status: 409, body: { kind: 'stale', reason: taken.reason, requestId: shown(requestId), message: shown(taken.message) } };
     }
     // Judged again now (the worker judges it again when it arrives; a refusal now sends nothing at all),
@@ -137,6 +140,22 @@ export class ConsoleActions {
       this.checked.giveBack(requestId, taken.checked);
       return { status: 503, body: { kind: 'unavailable', requestId, message: shown(err instanceof Error ? err.message : String(err)) } };
     }
+  }
+
+  /**
+   * A Confirm whose cluster (or a peer) changed since its Check: nothing is sent; the same request,
+   * built as at the Check (`at`), is judged against the cluster now and answered (409 `stale`, reason
+   * `clusterChanged`, with `check`: the judgement and the changes against the failout now) and
+   * remembered with the state now, so its next Confirm sends it if it still holds. A request the
+   * judgement now refuses is not remembered: the answer asks for a new Check.
+   */
+  private async showAgain(request: ActionRequest, requestId: string, at: number): Promise<ActionAnswer> {
+    const clusterState = this.judgedState(request.fields);
+    const result = await this.judge(request, Date.now(), at);
+    const cluster = request.fields.cluster;
+    if (result.kind !== 'ready') return { status: 409, body: { kind: 'stale', reason: 'clusterChanged', requestId: shown(requestId), message: shown(clusterChangedMessage(cluster, false)), check: checkAnswer(result, Date.now()) } };
+    this.checked.remember(requestId, request.action, request.fields, clusterState, at, shownFingerprint(result));
+    return { status: 409, body: { kind: 'stale', reason: 'clusterChanged', requestId: shown(requestId), message: shown(clusterChangedMessage(cluster, true)), check: checkAnswer(result, Date.now()) } };
   }
 
   /**

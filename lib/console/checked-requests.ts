@@ -54,6 +54,15 @@ export function judgementChangedAnswer(requestId: string, check: Record<string, 
   return { status: 409, body: { kind: 'stale', reason: 'judgementChanged', requestId, message, check } };
 }
 
+/**
+ * The message of a Confirm refused because its cluster, or a peer, changed since the Check: `shown`
+ * when the judgement now comes with it (to confirm), else it asks for a new Check.
+ */
+export function clusterChangedMessage(cluster: string, shown: boolean): string {
+  const then = shown ? 'what this request changes now is shown: confirm it to send it' : 'check again to see what this request changes now';
+  return `${cluster} changed since the check, or one of its peers did (another request was applied): nothing was sent; ${then}`;
+}
+
 /** The action and fields as one string: fixed key order, absent and `undefined` alike, `force: false` as absent. */
 export function canonicalAction(action: OperatorAction, fields: ActionFields): string {
   const entries = FIELD_KEYS.flatMap((key) => {
@@ -103,7 +112,7 @@ export class CheckedRequests {
    * {@link giveBack} returns it when the send failed before the queue took the message (the page says
    * it is safe to send again).
    */
-  take(requestId: string, action: OperatorAction, fields: ActionFields, clusterState: (cluster: string) => string, now: number): { readonly ok: true; readonly checked: Checked } | { readonly ok: false; readonly reason: StaleReason; readonly message: string } {
+  take(requestId: string, action: OperatorAction, fields: ActionFields, clusterState: (cluster: string) => string, now: number): { readonly ok: true; readonly checked: Checked } | { readonly ok: false; readonly reason: StaleReason; readonly message: string; readonly checked?: Checked } {
     const checked = this.checks.get(requestId);
     this.checks.delete(requestId);
     if (checked === undefined || now - checked.at > CHECK_TTL_MS) {
@@ -113,7 +122,8 @@ export class CheckedRequests {
       return { ok: false, reason: 'fieldsChanged', message: 'the request differs from what was checked (the form changed after Check): nothing was sent; check again' };
     }
     if (checked.clusterState !== clusterState(checked.cluster)) {
-      return { ok: false, reason: 'clusterChanged', message: `${checked.cluster} changed since the check, or one of its peers did (another request was applied): nothing was sent; check again to see what this request changes now` };
+      // With the check: the caller judges the same request again and shows it (clusterChangedMessage).
+      return { ok: false, reason: 'clusterChanged', message: clusterChangedMessage(checked.cluster, false), checked };
     }
     return { ok: true, checked };
   }
@@ -162,14 +172,15 @@ export class CheckedBodies<B extends { readonly requestId: string }> {
    * the body now) unchanged. Taken means forgotten, refused or not; {@link giveBack} returns it when
    * the send did not reach the queue.
    */
-  take(requestId: string, stateOf: (body: B) => string, now: number): { readonly ok: true; readonly checked: CheckedBody<B> } | { readonly ok: false; readonly reason: StaleReason; readonly message: string } {
+  take(requestId: string, stateOf: (body: B) => string, now: number): { readonly ok: true; readonly checked: CheckedBody<B> } | { readonly ok: false; readonly reason: StaleReason; readonly message: string; readonly checked?: CheckedBody<B> } {
     const checked = this.checks.get(requestId);
     this.checks.delete(requestId);
     if (checked === undefined || now - checked.at > CHECK_TTL_MS) {
       return { ok: false, reason: 'notChecked', message: `request ${requestId} was not checked by this console, was sent already, or its check is older than ${CHECK_TTL_MS / 60_000} minutes: check again` };
     }
     if (checked.state !== stateOf(checked.body)) {
-      return { ok: false, reason: 'fabricChanged', message: 'what the check judged changed since (a failout, an evacuation or a fabric map was written): nothing was sent; check again to see the plan now' };
+      // With the check: the caller judges the same body again and shows it.
+      return { ok: false, reason: 'fabricChanged', message: 'what the check judged changed since (a failout, an evacuation or a fabric map was written): nothing was sent; check again to see the plan now', checked };
     }
     return { ok: true, checked };
   }

@@ -145,6 +145,7 @@ export class DrillActions {
     const taken = this.checked.take(requestId, (run) => this.options.drillState(run.drill), Date.now());
     if (!taken.ok) {
       this.options.logger.warn({ requestId, reason: taken.reason }, 'console: drill confirm refused');
+      if (taken.checked !== undefined) return this.showAgain(taken.checked.body.drill, requestId, taken.checked.at);
       const message = taken.reason === 'notChecked' ? taken.message : 'the drill changed since the check (a run was recorded, or it was redefined): nothing was sent; press Run now again';
       return { status: 409, body: { kind: 'stale', reason: taken.reason, requestId: shown(requestId), message: shown(message) } };
     }
@@ -169,6 +170,21 @@ export class DrillActions {
       this.checked.giveBack(taken.checked);
       return unavailable(err instanceof Error ? err.message : String(err), requestId);
     }
+  }
+
+  /**
+   * A Confirm whose drill changed since its Check (a run recorded, the drill redefined): nothing is
+   * sent; the run is decided again at the Check's time (`at`) on the drill as it is now and answered
+   * (409 `stale`, reason `drillChanged`, with `check`) and remembered with the
+   * drill's state now, so its next Confirm sends it if it still holds.
+   */
+  private async showAgain(drill: string, requestId: string, at: number): Promise<ActionAnswer> {
+    const state = this.options.drillState(drill);
+    const decided = await this.decide(drill, at);
+    if (!decided.ok) return decided.answer;
+    this.checked.remember({ requestId: decided.result.runId, drill, message: decided.message }, state, at);
+    const message = 'the drill changed since the check (a run was recorded, or it was redefined): nothing was sent; the run of the drill as it is now is shown: confirm it to send it';
+    return { status: 409, body: { kind: 'stale', reason: 'drillChanged', requestId: shown(requestId), message, check: checkAnswer(drill, decided.result, decided.message) } };
   }
 
   private runner(session: ZkSession, queueUrl: string, alarms: AlarmStates, now: number, keep: (message: SendMessageCommandInput) => void): DrillRunner {

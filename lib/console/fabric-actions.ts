@@ -9,7 +9,8 @@
  *   on every receiving cluster, the stages. A refused plan is answered with the reason, and nothing is
  *   stored, so there is nothing to confirm.
  * - Confirm names only the request id: the stored body is judged once more and sent as it is, never
- *   built again from the form (409 `stale` for an id not checked, sent already, or whose fabric changed).
+ *   built again from the form (409 `stale` for an id not checked, sent already, or whose fabric changed:
+ *   then with the plan judged now as `check`, remembered for the next Confirm).
  *   What the operator saw is what is sent: when the judgement at Confirm differs from the one the Check
  *   showed (the plan read hosts, which the fabric's fingerprint leaves out: a peer's weight by capacity,
  *   a receiver's load, or anything else the judge read), nothing is sent and the new judgement is
@@ -114,6 +115,7 @@ export class FabricActions {
     const taken = this.checked.take(requestId, (body) => this.options.fabricState(body), Date.now());
     if (!taken.ok) {
       this.options.logger.warn({ requestId, reason: taken.reason }, 'console: fabric confirm refused');
+      if (taken.reason === 'fabricChanged' && taken.checked !== undefined) return this.showAgain(taken.checked.body);
       return { status: 409, body: { kind: 'stale', reason: taken.reason, requestId: shown(requestId), message: shown(taken.message) } };
     }
     const body = taken.checked.body;
@@ -137,6 +139,24 @@ export class FabricActions {
       this.checked.giveBack(taken.checked);
       return { status: 503, body: { kind: 'unavailable', requestId: shown(requestId), message: shown(err instanceof Error ? err.message : String(err)) } };
     }
+  }
+
+  /**
+   * A Confirm whose fabric changed since its Check (a failout, an evacuation or a fabric map written):
+   * nothing is sent; the same body is judged against the fabric now and answered (409 `stale`, reason
+   * `fabricChanged`, with `check`: the plan now) and remembered with the state now, so its next
+   * Confirm sends it if it still holds. A body the judgement now refuses is not remembered.
+   */
+  private async showAgain(body: evacuation.FabricBody): Promise<ActionAnswer> {
+    const state = this.options.fabricState(body);
+    const result = await this.options.requests.judgeFabric(body, { now: Date.now(), session: this.options.session(), alarms: this.options.alarms() });
+    const head = { kind: 'stale', reason: 'fabricChanged', requestId: shown(body.requestId) };
+    if (result.kind !== 'ready') {
+      const why = result.kind === 'rejected' ? `it would be rejected now (${result.reason}: ${result.message.split('\n')[0]})` : `it is not valid now (${result.message})`;
+      return { status: 409, body: { ...head, message: shown(`what the check judged changed since (a failout, an evacuation or a fabric map was written): nothing was sent, and ${why}; check again`), check: fabricAnswer(result) } };
+    }
+    this.checked.remember(body, state, Date.now(), shownFingerprint(result));
+    return { status: 409, body: { ...head, message: 'what the check judged changed since (a failout, an evacuation or a fabric map was written): nothing was sent; the plan now is shown: confirm it to send it', check: fabricAnswer(result) } };
   }
 }
 

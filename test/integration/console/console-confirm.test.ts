@@ -153,6 +153,31 @@ describe('the console sends what was checked', () => {
     expect(send.json).toEqual(expect.objectContaining({ kind: 'stale', message: expect.stringContaining('greetings-lor1 changed since the check') }));
     expect(await queueDepth(fx.sqs.client, queueUrl)).toBe(0);
   });
+
+  it("shows the judgement now when the cluster's failout changed since the Check (what the request changes against the failout now), and sends that on its Confirm", async () => {
+    // Prepare: checked against the 2 h failout; then another operator makes it 6 h
+    const fields = { cluster: 'greetings-lor1', for: '45m' };
+    const check = await post('api/check', { action: 'extend', fields });
+    const requestId = check.json.body!.requestId;
+    await putCluster(fx.session, fx.paths.d2Base, clusterDoc('greetings-lor1', { failoutProperties: failout('INC-2 someone else', 6) }));
+    await eventually(async () => (await (await fetch(server!.url)).text()).includes('INC-2 someone else'), 10_000, 'the new failout on the page');
+
+    // Act
+    const first = await post('api/send', { action: 'extend', fields, requestId });
+    const depthAfterFirst = await queueDepth(fx.sqs.client, queueUrl);
+    const second = await post('api/send', { action: 'extend', fields, requestId });
+
+    // Assess: the first Confirm sent nothing and showed the change against the 6 h window; the second sent it
+    const shownAgain = (first.json as { check?: { kind: string; body: { requestId: string }; changes?: string[] } }).check;
+    expect(check.json.changes).toEqual([expect.stringMatching(/^window end: in 1h 59m .* → in 45m .*, 1h 15m earlier$/)]);
+    expect(first.status).toBe(409);
+    expect(first.json).toEqual(expect.objectContaining({ kind: 'stale', reason: 'clusterChanged', requestId, message: expect.stringContaining('greetings-lor1 changed since the check') }));
+    expect(shownAgain).toEqual(expect.objectContaining({ kind: 'ready', body: expect.objectContaining({ requestId }) }));
+    expect(shownAgain!.changes).toEqual([expect.stringMatching(/^window end: in 5h 59m .* → in 4[45]m.*, 5h 15m earlier$/)]);
+    expect(depthAfterFirst).toBe(0);
+    expect(second).toEqual({ status: 202, json: expect.objectContaining({ kind: 'sent', requestId }) });
+    expect(await queueDepth(fx.sqs.client, queueUrl)).toBe(1);
+  });
 });
 
 describe('the console checks the alarms a request names, as the CLI does before sending', () => {

@@ -209,6 +209,32 @@ describe("the console's drills", () => {
     expect(await queueDepth(fx.sqs.client, queueUrl)).toBe(0);
   });
 
+  it('Run now: a Confirm after the drill was redefined sends nothing, shows the run of the drill now, and sends that on its Confirm', async () => {
+    // Prepare: checked for 30 min; then the drill is put again for 45 min
+    const check = await post('api/drill/check', { drill: 'weekly-lor1' });
+    const requestId = String(check.json.requestId);
+    const checkedBody = JSON.parse(String(check.json.body)) as { offlineAt: string; onlineAt: string };
+    await writeDrillNode(fx.session, drillsBase, clusterDrillDefinition(now, { durationMs: 45 * MIN }), [], now);
+    await eventually(async () => (await (await fetch(server!.url)).text()).includes('for 45 min'), 10_000, 'the redefined drill on the page');
+
+    // Act
+    const first = await post('api/drill/send', { requestId });
+    const depthAfterFirst = await queueDepth(fx.sqs.client, queueUrl);
+    const second = await post('api/drill/send', { requestId });
+    const received = await fx.sqs.client.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }));
+
+    // Assess: the run shown again is of the drill as defined now (45 min from the Check's time); that is what was sent
+    const shownAgain = (first.json.check ?? {}) as { kind?: string; requestId?: string; body?: string };
+    expect(first).toEqual({ status: 409, json: expect.objectContaining({ kind: 'stale', message: expect.stringContaining('the drill changed since the check') }) });
+    expect(shownAgain).toEqual(expect.objectContaining({ kind: 'ready', requestId, decision: 'started' }));
+    const bodyNow = JSON.parse(shownAgain.body ?? 'null') as { offlineAt: string; onlineAt: string };
+    expect(bodyNow.offlineAt).toBe(checkedBody.offlineAt);
+    expect(Date.parse(bodyNow.onlineAt) - Date.parse(bodyNow.offlineAt)).toBe(45 * MIN);
+    expect(depthAfterFirst).toBe(0);
+    expect(second).toEqual({ status: 202, json: expect.objectContaining({ kind: 'sent', requestId }) });
+    expect(received.Messages?.map((m) => JSON.parse(m.Body!) as unknown)).toEqual([bodyNow]);
+  });
+
   it("sends a run the worker records to the page as a patch of the drills section", async () => {
     // Prepare: the event stream, read as it comes
     const abort = new AbortController();
