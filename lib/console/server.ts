@@ -17,6 +17,10 @@
  *   drill-actions.ts): the drill runner decides the run and makes its message, which is shown; the
  *   Confirm names only the request id, and that message is what is sent. The `drills` section (a small
  *   section, drill-page.ts) lists every drill and is patched live like the others.
+ * - Every Confirm sends its request at most once (checked-requests.ts `SendsOnce`): a second Confirm
+ *   of the same id, at once or after the answer was lost, sends nothing and is told it was sent
+ *   (`alreadySent`); one refused because what its judgement read changed is answered with the
+ *   judgement now (`check`), to be confirmed in its turn.
  * - Every text the page shows comes with control and bidi characters as visible escapes (lib/text,
  *   the CLI's one function): in the rendered sections (html.ts) and in these JSON answers.
  * - `GET /login?token=…` sets the access cookie when the console has an access token.
