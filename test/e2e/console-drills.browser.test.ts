@@ -2,6 +2,7 @@ import type { Page } from 'playwright-core';
 import { startLocalSqs, type LocalSqs } from '../../lib/local/sqs';
 import type { RequestRecord } from '../../lib/requests';
 import { ConsoleWorld } from '../helpers/console-world';
+import { loseFirstAnswer } from '../helpers/console-browser';
 import { clusterDoc, putCluster, putService, putUri, serviceDoc } from '../helpers/d2';
 import { clusterDrillDefinition, fabricDrillDefinition, failedRun, skippedRun, weeklyBlockedWindow, writeDrillNode } from '../helpers/drill-nodes';
 import { drillHandler, startAlarmServer, type AlarmServer, type DrillPaths } from '../helpers/drills';
@@ -105,7 +106,8 @@ describe('the console runs a drill now', () => {
       const sentResponse = page.waitForResponse((r) => r.url().endsWith('/api/drill/send'));
       await page.click('#dc-confirm');
       const second = await sentResponse;
-      await page.locator(`#drill-followed li[data-request="${answer.requestId}"]`).waitFor({ timeout: 10_000 });
+      // Its record on the page (the worker's patches settle before the next test opens a history)
+      await page.locator(`#drill-followed li[data-request="${answer.requestId}"]:not(.following)`).waitFor({ timeout: 20_000 });
 
       // Assess
       expect(answer.decision).toBe('started');
@@ -151,6 +153,33 @@ describe('the console runs a drill now', () => {
     expect(await page.locator(`article.drill[data-drill="weekly-lor1"] tr[data-request="${answer.requestId}"]`).count()).toBe(1);
     expect(stillOpen).toBe(true);
     expect(sameDocument).toBe(marker);
+  }, 60_000);
+
+  it('Run now: after a Confirm whose answer was lost on the way (the message reached the queue), Confirm again sends the same id, and the page follows it as sent', async () => {
+    // Prepare: a run of the drain test checked; the first Confirm reaches the server, its answer never reaches the page
+    const checked = page.waitForResponse((r) => r.url().endsWith('/api/drill/check'));
+    await page.locator('button[data-drill-run="drain-lor1"]').click();
+    const answer = (await (await checked).json()) as { requestId: string };
+    await page.locator('#dc-confirm:not([hidden])').waitFor({ timeout: 10_000 });
+    const sends = await loseFirstAnswer(page, '**/api/drill/send');
+
+    // Act: Confirm (lost), then Confirm again
+    await page.click('#dc-confirm');
+    const again = page.locator('#dc-confirm:not([hidden])', { hasText: 'same request' });
+    await again.waitFor({ timeout: 10_000 });
+    const label = await again.textContent();
+    const secondAnswer = page.waitForResponse((r) => r.url().endsWith('/api/drill/send'));
+    await again.click();
+    const second = (await (await secondAnswer).json()) as { alreadySent?: boolean };
+    const line = page.locator(`#drill-followed li[data-request="${answer.requestId}"]`);
+    await line.waitFor({ timeout: 10_000 });
+
+    // Assess: the same id both times; the server had sent it and said so; the page follows it
+    expect(label).toBe(`Confirm again (same request ${answer.requestId})`);
+    expect(sends.map((body) => JSON.parse(body) as unknown)).toEqual([{ requestId: answer.requestId }, { requestId: answer.requestId }]);
+    expect(second.alreadySent).toBe(true);
+    expect(await page.locator('#drill-confirm').isHidden()).toBe(true);
+    await page.unroute('**/api/drill/send');
   }, 60_000);
 });
 
