@@ -155,6 +155,21 @@ describe('the console runs a drill now', () => {
     expect(sameDocument).toBe(marker);
   }, 60_000);
 
+  it("keeps a drill's history open when a patch replaces the drills section between the click that opens it and its toggle event", async () => {
+    // Act: open drain-lor1's history, and before its toggle event is dispatched, the section's markup as the server sends it (closed)
+    const openAfter = await page.evaluate(`new Promise((resolve) => {
+      const section = document.getElementById('drills');
+      const markup = section.innerHTML;
+      const history = () => section.querySelector('article.drill[data-drill="drain-lor1"] details.drill-history');
+      history().querySelector('summary').click();
+      section.innerHTML = markup;
+      setTimeout(() => resolve(history().open), 200);
+    })`);
+
+    // Assess
+    expect(openAfter).toBe(true);
+  });
+
   it('Run now: after a Confirm whose answer was lost on the way (the message reached the queue), Confirm again sends the same id, and the page follows it as sent', async () => {
     // Prepare: a run of the drain test checked; the first Confirm reaches the server, its answer never reaches the page
     const checked = page.waitForResponse((r) => r.url().endsWith('/api/drill/check'));

@@ -103,6 +103,15 @@
 
   // The live patches replace the section's markup: reopen the histories the operator had open.
   const open = new Set();
+  // Taken at the click on its summary (before the browser opens or closes it): the toggle event comes
+  // later, as a task, and never reaches the section when a patch replaced the element in between.
+  section.addEventListener('click', (e) => {
+    const summary = e.target.closest && e.target.closest('details.drill-history > summary');
+    if (!summary) return;
+    const details = summary.parentElement;
+    if (details.open) open.delete(details.dataset.drill);
+    else open.add(details.dataset.drill);
+  });
   section.addEventListener(
     'toggle',
     (e) => {
