@@ -8,7 +8,7 @@ import type { EvacuateChangeRequest } from './evacuate-schema';
 import { activeDrillWindow, drillPrecedenceProblems } from './drill-rules';
 import { linkAliases, readYield as readClusterDrillYield, viewThroughLinks, type YieldedDrill } from './judge-together';
 import { DEFAULT_EVACUATIONS_PATH, isEvacuationOpen, readStoredEvacuations, type EvacuationNode, type EvacuationPlan, type EvacuationReceiver, type StoredEvacuation } from './evacuation-node';
-import { carriesEvacuation, fabricsOf, planEvacuation, restoredFailout, withForced } from './evacuation-plan';
+import { carriesEvacuation, fabricsOf, namingProblems, planEvacuation, restoredFailout, withForced } from './evacuation-plan';
 import { DEFAULT_VIEW_PATH, readFailoutView, withViewEntries, type FailoutView } from './failout-view';
 import type { JudgeOptions } from './judge-request';
 import { involvedClusters, judgeTogether, type TogetherResult } from './open-failouts';
@@ -25,6 +25,8 @@ const READ_CONCURRENCY = 256;
  * The worker's judgement of an `evacuate` as ONE plan (issue 23), against every open failout, drill
  * and evacuation: the plan (evacuation-plan.ts) over the fabrics as ZooKeeper holds them now, then
  * the routing model of open failouts (open-failouts.ts) with every member's failout changed at once:
+ * - what the request names that the fabrics do not have (fabric, target, exclude, stage) refuses it
+ *   first (`unknownFabric`, `badTargets`, `badStages`), so a typo is not answered as another evacuation;
  * - another evacuation open (any fabric) refuses it (`evacuationOpen`, naming it), but for a drain
  *   test's (a drill of a fabric, issue 23): an operator's evacuation ends it (the drain test gives way,
  *   its clusters come home in the same multi: {@link EvacuationYield}); a drain test's run refuses
@@ -195,10 +197,12 @@ export async function judgeEvacuation(session: ZkReader, d2BasePath: string, req
   const maxPeerLoadFactor = options.maxPeerLoadFactor ?? DEFAULT_MAX_PEER_LOAD_FACTOR;
   const evacuationsPath = options.evacuationsPath ?? DEFAULT_EVACUATIONS_PATH;
   const reject = (problems: readonly Problem[], plan?: EvacuationPlan): EvacuationJudgement => ({ verdict: 'reject', rejection: rejectionOf(problems, request.requestId), ...(plan === undefined ? {} : { plan }) });
-  const evacuations = await readStoredEvacuations(session, evacuationsPath);
+  const [evacuations, fabrics] = await Promise.all([readStoredEvacuations(session, evacuationsPath), readFabricList(session, d2BasePath, options.fabricsPath)]);
+  // The request's own naming first: a typo is refused for what it is, not as another evacuation's being open.
+  const naming = namingProblems(request, fabrics);
+  if (naming.length > 0) return reject(naming);
   const precedence = evacuationPrecedence(evacuations, request, now);
   if ('problem' in precedence) return reject([precedence.problem]);
-  const fabrics = await readFabricList(session, d2BasePath, options.fabricsPath);
   const chosen = fabricsOf(request, fabrics);
   if ('problems' in chosen) return reject(chosen.problems);
   // A drain test giving way: its clusters as they are once its windows end now (read once, for every use).

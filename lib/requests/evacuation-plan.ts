@@ -118,6 +118,20 @@ export function fabricsOf(request: Pick<EvacuateChangeRequest, 'fabric' | 'targe
   return { members, targets, targetNames };
 }
 
+/**
+ * What the request names that the fabrics do not have: an unknown fabric or target, an exclude that is
+ * no service of the fabric, a stage naming a tier or cluster it does not have (or a cluster twice).
+ * The judge refuses these before it looks at other evacuations, so a typo is never answered as
+ * `evacuationOpen` ("restore the open one first", which would not help). Pure.
+ */
+export function namingProblems(request: Pick<EvacuateChangeRequest, 'fabric' | 'targets' | 'exclude' | 'stages'>, fabrics: readonly Fabric[]): Problem[] {
+  const chosen = fabricsOf(request, fabrics);
+  if ('problems' in chosen) return chosen.problems;
+  const problems: Problem[] = [];
+  stagesOf(request, chosen.members, problems);
+  return problems;
+}
+
 /** Plans the evacuation (the module doc). Pure. */
 export function planEvacuation(input: PlanInput): PlanOutcome {
   const { request, fabrics, states, now } = input;

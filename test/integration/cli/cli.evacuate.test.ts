@@ -182,6 +182,27 @@ it("says in the console's Check of a restore that an evacuation node that cannot
   expect(await bed.session.exists(`${root()}/evacuations/lor1`)).toBeFalsy();
 });
 
+it("refuses a mistyped fabric, target or stage while another evacuation is open for what it is, not as evacuationOpen", async () => {
+  startWorker();
+  expect((await cli('evacuate', 'lor1', '--to', 'lva1:2,ltx1:1', '--for', '1h', '--wait')).code).toBe(0);
+
+  // Act: a typo in an incident must not read "restore lor1 first" (restoring it would not help)
+  const fabric = await cli('evacuate', 'lorl', '--for', '1h');
+  const target = await cli('evacuate', 'lva1', '--to', 'ltxl', '--for', '1h');
+  const stage = await cli('evacuate', 'lva1', '--to', 'ltx1', '--stage', 'greetings-ltx1', '--for', '1h');
+  const exclude = await cli('evacuate', 'lva1', '--to', 'ltx1', '--exclude', 'nope', '--for', '1h');
+  const valid = await cli('evacuate', 'lva1', '--to', 'ltx1', '--for', '1h');
+
+  // Assess
+  expect(fabric).toMatchObject({ code: 1, stdout: expect.stringMatching(/REJECTED \(evacuate fabric lorl\): unknownFabric — fabric: "lorl" has no cluster \(fabrics with clusters: lor1, ltx1, lva1\)/) });
+  expect(target).toMatchObject({ code: 1, stdout: expect.stringMatching(/REJECTED \(evacuate fabric lva1\): unknownFabric — targets\[0\]\.fabric: "ltxl" has no cluster/) });
+  expect(stage).toMatchObject({ code: 1, stdout: expect.stringMatching(/REJECTED \(evacuate fabric lva1\): badStages — stages\[0\]\.clusters\[0\]: "greetings-ltx1" is not a cluster of fabric "lva1"/) });
+  expect(exclude).toMatchObject({ code: 1, stdout: expect.stringMatching(/REJECTED \(evacuate fabric lva1\): badTargets — exclude\[0\]: "nope" is not a service of fabric "lva1"/) });
+  for (const refused of [fabric, target, stage, exclude]) expect(refused.stdout).not.toMatch(/evacuationOpen/);
+  expect(valid).toMatchObject({ code: 1, stdout: expect.stringMatching(/REJECTED \(evacuate fabric lva1\): evacuationOpen — fabric "lor1" is being evacuated/) });
+  expect(await queueDepth(bed.sqs.client, bed.queue.queueUrl)).toBe(0);
+});
+
 it('resends an evacuation with its request id safely: not refused as another open evacuation, applied once', async () => {
   startWorker();
   const args = ['evacuate', 'lor1', '--to', 'lva1:2,ltx1:1', '--for', '1h', '--request-id', 'evac-resend-1', '--wait'];
