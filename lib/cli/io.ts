@@ -18,11 +18,34 @@ export interface CliIo {
 /** The process's own streams, environment and clock. */
 export function processIo(): CliIo {
   return {
-    stdout: (text) => process.stdout.write(text),
-    stderr: (text) => process.stderr.write(text),
+    stdout: writerOf(process.stdout),
+    stderr: writerOf(process.stderr),
     env: process.env,
     now: () => Date.now(),
   };
+}
+
+const writers = new WeakMap<NodeJS.WriteStream, (text: string) => void>();
+
+/**
+ * A writer to `stream` that drops what it is given once the reader has gone (EPIPE: `failout status
+ * --json | head -c 1`), as a pipe's writer should, instead of dying on the stream's unhandled `error`
+ * with a stack trace; the command still finishes (a request already judged is still sent and waited
+ * for) and exits with its own code. Any other stream error is thrown, as before. One per stream.
+ */
+function writerOf(stream: NodeJS.WriteStream): (text: string) => void {
+  const known = writers.get(stream);
+  if (known !== undefined) return known;
+  let readerGone = false;
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+    readerGone = true;
+  });
+  const write = (text: string): void => {
+    if (!readerGone) stream.write(text);
+  };
+  writers.set(stream, write);
+  return write;
 }
 
 /**

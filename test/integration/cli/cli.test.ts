@@ -321,3 +321,18 @@ it('runs as a process through its composition root (functions/failout-cli/main.t
   expect(result.code).toBe(0);
   expect(JSON.parse(result.stdout)).toMatchObject({ clusters: [{ cluster: 'greetings-lor1', state: 'serving' }] });
 });
+
+it('finishes quietly with its own exit code when its reader closes stdout early (failout status --json | head -c 1)', async () => {
+  const main = join(__dirname, '../../../functions/failout-cli/main.ts');
+  const result = await new Promise<CliResult>((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', main, 'status', '--json'], { env: { ...process.env, ...env } });
+    // The reader is gone before the command prints: every write to stdout fails with EPIPE.
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.once('error', reject);
+    child.once('exit', (code) => resolve({ code: code ?? -1, stdout: '', stderr }));
+  });
+  expect(result.stderr).toBe('');
+  expect(result.code).toBe(0);
+});
