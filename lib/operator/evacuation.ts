@@ -13,5 +13,7 @@ export { dryRunEvacuation, type EvacuationDryRun, type EvacuationJudgeSettings }
 export { formatEvacuationPlan } from './evacuation-format';
 export { appliedPlanIfChanged } from './evacuation-applied';
 export { describeEvacuation, formatEvacuationLine, formatUnreadableEvacuationLine, readEvacuationStatus, type EvacuationPhase, type EvacuationStatus, type EvacuationSummary, type UnreadableEvacuation } from './evacuation-status';
-// The console's side of it (a form's text fields, judged as a built body): through the one request port.
+// The console's side of it (a form's text fields, judged as a built body): through the one request port;
+// `failout restore --fabric` judges its body with the same function.
+export { judgeFabricBody } from './fabric-requests';
 export type { FabricAction, FabricBody, FabricCheckResult, FabricFields, FabricJudgeOptions } from './requests-port';

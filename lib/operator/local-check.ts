@@ -97,6 +97,6 @@ function readAsWorker(body: EvacuateBody | RestoreFabricBody | PutFabricBody | D
 }
 
 /** One line for an evacuation's rejection found before sending (or by `--dry-run`). */
-export function formatFabricRejection(body: { readonly requestId: string; readonly action: string; readonly fabric: string }, rejection: Rejection): string {
+export function formatFabricRejection(body: { readonly requestId: string; readonly action: string; readonly fabric: string }, rejection: Pick<Rejection, 'message'> & { readonly reason: string }): string {
   return `request ${body.requestId}: REJECTED (${body.action} fabric ${body.fabric}): ${rejection.reason} — ${rejection.message}`;
 }

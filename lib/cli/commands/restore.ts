@@ -2,7 +2,10 @@ import { Command } from 'commander';
 import { newRequestId } from '../../requests';
 import { addConnectionOptions, withConnections, type CommandRuntime } from '../command-context';
 import { addSendOptions, sendRequest, type SendOptions } from './send';
-import { defaultRequester, evacuation, inputError, validateLocally, buildRestoreBody, type ConnectionFlags } from '../../operator';
+import { defaultRequester, evacuation, inputError, isOperatorError, validateLocally, buildRestoreBody, type ConnectionFlags, type OperatorConnections, type OperatorSettings } from '../../operator';
+import { isZkError } from '../../zk';
+import { printJson } from '../command-context';
+import { EXIT } from '../errors';
 import { judgeBeforeSend } from '../judge-before-send';
 import { answeredFromRecord } from '../recorded-already';
 
@@ -31,10 +34,12 @@ export function restoreCommand(rt: CommandRuntime): Command {
     const context = { requestId: flags.requestId ?? newRequestId(now), requestedBy: defaultRequester(rt.io.env) };
     if (flags.fabric !== undefined) {
       const body = evacuation.buildRestoreFabricBody(flags.fabric, flags, context);
-      // The worker's schema first (exit 2). Not judged: an incident is no time to refuse a restore, and the worker records what it found.
+      // The worker's schema first (exit 2), then its one refusal of a restore: a name that is no fabric
+      // and was never evacuated (a typo), judged as the console's Check judges it. Anything else is sent.
       evacuation.validateEvacuation(body, now, rt.io.env);
       await withConnections(flags, rt.io, async (connections, settings) => {
         if (await answeredFromRecord(rt, connections, settings, { body, givenId: flags.requestId, json: flags.json })) return;
+        if (await refusedBeforeSend(rt, connections, settings, body, { now, json: flags.json })) return;
         return sendRequest(rt, connections, settings, body, flags);
       });
       return;
@@ -48,4 +53,27 @@ export function restoreCommand(rt: CommandRuntime): Command {
       return sendRequest(rt, connections, settings, body, flags);
     });
   });
+}
+
+/**
+ * Whether the worker would refuse this `restoreFabric` as it stands in ZooKeeper now (`unknownFabric`:
+ * no fabric of that name and never evacuated): printed, exit code 1, nothing sent. ZooKeeper not
+ * configured, out of reach or refusing a read: not refused (the worker judges it when it arrives).
+ */
+async function refusedBeforeSend(rt: CommandRuntime, connections: OperatorConnections, settings: OperatorSettings, body: evacuation.RestoreFabricBody, options: { readonly now: number; readonly json?: boolean | undefined }): Promise<boolean> {
+  if (!settings.zkConnect) return false;
+  let judged;
+  try {
+    judged = await evacuation.judgeFabricBody(settings, rt.io.env, body, { now: options.now, session: await connections.zk() });
+  } catch (err) {
+    // A restore is never held back by a read that failed (out of reach, or a node this session may not read).
+    if (!isOperatorError(err, 'unavailable') && !isZkError(err)) throw err;
+    return false;
+  }
+  if (judged.kind !== 'rejected') return false;
+  const rejection = { reason: judged.reason, message: judged.message, requestId: body.requestId };
+  if (options.json) printJson(rt.io, { requestId: body.requestId, sent: false, request: body, rejection });
+  else rt.io.stdout(`${evacuation.formatFabricRejection(body, rejection)}\n  nothing was sent; fix the request and send it again\n`);
+  rt.setExit(EXIT.failed);
+  return true;
 }

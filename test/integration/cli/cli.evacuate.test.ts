@@ -203,6 +203,21 @@ it("refuses a mistyped fabric, target or stage while another evacuation is open 
   expect(await queueDepth(bed.sqs.client, bed.queue.queueUrl)).toBe(0);
 });
 
+it('refuses, before sending, a restore --fabric of a name that is no fabric and was never evacuated, as the console\'s Check does', async () => {
+  // Act
+  const typo = await cli('restore', '--fabric', 'lorl', '--wait');
+  const json = await cli('restore', '--fabric', 'lorl', '--json');
+  const known = await cli('restore', '--fabric', 'lor1');
+
+  // Assess: the typo is refused with the worker's reason, nothing sent; a known fabric with nothing open is still sent
+  expect(typo).toMatchObject({ code: 1, stdout: expect.stringMatching(/^request \S+: REJECTED \(restoreFabric fabric lorl\): unknownFabric — fabric: "lorl" has no cluster and no evacuation \(fabrics with clusters: lor1, ltx1, lva1\); nothing to restore\n {2}nothing was sent/) });
+  expect(JSON.parse(json.stdout)).toMatchObject({ sent: false, request: { action: 'restoreFabric', fabric: 'lorl' }, rejection: { reason: 'unknownFabric' } });
+  expect(json.code).toBe(1);
+  expect(known.code).toBe(0);
+  expect(known.stdout + known.stderr).toMatch(/sent request \S+ \(restoreFabric fabric lor1\)/);
+  expect(await queueDepth(bed.sqs.client, bed.queue.queueUrl)).toBe(1);
+});
+
 it('resends an evacuation with its request id safely: not refused as another open evacuation, applied once', async () => {
   startWorker();
   const args = ['evacuate', 'lor1', '--to', 'lva1:2,ltx1:1', '--for', '1h', '--request-id', 'evac-resend-1', '--wait'];
