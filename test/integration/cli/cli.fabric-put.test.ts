@@ -31,6 +31,8 @@ it('puts a fabric map through the queue, shows its cluster from the map, refuses
 
   const put = await cli('fabric', 'put', 'lor1', '--cluster', 'legacy-a=greetings:frontend', '--reason', 'CHG-1', '--wait');
   expect(put).toMatchObject({ code: 0, stdout: expect.stringMatching(/applied \(putFabric fabric lor1\)/) });
+  // The version is the map node's: a fabric request writes no cluster node.
+  expect(put.stdout).toMatch(/applied \(putFabric fabric lor1\) at \S+, fabric map node version 0\n/);
   const show = JSON.parse((await cli('fabric', 'show', 'lor1', '--json')).stdout) as { fabric: { clusters: { cluster: string; source: string; tier?: string }[] } };
   expect(show.fabric.clusters).toEqual(expect.arrayContaining([expect.objectContaining({ cluster: 'legacy-a', source: 'map', tier: 'frontend' })]));
   expect((await cli('fabric', 'list')).stdout).toMatch(/^lor1 /m);
