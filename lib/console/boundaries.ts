@@ -10,7 +10,7 @@
  * `<=`/`<`/`>`, so the description changes exactly at such a time), or `Infinity` when none.
  */
 import type { FailoutProperties } from '../d2';
-import type { EvacuationNode } from '../requests';
+import { stageBackAt, type EvacuationNode } from '../requests';
 
 /** The next start or end of a window of `properties` after `now` (`Infinity`: none). */
 export function failoutBoundary(properties: FailoutProperties | null | undefined, now: number): number {
@@ -22,9 +22,14 @@ export function failoutBoundary(properties: FailoutProperties | null | undefined
   return next;
 }
 
-/** The next stage start, "fully out", stage return or end of an evacuation after `now` (`Infinity`: none). */
+/**
+ * The next stage start, "fully out", stage return or end of an evacuation after `now` (`Infinity`:
+ * none); of one a restore ended, also when each stage comes home (lib/requests `stageBackAt`).
+ */
 export function evacuationBoundary(node: EvacuationNode, now: number): number {
-  const times = [node.plan.offlineAt, node.plan.onlineAt, ...node.plan.stages.flatMap((s) => [s.offlineAt, s.fullyOutAt, s.onlineAt])];
+  const { endedAt, plan } = node;
+  const restored = (node.status === 'restored' || node.status === 'stopped') && endedAt !== undefined;
+  const times = [plan.offlineAt, plan.onlineAt, ...plan.stages.flatMap((s) => [s.offlineAt, s.fullyOutAt, s.onlineAt, ...(restored ? [stageBackAt(plan, s.index, endedAt)] : [])])];
   return times.reduce((next, at) => (at > now && at < next ? at : next), Number.POSITIVE_INFINITY);
 }
 

@@ -71,9 +71,11 @@ function evacuationBlock(summary: evacuation.EvacuationSummary, now: number): Sa
   </div>`;
 }
 
-function lastEvacuation(summary: evacuation.EvacuationSummary): SafeHtml {
+function lastEvacuation(summary: evacuation.EvacuationSummary, now: number): SafeHtml {
   const how = summary.status === 'stopped' ? `stopped${summary.stoppedByAlarm === undefined ? '' : ` by alarm ${summary.stoppedByAlarm}`}` : summary.status === 'restored' ? 'restored' : 'ended';
-  return html`<p class="last-evacuation" data-request="${summary.requestId}" data-status="${summary.status}">Last evacuation <span class="rid">${summary.requestId}</span>: ${how}${summary.endedAt === undefined ? html` at ${clockTime(summary.onlineAt)}` : html` at ${clockTime(summary.endedAt)}`}${summary.endedBy === undefined ? '' : html` by <span class="who">${summary.endedBy}</span>`}.</p>`;
+  // A restore brings the stages home a restore gap apart: until the last is back, its clusters still send traffic away.
+  const returning = summary.backAt === undefined ? '' : html` <span class="returning">Its stages still coming home, the last stage first: all back ${clockTime(summary.backAt)} (in ${countdown(summary.backAt, now)}).</span>`;
+  return html`<p class="last-evacuation" data-request="${summary.requestId}" data-status="${summary.status}">Last evacuation <span class="rid">${summary.requestId}</span>: ${how}${summary.endedAt === undefined ? html` at ${clockTime(summary.onlineAt)}` : html` at ${clockTime(summary.endedAt)}`}${summary.endedBy === undefined ? '' : html` by <span class="who">${summary.endedBy}</span>`}.${returning}</p>`;
 }
 
 function fabricCard(fabric: FabricColumn, now: number): SafeHtml {
@@ -81,7 +83,7 @@ function fabricCard(fabric: FabricColumn, now: number): SafeHtml {
     <h3>Fabric ${fabric.name}</h3>
     <p>${fabric.clusters} cluster${fabric.clusters === 1 ? '' : 's'}, ${fabric.hosts} host${fabric.hosts === 1 ? '' : 's'}${fabric.movedOut > 0 ? html`; <strong>${fabric.movedOut} moved out</strong>` : ''}</p>
     ${fabric.evacuation ? evacuationBlock(fabric.evacuation, now) : ''}
-    ${fabric.lastEvacuation ? lastEvacuation(fabric.lastEvacuation) : ''}
+    ${fabric.lastEvacuation ? lastEvacuation(fabric.lastEvacuation, now) : ''}
     <div class="actions">
       ${fabric.evacuation
         ? html`<button type="button" data-fabric-act="restoreFabric" data-fabric="${fabric.name}">Restore…</button>`

@@ -1,4 +1,4 @@
-import { isEvacuationOpen, readStoredEvacuations, type EvacuationNode } from '../requests';
+import { isEvacuationOpen, readStoredEvacuations, stageBackAt, type EvacuationNode } from '../requests';
 import { escapeControlChars, formatRemaining } from '../text';
 import type { ZkReader } from '../zk';
 import { stageNumber } from './evacuation-format';
@@ -38,6 +38,11 @@ export interface EvacuationSummary {
   readonly endedAt?: string;
   readonly endedBy?: string;
   readonly stoppedByAlarm?: string;
+  /**
+   * Once a restore (or a stop) ended it while stages are still coming home: when the last of them is
+   * back (ISO-8601). Its phase is `restoring` until then, and `stage` is the stage that returns next.
+   */
+  readonly backAt?: string;
 }
 
 /** An evacuation node that does not decode: the worker treats it as open (it may still move traffic). */
@@ -79,8 +84,10 @@ export function describeEvacuation(node: EvacuationNode, now: number): Evacuatio
   const next = stages.find((s) => s.offlineAt > now);
   // Stages return in reverse order: the first back is the last stage, at the earliest onlineAt.
   const restoreStarts = Math.min(...stages.map((s) => s.onlineAt));
+  const returning = open ? undefined : stillReturning(node, now);
   let phase: EvacuationPhase;
-  if (!open) phase = 'ended';
+  if (returning !== undefined) phase = 'restoring';
+  else if (!open) phase = 'ended';
   else if (current === undefined) phase = 'scheduled';
   else if (now >= restoreStarts) phase = 'restoring';
   else phase = now < current.fullyOutAt ? 'moving' : 'out';
@@ -91,8 +98,12 @@ export function describeEvacuation(node: EvacuationNode, now: number): Evacuatio
     status: node.status,
     open,
     phase,
-    ...(current === undefined || phase === 'ended' ? {} : { stage: { number: stageNumber(current.index), of: stages.length, name: current.name } }),
-    ...(next === undefined || phase === 'ended' ? {} : { nextStageAt: at(next.offlineAt) }),
+    ...(returning !== undefined
+      ? { stage: { number: stageNumber(returning.stage.index), of: stages.length, name: returning.stage.name } }
+      : current === undefined || phase === 'ended'
+        ? {}
+        : { stage: { number: stageNumber(current.index), of: stages.length, name: current.name } }),
+    ...(next === undefined || phase === 'ended' || returning !== undefined ? {} : { nextStageAt: at(next.offlineAt) }),
     offlineAt: at(plan.offlineAt),
     onlineAt: at(plan.onlineAt),
     clusters: plan.clusters.length,
@@ -102,7 +113,29 @@ export function describeEvacuation(node: EvacuationNode, now: number): Evacuatio
     ...(node.endedAt === undefined ? {} : { endedAt: at(node.endedAt) }),
     ...(node.endedBy === undefined ? {} : { endedBy: node.endedBy }),
     ...(node.stoppedByAlarm === undefined ? {} : { stoppedByAlarm: node.stoppedByAlarm }),
+    ...(returning === undefined ? {} : { backAt: at(returning.backAt) }),
   };
+}
+
+/**
+ * Of an evacuation a restore or a stop ended: the stage that comes home next and when the last is back,
+ * while some stage is still out at `now` (the restore brings them home a restore gap apart, the last
+ * stage first: `stageBackAt`; a stage that had not started then never went out, and none stays out past
+ * its own window). Undefined once all are home, and for a node no restore ended.
+ */
+function stillReturning(node: EvacuationNode, now: number): { readonly stage: EvacuationNode['plan']['stages'][number]; readonly backAt: number } | undefined {
+  const endedAt = node.endedAt;
+  if ((node.status !== 'restored' && node.status !== 'stopped') || endedAt === undefined) return undefined;
+  let next: { stage: EvacuationNode['plan']['stages'][number]; backAt: number } | undefined;
+  let backAt = -Infinity;
+  for (const stage of node.plan.stages) {
+    if (stage.offlineAt > endedAt) continue;
+    const back = Math.min(stage.onlineAt, stageBackAt(node.plan, stage.index, endedAt));
+    if (back <= now) continue;
+    backAt = Math.max(backAt, back);
+    if (next === undefined || stage.index > next.stage.index) next = { stage, backAt: back };
+  }
+  return next === undefined ? undefined : { stage: next.stage, backAt };
 }
 
 const PHASE_TEXT: Readonly<Record<EvacuationPhase, string>> = {
@@ -128,10 +161,14 @@ export function formatEvacuationLine(evacuation: EvacuationSummary, now: number)
     const ms = Date.parse(iso);
     return ms >= now ? `${iso} (in ${formatRemaining(ms - now)})` : iso;
   };
+  const by = `${evacuation.requestedBy === undefined ? '' : ` by ${safe(evacuation.requestedBy)}`}${evacuation.reason === undefined ? '' : ` — ${safe(evacuation.reason)}`}`;
+  if (evacuation.backAt !== undefined) {
+    const how = evacuation.status === 'stopped' ? `stopped${evacuation.stoppedByAlarm === undefined ? '' : ` by alarm ${safe(evacuation.stoppedByAlarm)}`}` : `restored${evacuation.endedBy === undefined ? '' : ` by ${safe(evacuation.endedBy)}`}`;
+    return `evacuation of ${safe(evacuation.fabric)} RETURNING (${how}): ${stage}still out, the last stage first; all back ${when(evacuation.backAt)}  [request ${safe(evacuation.requestId)}]${by}`;
+  }
   const parts = [`${stage}${PHASE_TEXT[evacuation.phase]}`];
   if (evacuation.phase === 'scheduled') parts.push(`starts ${when(evacuation.offlineAt)}`);
   else if (evacuation.nextStageAt !== undefined) parts.push(`next stage ${when(evacuation.nextStageAt)}`);
   parts.push(`ends ${when(evacuation.onlineAt)}`);
-  const by = `${evacuation.requestedBy === undefined ? '' : ` by ${safe(evacuation.requestedBy)}`}${evacuation.reason === undefined ? '' : ` — ${safe(evacuation.reason)}`}`;
   return `evacuation of ${safe(evacuation.fabric)} OPEN: ${parts.join('; ')}  [request ${safe(evacuation.requestId)}]${by}`;
 }

@@ -111,6 +111,21 @@ export function decodeEvacuationNode(data: Buffer | string): EvacuationNode {
   return parsed.data;
 }
 
+/** How far apart a plan's stages come back: its stages' windows end that far apart, the last stage first. */
+export function restoreGapOf(plan: EvacuationPlan): number {
+  const [a, b] = plan.stages;
+  return a !== undefined && b !== undefined ? Math.max(0, a.onlineAt - b.onlineAt) : 0;
+}
+
+/**
+ * When a restore at `restoredAt` brings stage `stage` of `plan` home: the last stage at once, each
+ * earlier stage a restore gap later (the reverse of the way out). The restore writes these times, and
+ * `failout status` reads them back, so one rule serves both.
+ */
+export function stageBackAt(plan: EvacuationPlan, stage: number, restoredAt: number): number {
+  return restoredAt + (plan.stages.length - 1 - stage) * restoreGapOf(plan);
+}
+
 /** True while the evacuation moves traffic: written (or being written) and some stage has not returned. */
 export function isEvacuationOpen(node: EvacuationNode, now: number): boolean {
   return (node.status === 'applying' || node.status === 'applied') && node.plan.stages.some((s) => s.onlineAt > now);

@@ -6,7 +6,7 @@ import { drainTestEndOps, drainTestStartOps, drainTestVerdictOps } from './drill
 import { DEFAULT_DRILLS_PATH } from './drill-node';
 import { yieldedDrillOps } from './drill-yield';
 import { judgeEvacuation, restoreOfUnknownFabric, type EvacuationJudgeOptions, type EvacuationYield } from './evacuation-judge';
-import { drainTestEndedByRestore, encodeEvacuationNode, evacuationPath, isEndingFor, readStoredEvacuation, readStoredEvacuations, type EvacuationNode } from './evacuation-node';
+import { drainTestEndedByRestore, encodeEvacuationNode, evacuationPath, isEndingFor, readStoredEvacuation, readStoredEvacuations, stageBackAt, type EvacuationNode } from './evacuation-node';
 import { carriesEvacuation, evacuatedFailout, openEvacuationWindow, restoredFailout, withForced } from './evacuation-plan';
 import { windowMadeAfterAlarm } from './stop-alarms';
 
@@ -332,12 +332,11 @@ export class EvacuationWrites {
     const { path, version: read, node, continuing } = target;
     const { plan } = node;
     const count = plan.stages.length;
-    const gap = restoreGapOf(plan);
     const found = new Map<string, ClusterWrite>();
     await forEachLimit(plan.clusters, READ_CONCURRENCY, async (c) => {
       const cluster = await this.readCluster(c.cluster);
       if (cluster === undefined || !carriesEvacuation(cluster.props.failoutProperties, plan.fabric, plan.requestId, now)) return;
-      const failout = restoredFailout(cluster.props.failoutProperties!, plan.fabric, plan.requestId, now + (count - 1 - c.stage) * gap, now);
+      const failout = restoredFailout(cluster.props.failoutProperties!, plan.fabric, plan.requestId, stageBackAt(plan, c.stage, now), now);
       if (failout !== 'unchanged') found.set(c.cluster, { cluster: c.cluster, op: setOf(cluster.path, cluster.version, cluster.props, failout), failout });
     });
     // In the plan's order, last stage first: if the restore is written in steps, the last stage returns first.
@@ -544,10 +543,6 @@ function resultOf(outcome: StepOutcome): EvacuationResult {
 }
 
 /** The restore gap a plan was made with: the spacing of its stages' returns (0 for one stage). */
-function restoreGapOf(plan: EvacuationNode['plan']): number {
-  const [a, b] = plan.stages;
-  return a !== undefined && b !== undefined ? Math.max(0, a.onlineAt - b.onlineAt) : 0;
-}
 
 /** The view op at the version read (a create when there was no node). */
 function viewOpOf(path: string, version: number | undefined, view: FailoutView, acl: AclSource): MultiOp {

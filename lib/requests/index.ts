@@ -32,7 +32,7 @@ export type { ViewDrift } from './failout-view';
 // Access control: the role → path table is the sub-face lib/requests/acl.
 // Fabric evacuation (issue 23): the plan as the worker judges it, and the evacuation nodes.
 export { judgeEvacuation, readFabricList, restoreOfUnknownFabric } from './evacuation-judge';
-export { DEFAULT_EVACUATIONS_PATH, drainTestEndedByRestore, isEvacuationOpen, readEvacuations, readStoredEvacuations } from './evacuation-node';
+export { DEFAULT_EVACUATIONS_PATH, drainTestEndedByRestore, isEvacuationOpen, readEvacuations, readStoredEvacuations, stageBackAt } from './evacuation-node';
 export { openEvacuationWindow } from './evacuation-plan';
 export type { EvacuationNode, EvacuationPlan, StoredEvacuation } from './evacuation-node';
 export type { EvacuateChangeRequest, RestoreFabricChangeRequest } from './evacuate-schema';

@@ -126,12 +126,15 @@ interface ShownEvacuations {
   readonly unreadable: readonly evacuation.UnreadableEvacuation[];
 }
 
-/** The lines of a fabric's evacuations worth showing: each open one, and each one that cannot be read. */
+/**
+ * The lines of a fabric's evacuations worth showing: each open one, each one a restore ended whose
+ * stages are still coming home (clusters still failed out by it), and each one that cannot be read.
+ */
 function evacuationLines(shown: ShownEvacuations, fabric: string | undefined, now: number): string[] {
   const of = (e: { readonly fabric: string }): boolean => fabric === undefined || e.fabric === fabric;
   return [
     ...shown.unreadable.filter(of).map((e) => evacuation.formatUnreadableEvacuationLine(e)),
-    ...shown.evacuations.filter((e) => e.open && of(e)).map((e) => evacuation.formatEvacuationLine(e, now)),
+    ...shown.evacuations.filter((e) => (e.open || e.backAt !== undefined) && of(e)).map((e) => evacuation.formatEvacuationLine(e, now)),
   ];
 }
 

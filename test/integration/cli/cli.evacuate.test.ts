@@ -148,6 +148,28 @@ it('evacuates a fabric with --wait, shows it in status by fabric, and restores i
   expect((await cli('status')).stdout).not.toMatch(/OPEN/);
 });
 
+it('shows, after restore --fabric of a staged evacuation, the stages still coming home in status until the last is back', async () => {
+  startWorker();
+  const applied = await cli('evacuate', 'lor1', '--to', 'lva1', '--for', '1h', '--stage', 'greetings-lor1', '--hold', '0s', '--restore-gap', '10m', '--wait');
+  expect(applied.code).toBe(0);
+
+  // Act: restore it; the last stage (hello-lor1) is back at once, the first (greetings-lor1) 10 minutes later
+  const restore = await cli('restore', '--fabric', 'lor1', '--wait');
+  const status = await cli('status');
+  const json = JSON.parse((await cli('status', '--json')).stdout) as { clusters: { cluster: string; state: string }[]; evacuations: { fabric: string; open: boolean; phase: string; backAt?: string; stage?: { number: number } }[] };
+
+  // Assess: what status says is what ZooKeeper holds: greetings-lor1 is still out, and says until when
+  expect(restore.code).toBe(0);
+  expect(json.clusters.find((c) => c.cluster === 'greetings-lor1')?.state).toBe('failed-out');
+  expect(json.clusters.find((c) => c.cluster === 'hello-lor1')?.state).not.toBe('failed-out');
+  expect(json.evacuations).toEqual([expect.objectContaining({ fabric: 'lor1', open: false, phase: 'restoring', stage: expect.objectContaining({ number: 1 }), backAt: expect.any(String) })]);
+  const backAt = Date.parse(json.evacuations[0]!.backAt!);
+  expect(backAt - Date.now()).toBeGreaterThan(9 * 60_000);
+  expect(backAt - Date.now()).toBeLessThanOrEqual(10 * 60_000);
+  expect(status.stdout).toMatch(/^fabric lor1: 2 clusters\n {2}evacuation of lor1 RETURNING \(restored by oncall@example\.com\): stage 1 of 2 still out, the last stage first; all back \S+ \(in (9m|10m)[^)]*\) {2}\[request [0-9a-f-]+\]/m);
+  expect(status.stdout).not.toMatch(/OPEN/);
+});
+
 it("brings home with `restore --fabric` a member whose windows `failout extend` kept open past the evacuation's end, and says so before sending", async () => {
   startWorker();
   expect((await cli('evacuate', 'lor1', '--to', 'lva1,ltx1', '--for', '3s', '--wait')).code).toBe(0);

@@ -191,6 +191,20 @@ describe('the fabric section', () => {
     expect(text).toContain('<span class="badge" data-state="evacuated">EVACUATED</span>');
   });
 
+  it('says of a restored evacuation whose stages are still coming home when the last is back, and offers Evacuate', () => {
+    // Arrange: restored 10 s ago; its first stage comes home a restore gap (1 minute) after the restore
+    const restored = node({ status: 'restored', endedAt: NOW - 10_000, endedBy: 'oncall' });
+
+    // Act
+    const text = renderFabrics(buildFabricTable(inputs({ evacuations: [restored] })), NOW, true).text;
+    const lor1 = text.slice(text.indexOf('<article class="card fabric" data-fabric="lor1"'), text.indexOf('<article class="card fabric" data-fabric="lva1"'));
+
+    // Assess
+    expect(lor1).toContain('class="last-evacuation"');
+    expect(lor1).toContain(`<span class="returning">Its stages still coming home, the last stage first: all back <time datetime="2026-12-01T12:00:50.000Z" data-clock="${NOW + 50_000}">2026-12-01T12:00:50Z</time> (in <time datetime="2026-12-01T12:00:50.000Z" data-until="${NOW + 50_000}">50s</time>)`);
+    expect(lor1).toContain('data-fabric-act="evacuate" data-fabric="lor1"');
+  });
+
   it('renders hostile cluster, fabric and map names from ZooKeeper as text', () => {
     // Prepare: a cluster whose rule-derived fabric is hostile, a map with a hostile name naming a hostile
     // cluster D2 does not have, and a map that does not decode with the problem quoting it

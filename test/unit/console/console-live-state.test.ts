@@ -239,6 +239,18 @@ describe('window boundaries', () => {
     expect(evacuationBoundary(node, NOW + 60 * MIN)).toBe(Infinity);
   });
 
+  it('takes, of an evacuation a restore ended, when each stage still out comes home (a restore gap apart)', () => {
+    // Prepare: restored 10 s ago; stage 2 was back at once, stage 1 comes home a gap (10 min) after the restore
+    const stages = [
+      { index: 0, offlineAt: NOW - 10 * MIN, fullyOutAt: NOW - 5 * MIN, onlineAt: NOW + 60 * MIN },
+      { index: 1, offlineAt: NOW - 3 * MIN, fullyOutAt: NOW - 2 * MIN, onlineAt: NOW + 50 * MIN },
+    ];
+    const node = { status: 'restored', endedAt: NOW - 10_000, plan: { offlineAt: NOW - 10 * MIN, onlineAt: NOW + 60 * MIN, stages } } as unknown as EvacuationNode;
+
+    // Act / Assess
+    expect(evacuationBoundary(node, NOW)).toBe(NOW - 10_000 + 10 * MIN);
+  });
+
   it('waits just past the boundary, at least 1 ms and at most what a timer holds', () => {
     expect([boundaryDelay(NOW + 5000, NOW), boundaryDelay(NOW - 5, NOW), boundaryDelay(NOW + 100 * 86_400_000, NOW)]).toEqual([5001, 1, 2 ** 31 - 1]);
   });

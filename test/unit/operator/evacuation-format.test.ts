@@ -105,6 +105,36 @@ describe('describeEvacuation and formatEvacuationLine', () => {
     expect(formatEvacuationLine(summary, now)).toMatch(line);
   });
 
+  it('says, once a restore ended it, which stages are still out until the last is back (the restore returns them a gap apart)', () => {
+    // Arrange: restored at +60m with both stages out; the last stage is back at once, the first 30 s later
+    const ended = node({ status: 'restored', endedAt: T0 + 60 * MINUTE, endedBy: 'oncall@example.com', endedByRequest: '0195d5a8-7c00-7000-8000-0000000000ff' });
+
+    // Act
+    const returning = describeEvacuation(ended, T0 + 60 * MINUTE + 10_000);
+    const back = describeEvacuation(ended, T0 + 60 * MINUTE + 30_000);
+
+    // Assess
+    expect(returning).toMatchObject({ open: false, phase: 'restoring', stage: { number: 1, of: 2, name: 'frontend' }, backAt: '2026-11-30T17:00:30.000Z' });
+    expect(formatEvacuationLine(returning, T0 + 60 * MINUTE + 10_000)).toMatch(
+      /^evacuation of lor1 RETURNING \(restored by oncall@example\.com\): stage 1 of 2 \(frontend\) still out, the last stage first; all back 2026-11-30T17:00:30\.000Z \(in 20s\) {2}\[request 0195d5a8-7c00-7000-8000-000000000000\]/,
+    );
+    expect(back).toMatchObject({ open: false, phase: 'ended' });
+    expect(back.backAt).toBeUndefined();
+  });
+
+  it('counts a stage that had not started when the restore ended it as never out, and a stop by an alarm as a restore', () => {
+    // Arrange: stopped at +5m, before stage 2 (+15m) started: only stage 1 is out, back 30 s later
+    const stopped = node({ status: 'stopped', endedAt: T0 + 5 * MINUTE, stoppedByAlarm: 'lor1-errors' });
+
+    // Act
+    const summary = describeEvacuation(stopped, T0 + 5 * MINUTE + 1000);
+
+    // Assess
+    expect(summary).toMatchObject({ open: false, phase: 'restoring', stage: { number: 1, of: 2 }, backAt: '2026-11-30T16:05:30.000Z' });
+    expect(formatEvacuationLine(summary, T0 + 5 * MINUTE + 1000)).toMatch(/^evacuation of lor1 RETURNING \(stopped by alarm lor1-errors\): stage 1 of 2 \(frontend\) still out/);
+    expect(describeEvacuation(stopped, T0 + 5 * MINUTE + 30_000)).toMatchObject({ phase: 'ended' });
+  });
+
   it('is no longer open once restored or past its end', () => {
     expect(describeEvacuation(node({ status: 'restored', endedAt: T0 + 20 * MINUTE, endedBy: 'oncall' }), T0 + 21 * MINUTE)).toMatchObject({ open: false, phase: 'ended', endedAt: '2026-11-30T16:20:00.000Z' });
     expect(describeEvacuation(node(), T0 + 3 * 60 * MINUTE)).toMatchObject({ open: false, phase: 'ended' });
