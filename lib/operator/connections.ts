@@ -1,5 +1,6 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
 import pino from 'pino';
+import { credentialHidingLogger } from '../text';
 import { ZkSession, type DigestCredential } from '../zk';
 import { isZkError, loadZkTlsFiles, ZkTlsConfigError, type ZkTlsFiles, type ZkTlsOptions } from '../zk';
 import { OperatorError, assertIsError, inputError } from './errors';
@@ -66,7 +67,7 @@ export class OperatorConnections {
     if (this.sqsClient) return this.sqsClient;
     const { sqsEndpoint, region } = this.settings;
     const dummy = sqsEndpoint && !env.AWS_ACCESS_KEY_ID ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {};
-    this.sqsClient = new SQSClient({ region, ...(sqsEndpoint ? { endpoint: sqsEndpoint } : {}), ...dummy });
+    this.sqsClient = new SQSClient({ region, ...(sqsEndpoint ? { endpoint: sqsEndpoint } : {}), ...dummy, logger: credentialHidingLogger });
     return this.sqsClient;
   }
 

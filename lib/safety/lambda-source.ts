@@ -6,6 +6,7 @@
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { z } from 'zod';
 import type { RequestLogger } from '../requests';
+import { credentialHidingLogger } from '../text';
 import { loadZkTlsFromEnv, ZkSession, ZkTlsConfigError, type ZkTlsOptions } from '../zk';
 import type { MessageSender } from './stop-guard';
 
@@ -71,7 +72,7 @@ export async function startReadOnlySession(config: ReadOnlySessionConfig, logger
 
 /** Sends with one SDK client (the SDK's endpoint: `AWS_ENDPOINT_URL_SQS` locally). */
 export function sqsSender(): MessageSender {
-  const sqs = new SQSClient({});
+  const sqs = new SQSClient({ logger: credentialHidingLogger });
   return async (message) => {
     const out = await sqs.send(new SendMessageCommand(message));
     return out.MessageId === undefined ? {} : { messageId: out.MessageId };

@@ -6,5 +6,5 @@
 export { escapeControlChars, findControlChar } from './control-chars';
 export type { EscapeOptions } from './control-chars';
 export { formatRemaining } from './remaining';
-export { hideUrlCredentials } from './url-credentials';
+export { credentialHidingLogger, hideUrlCredentials } from './url-credentials';
 export { NO_READ_PERMISSION } from './unreadable';

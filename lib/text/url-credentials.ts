@@ -7,3 +7,23 @@
 export function hideUrlCredentials(text: string): string {
   return text.replace(/\/\/[^/?#\s]*@/g, '//***@').replace(/^[^=/]*:[^=/]*@/, '***@');
 }
+
+/** Text of one log argument, with any URL's `user:password@` hidden. */
+function shownLogArgument(arg: unknown): string {
+  return hideUrlCredentials(arg instanceof Error ? arg.message : typeof arg === 'string' ? arg : (JSON.stringify(arg) ?? String(arg)));
+}
+
+/**
+ * The `logger` of every AWS SDK client that takes a URL from configuration (the SQS clients that send
+ * change requests: the CLI and the console, the guard and the drill runner). Without one the SDK falls
+ * back to `console` for some warnings, and SQS's says, when the queue URL's host differs from the
+ * client's endpoint, the whole queue URL, `user:password@` included (@aws-sdk/middleware-sdk-sqs
+ * `queueUrlMiddleware`). This one keeps the SDK's warnings and errors on `console` with credentials
+ * hidden, and drops debug and info as the SDK's default (no-op) logger does.
+ */
+export const credentialHidingLogger = {
+  debug: (): void => undefined,
+  info: (): void => undefined,
+  warn: (...args: unknown[]): void => console.warn(args.map(shownLogArgument).join(' ')),
+  error: (...args: unknown[]): void => console.error(args.map(shownLogArgument).join(' ')),
+};
