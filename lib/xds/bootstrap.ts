@@ -319,7 +319,10 @@ export function parseBootstrapJson(text: string, origin = 'bootstrap JSON', env:
     obj = JSON.parse(text);
   } catch (e) {
     assertIsError(e);
-    throw new XdsError('bootstrap', `invalid xDS bootstrap: ${origin} is not valid JSON: ${e.message}`, { field: '', cause: e });
+    // Only the position, and no cause: V8's message quotes the text around a bad token, and a
+    // bootstrap may hold credentials (channel_creds config, node metadata), as the bridge's config does.
+    const position = /at position (\d+)/.exec(e.message)?.[1];
+    throw new XdsError('bootstrap', `invalid xDS bootstrap: ${origin} is not valid JSON${position === undefined ? '' : ` at position ${position}`} (the text is not quoted: it may hold credentials)`, { field: '' });
   }
   return parseBootstrap(obj, env);
 }

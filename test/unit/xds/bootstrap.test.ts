@@ -253,6 +253,20 @@ describe('bootstrap sources', () => {
     expect(bootstrapErrorOf(() => parseBootstrapJson('[')).kind).toBe('bootstrap');
   });
 
+  it('never quotes invalid bootstrap JSON in its error, which may hold credentials', () => {
+    // Prepare: V8 quotes the text around an unexpected token ("…"{"token": sekrit-tok"… is not valid JSON")
+    const text = '{"xds_servers": [{"server_uri": "cp:443", "channel_creds": [{"type": "tls", "config": {"token": sekrit-token}}]}]}';
+
+    // Act
+    const error = bootstrapErrorOf(() => parseBootstrapJson(text, 'GRPC_XDS_BOOTSTRAP_CONFIG'));
+
+    // Assess: where, never what (nor in a cause a logger would print)
+    expect(error.message).toContain('GRPC_XDS_BOOTSTRAP_CONFIG is not valid JSON');
+    let shown = '';
+    for (let e: unknown = error; e instanceof Error; e = e.cause) shown += `${e.message} ${e.stack ?? ''}`;
+    expect(shown).not.toContain('sekrit');
+  });
+
   it('prefers GRPC_XDS_BOOTSTRAP (a path) over GRPC_XDS_BOOTSTRAP_CONFIG (JSON)', () => {
     const file = path.join(dir, 'b.json');
     writeFileSync(file, JSON.stringify(minimal({ node: { id: 'from-file' } })));
