@@ -18,12 +18,14 @@ function shownLogArgument(arg: unknown): string {
  * change requests: the CLI and the console, the guard and the drill runner). Without one the SDK falls
  * back to `console` for some warnings, and SQS's says, when the queue URL's host differs from the
  * client's endpoint, the whole queue URL, `user:password@` included (@aws-sdk/middleware-sdk-sqs
- * `queueUrlMiddleware`). This one keeps the SDK's warnings and errors on `console` with credentials
- * hidden, and drops debug and info as the SDK's default (no-op) logger does.
+ * `queueUrlMiddleware`). This one keeps the SDK's warnings on `console` with credentials hidden, and
+ * drops the rest as the SDK's default (no-op) logger does: with a logger, the SDK logs every failed
+ * call at `error` and every call at `info` with its whole input (the request body, the queue URL as
+ * given), and the caller reports the failure itself.
  */
 export const credentialHidingLogger = {
   debug: (): void => undefined,
   info: (): void => undefined,
   warn: (...args: unknown[]): void => console.warn(args.map(shownLogArgument).join(' ')),
-  error: (...args: unknown[]): void => console.error(args.map(shownLogArgument).join(' ')),
+  error: (): void => undefined,
 };

@@ -47,8 +47,10 @@ describe('SQS clients: a queue URL with credentials', () => {
     const output = await consoleOutput(() => sqs.send(new SendMessageCommand(MESSAGE)));
     await connections.close();
 
-    // Assess: the SDK's warning, if any, is kept with the credentials hidden
+    // Assess: the SDK's warning, if any, is kept with the credentials hidden; nothing else is logged
+    // (the SDK logs a failed call's whole input at `error` to a logger it is given; the caller reports it)
     expect(output).not.toContain('s3cret-pw');
+    expect(output).not.toContain('MessageBody');
     if (warned) expect(output).toContain('QueueUrl=http://***@127.0.0.1:1/');
   });
 
@@ -61,6 +63,7 @@ describe('SQS clients: a queue URL with credentials', () => {
 
     // Assess
     expect(output).not.toContain('s3cret-pw');
+    expect(output).not.toContain('MessageBody');
     expect(output).toContain('QueueUrl=http://***@127.0.0.1:1/');
   });
 });
