@@ -63,3 +63,14 @@ export async function probe(session: ZkReader & ZkWriter, path: string, change: 
     throw err;
   }
 }
+
+/** Every node under `root` (itself included), parents first. */
+export async function treeOf(session: ZkReader, root: string): Promise<string[]> {
+  const out: string[] = [];
+  const visit = async (path: string): Promise<void> => {
+    out.push(path);
+    for (const child of (await session.children(path)).children) await visit(`${path}/${child}`);
+  };
+  await visit(root);
+  return out;
+}

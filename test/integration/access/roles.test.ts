@@ -15,7 +15,7 @@ import { classifyPath, type NodeClass } from '../../../lib/requests/acl-table';
 import type { XdsManagementServer } from '../../../lib/xds/server';
 import { auditAcls, type ZkSession } from '../../../lib/zk';
 import { parentOf } from '../../../lib/zk/session';
-import { CREDENTIALS, IDS, probe, type Change, type Verdict } from '../../helpers/access';
+import { CREDENTIALS, IDS, probe, treeOf, type Change, type Verdict } from '../../helpers/access';
 import { bridgeConfig, startBridge, stopBridges, worldSnapshot, type World } from '../../helpers/bridge';
 import { failoutInput } from '../../helpers/requests';
 import { startXdsServer } from '../../helpers/xds-chain';
@@ -59,17 +59,6 @@ function world(): World {
       { name: 'greetings-ltx1', endpoints: [{ address: '10.0.2.1', port: 80 }] },
     ],
   };
-}
-
-/** Every node under `root` (itself included), parents first. */
-async function treeOf(session: ZkSession, root: string): Promise<string[]> {
-  const out: string[] = [];
-  const visit = async (path: string): Promise<void> => {
-    out.push(path);
-    for (const child of (await session.children(path)).children) await visit(`${path}/${child}`);
-  };
-  await visit(root);
-  return out;
 }
 
 describe('ZooKeeper access control with every component under its own identity', () => {
