@@ -174,4 +174,26 @@ describe('the console history in Chromium over 5,000 records', () => {
     expect((await page.evaluate('window.failoutConsole.stats.patches')) as number).toBeGreaterThan(patchesBefore);
     expect(await page.locator('#live.ok').count()).toBe(1);
   }, 30_000);
+
+  it('keeps the older page asked for when a live patch came just before the click (its re-ask of the newest page is dropped)', async () => {
+    // Prepare: the filter's newest page, then a live patch as console.js hands one over (it re-asks the
+    // filter's newest page a moment later, a new record may match)
+    await page.fill('#h-cluster', 'lor1');
+    await page.locator('#history-summary', { hasText: 'Records 1–100 of' }).filter({ hasText: 'matching cluster “lor1”' }).waitFor({ timeout: 10_000 });
+    const newest = await rowIds();
+    await page.evaluate('window.failoutHistory.onLiveRows(undefined, false)');
+
+    // Act: one page older before that re-ask goes out
+    await page.click('#h-older');
+    await page.locator('#history-summary', { hasText: 'Records 101–200' }).waitFor({ timeout: 10_000 });
+    await page.waitForTimeout(700);
+
+    // Assess: still the older page
+    expect(await summary()).toMatch(/^Records 101–200 of /);
+    const older = await rowIds();
+    expect(older).toHaveLength(100);
+    expect(older.filter((id) => newest.includes(id))).toEqual([]);
+    await page.fill('#h-cluster', '');
+    await page.locator('#history-summary', { hasText: '(the newest, live)' }).waitFor({ timeout: 10_000 });
+  }, 30_000);
 });

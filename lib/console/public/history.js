@@ -119,7 +119,10 @@ window.failoutHistory = (function () {
     $('h-csv').href = '/api/history.csv' + (filter === '' ? '' : '?' + filter);
     $('h-json').href = '/api/history.json' + (filter === '' ? '' : '?' + filter);
   }
+  let recount = null;
   function go(nextPosition) {
+    // A re-ask a live patch scheduled is for the page shown before: the page asked for now replaces it.
+    clearTimeout(recount);
     position = nextPosition;
     cursors = { newer: null, older: null };
     if (isLive()) {
@@ -148,7 +151,6 @@ window.failoutHistory = (function () {
   buttons.older.addEventListener('click', () => go(buttons.older.dataset.position));
   buttons.oldest.addEventListener('click', () => go('oldest=1'));
 
-  let recount = null;
   return Object.freeze({
     live,
     // New live rows or a new count (`count`, from a patch). After a whole `sections` event (`whole`),
@@ -163,7 +165,11 @@ window.failoutHistory = (function () {
         if (!whole) return;
       } else if (position !== '') return;
       clearTimeout(recount);
-      recount = setTimeout(() => (isLive() ? ask('limit=0') : ask('')), 300);
+      // Asked only if the same page is still shown then (a click or a filter since has asked its own).
+      const shown = filter + '|' + position;
+      recount = setTimeout(() => {
+        if (filter + '|' + position === shown) void (isLive() ? ask('limit=0') : ask(''));
+      }, 300);
     },
     start() {
       exports();
