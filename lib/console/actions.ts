@@ -152,10 +152,9 @@ export class ConsoleActions {
   private async showAgain(request: ActionRequest, requestId: string, at: number): Promise<ActionAnswer> {
     const clusterState = this.judgedState(request.fields);
     const result = await this.judge(request, Date.now(), at);
-    const cluster = request.fields.cluster;
-    if (result.kind !== 'ready') return { status: 409, body: { kind: 'stale', reason: 'clusterChanged', requestId: shown(requestId), message: shown(clusterChangedMessage(cluster, false)), check: checkAnswer(result, Date.now()) } };
-    this.checked.remember(requestId, request.action, request.fields, clusterState, at, shownFingerprint(result));
-    return { status: 409, body: { kind: 'stale', reason: 'clusterChanged', requestId: shown(requestId), message: shown(clusterChangedMessage(cluster, true)), check: checkAnswer(result, Date.now()) } };
+    const ready = result.kind === 'ready';
+    if (ready) this.checked.remember(requestId, request.action, request.fields, clusterState, at, shownFingerprint(result));
+    return { status: 409, body: { kind: 'stale', reason: 'clusterChanged', requestId: shown(requestId), message: shown(clusterChangedMessage(request.fields.cluster, ready)), check: checkAnswer(result, Date.now()) } };
   }
 
   /**

@@ -8,7 +8,7 @@ import type { EvacuateChangeRequest } from './evacuate-schema';
 import { activeDrillWindow, drillPrecedenceProblems } from './drill-rules';
 import { linkAliases, readYield as readClusterDrillYield, viewThroughLinks, type YieldedDrill } from './judge-together';
 import { DEFAULT_EVACUATIONS_PATH, isEvacuationOpen, readStoredEvacuations, type EvacuationNode, type EvacuationPlan, type EvacuationReceiver, type StoredEvacuation } from './evacuation-node';
-import { carriesEvacuation, fabricsOf, namingProblems, planEvacuation, restoredFailout, withForced } from './evacuation-plan';
+import { carriesEvacuation, fabricsOf, planEvacuation, stageNamingProblems, restoredFailout, withForced } from './evacuation-plan';
 import { DEFAULT_VIEW_PATH, readFailoutView, withViewEntries, type FailoutView } from './failout-view';
 import type { JudgeOptions } from './judge-request';
 import { involvedClusters, judgeTogether, type TogetherResult } from './open-failouts';
@@ -199,12 +199,12 @@ export async function judgeEvacuation(session: ZkReader, d2BasePath: string, req
   const reject = (problems: readonly Problem[], plan?: EvacuationPlan): EvacuationJudgement => ({ verdict: 'reject', rejection: rejectionOf(problems, request.requestId), ...(plan === undefined ? {} : { plan }) });
   const [evacuations, fabrics] = await Promise.all([readStoredEvacuations(session, evacuationsPath), readFabricList(session, d2BasePath, options.fabricsPath)]);
   // The request's own naming first: a typo is refused for what it is, not as another evacuation's being open.
-  const naming = namingProblems(request, fabrics);
+  const chosen = fabricsOf(request, fabrics);
+  if ('problems' in chosen) return reject(chosen.problems);
+  const naming = stageNamingProblems(request, chosen.members);
   if (naming.length > 0) return reject(naming);
   const precedence = evacuationPrecedence(evacuations, request, now);
   if ('problem' in precedence) return reject([precedence.problem]);
-  const chosen = fabricsOf(request, fabrics);
-  if ('problems' in chosen) return reject(chosen.problems);
   // A drain test giving way: its clusters as they are once its windows end now (read once, for every use).
   const yielded = precedence.yielding === undefined ? undefined : await readYield(session, d2BasePath, precedence.yielding, now);
   const corrected = (cluster: string, failout: FailoutProperties | null): FailoutProperties | null => (yielded?.clusters.has(cluster) ? yielded.clusters.get(cluster)!.failout : failout);

@@ -119,16 +119,14 @@ export function fabricsOf(request: Pick<EvacuateChangeRequest, 'fabric' | 'targe
 }
 
 /**
- * What the request names that the fabrics do not have: an unknown fabric or target, an exclude that is
- * no service of the fabric, a stage naming a tier or cluster it does not have (or a cluster twice).
- * The judge refuses these before it looks at other evacuations, so a typo is never answered as
- * `evacuationOpen` ("restore the open one first", which would not help). Pure.
+ * What the request's stages name that the fabric's members (from {@link fabricsOf}, which refuses an
+ * unknown fabric, target or exclude) do not have: a tier or cluster it does not have, or a cluster
+ * twice. The judge refuses these, and {@link fabricsOf}'s, before it looks at other evacuations, so a
+ * typo is never answered as `evacuationOpen` ("restore the open one first", which would not help). Pure.
  */
-export function namingProblems(request: Pick<EvacuateChangeRequest, 'fabric' | 'targets' | 'exclude' | 'stages'>, fabrics: readonly Fabric[]): Problem[] {
-  const chosen = fabricsOf(request, fabrics);
-  if ('problems' in chosen) return chosen.problems;
+export function stageNamingProblems(request: Pick<EvacuateChangeRequest, 'fabric' | 'exclude' | 'stages'>, members: readonly FabricMember[]): Problem[] {
   const problems: Problem[] = [];
-  stagesOf(request, chosen.members, problems);
+  stagesOf(request, members, problems);
   return problems;
 }
 

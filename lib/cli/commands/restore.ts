@@ -1,10 +1,9 @@
 import { Command } from 'commander';
 import { newRequestId } from '../../requests';
-import { addConnectionOptions, withConnections, type CommandRuntime } from '../command-context';
+import { addConnectionOptions, printJson, withConnections, type CommandRuntime } from '../command-context';
 import { addSendOptions, sendRequest, type SendOptions } from './send';
 import { defaultRequester, evacuation, inputError, isOperatorError, validateLocally, buildRestoreBody, type ConnectionFlags, type OperatorConnections, type OperatorSettings } from '../../operator';
 import { isZkError } from '../../zk';
-import { printJson } from '../command-context';
 import { EXIT } from '../errors';
 import { judgeBeforeSend } from '../judge-before-send';
 import { answeredFromRecord } from '../recorded-already';
