@@ -110,7 +110,122 @@ export function parseFailoutProperties(input: unknown): FailoutProperties | null
   if (input === undefined || input === null) {
     return null;
   }
+  if (typeof input === 'string') {
+    const written = readAsWritten(input);
+    if (written !== undefined) {
+      return written;
+    }
+  }
   return decodeMember(input, 'cluster', KEY, readFailoutProperties);
+}
+
+/** Where {@link readAsWritten} checks an entry: its errors are never shown (the general reader says what is wrong). */
+const UNSHOWN: Place = { path: KEY };
+
+/**
+ * The member as our writers write it, read from `JSON.parse`'s value without the general reader's
+ * wrappers: every client reads every failout write, and nearly all are ours. Undefined for anything
+ * else (invalid JSON, a key it does not know, a null, a `fabric` or `rampHold`, a broken rule): the
+ * general reader reads those, so every value and error stays exactly its own. Equal to the general
+ * reader here because what it takes holds no unknown keys, whose number literals that reader records,
+ * and every number it takes passes a rule that leaves no integer beyond 2^53.
+ */
+function readAsWritten(text: string): FailoutProperties | undefined {
+  let root: unknown;
+  try {
+    root = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!isPlainObject(root) || !onlyKnownKeys(root, FAILOUT_KEYS) || root[HOLD_KEY] !== undefined) {
+    return undefined;
+  }
+  const redirectEntries = root.failoutRedirectConfigs;
+  const bucketEntries = root.failoutBucketConfigs;
+  if ((redirectEntries === undefined && bucketEntries === undefined) || !isListOrAbsent(redirectEntries) || !isListOrAbsent(bucketEntries)) {
+    return undefined;
+  }
+  const props: FailoutProperties = { redirects: [], ignoredRedirectEntries: 0, buckets: [] };
+  try {
+    for (const entry of redirectEntries ?? []) {
+      if (!isPlainObject(entry) || !onlyKnownKeys(entry, WRITTEN_REDIRECT_KEYS)) {
+        return undefined;
+      }
+      const { peer, weight } = entry;
+      if (peer === undefined && weight === undefined) {
+        props.ignoredRedirectEntries++;
+        continue;
+      }
+      if (typeof peer !== 'string' || weight === null) {
+        return undefined;
+      }
+      const redirect = { peer } as FailoutRedirectConfig;
+      if (weight !== undefined) {
+        redirect.weight = weight as number;
+      }
+      checkRedirect(redirect, UNSHOWN, props.redirects, props.redirects.length);
+      props.redirects.push(redirect);
+    }
+    for (const entry of bucketEntries ?? []) {
+      const bucket = bucketAsWritten(entry);
+      if (bucket === undefined) {
+        return undefined;
+      }
+      checkBucket(bucket, UNSHOWN);
+      props.buckets.push(bucket);
+    }
+  } catch {
+    return undefined;
+  }
+  return props;
+}
+
+/** A bucket entry as {@link readBucket} reads it, or undefined when it holds a null or a key it does not know. */
+function bucketAsWritten(entry: unknown): FailoutBucketConfig | undefined {
+  if (!isPlainObject(entry) || !onlyKnownKeys(entry, BUCKET_KEYS)) {
+    return undefined;
+  }
+  const bucket: Record<string, unknown> = {};
+  const range = entry.bucketOfflineRange;
+  if (range !== undefined) {
+    if (!isPlainObject(range) || !onlyKnownKeys(range, RANGE_KEYS)) {
+      return undefined;
+    }
+    bucket.bucketOfflineRange = { from: range.from, to: range.to };
+  }
+  for (const [key] of BUCKET_RULES) {
+    const value = entry[key];
+    if (value === null) {
+      return undefined;
+    }
+    if (value !== undefined) {
+      // A copy: the model must not share a list with the parsed document.
+      bucket[key] = Array.isArray(value) ? [...(value as unknown[])] : value;
+    }
+  }
+  return bucket as FailoutBucketConfig;
+}
+
+/** The redirect keys {@link readAsWritten} takes: `fabric` (an alias some documents use) is left to the general reader. */
+const WRITTEN_REDIRECT_KEYS: ReadonlySet<string> = new Set(['peer', 'weight']);
+
+/** A JSON object as `JSON.parse` makes one (not null, not a list). */
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isListOrAbsent(value: unknown): value is unknown[] | undefined {
+  return value === undefined || Array.isArray(value);
+}
+
+/** Whether every own key of `object` is in `known` (an own `__proto__` is not). */
+function onlyKnownKeys(object: Record<string, unknown>, known: ReadonlySet<string>): boolean {
+  for (const key in object) {
+    if (!known.has(key)) {
+      return false;
+    }
+  }
+  return true;
 }
 
 /**
