@@ -157,6 +157,8 @@ export class LoadBalancerState {
   private readonly clusters = new Map<string, ClusterWatch>();
   private readonly services = new Map<string, ServiceWatch>();
   private readonly listeners = new Set<LoadBalancerClusterListener>();
+  /** `listeners` as a list, replaced (never changed) when they change: a notification iterates the list it started with. */
+  private listenerList: readonly LoadBalancerClusterListener[] = [];
   private readonly log: Logger;
   private lifecycle: Lifecycle = 'running';
   private changes = 0;
@@ -297,6 +299,7 @@ export class LoadBalancerState {
   registerClusterListener(listener: LoadBalancerClusterListener): () => void {
     if (!this.listeners.has(listener)) {
       this.listeners.add(listener);
+      this.listenerList = [...this.listeners];
       for (const [cluster, watch] of this.clusters) {
         const properties = this.clusterStore.get(cluster);
         if (!watch.announced || properties === undefined) continue;
@@ -311,7 +314,7 @@ export class LoadBalancerState {
 
   /** Removes a cluster listener (it hears no `removed` changes). */
   unregisterClusterListener(listener: LoadBalancerClusterListener): void {
-    this.listeners.delete(listener);
+    if (this.listeners.delete(listener)) this.listenerList = [...this.listeners];
   }
 
   /** The cluster's properties, or undefined when it is not followed, not loaded, absent or unreadable. */
@@ -369,6 +372,7 @@ export class LoadBalancerState {
     this.clusters.clear();
     this.services.clear();
     this.listeners.clear();
+    this.listenerList = [];
     this.clusterStore.close();
     this.serviceStore.close();
     this.uriStore.close();
@@ -477,7 +481,8 @@ export class LoadBalancerState {
   }
 
   private notify(change: ClusterChange): void {
-    for (const listener of [...this.listeners]) if (this.listeners.has(listener)) this.call(listener, change);
+    // Every change of every followed cluster comes here: no copy of the listeners per change.
+    for (const listener of this.listenerList) if (this.listeners.has(listener)) this.call(listener, change);
   }
 
   private call(listener: LoadBalancerClusterListener, change: ClusterChange): void {

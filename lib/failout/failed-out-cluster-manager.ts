@@ -91,7 +91,8 @@ interface PeerWatch {
   attempt: number;
   /** While `tearingDown`: the status to go back to when the peer is re-added. */
   resume: PeerWatchStatus;
-  teardown: unknown;
+  /** While `tearingDown`: the teardown timer that releases it (see `FailedoutClusterManager.teardownTimer`). */
+  teardownBatch: number;
   /** The config the peer was (re-)added with: what the warm-up is given (rest.li passes it too). */
   config: FailoutConfig;
   /** When its last warm-up was started (epoch ms, the manager's clock); -Infinity: never. */
@@ -167,6 +168,16 @@ export class FailedoutClusterManager {
   /** The config every peer of which was found watched and loaded (the routing fast path); reset when a watch starts. */
   private loadedFor: FailoutConfig | undefined;
   private boundaryTimer: unknown;
+  /**
+   * One timer releases the peers dropped before it was armed, rather than a timer per peer: a restore
+   * drops every peer of every cluster it writes in every client, and the next failout usually takes
+   * them back before the delay ends. Peers dropped while it runs wait for the next one.
+   */
+  private teardownTimer: unknown;
+  /** The batch the next dropped peer joins; a teardown timer releases its batch and those before. */
+  private teardownBatch = 0;
+  /** Peers `tearingDown` (waiting for a teardown timer). */
+  private teardownsPending = 0;
   /** When the boundary timer is due (epoch ms); meaningful while `boundaryTimer` is set. */
   private boundaryAt = 0;
   private lifecycle: Lifecycle = 'running';
@@ -253,6 +264,7 @@ export class FailedoutClusterManager {
     if (this.lifecycle === 'closed') return;
     this.lifecycle = 'closed';
     this.clearBoundaryTimer();
+    this.clearTeardownTimer();
     for (const [peer, watch] of [...this.peers]) {
       if (watch.status !== 'tearingDown') this.handler?.cancelPendingRequests(peer);
       this.release(peer, watch);
@@ -277,13 +289,16 @@ export class FailedoutClusterManager {
       this.rewarmBeforeStart(config, now);
     }
     if (config !== undefined) this.scheduleNextBoundary(config, now);
+    // After every peer this evaluation drops: one timer for all of them.
+    if (this.teardownsPending > 0 && this.teardownTimer === undefined) this.armTeardown(this.teardownDelayMs);
     this.checkIdle();
   }
 
   /** Failed out now, or a window starts within the warm-up lead (its peers get ready first). */
   private activeOrImminent(config: FailoutConfig, now: number): boolean {
     if (config.isFailedOut(now)) return true;
-    return config.windows.some((w) => w.offlineAt > now && w.offlineAt - this.leadMs <= now && (w.onlineAt === undefined || w.onlineAt > now));
+    for (const w of config.windows) if (w.offlineAt > now && w.offlineAt - this.leadMs <= now && (w.onlineAt === undefined || w.onlineAt > now)) return true;
+    return false;
   }
 
   /**
@@ -351,7 +366,7 @@ export class FailedoutClusterManager {
       loaded,
       attempt: 0,
       resume: 'listening',
-      teardown: undefined,
+      teardownBatch: 0,
       config,
       warmedAt: -Infinity,
       droppedAt: -Infinity,
@@ -370,8 +385,8 @@ export class FailedoutClusterManager {
    * again, as rest.li warms up every peer it adds.
    */
   private resume(peer: string, watch: PeerWatch, config: FailoutConfig): void {
-    this.scheduler.clearTimeout(watch.teardown);
-    watch.teardown = undefined;
+    this.teardownsPending--;
+    if (this.teardownsPending === 0) this.clearTeardownTimer();
     watch.config = config;
     this.loadedFor = undefined;
     if (this.aheadMs > 0 && this.now() - watch.droppedAt >= this.aheadMs) watch.warmedHosts.clear();
@@ -480,17 +495,41 @@ export class FailedoutClusterManager {
     watch.resume = watch.status;
     watch.status = 'tearingDown';
     watch.droppedAt = this.now();
-    watch.teardown = this.scheduler.setTimeout(() => {
-      if (this.peers.get(peer) !== watch || watch.status !== 'tearingDown') return;
-      this.release(peer, watch);
-      this.checkIdle();
-    }, this.teardownDelayMs);
+    watch.teardownBatch = this.teardownBatch;
+    this.teardownsPending++;
+  }
+
+  /** Arms the teardown timer for the peers dropped so far (the current batch and any before it). */
+  private armTeardown(delayMs: number): void {
+    const batch = this.teardownBatch++;
+    this.teardownTimer = this.scheduler.setTimeout(() => {
+      this.teardownTimer = undefined;
+      if (this.lifecycle === 'running') this.tearDown(batch);
+    }, delayMs);
+  }
+
+  /** Releases the peers of `batch` and before; arms the timer again for any dropped since, at their own time. */
+  private tearDown(batch: number): void {
+    let next = Infinity;
+    // No copy of the entries: a Map's iteration tolerates release deleting the entry it is on.
+    for (const [peer, watch] of this.peers) {
+      if (watch.status !== 'tearingDown') continue;
+      if (watch.teardownBatch <= batch) this.release(peer, watch);
+      else next = Math.min(next, watch.droppedAt + this.teardownDelayMs);
+    }
+    if (this.teardownsPending > 0) this.armTeardown(Math.max(0, next - this.now()));
+    this.checkIdle();
+  }
+
+  private clearTeardownTimer(): void {
+    if (this.teardownTimer === undefined) return;
+    this.scheduler.clearTimeout(this.teardownTimer);
+    this.teardownTimer = undefined;
   }
 
   /** Forgets the watch and releases the manager's own hold (someone else's holds stay). */
   private release(peer: string, watch: PeerWatch): void {
-    if (watch.teardown !== undefined) this.scheduler.clearTimeout(watch.teardown);
-    watch.teardown = undefined;
+    if (watch.status === 'tearingDown' && --this.teardownsPending === 0) this.clearTeardownTimer();
     this.peers.delete(peer);
     this.loadedFor = undefined;
     this.onPeerReleased?.(peer);

@@ -75,8 +75,10 @@ function samePeers(peers: readonly FailoutPeer[], props: FailoutProperties): boo
  */
 class TypedFailoutConfig implements FailoutConfig {
   private readonly peerClusters: ReadonlySet<string>;
-  /** `isFailedOut`'s last answer and the span `[from, until)` between window boundaries where it holds. */
-  private memo = { from: 0, until: 0, answer: false };
+  /** `isFailedOut`'s last answer and the span `[memoFrom, memoUntil)` between window boundaries where it holds. */
+  private memoFrom = 0;
+  private memoUntil = 0;
+  private memoAnswer = false;
 
   constructor(
     readonly cluster: string,
@@ -95,8 +97,7 @@ class TypedFailoutConfig implements FailoutConfig {
   isFailedOut(now: number = Date.now()): boolean {
     // Asked on every request: the last answer holds until the next window boundary, so it is kept
     // with the span it is valid for and re-derived from the format's rule only outside it.
-    const memo = this.memo;
-    if (now >= memo.from && now < memo.until) return memo.answer;
+    if (now >= this.memoFrom && now < this.memoUntil) return this.memoAnswer;
     const answer = isFailedOutAt(this.timing, now);
     let from = -Infinity;
     let until = Infinity;
@@ -107,7 +108,9 @@ class TypedFailoutConfig implements FailoutConfig {
       if (end <= now) from = Math.max(from, end);
       else until = Math.min(until, end);
     }
-    this.memo = { from, until, answer };
+    this.memoFrom = from;
+    this.memoUntil = until;
+    this.memoAnswer = answer;
     return answer;
   }
 

@@ -87,9 +87,13 @@ const FAILOUT_MEMBER = Buffer.from(',"failoutProperties":');
  * `failoutProperties` as the root's last member.
  */
 interface FailoutSplit {
-  /** The value read from `bytes`. */
-  readonly props: ClusterProperties;
-  /** The document's bytes. */
+  /** The value read last: from `bytes` up to `at`, and the failout member of the latest version. */
+  props: ClusterProperties;
+  /**
+   * The bytes of the version parsed whole. Kept while later versions differ only in the member: their
+   * heads are these bytes', and a client then holds no new buffer per write (every client reads every
+   * write of every cluster it follows, and each buffer is memory the collector tracks apart).
+   */
   readonly bytes: Buffer;
   /** Offset of {@link FAILOUT_MEMBER} in them. */
   readonly at: number;
@@ -120,7 +124,7 @@ export function parseClusterUpdate(input: Uint8Array | string, last: ClusterPars
     const failout = failoutMember(bytes, split.at);
     if (failout !== undefined) {
       const props = withFailout(split.props, failout.value);
-      last.memo = { props, bytes, at: split.at } satisfies FailoutSplit;
+      split.props = props;
       return props;
     }
   }

@@ -193,7 +193,9 @@ function bucketAsWritten(entry: unknown): FailoutBucketConfig | undefined {
     }
     bucket.bucketOfflineRange = { from: range.from, to: range.to };
   }
-  for (const [key] of BUCKET_RULES) {
+  // Indexed, not destructured: every client reads every failout write, and a tuple pattern is an iterator.
+  for (let i = 0; i < BUCKET_RULES.length; i++) {
+    const key = BUCKET_RULES[i]![0];
     const value = entry[key];
     if (value === null) {
       return undefined;
@@ -406,9 +408,11 @@ function checkBucket(b: FailoutBucketConfig, at: Place): void {
       throw malformed('cluster', fieldPath(at.path, 'bucketOfflineRange'), 'must have from <= to');
     }
   }
-  for (const [key, rule] of BUCKET_RULES) {
+  for (let i = 0; i < BUCKET_RULES.length; i++) {
+    const entry = BUCKET_RULES[i]!;
+    const key = entry[0];
     if (b[key] !== undefined) {
-      check(at, key, rule(b[key]));
+      check(at, key, entry[1](b[key]));
     }
   }
   if (b.onlineAt !== undefined && b.onlineAt <= (b.offlineAt ?? 0)) {

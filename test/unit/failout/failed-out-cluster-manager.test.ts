@@ -232,6 +232,53 @@ describe('FailedoutClusterManager (rest.li FailedoutClusterManagerTest)', () => 
 });
 
 describe('FailedoutClusterManager (beyond rest.li)', () => {
+  it('tears the peers a write drops down with one timer, and a peer dropped later at its own time', async () => {
+    // Prepare
+    let now = 1_000_000;
+    const { state, scheduler, manager } = fixture({ now: () => now });
+    manager.updateFailoutConfig(failoutConfig(CLUSTER, [P1, P2]));
+    await flush();
+
+    // Act: P2 dropped at +0 s, P1 at +30 s; the timer of the first fires at +60 s, the next at +90 s.
+    manager.updateFailoutConfig(failoutConfig(CLUSTER, [P1]));
+    now += 30_000;
+    manager.updateFailoutConfig(undefined);
+    const beforeTimer = { pending: scheduler.pending(), held: [...state.holds.keys()].sort() };
+    now += 30_000;
+    scheduler.runAll();
+    const atFirst = { pending: scheduler.pending(), held: [...state.holds.keys()], statuses: manager.peerStates() };
+    now += 30_000;
+    scheduler.runAll();
+
+    // Assess
+    expect(beforeTimer).toEqual({ pending: [TEARDOWN_MS], held: [P1, P2] });
+    expect(atFirst).toEqual({ pending: [30_000], held: [P1], statuses: new Map([[P1, 'tearingDown']]) });
+    expect(state.holds.size).toBe(0);
+    expect(scheduler.pending()).toEqual([]);
+    expect(scheduler.scheduled).toEqual([TEARDOWN_MS, 30_000]);
+  });
+
+  it('arms one teardown timer for every peer a restore drops, kept while one of them is still dropped', async () => {
+    // Prepare
+    const { state, scheduler, manager } = fixture();
+    manager.updateFailoutConfig(failoutConfig(CLUSTER, [P1, P2]));
+    await flush();
+
+    // Act: a restore drops both; a failout to P1 alone takes P1 back; then P2's teardown runs.
+    manager.updateFailoutConfig(undefined);
+    const dropped = scheduler.pending();
+    manager.updateFailoutConfig(failoutConfig(CLUSTER, [P1]));
+    const oneBack = scheduler.pending();
+    scheduler.runAll();
+
+    // Assess
+    expect(dropped).toEqual([TEARDOWN_MS]);
+    expect(oneBack).toEqual([TEARDOWN_MS]);
+    expect(manager.peerStates()).toEqual(new Map([[P1, 'warm']]));
+    expect([...state.holds.keys()]).toEqual([P1]);
+    expect(scheduler.pending()).toEqual([]);
+  });
+
   it('keeps the watch of a peer re-added before its teardown runs, without a second hold or warm-up', async () => {
     // Prepare
     const { state, handler, scheduler, manager } = fixture();
