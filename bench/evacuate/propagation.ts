@@ -19,7 +19,7 @@ import { calibrate, clock, sleep, spawnWorker, split, type BenchWorker } from '.
 import { EVACUATED, evacuateRequest, evacuatedCluster, FABRIC_GROUP, floorValue, inMultis, restoreRequest, seedFabrics, type BenchRequest } from './fabric';
 import { largestMulti, tapMultis, type TappedMulti } from './session-tap';
 import type { PropagationParameters, WriterKind } from './parameters';
-import type { FromWorker, ToClientWorker, ToFloorWorker } from './protocol';
+import { FIRST_MEASURED_ROUND, type FromWorker, type ToClientWorker, type ToFloorWorker } from './protocol';
 import { StubEvacuationWriter } from './stub-writer';
 import { applied, describeOutcome, type OutcomeSummary, summarize } from './outcome';
 
@@ -151,7 +151,7 @@ async function spawnAll<To extends ToClientWorker | ToFloorWorker>(script: strin
   // Compiled, as a service runs the library (tsx's per-closure `__name` is no part of the product);
   // the clients and the floor's watchers alike.
   // The same young generation for both, so the ratio compares the library with the bare watchers under one runtime.
-  // --expose-gc: every worker settles its heap after setup (`settleHeap`), before the rounds.
+  // --expose-gc: every worker settles its heap after setup and again before the last warm-up round (`settleHeap`, FIRST_MEASURED_ROUND).
   const flags = ['--expose-gc', ...(p.semiSpaceMb > 0 ? [`--max-semi-space-size=${p.semiSpaceMb}`] : [])];
   split(p.clients, p.processes).forEach((n, i) => workers.push(spawnWorker<To, FromWorker>(join(__dirname, script), i, n, 'compiled', flags)));
   try {
@@ -196,7 +196,7 @@ async function measureFloor(connectString: string, writer: ZkSession, sizes: Pro
       const setAckMs = clock() - t0;
       const replies = await Promise.all(done);
       const latencies = replies.flatMap((reply, i) => reply.times.map((t) => t - (workers[i]?.offsetMs ?? 0) - t0));
-      if (r > 0) rounds.push({ round: r, evacuated, setAckMs, latencies, cpuMs: replies.map((reply) => reply.cpuMs) });
+      if (r >= FIRST_MEASURED_ROUND) rounds.push({ round: r, evacuated, setAckMs, latencies, cpuMs: replies.map((reply) => reply.cpuMs) });
       await sleep(p.gapMs);
     }
   } finally {
@@ -232,9 +232,9 @@ export async function measurePropagation(connectString: string, p: PropagationPa
     for (let r = -p.warmup + 1, k = 0; r <= p.rounds; r++, k++) {
       const evacuated = k % 2 === 0;
       const result = await runRound(sqs, worker, clients, r, evacuated, p);
-      if (r > 0) rounds.push(result);
+      if (r >= FIRST_MEASURED_ROUND) rounds.push(result);
       const sizes = evacuated ? documentBytes.evacuated : documentBytes.restored;
-      if (r > 0 && sizes.length === 0) sizes.push(...(await documentSizes(worker.session, p.services)));
+      if (r >= FIRST_MEASURED_ROUND && sizes.length === 0) sizes.push(...(await documentSizes(worker.session, p.services)));
       await sleep(p.gapMs);
     }
     await Promise.all(clients.map((w) => w.close()));

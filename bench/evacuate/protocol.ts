@@ -2,6 +2,18 @@
 // (D2 clients following services) and floor-worker.ts (bare watchers on the same number of nodes).
 import type { BaseFromWorker, BaseToWorker } from '../lib/workers';
 
+/**
+ * The number of the first measured round (warm-up rounds are numbered up to 0). Every worker settles
+ * its heap again when armed for the last warm-up round, as after its setup (`settleHeap`): the first
+ * evacuation is when each client starts following its services' peers (about 100 MB more live heap
+ * per client process, kept through the restore by the teardown delay), and the collection of that
+ * growth otherwise spreads over the first measured rounds of the clients alone. A round right after
+ * a full GC runs slow itself (the young generation grows back), so the settle is a warm-up round's.
+ * The measured rounds are those of a client that has followed its peers before, as a service that
+ * has run a while has.
+ */
+export const FIRST_MEASURED_ROUND = 1;
+
 /** What both workers are told at start: who they are in the whole population, and what to follow. */
 interface InitCommon {
   readonly connectString: string;

@@ -21,6 +21,11 @@ describe('evacuate bench: parameters', () => {
     expect(p.judgement).toMatchObject({ services: 1000, rounds: 20 });
   });
 
+  it('warms up with two evacuations and two restores unless told, so a measured round runs no path for the first time', () => {
+    expect(parameters([]).propagation.warmup).toBe(4);
+    expect(parameters(['--warmup', '2']).propagation.warmup).toBe(2);
+  });
+
   it('gives every worker the same young generation, 64 MiB unless told (0: node default)', () => {
     expect(parameters([]).propagation.semiSpaceMb).toBe(64);
     expect(parameters(['--semi-space-mb', '0']).propagation.semiSpaceMb).toBe(0);
