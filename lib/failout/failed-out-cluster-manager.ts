@@ -91,7 +91,7 @@ interface PeerWatch {
   attempt: number;
   /** While `tearingDown`: the status to go back to when the peer is re-added. */
   resume: PeerWatchStatus;
-  /** While `tearingDown`: the teardown timer that releases it (see `FailedoutClusterManager.teardownTimer`). */
+  /** While `tearingDown`: the batch it was dropped in; the teardown timer armed for that batch releases it. */
   teardownBatch: number;
   /** The config the peer was (re-)added with: what the warm-up is given (rest.li passes it too). */
   config: FailoutConfig;

@@ -28,7 +28,7 @@ import type {
   FailoutRedirectConfig,
   UnknownKeys,
 } from '../model';
-import { decodeMember, fieldPath, type ObjectReader } from './json';
+import { decodeMember, fieldPath, isJsonObject, type ObjectReader } from './json';
 import { appendExtra, writeJson } from './json-writer';
 
 /** Number of request buckets: a bucket is an integer in `[0, BUCKETS)`. */
@@ -137,7 +137,7 @@ function readAsWritten(text: string): FailoutProperties | undefined {
   } catch {
     return undefined;
   }
-  if (!isPlainObject(root) || !onlyKnownKeys(root, FAILOUT_KEYS) || root[HOLD_KEY] !== undefined) {
+  if (!isJsonObject(root) || !onlyKnownKeys(root, FAILOUT_KEYS) || root[HOLD_KEY] !== undefined) {
     return undefined;
   }
   const redirectEntries = root.failoutRedirectConfigs;
@@ -148,7 +148,7 @@ function readAsWritten(text: string): FailoutProperties | undefined {
   const props: FailoutProperties = { redirects: [], ignoredRedirectEntries: 0, buckets: [] };
   try {
     for (const entry of redirectEntries ?? []) {
-      if (!isPlainObject(entry) || !onlyKnownKeys(entry, WRITTEN_REDIRECT_KEYS)) {
+      if (!isJsonObject(entry) || !onlyKnownKeys(entry, WRITTEN_REDIRECT_KEYS)) {
         return undefined;
       }
       const { peer, weight } = entry;
@@ -182,13 +182,13 @@ function readAsWritten(text: string): FailoutProperties | undefined {
 
 /** A bucket entry as {@link readBucket} reads it, or undefined when it holds a null or a key it does not know. */
 function bucketAsWritten(entry: unknown): FailoutBucketConfig | undefined {
-  if (!isPlainObject(entry) || !onlyKnownKeys(entry, BUCKET_KEYS)) {
+  if (!isJsonObject(entry) || !onlyKnownKeys(entry, BUCKET_KEYS)) {
     return undefined;
   }
   const bucket: Record<string, unknown> = {};
   const range = entry.bucketOfflineRange;
   if (range !== undefined) {
-    if (!isPlainObject(range) || !onlyKnownKeys(range, RANGE_KEYS)) {
+    if (!isJsonObject(range) || !onlyKnownKeys(range, RANGE_KEYS)) {
       return undefined;
     }
     bucket.bucketOfflineRange = { from: range.from, to: range.to };
@@ -210,11 +210,6 @@ function bucketAsWritten(entry: unknown): FailoutBucketConfig | undefined {
 
 /** The redirect keys {@link readAsWritten} takes: `fabric` (an alias some documents use) is left to the general reader. */
 const WRITTEN_REDIRECT_KEYS: ReadonlySet<string> = new Set(['peer', 'weight']);
-
-/** A JSON object as `JSON.parse` makes one (not null, not a list). */
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function isListOrAbsent(value: unknown): value is unknown[] | undefined {
   return value === undefined || Array.isArray(value);
