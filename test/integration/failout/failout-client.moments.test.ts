@@ -3,6 +3,7 @@ import { LoadBalancerState } from '../../../lib/d2';
 import { clusterPath, servicePath, urisPath } from '../../../lib/d2/paths';
 import {
   WeightedFailoutRedirectStrategy,
+  ZooKeeperFailoutConfigProvider,
   ZooKeeperFailoutConfigProviderFactory,
   buildD2Client,
   type BuiltD2Client,
@@ -64,6 +65,13 @@ async function sendMany(client: BuiltD2Client, count: number, concurrency: numbe
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
   return seen;
+}
+
+/** The peer watches of `cluster`'s manager in the provider `buildD2Client` built. */
+function peerStates(client: BuiltD2Client, cluster: string): Map<string, string> {
+  const provider = client.provider;
+  if (!(provider instanceof ZooKeeperFailoutConfigProvider)) throw new Error('buildD2Client built no ZooKeeperFailoutConfigProvider');
+  return provider.peerStates(cluster);
 }
 
 async function counterValue(registry: Registry, name: string): Promise<number> {
@@ -416,6 +424,37 @@ describe('FailoutClient through buildD2Client, at the moments that matter', () =
     // Assess
     expect(seen).toEqual({ [LVA1]: 1 });
     expect(servers[LVA1]!.connections()).toBe(warmed);
+  });
+
+  it('tears down the peers a restore dropped at their own time, while a failout of the peer keeps the peer it shares', async () => {
+    // Prepare: lor1 failed out to lva1 and ltx1; lva1 (followed as lor1's peer) failed out to ltx1 too.
+    const TEARDOWN_MS = 1_500;
+    await writeTopology([[LVA1, 1], [LTX1, 1]]);
+    const { state, client } = await build(await openSession(), { peerWatchTeardownDelayMs: TEARDOWN_MS });
+    expect(Object.keys(await sendMany(client, 4, 1)).sort()).toEqual([LTX1, LVA1]);
+    await put(writer, clusterPath(base, LVA1), clusterJson(LVA1, [[LTX1, 1]]));
+    await eventually(() => client.provider?.getFailoutConfig(LVA1)?.isFailedOut() === true, 10_000, "lva1's failout seen");
+
+    // Act: lor1 restored (both peers dropped), then failed out again to lva1 alone before the teardown.
+    await put(writer, clusterPath(base, LOR1), clusterJson(LOR1));
+    await eventually(() => client.provider?.getFailoutConfig(LOR1)?.isFailedOut() !== true, 10_000, 'restore seen');
+    const droppedAt = Date.now();
+    await put(writer, clusterPath(base, LOR1), clusterJson(LOR1, [[LVA1, 1]]));
+    await eventually(() => peerStates(client, LOR1).get(LVA1) === 'warm', 10_000, 'lva1 taken back');
+    const beforeTeardown = { ltx1: peerStates(client, LOR1).get(LTX1), elapsed: Date.now() - droppedAt };
+    await eventually(() => !peerStates(client, LOR1).has(LTX1), 10_000, "lor1's drop of ltx1 torn down");
+    const tornDownAfter = Date.now() - droppedAt;
+    const afterTeardown = { lor1Peers: peerStates(client, LOR1), ltx1Followed: state.isListeningToCluster(LTX1), lva1Followed: state.isListeningToCluster(LVA1) };
+    // Then lva1 restored: its own drop of ltx1 is the last hold, released after its own delay.
+    await put(writer, clusterPath(base, LVA1), clusterJson(LVA1));
+    await eventually(() => !state.isListeningToCluster(LTX1), 10_000, 'ltx1 released');
+
+    // Assess
+    expect(beforeTeardown.ltx1).toBe('tearingDown');
+    expect(beforeTeardown.elapsed).toBeLessThan(TEARDOWN_MS);
+    expect(tornDownAfter).toBeGreaterThanOrEqual(TEARDOWN_MS - 250);
+    expect(afterTeardown).toEqual({ lor1Peers: new Map([[LVA1, 'warm']]), ltx1Followed: true, lva1Followed: true });
+    expect(await sendMany(client, 3, 1)).toEqual({ [LVA1]: 3 });
   });
 
   it('does not warm up when the config turns warm-up off', async () => {
