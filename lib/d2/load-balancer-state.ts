@@ -156,9 +156,11 @@ export class LoadBalancerState {
   private readonly uriStore: D2Sources['uris'];
   private readonly clusters = new Map<string, ClusterWatch>();
   private readonly services = new Map<string, ServiceWatch>();
-  private readonly listeners = new Set<LoadBalancerClusterListener>();
-  /** `listeners` as a list, replaced (never changed) when they change: a notification iterates the list it started with. */
-  private listenerList: readonly LoadBalancerClusterListener[] = [];
+  /**
+   * Replaced, never changed, when a listener comes or goes: a notification iterates the list it started
+   * with and skips a listener removed meanwhile, with no copy per change.
+   */
+  private listeners: readonly LoadBalancerClusterListener[] = [];
   private readonly log: Logger;
   private lifecycle: Lifecycle = 'running';
   private changes = 0;
@@ -297,9 +299,8 @@ export class LoadBalancerState {
    * the same listener twice is a no-op. Returns the unregister function.
    */
   registerClusterListener(listener: LoadBalancerClusterListener): () => void {
-    if (!this.listeners.has(listener)) {
-      this.listeners.add(listener);
-      this.listenerList = [...this.listeners];
+    if (!this.listeners.includes(listener)) {
+      this.listeners = [...this.listeners, listener];
       for (const [cluster, watch] of this.clusters) {
         const properties = this.clusterStore.get(cluster);
         if (!watch.announced || properties === undefined) continue;
@@ -314,7 +315,7 @@ export class LoadBalancerState {
 
   /** Removes a cluster listener (it hears no `removed` changes). */
   unregisterClusterListener(listener: LoadBalancerClusterListener): void {
-    if (this.listeners.delete(listener)) this.listenerList = [...this.listeners];
+    this.listeners = this.listeners.filter((l) => l !== listener);
   }
 
   /** The cluster's properties, or undefined when it is not followed, not loaded, absent or unreadable. */
@@ -371,8 +372,7 @@ export class LoadBalancerState {
     for (const watch of this.services.values()) watch.ready.open();
     this.clusters.clear();
     this.services.clear();
-    this.listeners.clear();
-    this.listenerList = [];
+    this.listeners = [];
     this.clusterStore.close();
     this.serviceStore.close();
     this.uriStore.close();
@@ -481,8 +481,8 @@ export class LoadBalancerState {
   }
 
   private notify(change: ClusterChange): void {
-    // Every change of every followed cluster comes here: no copy of the listeners per change.
-    for (const listener of this.listenerList) if (this.listeners.has(listener)) this.call(listener, change);
+    // The list as it was when the change came; `includes` asks the list now (a listener may unregister another).
+    for (const listener of this.listeners) if (this.listeners.includes(listener)) this.call(listener, change);
   }
 
   private call(listener: LoadBalancerClusterListener, change: ClusterChange): void {
